@@ -1,0 +1,273 @@
+"""Chunks of lines into rows: one transaction per batch writes the rows and moves the checkpoint.
+
+The checkpoint update is a compare-and-set on the offset the batch started from, so a crash
+rolls rows and offset back together and a second importer can never move an offset backwards
+(importer-reliability.md §3, §9). Events are de-duplicated by the sha256 of their line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import F
+
+from introspect.importer import parser, schema, tailer
+from introspect.importer.sources import Source
+from introspect.models import Quarantine, RawLine, Session, SourceFile, WaysEvent
+
+
+class CheckpointMoved(Exception):
+    """Another importer committed past the offset this batch started from."""
+
+
+@dataclass
+class Counts:
+    lines: int = 0
+    imported: int = 0
+    quarantined: int = 0
+    inert: int = 0
+    duplicate: int = 0
+
+    def add(self, other: Counts) -> None:
+        for name in ("lines", "imported", "quarantined", "inert", "duplicate"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class FileResult:
+    source: Source
+    counts: Counts = field(default_factory=Counts)
+    sessions: set[str] = field(default_factory=set)
+    status: str = "read"  # read, unchanged, gone, new generation
+    bytes_read: int = 0
+
+
+def checkpoint_of(row: SourceFile) -> tailer.Checkpoint:
+    return tailer.Checkpoint(dev=row.dev, inode=row.inode, offset=row.offset, anchor=row.anchor,
+                             head_fp=row.head_fp, size=row.size_seen, mtime_ns=row.mtime_ns,
+                             ctime_ns=row.ctime_ns)
+
+
+def current_generation(source: Source) -> SourceFile | None:
+    return (SourceFile.objects.filter(root=str(source.root), rel_path=source.rel_path)
+            .order_by("-generation").first())
+
+
+def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
+    """Start reading a file from 0 as a new generation; the old generation's rows stay."""
+    with transaction.atomic():
+        if previous is not None:
+            SourceFile.objects.filter(pk=previous.pk).update(status=SourceFile.Status.SUPERSEDED)
+        return SourceFile.objects.create(
+            kind=source.kind, root=str(source.root), rel_path=source.rel_path, rank=source.rank,
+            generation=(previous.generation + 1) if previous else 1,
+        )
+
+
+def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: int = 64 << 20,
+                progress: Callable[[FileResult, int, int], None] | None = None) -> FileResult:
+    """Import everything complete past the checkpoint of one events-log file."""
+    result = FileResult(source)
+    row = current_generation(source)
+    try:
+        st = source.path.stat()
+    except OSError:
+        if row is not None and row.status == SourceFile.Status.ACTIVE:
+            SourceFile.objects.filter(pk=row.pk).update(status=SourceFile.Status.GONE)
+        result.status = "gone"
+        return result
+    if row is not None and row.status == SourceFile.Status.GONE:
+        row.status = SourceFile.Status.ACTIVE
+        SourceFile.objects.filter(pk=row.pk).update(status=row.status)
+    checkpoint = None if row is None or ignore_checkpoint else checkpoint_of(row)
+    if tailer.unchanged(st, checkpoint):
+        result.status = "unchanged"
+        return result
+    read = tailer.read_gzip_chunk if source.gzip else tailer.read_chunk
+    kwargs = {} if source.gzip else {"max_line": max_line}
+    while True:
+        chunk = read(source.path, checkpoint, **kwargs)
+        if chunk is None:
+            result.status = "gone"
+            break
+        if row is None or chunk.new_generation:
+            # Truncated, replaced or rewritten: the chunk was read from 0 as a new generation.
+            row = open_generation(source, row)
+            result.status = "new generation" if row.generation > 1 else "read"
+            checkpoint = None
+        start = 0 if checkpoint is None else checkpoint.offset
+        batch = load_batch(row, chunk, expected_offset=row.offset, replay=ignore_checkpoint)
+        result.counts.add(batch.counts)
+        result.sessions |= batch.sessions
+        result.bytes_read += chunk.next_offset - start
+        row.refresh_from_db()
+        checkpoint = tailer.Checkpoint(dev=chunk.dev, inode=chunk.inode, offset=chunk.next_offset,
+                                       anchor=chunk.anchor, head_fp=chunk.head_fp, size=chunk.size,
+                                       mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns)
+        if progress is not None:
+            progress(result, chunk.next_offset, chunk.size)
+        if chunk.at_end:
+            break
+    return result
+
+
+@dataclass
+class BatchResult:
+    counts: Counts = field(default_factory=Counts)
+    sessions: set[str] = field(default_factory=set)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def order_key(event: WaysEvent) -> tuple[int, int, int, int]:
+    return (event.order_rank, event.order_generation, event.order_offset, event.order_index)
+
+
+def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, replay: bool = False) -> BatchResult:
+    """Write one chunk's rows and advance the checkpoint, all in one transaction.
+
+    With `replay` (re-reading from 0 with --ignore-checkpoints) the offset only ever moves forward.
+    """
+    out = BatchResult()
+    counts = out.counts
+    with transaction.atomic():
+        seen = set(RawLine.objects.filter(source=row, offset__in={line.offset for line in chunk.lines})
+                   .values_list("offset", "index"))
+        raw_rows: list[RawLine] = []
+        quarantine: list[Quarantine] = []
+        candidates: list[tuple[tailer.Line, parser.Record]] = []
+        outcomes: dict[tuple[int, int], str] = {}
+        for line in chunk.lines:
+            counts.lines += 1
+            key = (line.offset, line.index)
+            if key in seen:
+                counts.duplicate += 1  # this very line was imported before (a replay)
+                continue
+            if line.too_long:
+                quarantine.append(quarantine_row(row, line, "too_long", f"{line.length} bytes",
+                                                 sha=line.too_long_sha256))
+                raw_rows.append(RawLine(source=row, offset=line.offset, index=line.index,
+                                        sha256=line.too_long_sha256, length=line.length, outcome="quarantined"))
+                counts.quarantined += 1
+                continue
+            parsed = parser.parse_line(line.data)
+            if parsed.quarantine is not None:
+                reason, detail = parsed.quarantine
+                quarantine.append(quarantine_row(row, line, reason, detail))
+            if parsed.records:
+                candidates.extend((line, record) for record in parsed.records)
+                outcomes[key] = "duplicate"  # until one of its records turns out new
+            elif parsed.inert:
+                outcomes[key] = "inert"
+                counts.inert += 1
+            else:
+                outcomes[key] = "quarantined"
+                counts.quarantined += 1
+            raw_rows.append(RawLine(source=row, offset=line.offset, index=line.index, sha256=sha256(line.data),
+                                    length=line.length, outcome=""))
+        for damage in chunk.damage:
+            counts.lines += 1
+            counts.quarantined += 1
+            quarantine.append(Quarantine(
+                source=row, offset=damage.offset, index=-1, length=damage.length, sha256=sha256(damage.tail),
+                raw=damage.tail[:tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
+                reason="gzip_corrupt", detail=damage.detail, parser_version=parser.PARSER_VERSION,
+            ))
+        new_events = store_events(row, candidates, outcomes, counts, out.sessions)
+        for raw in raw_rows:
+            raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]
+        counts.imported += sum(1 for outcome in outcomes.values() if outcome == "imported")
+        counts.duplicate += sum(1 for outcome in outcomes.values() if outcome == "duplicate")
+        RawLine.objects.bulk_create(raw_rows, ignore_conflicts=True, batch_size=500)
+        Quarantine.objects.bulk_create(quarantine, ignore_conflicts=True, batch_size=200)
+        WaysEvent.objects.bulk_create(new_events, ignore_conflicts=True, batch_size=500)
+        new_offset = max(chunk.next_offset, expected_offset) if replay else chunk.next_offset
+        updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset).update(
+            offset=new_offset,
+            anchor=chunk.anchor if new_offset == chunk.next_offset else row.anchor,
+            head_fp=chunk.head_fp or row.head_fp,
+            dev=chunk.dev, inode=chunk.inode, size_seen=chunk.size, mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns,
+            lines_seen=F("lines_seen") + counts.lines, imported=F("imported") + counts.imported,
+            quarantined=F("quarantined") + counts.quarantined, inert=F("inert") + counts.inert,
+            duplicate=F("duplicate") + counts.duplicate,
+        )
+        if updated != 1:
+            raise CheckpointMoved(f"{row.path}: another importer moved the checkpoint from {expected_offset}")
+    return out
+
+
+def quarantine_row(row: SourceFile, line: tailer.Line, reason: str, detail: str, *, sha: str = "") -> Quarantine:
+    return Quarantine(source=row, offset=line.offset, index=line.index, length=line.length,
+                      sha256=sha or sha256(line.data), raw=line.data, reason=reason, detail=detail[:2000],
+                      parser_version=parser.PARSER_VERSION)
+
+
+def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
+                 outcomes: dict[tuple[int, int], str], counts: Counts, sessions: set[str]) -> list[WaysEvent]:
+    """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
+    shas = [sha256(record.data) for _, record in candidates]
+    existing = {event.sha256: event for event in WaysEvent.objects.filter(sha256__in=set(shas))}
+    same_source = set(RawLine.objects.filter(source=row, sha256__in=set(existing)).values_list("sha256", flat=True))
+    fresh: dict[str, WaysEvent] = {}
+    moved: list[WaysEvent] = []
+    repeated: list[WaysEvent] = []
+    keys: set[str] = set()
+    for (line, record), sha in zip(candidates, shas, strict=True):
+        position = (row.rank, row.generation, line.offset, line.index)
+        known = existing.get(sha) or fresh.get(sha)
+        if known is None:
+            event = build_event(row, line, record, sha)
+            fresh[sha] = event
+            outcomes[(line.offset, line.index)] = "imported"
+            if event.session_key:
+                keys.add(event.session_key)
+            continue
+        # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
+        # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
+        if known.source_id == row.pk and (sha in same_source or sha in fresh):
+            known.occurrences += 1
+            repeated.append(known)
+        elif position < order_key(known):
+            known.order_rank, known.order_generation, known.order_offset, known.order_index = position
+            moved.append(known)
+        if known.session_key:
+            sessions.add(known.session_key)
+    if keys:
+        Session.objects.bulk_create([Session(sid=key) for key in keys], ignore_conflicts=True)
+        ids = dict(Session.objects.filter(sid__in=keys).values_list("sid", "pk"))
+        for event in fresh.values():
+            event.session_id = ids.get(event.session_key)
+        sessions |= keys
+    for event in {id(e): e for e in moved + repeated}.values():
+        if event.pk:
+            WaysEvent.objects.filter(pk=event.pk).update(
+                occurrences=event.occurrences, order_rank=event.order_rank,
+                order_generation=event.order_generation, order_offset=event.order_offset,
+                order_index=event.order_index,
+            )
+    return list(fresh.values())
+
+
+def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> WaysEvent:
+    line_model, flags = schema.validate_event(record.obj)
+    all_flags = [*record.flags, *flags]
+    if line.nul_prefix:
+        all_flags.append(f"nul_prefix={line.nul_prefix}")
+    ts = parser.utc_second(line_model.ts)
+    if line_model.ts is not None and ts is None:
+        all_flags.append("ts_invalid")
+    fields = line_model.model_dump(exclude={"ts", "session", "check"})
+    return WaysEvent(
+        sha256=sha, source=row, order_rank=row.rank, order_generation=row.generation,
+        order_offset=line.offset, order_index=line.index,
+        raw=record.data.decode("utf-8", "replace"), flags=all_flags, empty_fields=schema.empty_fields(record.obj),
+        ts_raw=line_model.ts, ts=ts, session_key=line_model.session, schema_gen=line_model.schema_gen,
+        check_id=line_model.check,
+        **fields,
+    )
+

@@ -1,0 +1,57 @@
+"""One importer at a time (importer-reliability.md §12).
+
+An efficiency measure only: unique keys and the compare-and-set checkpoint keep a second runner
+harmless. SQLite: an exclusive `flock` beside the database; PostgreSQL: an advisory lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ADVISORY_KEY = 0x57A75_1DB  # "waysweb importer"
+
+
+class ImporterBusy(Exception):
+    """Another importer holds the lock."""
+
+
+def lock_path() -> Path:
+    name = str(settings.DATABASES["default"]["NAME"])
+    if name in ("", ":memory:") or name.startswith("file:"):
+        return Path(settings.DATA_DIR) / "import.lock"
+    return Path(name + ".import.lock")
+
+
+@contextmanager
+def importer_lock() -> Iterator[None]:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [ADVISORY_KEY])
+            if not cursor.fetchone()[0]:
+                raise ImporterBusy("another importer is feeding this PostgreSQL database")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [ADVISORY_KEY])
+        return
+    path = lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ImporterBusy(f"another importer holds {path}") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,118 @@
+"""The events-log line at the file boundary: pydantic models, typed leniently as upstream reads it.
+
+agent-ways writes numbers as strings (`"token_position":"1204"`) but a few rows carry native JSON
+numbers; upstream reads either (`str_or_num_f64`, `str_or_num_u64`), and so do we
+(formats-agent-ways.md §4). A field that fails validation is dropped from the typed row and named
+in the `unparsed:` flag; the raw line keeps it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, ValidationError
+
+KNOWN_EVENTS = frozenset({
+    "session_start", "way_fired", "way_redisclosed", "way_suppressed", "way_nearmiss",
+    "way_keyword_gated", "check_fired", "way_judged", "judge_call", "injection_suppressed",
+    "gate_fallback", "gate_capped", "scan_candidates", "way_pulled", "event_log_dropped",
+})
+SCORE_FIELDS = ("prob_en", "prob_multi", "tau_s", "floor", "margin",
+                "score_en", "score_multi", "thr_en", "thr_multi", "floor_en", "floor_multi")
+CALIBRATED_FIELDS = ("prob_en", "prob_multi", "tau_s", "floor")
+RAW_SCORE_FIELDS = ("score_en", "score_multi", "thr_en", "thr_multi", "floor_en", "floor_multi")
+
+
+def str_or_float(value: object) -> float | None:
+    """A float from text or a JSON number; '' (computed, empty) reads as no value."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return float(value.strip())
+    raise ValueError(f"expected a number or numeric text, got {type(value).__name__}")
+
+
+def str_or_u64(value: object) -> int | None:
+    """An unsigned integer from text or a JSON number (upstream str_or_num_u64)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number")
+    if isinstance(value, int) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise ValueError(f"expected an unsigned integer, got {value!r}")
+
+
+Num = Annotated[float | None, BeforeValidator(str_or_float)]
+U64 = Annotated[int | None, BeforeValidator(str_or_u64)]
+
+
+class EventLine(BaseModel):
+    """The promoted columns of any events-log line (formats-agent-ways.md §12)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    ts: StrictStr | None = None
+    event: StrictStr | None = None
+    session: StrictStr | None = None
+    project: StrictStr | None = None
+    way: StrictStr | None = None
+    domain: StrictStr | None = None
+    trigger: StrictStr | None = None
+    scope: StrictStr | None = None
+    agent_id: StrictStr | None = None
+    model: StrictStr | None = None
+    token_position: U64 = None
+    fire_score: Num = None
+    surface: StrictStr | None = None
+    matched_span: StrictStr | None = None
+    reason: StrictStr | None = None
+    verdict: StrictStr | None = None
+    p_yes: Num = None
+    threshold: Num = None
+    check: StrictStr | None = None
+    prob_en: Num = None
+    prob_multi: Num = None
+    tau_s: Num = None
+    floor: Num = None
+    margin: Num = None
+    score_en: Num = None
+    score_multi: Num = None
+    thr_en: Num = None
+    thr_multi: Num = None
+    floor_en: Num = None
+    floor_multi: Num = None
+
+    @property
+    def schema_gen(self) -> str | None:
+        """Which score generation a near-miss or gate row belongs to (ADR-156)."""
+        if any(getattr(self, name) is not None for name in CALIBRATED_FIELDS):
+            return "calibrated"
+        if any(getattr(self, name) is not None for name in RAW_SCORE_FIELDS):
+            return "raw_score"
+        return None
+
+
+def validate_event(obj: dict) -> tuple[EventLine, tuple[str, ...]]:
+    """Validate an events-log object; fields of the wrong type are dropped and flagged, never fatal."""
+    flags: list[str] = []
+    try:
+        line = EventLine.model_validate(obj)
+    except ValidationError as exc:
+        bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
+        line = EventLine.model_validate({k: v for k, v in obj.items() if k not in bad})
+        flags.append("unparsed:" + ",".join(bad))
+    if line.event not in KNOWN_EVENTS:
+        flags.append("unknown_type")
+    return line, tuple(flags)
+
+
+def empty_fields(obj: dict) -> list[str]:
+    """Keys logged with "" ("computed, empty"), kept distinct from absent keys."""
+    return sorted(key for key, value in obj.items() if value == "")

@@ -1,0 +1,136 @@
+"""`manage.py serve`: set everything up and show the dashboard on http://127.0.0.1:8000.
+
+Migrates, imports what exists, keeps importing in a background process, and serves with
+waitress (a production WSGI server; static files through whitenoise). With no agent-ways data
+on this machine — no events log and nothing imported before — it shows the bundled sample.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from introspect.models import Session
+
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def should_use_sample(*, has_files: bool, has_rows: bool) -> bool:
+    """The sample is shown only when there is nothing of the user's to show."""
+    return not has_files and not has_rows
+
+
+def raise_interrupt(signum, frame) -> None:
+    """SIGTERM stops the server the way Ctrl-C does, so the importer is stopped too."""
+    raise KeyboardInterrupt
+
+
+class Command(BaseCommand):
+    help = "Migrate, import, keep importing in the background, and serve the dashboard."
+    requires_system_checks = []
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+        parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+        parser.add_argument("--demo", action="store_true", help="show the bundled sample instead of your data")
+        parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
+        parser.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
+
+    def handle(self, *args, host: str, port: int, demo: bool, no_ingest: bool, threads: int, **options) -> None:
+        self.check_host(host)
+        if demo and not settings.WAYSWEB_DEMO:
+            self.restart_as_demo("--demo given")
+        self.prepare_database()
+        if not settings.WAYSWEB_DEMO and not no_ingest and should_use_sample(
+            has_files=settings.WAYSWEB_LOCATIONS.has_agent_ways_data(), has_rows=Session.objects.exists()
+        ):
+            self.restart_as_demo(f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
+                                 f"or {settings.WAYSWEB_LOCATIONS.legacy_events}")
+        follower = None
+        if not no_ingest:
+            call_command("ingest", stdout=self.stdout, stderr=self.stderr)
+            follower = self.start_follower()
+        try:
+            self.serve(host, port, threads)
+        finally:
+            self.stop(follower)
+
+    def check_host(self, host: str) -> None:
+        if is_loopback(host):
+            return
+        if host in ("0.0.0.0", "::") and not os.environ.get("DJANGO_ALLOWED_HOSTS"):
+            raise CommandError(
+                f"--host {host} listens on every interface. Set DJANGO_ALLOWED_HOSTS to the names people "
+                "will use (for example DJANGO_ALLOWED_HOSTS=myhost.lan,192.168.1.20) and read the README's "
+                "section on sharing before exposing your transcripts to the network."
+            )
+        if host not in settings.ALLOWED_HOSTS and host not in ("0.0.0.0", "::"):
+            settings.ALLOWED_HOSTS.append(host)
+        self.stderr.write(self.style.WARNING(
+            f"Listening on {host}: anyone who can reach it can read these sessions (writes need a login)."))
+
+    def restart_as_demo(self, why: str) -> None:
+        self.stdout.write(self.style.WARNING(f"Showing the bundled sample: {why}. "
+                                             "Run agent-ways, or pass its locations (see README), to see your own."))
+        env = {**os.environ, "WAYSWEB_DEMO": "1"}
+        sys.stdout.flush()
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+        args = [a for a in sys.argv[1:] if a != "--demo"]
+        os.execve(sys.executable, [sys.executable, manage, *args], env)
+
+    def prepare_database(self) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+
+    def start_follower(self) -> subprocess.Popen | None:
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+        # A separate process: importing never competes with page rendering for the GIL, and a
+        # crash there cannot take the web server down. SQLite WAL lets both work at once.
+        return subprocess.Popen([sys.executable, manage, "ingest", "--follow", "--verbosity", "1"],
+                                env={**os.environ}, stdout=sys.stdout, stderr=sys.stderr)
+
+    def serve(self, host: str, port: int, threads: int) -> None:
+        from waitress.server import create_server
+
+        from waysweb.wsgi import application
+
+        try:
+            server = create_server(application, host=host, port=port, threads=threads, ident="waysweb")
+        except OSError as exc:
+            raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}. "
+                               f"Is another server using it? Try --port {port + 1}.") from exc
+        url_host = f"[{host}]" if ":" in host else host
+        self.stdout.write(self.style.SUCCESS(f"waysweb is serving http://{url_host}:{port}/  (Ctrl-C to stop)"))
+        signal.signal(signal.SIGTERM, raise_interrupt)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            self.stdout.write("Stopping…")
+        finally:
+            server.close()
+
+    def stop(self, follower: subprocess.Popen | None) -> None:
+        if follower is None or follower.poll() is not None:
+            return
+        follower.send_signal(signal.SIGTERM)
+        try:
+            follower.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            follower.kill()

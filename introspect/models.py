@@ -1,0 +1,374 @@
+"""What waysweb keeps: the files it read, every line of them, and the sessions built from them.
+
+Three layers, each derived from the one before and rebuilt from it when needed:
+1. bookkeeping: `SourceFile` (one row per generation of a physical file), `RawLine` (every
+   physical line), `Quarantine` (lines that could not be imported, with the reason);
+2. logical records: `WaysEvent` (one per distinct events-log line), `Way` (the way catalog);
+3. derived views: `Session`, `Window`, `Turn`, `TurnWay`, rebuilt per touched session.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import models
+from django.utils import timezone
+
+
+class Project(models.Model):
+    """A project directory as agent-ways records it (`CLAUDE_PROJECT_DIR` or the hook's cwd)."""
+
+    path = models.TextField(unique=True)
+    name = models.CharField(max_length=255)
+
+    class Meta:
+        ordering = ["name", "path"]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class SourceFile(models.Model):
+    """One generation of one physical file: rewritten, truncated or replaced files get a new row."""
+
+    class Kind(models.TextChoices):
+        EVENTS = "events"
+        EVENTS_ARCHIVE = "events_archive"
+        EVENTS_LEGACY = "events_legacy"
+        EVENTS_EXTRA = "events_extra"
+        WAY = "way"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        GONE = "gone"
+        SUPERSEDED = "superseded"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    root = models.TextField(help_text="the configured directory the file was found under")
+    rel_path = models.TextField(help_text="path under root; display only, identity is dev/inode/anchor")
+    generation = models.PositiveIntegerField(default=1)
+    rank = models.BigIntegerField(default=0, help_text="source rank in event order (archives oldest first)")
+    dev = models.BigIntegerField(default=0)
+    inode = models.BigIntegerField(default=0)
+    head_fp = models.CharField(max_length=64, blank=True, default="")
+    offset = models.BigIntegerField(default=0, help_text="end of the last committed complete line or member")
+    anchor = models.CharField(max_length=64, blank=True, default="")
+    size_seen = models.BigIntegerField(default=0)
+    mtime_ns = models.BigIntegerField(default=0)
+    ctime_ns = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    lines_seen = models.BigIntegerField(default=0)
+    imported = models.BigIntegerField(default=0)
+    quarantined = models.BigIntegerField(default=0)
+    inert = models.BigIntegerField(default=0)
+    duplicate = models.BigIntegerField(default=0)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["root", "rel_path", "generation"], name="source_generation_unique"),
+        ]
+        indexes = [models.Index(fields=["kind", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.path} (generation {self.generation})"
+
+    @property
+    def path(self) -> str:
+        return f"{self.root.rstrip('/')}/{self.rel_path}"
+
+
+class RawLine(models.Model):
+    """Every physical line read, so that each occurrence of a duplicated event is accounted for."""
+
+    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines")
+    offset = models.BigIntegerField(help_text="byte offset of the line; in a gzip archive, of its member")
+    index = models.IntegerField(default=0, help_text="line number inside a gzip member; 0 elsewhere")
+    sha256 = models.CharField(max_length=64, db_index=True)
+    length = models.BigIntegerField()
+    outcome = models.CharField(max_length=16, help_text="imported, duplicate, quarantined or inert")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "offset", "index"], name="rawline_position_unique"),
+        ]
+
+
+class Quarantine(models.Model):
+    """A line that could not be imported, kept byte for byte with the reason."""
+
+    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="quarantine")
+    offset = models.BigIntegerField()
+    index = models.IntegerField(default=0)
+    length = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    raw = models.BinaryField(help_text="the line, or its first KiB when it is too long to keep")
+    reason = models.CharField(max_length=32)
+    detail = models.TextField(blank=True, default="")
+    parser_version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    retried_at = models.DateTimeField(null=True, blank=True)
+    resolution = models.CharField(max_length=32, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "offset", "index"], name="quarantine_position_unique"),
+        ]
+        indexes = [models.Index(fields=["reason"])]
+
+    def __str__(self) -> str:
+        return f"{self.reason} at {self.source.path}:{self.offset}"
+
+    @property
+    def raw_preview(self) -> str:
+        """The first bytes as escaped text: never rendered as HTML, never decoded leniently."""
+        return repr(bytes(self.raw[:300]))[2:-1]
+
+
+class Session(models.Model):
+    """A Claude Code session id seen in the events log (later: in a transcript too)."""
+
+    class Origin(models.TextChoices):
+        EVENTS = "events", "session_start recorded"
+        INFERRED = "inferred", "inferred from events (no session_start)"
+
+    sid = models.CharField(max_length=255, unique=True)
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
+    recorded_project = models.TextField(
+        default="", blank=True, help_text="project of the first session_start; '' when there is none"
+    )
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.INFERRED)
+    origin_ts = models.CharField(max_length=64, default="", blank=True, help_text="ts of the first session_start")
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_event_at = models.DateTimeField(null=True, blank=True)
+    duration_secs = models.BigIntegerField(default=0)
+    event_count = models.BigIntegerField(default=0)
+    way_fires = models.BigIntegerField(default=0, help_text="way_fired events, as `ways session list` counts")
+    turn_count = models.IntegerField(default=0)
+    total_fires = models.IntegerField(default=0, help_text="injected, non-redisclosed turn rows")
+    distinct_ways = models.IntegerField(default=0)
+    redisclosures = models.IntegerField(default=0)
+    gated = models.IntegerField(default=0)
+    suppressed = models.IntegerField(default=0)
+    judge_blocked = models.IntegerField(default=0)
+    near_misses = models.IntegerField(default=0)
+    keyed_turns = models.IntegerField(default=0)
+    window_count = models.IntegerField(default=0)
+    models_seen = models.TextField(default="", blank=True, help_text="comma-separated `model` values of fires")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-started_at"]),
+            models.Index(fields=["project", "-started_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.sid
+
+    LIVE_MINUTES = 10
+
+    @property
+    def compactions(self) -> int:
+        return max(self.window_count - 1, 0)
+
+    @property
+    def is_live(self) -> bool:
+        """An event arrived recently: the page follows new lines (issue: live follow)."""
+        if self.last_event_at is None:
+            return False
+        return timezone.now() - self.last_event_at < timedelta(minutes=self.LIVE_MINUTES)
+
+
+class WaysEvent(models.Model):
+    """One distinct line of the agent-ways events log (archives, live and legacy unioned).
+
+    Identity is the sha256 of the line bytes: the same line read from an archive, the live file
+    and the legacy file is one event. Typed columns are what the UI queries; `raw` keeps the rest.
+    """
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+")
+    occurrences = models.PositiveIntegerField(default=1, help_text="identical lines inside one source")
+    # Event order (formats-agent-ways.md §2.3 rule 4): ts, then the lowest (rank, position).
+    order_rank = models.BigIntegerField()
+    order_generation = models.PositiveIntegerField()
+    order_offset = models.BigIntegerField()
+    order_index = models.IntegerField()
+    raw = models.TextField()
+    flags = models.JSONField(default=list, blank=True)
+    empty_fields = models.JSONField(default=list, blank=True, help_text="fields logged as '' (not absent)")
+
+    ts_raw = models.CharField(max_length=64, null=True, blank=True)
+    ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
+    event = models.CharField(max_length=64, null=True, blank=True, db_index=True)
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
+    session_key = models.CharField(max_length=255, null=True, blank=True)
+    project = models.TextField(null=True, blank=True)
+    way = models.CharField(max_length=512, null=True, blank=True, db_index=True)
+    domain = models.CharField(max_length=255, null=True, blank=True)
+    trigger = models.CharField(max_length=255, null=True, blank=True)
+    scope = models.CharField(max_length=64, null=True, blank=True)
+    agent_id = models.CharField(max_length=255, null=True, blank=True)
+    model = models.CharField(max_length=255, null=True, blank=True)
+    token_position = models.BigIntegerField(null=True, blank=True)
+    fire_score = models.FloatField(null=True, blank=True)
+    surface = models.TextField(null=True, blank=True)
+    matched_span = models.TextField(null=True, blank=True)
+    reason = models.TextField(null=True, blank=True)
+    verdict = models.CharField(max_length=32, null=True, blank=True)
+    p_yes = models.FloatField(null=True, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    check_id = models.CharField(max_length=512, null=True, blank=True, db_column="check")
+    schema_gen = models.CharField(max_length=16, null=True, blank=True, help_text="raw_score or calibrated")
+    prob_en = models.FloatField(null=True, blank=True)
+    prob_multi = models.FloatField(null=True, blank=True)
+    tau_s = models.FloatField(null=True, blank=True)
+    floor = models.FloatField(null=True, blank=True)
+    margin = models.FloatField(null=True, blank=True)
+    score_en = models.FloatField(null=True, blank=True)
+    score_multi = models.FloatField(null=True, blank=True)
+    thr_en = models.FloatField(null=True, blank=True)
+    thr_multi = models.FloatField(null=True, blank=True)
+    floor_en = models.FloatField(null=True, blank=True)
+    floor_multi = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["session", "ts_raw", "order_rank", "order_generation", "order_offset", "order_index"],
+                name="event_session_order",
+            ),
+            models.Index(fields=["event", "way"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
+
+    @property
+    def ts_valid(self) -> bool:
+        return self.ts is not None
+
+
+class Window(models.Model):
+    """A stretch of a session between two compactions; window 1 opens at the first session_start."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="windows")
+    number = models.PositiveIntegerField()
+    start_ts = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [models.UniqueConstraint(fields=["session", "number"], name="window_number_unique")]
+
+
+class Turn(models.Model):
+    """A fire turn: fire-bearing events no more than 3 s apart (introspection.md §3)."""
+
+    class Join(models.TextChoices):
+        KEYED = "keyed"
+        HEURISTIC = "heuristic"
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    epoch = models.PositiveIntegerField(help_text="1-based turn number in the session; never restarts")
+    window = models.PositiveIntegerField(default=1)
+    ts_raw = models.CharField(max_length=64)
+    ts = models.DateTimeField()
+    token_position = models.BigIntegerField(default=0, help_text="0 means not recorded")
+    join_confidence = models.CharField(max_length=16, choices=Join.choices, default=Join.HEURISTIC)
+    join_reason = models.CharField(max_length=64, blank=True, default="")
+    transcript_uuid = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["session", "epoch"]
+        constraints = [models.UniqueConstraint(fields=["session", "epoch"], name="turn_epoch_unique")]
+
+    def __str__(self) -> str:
+        return f"turn {self.epoch} of {self.session_id}"
+
+
+class TurnWay(models.Model):
+    """One row of a turn's `fired_ways`: a fire, a re-disclosure, or a withheld candidate."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="ways")
+    position = models.PositiveIntegerField()
+    event = models.ForeignKey(WaysEvent, on_delete=models.CASCADE, related_name="+")
+    judge_event = models.ForeignKey(WaysEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    way_id = models.CharField(max_length=512, db_index=True)
+    trigger_channel = models.CharField(max_length=255)
+    gated = models.BooleanField(default=False)
+    suppressed = models.CharField(max_length=32, blank=True, default="")
+    redisclosed = models.BooleanField(default=False)
+    fire_score = models.FloatField(null=True, blank=True)
+    matched_span = models.TextField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["turn", "position"]
+
+    @property
+    def injected(self) -> bool:
+        return not self.gated and not self.suppressed
+
+
+class Way(models.Model):
+    """A way file found under a way root today (criteria are current, not as fired)."""
+
+    class RootKind(models.TextChoices):
+        PROJECT = "project"
+        USER = "user"
+        CORE = "core"
+
+    way_id = models.CharField(max_length=512)
+    domain = models.CharField(max_length=255)
+    root_kind = models.CharField(max_length=16, choices=RootKind.choices)
+    root = models.TextField()
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.CASCADE, related_name="ways")
+    rel_path = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    frontmatter = models.JSONField(default=dict, blank=True)
+    frontmatter_error = models.TextField(blank=True, default="")
+    criteria = models.JSONField(default=dict, blank=True)
+    body = models.TextField(blank=True, default="")
+    present = models.BooleanField(default=True)
+    read_at = models.DateTimeField()
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["way_id"]
+        constraints = [models.UniqueConstraint(fields=["root", "way_id"], name="way_root_id_unique")]
+
+    def __str__(self) -> str:
+        return self.way_id
+
+    @property
+    def path(self) -> str:
+        return f"{self.root.rstrip('/')}/{self.rel_path}"
+
+
+class WayVersion(models.Model):
+    """Each distinct content of a way file seen by the importer, to tell when it changed."""
+
+    way = models.ForeignKey(Way, on_delete=models.CASCADE, related_name="versions")
+    sha256 = models.CharField(max_length=64)
+    content = models.TextField()
+    first_seen = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["way", "sha256"], name="way_version_unique")]
+
+
+class ImportRun(models.Model):
+    """One pass of the importer, for the status page and `doctor`."""
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    files = models.IntegerField(default=0)
+    lines = models.BigIntegerField(default=0)
+    imported = models.BigIntegerField(default=0)
+    quarantined = models.BigIntegerField(default=0)
+    inert = models.BigIntegerField(default=0)
+    duplicate = models.BigIntegerField(default=0)
+    seconds = models.FloatField(default=0)
+    error = models.TextField(blank=True, default="")

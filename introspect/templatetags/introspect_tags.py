@@ -1,0 +1,82 @@
+"""Small display helpers for introspection pages (formatting only, no queries)."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+# render.rs format_trigger: the terminal's short labels for the semantic channels.
+CHANNEL_LABELS = {
+    "semantic:embedding:en": "embed:en",
+    "semantic:embedding:multi": "embed:multi",
+    "semantic:embedding": "embed",
+    "semantic": "embed",
+    "semantic:bash:en": "embed:bash:en",
+    "semantic:bash:multi": "embed:bash:multi",
+}
+
+
+@register.filter
+def channel_label(trigger: str | None) -> str:
+    if not trigger:
+        return ""
+    return CHANNEL_LABELS.get(trigger, trigger)
+
+
+@register.filter
+def channel_kind(trigger: str | None) -> str:
+    """A CSS modifier grouping channels by family (semantic, keyword, bash, file, state, …)."""
+    if not trigger:
+        return "none"
+    head = trigger.split(":", 1)[0]
+    return {"semantic": "semantic", "keyword": "keyword", "bash": "bash", "file": "file", "state": "state",
+            "judge": "judge", "attend": "attend"}.get(head, "other")
+
+
+@register.filter
+def duration(secs: int | None) -> str:
+    if not secs:
+        return "0 s"
+    secs = int(secs)
+    hours, rest = divmod(secs, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} m"
+    if minutes:
+        return f"{minutes} m {seconds:02d} s"
+    return f"{seconds} s"
+
+
+@register.filter
+def tokens(value: int | None) -> str:
+    """Token counts as people read them: 1,204 → 1.2K; 0 means not recorded."""
+    if not value:
+        return "—"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1000:
+        return f"{value / 1000:.1f}K"
+    return str(value)
+
+
+@register.filter
+def short_id(sid: str) -> str:
+    return sid[:8] if len(sid) > 12 else sid
+
+
+@register.filter
+def score(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}".rstrip("0").rstrip(".") if value != 0 else "0"
+
+
+@register.filter
+def percent(part: int, whole: int) -> str:
+    if not whole:
+        return "—"
+    return f"{round(100 * part / whole)}%"
+
+
+@register.filter
+def get_item(mapping: dict, key: str):
+    return mapping.get(key) if mapping else None

@@ -1,0 +1,186 @@
+"""The upstream turn model: rows, judge verdicts, 3-second clustering (introspection.md §3, §6, §7).
+
+Pure functions over event-like objects (anything with the `WaysEvent` attributes used here), so
+the same code serves the database rebuild, the JSON export and the tests. Events arrive in event
+order (formats-agent-ways.md §2.3 rule 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import orjson
+
+TURN_EVENTS = frozenset({"way_fired", "way_redisclosed", "way_keyword_gated", "way_suppressed"})
+TURN_GAP_SECS = 3  # agent-ways introspection.rs: a gap of more than 3 s starts a new turn
+VERDICT_WINDOW_SECS = 3  # attach_verdicts: a verdict joins a row at most 3 s away
+
+
+@dataclass
+class Row:
+    """One entry of a turn's `fired_ways`."""
+
+    event: object
+    way_id: str
+    trigger_channel: str
+    ts_raw: str
+    ts: datetime | None
+    order: int
+    gated: bool = False
+    suppressed: str = ""
+    redisclosed: bool = False
+    fire_score: float | None = None
+    matched_span: str | None = None
+    token_position: int = 0
+    judge_event: object | None = None
+    judge: dict | None = None
+
+    @property
+    def injected(self) -> bool:
+        return not self.gated and not self.suppressed
+
+
+@dataclass
+class TurnData:
+    epoch: int
+    ts_raw: str
+    ts: datetime
+    token_position: int
+    rows: list[Row] = field(default_factory=list)
+
+
+def expand(events: Iterable) -> list:
+    """Each event as many times as its line occurred in one source (genuine repeats count twice)."""
+    out = []
+    for event in events:
+        out.extend([event] * max(getattr(event, "occurrences", 1), 1))
+    return out
+
+
+def row_for(event, order: int) -> Row | None:
+    """Step 1: a fire, a re-disclosure, a gated row or a withheld row; None for anything else."""
+    if event.event not in TURN_EVENTS or not event.way:
+        return None
+    row = Row(event=event, way_id=event.way, trigger_channel=event.trigger or "", ts_raw=event.ts_raw or "",
+              ts=event.ts, order=order, fire_score=event.fire_score, matched_span=event.matched_span,
+              token_position=event.token_position or 0)
+    if event.event == "way_redisclosed":
+        row.redisclosed = True
+    elif event.event == "way_keyword_gated":
+        row.gated = True
+        row.trigger_channel = "keyword:gated"
+    elif event.event == "way_suppressed":
+        row.suppressed = event.reason or "unknown"
+    return row
+
+
+def judge_fields(event) -> dict:
+    """The `JudgeVerdict` object of a way_judged event (introspection.md §2.2)."""
+    data = orjson.loads(event.raw)
+    verdict = {
+        "verdict": event.verdict,
+        "p_yes": event.p_yes,
+        "threshold": event.threshold if event.threshold is not None else 0.0,
+        "mode": text(data.get("mode")),
+        "engine": text(data.get("engine")),
+        "model": text(data.get("model")),
+        "judge_ms": unsigned(data.get("judge_ms")),
+    }
+    for key in ("reason", "ancestor"):
+        if isinstance(data.get(key), str) and data[key]:
+            verdict[key] = data[key]
+    return verdict
+
+
+def text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def unsigned(value) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list[Row]:
+    """Step 2: a block becomes a row of its own; pass/would_block marks the nearest row of its way."""
+    blocks: list[Row] = []
+    order = start_order
+    for event in judged:
+        if not event.way or not event.verdict or event.p_yes is None or event.ts is None:
+            continue
+        verdict = judge_fields(event)
+        if event.verdict == "block":
+            order += 1
+            blocks.append(Row(event=event, way_id=event.way, trigger_channel="judge", ts_raw=event.ts_raw or "",
+                              ts=event.ts, order=order, suppressed="judge", token_position=event.token_position or 0,
+                              judge_event=event, judge=verdict))
+            continue
+        best: Row | None = None
+        best_distance = None
+        for row in rows:
+            if row.way_id != event.way or row.judge is not None or row.gated or row.ts is None:
+                continue
+            distance = abs((row.ts - event.ts).total_seconds())
+            if distance > VERDICT_WINDOW_SECS:
+                continue
+            if best_distance is None or distance < best_distance:
+                best, best_distance = row, distance
+        if best is not None:
+            best.judge, best.judge_event = verdict, event
+    return blocks
+
+
+def build_turns(events: Sequence) -> list[TurnData]:
+    """SessionIntrospection::build steps 1–7 over one session's events in event order."""
+    events = expand(events)
+    rows = [row for order, event in enumerate(events) if (row := row_for(event, order)) is not None]
+    judged = [event for event in events if event.event == "way_judged"]
+    rows += attach_verdicts(rows, judged, len(events))
+    rows.sort(key=lambda row: row.ts_raw)  # stable: equal ts keep event order, blocks last
+    turns: list[TurnData] = []
+    last: datetime | None = None
+    for row in rows:
+        if row.ts is None:
+            continue  # not UTC Z: skipped, in no turn and no count (introspection.md §3.2)
+        if last is None or (row.ts - last).total_seconds() > TURN_GAP_SECS:
+            turns.append(TurnData(epoch=len(turns) + 1, ts_raw=row.ts_raw, ts=row.ts, token_position=0))
+        turn = turns[-1]
+        turn.rows.append(row)
+        turn.token_position = max(turn.token_position, row.token_position)
+        last = row.ts
+    return turns
+
+
+@dataclass(frozen=True)
+class Summary:
+    turns: int
+    distinct_ways: int
+    total_fires: int
+    redisclosures: int
+    gated_candidates: int
+    suppressed_candidates: int
+    judge_blocked: int
+    keyed_turns: int
+
+
+def summarise(turns: Sequence[TurnData], keyed_turns: int = 0) -> Summary:
+    """Step 10: counts over every row; fires and distinct ways over injected first fires only."""
+    rows = [row for turn in turns for row in turn.rows]
+    fires = [row for row in rows if row.injected and not row.redisclosed]
+    return Summary(
+        turns=len(turns),
+        distinct_ways=len({row.way_id for row in fires}),
+        total_fires=len(fires),
+        redisclosures=sum(1 for row in rows if row.redisclosed),
+        gated_candidates=sum(1 for row in rows if row.gated),
+        suppressed_candidates=sum(1 for row in rows if row.suppressed),
+        judge_blocked=sum(1 for row in rows if row.suppressed == "judge"),
+        keyed_turns=keyed_turns,
+    )

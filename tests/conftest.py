@@ -1,0 +1,75 @@
+"""Shared fixtures: plain static storage, and builders for agent-ways files on disk."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import orjson
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def plain_static_storage(settings):
+    # Manifest storage needs collectstatic; templates under test only need URLs.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture(autouse=True)
+def private_data_dir(settings, tmp_path):
+    # The importer lock lives in the data directory: never share the user's with a test run.
+    settings.DATA_DIR = tmp_path / "waysweb-data"
+    settings.DATA_DIR.mkdir()
+
+
+def line(**fields) -> bytes:
+    """One events-log line, `ts` first as agent-ways writes it."""
+    return orjson.dumps(fields) + b"\n"
+
+
+def append(path: Path, *chunks: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+    return path
+
+
+def gzip_member(*lines: bytes) -> bytes:
+    return gzip.compress(b"".join(lines), mtime=0)
+
+
+class Home:
+    """A HOME laid out as agent-ways and Claude Code lay it out (formats-agent-ways.md §2, §10)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.state = root / ".local" / "state" / "agent-ways"
+        self.live = self.state / "events.jsonl"
+        self.legacy = root / ".claude" / "stats" / "events.jsonl"
+        self.core_ways = root / ".claude" / "hooks" / "ways"
+        self.user_ways = root / ".config" / "agent-ways" / "ways"
+
+    def archive(self, day: str) -> Path:
+        return self.state / f"events-{day}.jsonl.gz"
+
+    def way(self, root: Path, way_id: str, frontmatter: str, body: str = "# Way\n") -> Path:
+        leaf = way_id.rsplit("/", 1)[-1]
+        path = root / way_id / f"{leaf}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\n{frontmatter}\n---\n{body}")
+        return path
+
+
+@pytest.fixture
+def home(tmp_path, settings) -> Home:
+    """An empty HOME that settings point at, as `HOME=<tree> manage.py ingest` would."""
+    from waysweb import locations
+
+    root = tmp_path / "home"
+    root.mkdir()
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(root)})
+    return Home(root)

@@ -1,0 +1,115 @@
+"""The parser turns any bytes into records, a quarantine reason, or an inert count — never an error."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from introspect.importer import parser, schema
+
+
+def test_it_parses_an_object_line():
+    parsed = parser.parse_line(b'{"ts":"2026-01-01T00:00:00Z","event":"session_start"}')
+    assert [record.obj["event"] for record in parsed.records] == ["session_start"]
+    assert parsed.quarantine is None and parsed.records[0].flags == ()
+
+
+def test_it_counts_blank_lines_as_inert():
+    assert parser.parse_line(b"   ").inert == "blank"
+    assert parser.parse_line(b"").inert == "blank"
+
+
+def test_it_quarantines_invalid_json_with_the_parser_message():
+    parsed = parser.parse_line(b'{"ts": nope}')
+    assert parsed.records == []
+    reason, detail = parsed.quarantine
+    assert reason == "invalid_json" and detail
+
+
+def test_it_quarantines_invalid_utf8():
+    parsed = parser.parse_line(b'{"a":"\xff\xfe"}')
+    assert parsed.quarantine[0] == "invalid_utf8"
+
+
+def test_it_quarantines_json_that_is_not_an_object():
+    assert parser.parse_line(b"[1,2]").quarantine[0] == "not_object"
+    assert parser.parse_line(b'"text"').quarantine[0] == "not_object"
+
+
+def test_it_quarantines_nesting_too_deep_for_the_parsers():
+    assert parser.parse_line(b"[" * 5000 + b"]" * 5000).quarantine[0] == "too_deep"
+
+
+def test_it_replaces_lone_surrogates_and_flags_the_lenient_parse():
+    (record,) = parser.parse_line(b'{"surface":"a\\ud800b"}').records
+    assert record.obj["surface"] == "a\ufffdb"
+    assert "parsed_lenient" in record.flags
+
+
+def test_it_replaces_nul_so_both_backends_store_the_same_text():
+    (record,) = parser.parse_line(b'{"surface":"a\\u0000b"}').records
+    assert record.obj["surface"] == "a\ufffdb"
+    assert "nul_replaced" in record.flags
+
+
+def test_it_accepts_a_bom_and_nan():
+    (record,) = parser.parse_line('\ufeff{"x":NaN}'.encode()).records
+    assert record.obj == {"x": None}
+    assert {"parsed_lenient", "bom"} <= set(record.flags)
+
+
+def test_it_recovers_two_records_spliced_together():
+    parsed = parser.parse_line(b'{"event":"a"}{"event":"b"}')
+    assert [record.obj["event"] for record in parsed.records] == ["a", "b"]
+    assert all("recovered" in record.flags for record in parsed.records)
+    assert parsed.records[1].data == b'{"event":"b"}'
+
+
+def test_it_recovers_the_record_after_a_torn_prefix_and_quarantines_the_prefix():
+    parsed = parser.parse_line(b'{"ts":"2026-01-01T00:00:00Z","even{"ts":"2026-01-01T00:00:01Z","event":"x"}')
+    assert [record.obj["event"] for record in parsed.records] == ["x"]
+    assert parsed.quarantine[0] == "splice_prefix"
+
+
+def test_it_reads_utc_seconds_and_truncates_fractions():
+    assert parser.utc_second("2026-01-02T03:04:05Z") == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert parser.utc_second("2026-01-02T03:04:05.999Z") == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def test_it_refuses_timestamps_that_are_not_utc_z():
+    for ts in ("2026-01-02T03:04:05+00:00", "2026-01-02T03:04:05", "1767323045", 1767323045, None,
+               "2026-13-02T03:04:05Z"):
+        assert parser.utc_second(ts) is None
+
+
+def test_it_reads_numbers_from_strings_or_json_numbers():
+    from_text, _ = schema.validate_event({"event": "way_fired", "token_position": "1204", "fire_score": "0.6220"})
+    from_number, _ = schema.validate_event({"event": "way_fired", "token_position": 1204, "fire_score": 0.622})
+    assert from_text.token_position == from_number.token_position == 1204
+    assert from_text.fire_score == from_number.fire_score == 0.622
+
+
+def test_it_keeps_empty_fields_apart_from_absent_ones():
+    obj = {"event": "way_nearmiss", "prob_en": "0.4791", "prob_multi": "", "tau_s": "0.5000"}
+    line, _ = schema.validate_event(obj)
+    assert line.prob_multi is None and line.prob_en == 0.4791
+    assert schema.empty_fields(obj) == ["prob_multi"]
+    assert schema.empty_fields({"event": "way_nearmiss", "prob_en": "0.4"}) == []
+
+
+def test_it_drops_a_mistyped_field_and_names_it():
+    line, flags = schema.validate_event({"event": "way_fired", "way": 42, "token_position": "-3", "trigger": "bash"})
+    assert line.way is None and line.token_position is None and line.trigger == "bash"
+    assert "unparsed:token_position,way" in flags
+
+
+def test_it_flags_unknown_event_types():
+    _, flags = schema.validate_event({"event": "way_capped", "ts": "2026-01-01T00:00:00Z"})
+    assert flags == ("unknown_type",)
+    _, known = schema.validate_event({"event": "judge_call"})
+    assert known == ()
+
+
+def test_it_labels_the_score_generation():
+    calibrated, _ = schema.validate_event({"event": "way_nearmiss", "prob_en": "0.47", "tau_s": "0.5"})
+    raw, _ = schema.validate_event({"event": "way_nearmiss", "score_en": "0.44", "thr_en": "0.46"})
+    assert calibrated.schema_gen == "calibrated" and raw.schema_gen == "raw_score"

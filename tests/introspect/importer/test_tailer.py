@@ -1,0 +1,136 @@
+"""The tailer reads complete lines only and notices when a file is no longer the same file."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+from introspect.importer import tailer
+from tests.conftest import append, gzip_member
+
+
+def checkpoint_after(chunk: tailer.Chunk) -> tailer.Checkpoint:
+    return tailer.Checkpoint(dev=chunk.dev, inode=chunk.inode, offset=chunk.next_offset, anchor=chunk.anchor,
+                             head_fp=chunk.head_fp, size=chunk.size, mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns)
+
+
+def test_it_leaves_a_torn_last_line_unconsumed(tmp_path):
+    path = append(tmp_path / "e.jsonl", b'{"a":1}\n{"b":')
+    chunk = tailer.read_chunk(path, None)
+    assert [line.data for line in chunk.lines] == [b'{"a":1}']
+    assert chunk.next_offset == 8
+    append(path, b'2}\n')
+    later = tailer.read_chunk(path, checkpoint_after(chunk))
+    assert [(line.offset, line.data) for line in later.lines] == [(8, b'{"b":2}')]
+    assert not later.new_generation
+
+
+def test_it_reads_nothing_from_an_empty_or_unterminated_file(tmp_path):
+    path = append(tmp_path / "e.jsonl", b"")
+    assert tailer.read_chunk(path, None).lines == []
+    append(path, b'{"x"')
+    chunk = tailer.read_chunk(path, None)
+    assert chunk.lines == [] and chunk.next_offset == 0
+
+
+def test_it_starts_a_new_generation_after_truncation(tmp_path):
+    path = append(tmp_path / "e.jsonl", b'{"a":1}\n{"b":2}\n')
+    first = tailer.read_chunk(path, None)
+    path.write_bytes(b'{"c":3}\n')
+    again = tailer.read_chunk(path, checkpoint_after(first))
+    assert again.new_generation
+    assert [line.data for line in again.lines] == [b'{"c":3}']
+
+
+def test_it_starts_a_new_generation_when_the_file_is_replaced(tmp_path):
+    path = append(tmp_path / "e.jsonl", b'{"a":1}\n')
+    first = tailer.read_chunk(path, None)
+    replacement = append(tmp_path / "new.jsonl", b'{"a":1}\n{"z":9}\n{"y":8}\n')
+    os.replace(replacement, path)
+    again = tailer.read_chunk(path, checkpoint_after(first))
+    assert again.new_generation
+    assert [line.offset for line in again.lines] == [0, 8, 16]
+
+
+def test_it_notices_a_rewrite_in_place_longer_than_the_old_offset(tmp_path):
+    path = append(tmp_path / "e.jsonl", b'{"a":1}\n')
+    first = tailer.read_chunk(path, None)
+    with open(path, "r+b") as fh:  # same inode, new content, longer than what we read
+        fh.write(b'{"q":7}\n{"r":8}\n')
+    again = tailer.read_chunk(path, checkpoint_after(first))
+    assert again.new_generation
+    assert [line.data for line in again.lines] == [b'{"q":7}', b'{"r":8}']
+
+
+def test_it_splits_on_newline_bytes_only_and_strips_cr_and_nul_prefixes(tmp_path):
+    path = append(tmp_path / "e.jsonl", '{"t":"a\u2028b\x85c"}\r\n'.encode(), b'\x00\x00{"n":1}\n')
+    chunk = tailer.read_chunk(path, None)
+    assert [line.data for line in chunk.lines] == ['{"t":"a\u2028b\x85c"}'.encode(), b'{"n":1}']
+    assert [line.nul_prefix for line in chunk.lines] == [0, 2]
+    assert chunk.lines[1].offset == len('{"t":"a\u2028b\x85c"}\r\n'.encode())
+
+
+def test_it_hashes_a_line_over_the_cap_without_keeping_it(tmp_path):
+    long_line = b'{"big":"' + b"x" * 5000 + b'"}'
+    path = append(tmp_path / "e.jsonl", long_line + b"\n", b'{"after":1}\n')
+    chunk = tailer.read_chunk(path, None, max_line=1000, block=256)
+    big, after = chunk.lines
+    assert big.too_long and big.length == len(long_line)
+    assert big.too_long_sha256 == tailer.sha256(long_line)
+    assert len(big.data) == tailer.HEAD_KEEP
+    assert after.data == b'{"after":1}'
+
+
+def test_it_reads_lines_longer_than_a_block_whole(tmp_path):
+    long_line = b'{"big":"' + b"y" * 3000 + b'"}'
+    path = append(tmp_path / "e.jsonl", long_line + b"\n", b"{}\n")
+    chunk = tailer.read_chunk(path, None, block=256)
+    assert [line.data for line in chunk.lines] == [long_line, b"{}"]
+
+
+def test_it_stops_after_max_lines_and_resumes(tmp_path):
+    path = append(tmp_path / "e.jsonl", *(b'{"i":%d}\n' % i for i in range(5)))
+    first = tailer.read_chunk(path, None, max_lines=2)
+    assert len(first.lines) == 2 and not first.at_end
+    rest = tailer.read_chunk(path, checkpoint_after(first), max_lines=10)
+    assert [line.data for line in rest.lines] == [b'{"i":2}', b'{"i":3}', b'{"i":4}'] and rest.at_end
+
+
+def test_it_reports_a_gone_file(tmp_path):
+    assert tailer.read_chunk(tmp_path / "missing.jsonl", None) is None
+
+
+def test_it_reads_gzip_archives_member_by_member(tmp_path):
+    first = gzip_member(b'{"a":1}\n', b'{"b":2}\n')
+    second = gzip_member(b'{"c":3}\n')
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, second)
+    chunk = tailer.read_gzip_chunk(path, None)
+    assert [(line.offset, line.index, line.data) for line in chunk.lines] == [
+        (0, 0, b'{"a":1}'), (0, 1, b'{"b":2}'), (len(first), 0, b'{"c":3}')]
+    assert chunk.next_offset == len(first) + len(second)
+    assert gzip.decompress(path.read_bytes()).count(b"\n") == 3
+
+
+def test_it_leaves_a_torn_trailing_member_for_later(tmp_path):
+    first = gzip_member(b'{"a":1}\n')
+    second = gzip_member(b'{"b":2}\n' * 50)
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, second[: len(second) // 2])
+    chunk = tailer.read_gzip_chunk(path, None)
+    assert [line.data for line in chunk.lines] == [b'{"a":1}'] and chunk.next_offset == len(first)
+    assert chunk.damage == []
+    append(path, second[len(second) // 2:])
+    rest = tailer.read_gzip_chunk(path, checkpoint_after(chunk))
+    assert len(rest.lines) == 50 and not rest.new_generation
+
+
+def test_it_skips_a_corrupt_middle_member_and_resumes_at_the_next(tmp_path):
+    first = gzip_member(b'{"a":1}\n')
+    broken = gzip_member(b'{"b":2}\n' * 200)
+    third = gzip_member(b'{"c":3}\n')
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, broken[: len(broken) - 20], third)
+    chunk = tailer.read_gzip_chunk(path, None)
+    data = [line.data for line in chunk.lines]
+    assert data[0] == b'{"a":1}' and data[-1] == b'{"c":3}'
+    assert len(chunk.damage) == 1
+    assert chunk.damage[0].offset == len(first)
+    assert chunk.next_offset == path.stat().st_size

@@ -1,0 +1,164 @@
+"""The session list, session page and import status: full pages, htmx fragments, bounded queries."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import resolve, reverse
+
+from introspect import views
+from introspect.models import Session
+from tests.conftest import append, line
+
+pytestmark = pytest.mark.django_db
+
+
+def imported(home, sessions: int = 3) -> None:
+    for n in range(sessions):
+        sid = f"sess-{n:04d}-aaaa-bbbb"
+        append(home.live,
+               line(ts=f"2026-11-0{n + 1}T10:00:00Z", event="session_start", project=f"/src/proj{n % 2}", session=sid),
+               line(ts=f"2026-11-0{n + 1}T10:00:05Z", event="way_fired", way="d/a", trigger="keyword",
+                    matched_span="commit", session=sid, token_position="1500"),
+               line(ts=f"2026-11-0{n + 1}T10:00:06Z", event="way_fired", way="d/s", trigger="semantic:embedding:en",
+                    fire_score="0.6220", surface="<script>alert(1)</script>", session=sid),
+               line(ts=f"2026-11-0{n + 1}T10:00:06Z", event="way_suppressed", way="d/b", trigger="bash",
+                    reason="context_cap", session=sid),
+               line(ts=f"2026-11-0{n + 1}T10:30:00Z", event="session_start", project=f"/src/proj{n % 2}", session=sid),
+               line(ts=f"2026-11-0{n + 1}T10:30:10Z", event="way_redisclosed", way="d/a", trigger="keyword",
+                    session=sid))
+    home.way(home.core_ways, "d/a", "pattern: commit\nscope: agent")
+    call_command("ingest", stdout=StringIO())
+
+
+def test_it_routes_names_both_ways():
+    assert reverse("introspect:session-list") == "/"
+    assert reverse("introspect:session-detail", args=["abc"]) == "/sessions/abc/"
+    assert reverse("introspect:import-status") == "/status/"
+    assert resolve("/sessions/abc/").func is views.session_detail
+    assert resolve("/status/").func is views.import_status
+
+
+def test_it_lists_sessions_newest_first_with_their_counts(client, home):
+    imported(home)
+    response = client.get("/")
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][0] == "introspect/session_list.html"
+    body = response.content.decode()
+    positions = [body.index(f'href="/sessions/sess-000{n}-aaaa-bbbb/"') for n in (2, 1, 0)]
+    assert positions == sorted(positions)
+    page = response.context["page"]
+    assert [s.sid for s in page.object_list] == ["sess-0002-aaaa-bbbb", "sess-0001-aaaa-bbbb", "sess-0000-aaaa-bbbb"]
+    first = page.object_list[0]
+    assert (first.turn_count, first.total_fires, first.compactions, first.duration_secs) == (2, 2, 1, 1810)
+
+
+def test_it_filters_by_project_and_search(client, home):
+    imported(home)
+    project = Session.objects.get(sid="sess-0001-aaaa-bbbb").project
+    response = client.get("/", {"project": project.pk})
+    assert [s.sid for s in response.context["page"].object_list] == ["sess-0001-aaaa-bbbb"]
+    response = client.get("/", {"q": "0002"})
+    assert [s.sid for s in response.context["page"].object_list] == ["sess-0002-aaaa-bbbb"]
+    assert "No session matches" in client.get("/", {"q": "nothing-like-this"}).content.decode()
+
+
+def test_it_answers_an_htmx_swap_with_the_rows_fragment_only(client, home):
+    imported(home)
+    response = client.get("/", {"q": "sess"}, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert "<html" not in body and body.lstrip().startswith('<div id="session-rows">')
+    boosted = client.get("/", headers={"HX-Request": "true", "HX-Boosted": "true"})
+    assert "<html" in boosted.content.decode()
+    restore = client.get("/", headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+    assert "<html" in restore.content.decode()
+
+
+def test_it_shows_an_empty_state_before_anything_is_imported(client):
+    body = client.get("/").content.decode()
+    assert "No sessions yet" in body and "manage.py ingest" in body
+
+
+def test_it_paginates_the_list(client, home, monkeypatch):
+    monkeypatch.setattr("introspect.queries.SESSIONS_PER_PAGE", 2)
+    imported(home)
+    response = client.get("/", {"page": 2})
+    assert [s.sid for s in response.context["page"].object_list] == ["sess-0000-aaaa-bbbb"]
+    assert "page 2 of 2" in response.content.decode()
+
+
+def test_it_shows_a_sessions_turns_with_channel_score_and_span(client, home):
+    imported(home, sessions=1)
+    response = client.get("/sessions/sess-0000-aaaa-bbbb/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="turn-1"' in body and 'id="turn-2"' in body
+    assert "compaction · window 2" in body
+    assert "embed:en" in body and "p 0.622" in body and "“commit”" in body
+    assert "withheld: 10,000-char hook budget full" in body
+    assert "re-disclosed" in body
+    assert "heuristic: no transcript" in body and ">keyed<" not in body
+    assert "current criteria" in body.lower() and "not necessarily as fired" in body
+    assert "No way file with this id exists today" in body  # d/s has no file: criteria not invented
+
+
+def test_it_escapes_agent_text(client, home):
+    imported(home, sessions=1)
+    body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_it_returns_404_for_an_unknown_session(client):
+    assert client.get("/sessions/nope/").status_code == 404
+
+
+def test_it_returns_only_new_events_after_a_cursor(client, home):
+    imported(home, sessions=1)
+    session = Session.objects.get()
+    cursor = session.events.order_by("-pk").first().pk
+    append(home.live, line(ts="2026-11-01T10:40:00Z", event="way_fired", way="d/new", trigger="bash",
+                           session=session.sid))
+    call_command("ingest", stdout=StringIO())
+    response = client.get(f"/sessions/{session.sid}/", {"after": cursor}, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert "d/new" in body and "d/a" not in body and "<html" not in body
+
+
+def test_it_bounds_the_queries_per_page(client, home, django_assert_max_num_queries):
+    imported(home, sessions=3)
+    with django_assert_max_num_queries(6):
+        client.get("/")
+    with django_assert_max_num_queries(12):
+        client.get("/sessions/sess-0000-aaaa-bbbb/")
+    with django_assert_max_num_queries(6):
+        client.get("/status/")
+
+
+def test_it_keeps_queries_flat_as_sessions_grow(client, home, django_assert_max_num_queries):
+    imported(home, sessions=8)
+    with django_assert_max_num_queries(6):
+        client.get("/")
+
+
+def test_it_shows_import_status_and_quarantine(client, home):
+    append(home.live, line(ts="2026-11-01T10:00:00Z", event="session_start", session="s"), b"{broken\n")
+    call_command("ingest", stdout=StringIO())
+    body = client.get("/status/").content.decode()
+    assert "events.jsonl" in body and "invalid_json" in body and "{broken" in body
+
+
+def test_it_sends_a_content_security_policy_with_a_nonce_on_scripts(client):
+    response = client.get("/")
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self' 'nonce-" in policy
+    nonce = policy.split("'nonce-")[1].split("'")[0]
+    assert f'nonce="{nonce}"' in response.content.decode()
+    assert response.headers["X-Frame-Options"] == "DENY"
+
+
+def test_it_refuses_writes_on_read_only_pages():
+    assert Client().post("/").status_code == 405

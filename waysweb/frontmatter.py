@@ -1,0 +1,63 @@
+"""Front matter: split a `---` block from a Markdown document and read it as YAML 1.2.
+
+Way files, ledger entries, knowledge records and ADRs all carry one. agent-ways reads it with
+serde_yaml (YAML 1.2 core schema): only `true`/`false` are booleans, and `yes`, `on`, dates stay
+text. PyYAML's SafeLoader speaks YAML 1.1, so we strip its extra implicit types. Always a safe
+loader (no `!!python/*` tags), with a size cap and duplicate keys refused.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+MAX_FRONTMATTER_BYTES = 64 * 1024
+
+
+class Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader without YAML 1.1's yes/no/on/off booleans, sexagesimals and timestamps."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def split(text: str) -> tuple[str | None, str]:
+    """(front matter block, body). The block is None when the first line is not exactly `---`.
+
+    Lines lose their `\\n` or `\\r\\n`; a missing closing fence gives an empty block and no body.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return None, text
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r") == "---":
+            block = "\n".join(item.rstrip("\r") for item in lines[1:number])
+            return block, "\n".join(lines[number + 1:])
+    return "", ""
+
+
+def load(block: str) -> object:
+    """Parse a front-matter block; raises ValueError with a readable reason."""
+    if len(block.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise ValueError(f"front matter larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
+    try:
+        return yaml.load(block, Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise ValueError(f"invalid YAML: {exc}".replace("\n", " ")) from exc

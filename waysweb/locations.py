@@ -1,0 +1,86 @@
+"""Where agent-ways, Claude Code and waysweb keep their files.
+
+Pure functions of an environment mapping, so settings, the importer and tests resolve the
+same paths the same way. The rules are agent-ways' own (formats-agent-ways.md §2.1, §10.1):
+an XDG variable that is unset, empty or relative counts as unset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SAMPLE_HOME = BASE_DIR / "sample" / "home"
+
+
+@dataclass(frozen=True)
+class Locations:
+    """Every place waysweb reads from or writes to."""
+
+    home: Path
+    claude_dir: Path
+    state_dir: Path
+    legacy_events: Path
+    user_ways: Path
+    agent_ways_data: Path
+    ledger_dir: Path
+    data_dir: Path
+    repos: tuple[Path, ...] = field(default=())
+    demo: bool = False
+
+    @property
+    def core_ways(self) -> Path:
+        """paths.rs shipped_ways_root: the ~/.claude projection when it is a directory, else the app copy."""
+        projection = self.claude_dir / "hooks" / "ways"
+        return projection if projection.is_dir() else self.agent_ways_data / "hooks" / "ways"
+
+    @property
+    def live_events(self) -> Path:
+        return self.state_dir / "events.jsonl"
+
+    def has_agent_ways_data(self) -> bool:
+        """True when any events log exists; way files alone make no dashboard."""
+        if self.live_events.is_file() or self.legacy_events.is_file():
+            return True
+        return self.state_dir.is_dir() and any(self.state_dir.glob("events-*.jsonl.gz"))
+
+
+def xdg_dir(env: Mapping[str, str], name: str, home: Path, default: str) -> Path:
+    """agent-ways paths.rs xdg_dir: unset, empty or relative values fall back to the default."""
+    raw = env.get(name, "")
+    if raw and Path(raw).is_absolute():
+        return Path(raw)
+    return home / default
+
+
+def absolute(env: Mapping[str, str], name: str) -> Path | None:
+    raw = env.get(name, "")
+    return Path(raw).expanduser() if raw else None
+
+
+def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
+    """Resolve every location from `env`; with `demo`, read the bundled sample HOME instead."""
+    data_home = xdg_dir(env, "XDG_DATA_HOME", Path(env.get("HOME") or Path.home()), ".local/share")
+    data_dir = absolute(env, "WAYSWEB_DATA_DIR") or data_home / "waysweb"
+    if demo:
+        # The sample is read-only input; XDG and WAYSWEB_* source overrides would mix real data in.
+        env = {"HOME": str(SAMPLE_HOME)}
+    home = Path(env.get("HOME") or Path.home())
+    claude_dir = absolute(env, "WAYSWEB_CLAUDE_DIR") or absolute(env, "CLAUDE_CONFIG_DIR") or home / ".claude"
+    state_dir = absolute(env, "WAYSWEB_STATE_DIR") or xdg_dir(env, "XDG_STATE_HOME", home, ".local/state") / "agent-ways"
+    config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
+    repos = tuple(Path(p).expanduser() for p in env.get("WAYSWEB_REPOS", "").split(":") if p)
+    return Locations(
+        home=home,
+        claude_dir=claude_dir,
+        state_dir=state_dir,
+        legacy_events=claude_dir / "stats" / "events.jsonl",
+        user_ways=config_home / "agent-ways" / "ways",
+        agent_ways_data=xdg_dir(env, "XDG_DATA_HOME", home, ".local/share") / "agent-ways",
+        ledger_dir=absolute(env, "WAYSWEB_LEDGER_DIR") or claude_dir / "ledger",
+        data_dir=data_dir,
+        repos=repos,
+        demo=demo,
+    )

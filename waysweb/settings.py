@@ -1,0 +1,179 @@
+"""waysweb settings: one module, driven by the environment, safe by default (STYLE.md §8)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+
+from waysweb import locations
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() not in {"1", "0", "true", "false"}:
+        raise ImproperlyConfigured(f"{name} must be 1/0/true/false, got {raw!r}")
+    return raw.lower() in {"1", "true"}
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, got {raw!r}") from None
+
+
+BASE_DIR = locations.BASE_DIR
+WAYSWEB_DEMO = env_bool("WAYSWEB_DEMO", False)
+WAYSWEB_LOCATIONS = locations.resolve(os.environ, demo=WAYSWEB_DEMO)
+DATA_DIR = WAYSWEB_LOCATIONS.data_dir
+WAYSWEB_MAX_LINE_BYTES = env_int("WAYSWEB_MAX_LINE_BYTES", 64 << 20)
+WAYSWEB_KEEP_INERT_RAW = env_bool("WAYSWEB_KEEP_INERT_RAW", False)
+
+
+def data_dir() -> Path:
+    try:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ImproperlyConfigured(f"cannot create the data directory {DATA_DIR}: {exc}") from exc
+    return DATA_DIR
+
+
+def secret_key() -> str:
+    """DJANGO_SECRET_KEY, else a key generated once and kept in the data directory."""
+    if os.environ.get("DJANGO_SECRET_KEY"):
+        return os.environ["DJANGO_SECRET_KEY"]
+    path = data_dir() / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        key = secrets.token_urlsafe(50)
+        # O_EXCL: two processes starting together must not each write their own key.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_text().strip()
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key)
+        return key
+
+
+def database() -> dict:
+    """WAYSWEB_DATABASE_URL, else embedded SQLite in the data directory (demo: its own file)."""
+    url = os.environ.get("WAYSWEB_DATABASE_URL", "")
+    if not url:
+        name = "demo.sqlite3" if WAYSWEB_DEMO else "waysweb.sqlite3"
+        url = f"sqlite:///{data_dir() / name}"
+    if not url.startswith(("sqlite:", "postgres:", "postgresql:")):
+        raise ImproperlyConfigured(
+            f"WAYSWEB_DATABASE_URL must start with sqlite:/// or postgres://, got {url.split(':')[0]!r}"
+        )
+    config = dj_database_url.parse(url)
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # importer-reliability.md §10: WAL so the dashboard reads while the importer writes;
+        # IMMEDIATE so writers queue for the lock up front instead of deadlocking on upgrade.
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    return config
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = secret_key()
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+
+INSTALLED_APPS = [
+    "whitenoise.runserver_nostatic",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "introspect",
+    "ledger",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "waysweb.urls"
+WSGI_APPLICATION = "waysweb.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "waysweb.context_processors.waysweb",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+}
