@@ -1,0 +1,59 @@
+"""Locations follow agent-ways' rules: unset, empty or relative XDG variables fall back to HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from waysweb import locations
+
+
+def test_it_uses_home_defaults():
+    locs = locations.resolve({"HOME": "/h"})
+    assert locs.state_dir == Path("/h/.local/state/agent-ways")
+    assert locs.live_events == Path("/h/.local/state/agent-ways/events.jsonl")
+    assert locs.legacy_events == Path("/h/.claude/stats/events.jsonl")
+    assert locs.user_ways == Path("/h/.config/agent-ways/ways")
+    assert locs.core_ways == Path("/h/.local/share/agent-ways/hooks/ways")
+    assert locs.data_dir == Path("/h/.local/share/waysweb")
+
+
+def test_it_honours_absolute_xdg_variables_and_claude_config_dir():
+    locs = locations.resolve({"HOME": "/h", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/c",
+                              "XDG_DATA_HOME": "/d", "CLAUDE_CONFIG_DIR": "/cc"})
+    assert locs.state_dir == Path("/s/agent-ways")
+    assert locs.user_ways == Path("/c/agent-ways/ways")
+    assert locs.claude_dir == Path("/cc") and locs.legacy_events == Path("/cc/stats/events.jsonl")
+    assert locs.data_dir == Path("/d/waysweb")
+
+
+def test_it_treats_empty_or_relative_xdg_values_as_unset():
+    for value in ("", "relative/state"):
+        assert locations.resolve({"HOME": "/h", "XDG_STATE_HOME": value}).state_dir == Path(
+            "/h/.local/state/agent-ways")
+
+
+def test_it_lets_waysweb_variables_override_each_location():
+    locs = locations.resolve({"HOME": "/h", "WAYSWEB_STATE_DIR": "/events", "WAYSWEB_CLAUDE_DIR": "/claude",
+                              "WAYSWEB_DATA_DIR": "/data", "WAYSWEB_REPOS": "/r1:/r2"})
+    assert (locs.state_dir, locs.claude_dir, locs.data_dir) == (Path("/events"), Path("/claude"), Path("/data"))
+    assert locs.repos == (Path("/r1"), Path("/r2"))
+
+
+def test_it_prefers_the_core_projection_when_it_is_a_directory(tmp_path):
+    (tmp_path / ".claude" / "hooks" / "ways").mkdir(parents=True)
+    assert locations.resolve({"HOME": str(tmp_path)}).core_ways == tmp_path / ".claude" / "hooks" / "ways"
+
+
+def test_it_points_the_demo_at_the_bundled_sample_but_keeps_the_data_dir():
+    locs = locations.resolve({"HOME": "/h", "XDG_STATE_HOME": "/s"}, demo=True)
+    assert locs.home == locations.SAMPLE_HOME and locs.demo
+    assert locs.state_dir == locations.SAMPLE_HOME / ".local/state/agent-ways"
+    assert locs.data_dir == Path("/h/.local/share/waysweb")
+
+
+def test_it_knows_when_there_is_no_agent_ways_data(tmp_path):
+    locs = locations.resolve({"HOME": str(tmp_path)})
+    assert not locs.has_agent_ways_data()
+    locs.state_dir.mkdir(parents=True)
+    (locs.state_dir / "events-2026-01-01.jsonl.gz").write_bytes(b"")
+    assert locs.has_agent_ways_data()
