@@ -120,11 +120,12 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"waysweb is serving http://{url_host}:{port}/  (Ctrl-C to stop)"))
         signal.signal(signal.SIGTERM, raise_interrupt)
         try:
-            server.run()
+            server.run()  # returns on Ctrl-C: waitress turns KeyboardInterrupt into a shutdown
         except KeyboardInterrupt:
-            self.stdout.write("Stopping…")
+            pass
         finally:
             server.close()
+        self.stdout.write("Stopped the web server; stopping the importer.")
 
     def stop(self, follower: subprocess.Popen | None) -> None:
         if follower is None or follower.poll() is not None:
