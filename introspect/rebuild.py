@@ -69,7 +69,7 @@ def rebuild_session(session: Session) -> None:
     session.keyed_turns = summary.keyed_turns
     session.near_misses = sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_nearmiss")
     session.window_count = len(starts)
-    session.models_seen = ",".join(sorted({event.model for event in events if event.model and event.model != "unknown"}))
+    session.models_seen = ", ".join(sorted({event.model for event in events if event.model and event.model != "unknown"}))
 
     with transaction.atomic():
         session.project = project_for(session.recorded_project or first_project)

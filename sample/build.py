@@ -1,0 +1,1736 @@
+#!/usr/bin/env python3
+"""Build the waysweb sample HOME: agent-ways event logs, way files and Claude Code transcripts.
+
+    uv run python sample/build.py [--out DIR]
+
+Deterministic: stdlib only, one ``random.Random(SEED)``, fixed timestamps, gzip members written
+with mtime 0 and a fixed file name. The default output, ``sample/home``, is wiped and rewritten.
+What the sample holds is described in sample/README.md; the formats are in
+formats-agent-ways.md and formats-claude-code.md.
+"""
+
+# ruff: noqa: E501  (long literal transcript content)
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import math
+import random
+import re
+import shutil
+import string
+import sys
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+SEED = 20261105
+DEFAULT_OUT = Path(__file__).resolve().parent / "home"
+
+STATE = ".local/state/agent-ways"
+LEGACY = ".claude/stats/events.jsonl"
+CORE = ".claude/hooks/ways"
+USER = ".config/agent-ways/ways"
+PROJECTS_DIR = ".claude/projects"
+
+PROJECTS = {
+    "api": "/home/dev/src/api-server",
+    "web": "/home/dev/src/web-ui",
+    "infra": "/home/dev/src/infra",
+    "notes": "/home/dev/notes",
+}
+
+OPUS = "claude-opus-4-6"
+SONNET = "claude-sonnet-4-6"
+HAIKU = "claude-haiku-4-5-20251001"
+JUDGE_MODEL = "claude-haiku-4-5"
+
+# Archive routing (formats-agent-ways.md §2-§3): the live log keeps lines from LIVE_FROM on; older
+# lines were appended to the archive of the day they were removed. Lines of the newest archive
+# from OVERLAP_FROM on are also still in the live file (rotation overlap). judge_call lines are
+# never archived (they stay in the live log whatever their age).
+ARCHIVES = [
+    ("events-2026-11-03.jsonl.gz", 0, datetime(2026, 11, 2, 12, 0, tzinfo=UTC)),
+    ("events-2026-11-03.jsonl.gz", 1, datetime(2026, 11, 2, 13, 20, tzinfo=UTC)),
+    ("events-2026-11-04.jsonl.gz", 0, datetime(2026, 11, 3, 18, 0, tzinfo=UTC)),
+    ("events-2026-11-06.jsonl.gz", 0, datetime(2026, 11, 5, 0, 0, tzinfo=UTC)),
+]
+LIVE_FROM = ARCHIVES[-1][2]
+OVERLAP_FROM = datetime(2026, 11, 4, 17, 25, 30, tzinfo=UTC)
+
+AUTO = "auto"  # matched_span computed from the way's criteria
+P, S, A, TP = "$project", "$session", "$agent", "$position"  # placeholders in EV() fields
+
+
+def T(day: int, h: int, m: int, s: int = 0) -> datetime:
+    return datetime(2026, 11, day, h, m, s, tzinfo=UTC)
+
+
+def sec(dt: datetime) -> str:
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def msec(dt: datetime) -> str:
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def floor_s(dt: datetime) -> datetime:
+    return dt.replace(microsecond=0)
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def slug(path: str) -> str:
+    # Claude Code sanitizePath: every UTF-16 unit outside [A-Za-z0-9] becomes "-" (ASCII paths here).
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def domain(way: str) -> str:
+    return way.split("/")[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Way files (formats-agent-ways.md §10)
+# --------------------------------------------------------------------------------------------
+
+WAYS: list[tuple[str, str, str]] = []  # (root, relative path, text)
+
+
+def way(root: str, way_id: str, front: str, body: str, leaf: str | None = None) -> None:
+    leaf = leaf or way_id.split("/")[-1]
+    WAYS.append((root, f"{way_id}/{leaf}.md", f"---\n{front.strip()}\n---\n{body.strip()}\n"))
+
+
+def side(root: str, rel: str, text: str) -> None:
+    WAYS.append((root, rel, text if text.endswith("\n") else text + "\n"))
+
+
+way(CORE, "softwaredev/delivery", r"""
+description: shipping work end to end, from a finished change to a merged and released one
+vocabulary: ship deliver merge release handoff done version tag
+refire: rare
+scope: agent
+""", """
+# Delivery Way
+
+Delivery is the path from "works on my machine" to "merged and released".
+
+- Finish the change before packaging it: tests green, no stray debug output.
+- One logical change per commit, one pull request per reviewable unit.
+- Say what is left undone in the handoff instead of hiding it.
+""")
+
+way(CORE, "softwaredev/delivery/commits", r"""
+description: git commit messages, conventional commits, atomic changes
+vocabulary: commit message conventional feat fix refactor scope atomic squash amend
+pattern: \bcommit\b
+commands: git\ commit
+refire: 0.15
+scope: agent, subagent
+""", """
+# Git Commits Way
+
+- `feat(scope): …`, `fix(scope): …`, `docs`, `refactor`, `test`, `chore`.
+- Keep commits atomic: one logical change per commit.
+- Write the message about the why, not the what; the diff shows the what.
+- No emoji trailers, no generated co-author lines.
+""")
+side(CORE, "softwaredev/delivery/commits/commits.golden.jsonl",
+     '{"kind":"direct","prompt":"write a commit message for the staged changes"}\n'
+     '{"kind":"situational","prompt":"split these unrelated edits into separate tidy history entries"}\n')
+
+way(USER, "softwaredev/delivery/commits", r"""
+description: my commit conventions, conventional commits with ticket ids, signed commits
+vocabulary: commit message conventional ticket signoff sign feat fix chore squash amend
+pattern: \b(commit|squash)\b
+commands: git\ (commit|rebase\ -i)
+refire: 0.2
+scope: agent, subagent
+""", """
+# Commits (personal conventions)
+
+Overrides the shipped commits way on this machine.
+
+- Subject `type(scope): summary`, imperative, at most 72 characters.
+- Ticket id in the footer: `Refs: API-123`.
+- Sign every commit (`git commit -S`); never `--no-verify`.
+- Squash fixups before asking for review, not after.
+""")
+
+way(CORE, "softwaredev/delivery/pull-requests", r"""
+description: opening and updating pull requests, PR descriptions, review requests
+vocabulary: pull request pr review reviewer description draft approve gh
+pattern: \bpull request\b
+commands: gh\ pr\ (create|edit|merge)
+refire: normal
+""", """
+# Pull Requests Way
+
+- Title says what changes for a user; the body says why and how to test it.
+- Link the issue or ADR the change implements.
+- Open as draft while CI is red; request review only when it is green.
+""")
+
+way(CORE, "softwaredev/code/testing", r"""
+description: writing and running unit tests, fixtures, golden files, test failures
+vocabulary: test tdd unit golden fixture assert pytest vitest coverage flaky mock
+pattern: \bunit tests?\b|\bwrite (a|the) tests?\b
+files: (^|/)tests?/.*\.(py|tsx?)$
+refire: 0.2
+scope: agent, subagent
+""", """
+# Testing Way
+
+- Write the failing test first and watch it fail for the right reason.
+- One behaviour per test; name the test after the behaviour.
+- Prefer real objects and `tmp_path` over mocks; mock only at process boundaries.
+- A flaky test is a bug: quarantine it with an issue link, never retry it silently.
+""")
+side(CORE, "softwaredev/code/testing/testing.check.md", r"""---
+description: verify a new test exercises the behaviour it names before it is written
+vocabulary: assert expect mock patch fixture snapshot parametrize
+files: (^|/)tests?/.*\.(py|tsx?)$
+threshold: 2.0
+scope: agent, subagent
+---
+## anchor
+A test that cannot fail protects nothing.
+
+## check
+Before writing this test:
+- Does it fail without the change it is meant to cover?
+- Does it assert on behaviour, not on a mock's call list?
+- Would its name tell a reader what broke when it goes red?
+""")
+
+way(CORE, "softwaredev/code/quality", r"""
+description: code quality after an edit, lint and type errors, dead code, naming
+vocabulary: lint ruff eslint mypy typecheck naming complexity dead unused
+files: \.(py|ts|tsx)$
+refire: frequent
+""", """
+# Code Quality Way
+
+The post-edit check found something worth a second look.
+
+- Fix lint and type errors in the lines you touched before moving on.
+- Delete dead code instead of commenting it out.
+- Rename while the meaning is fresh; a wrong name costs every later reader.
+""")
+side(CORE, "softwaredev/code/quality/postcheck.sh", """#!/bin/sh
+# Runs after Edit/Write; prints the way id when the edited file has lint findings.
+file="$1"
+case "$file" in
+  *.py) ruff check --quiet "$file" >/dev/null 2>&1 || echo softwaredev/code/quality ;;
+  *.ts|*.tsx) npx --no-install eslint --quiet "$file" >/dev/null 2>&1 || echo softwaredev/code/quality ;;
+esac
+""")
+
+way(CORE, "softwaredev/code/debugging", r"""
+description: systematic debugging when a fix keeps failing, reproducing, bisecting
+vocabulary: debug bisect reproduce stack trace regression failing again root cause
+trigger:
+  type: attend
+  signals: [repeated-failure, frustration]
+refire: 0.3
+""", """
+# Debugging Way
+
+The same failure came back. Stop patching and get a reproduction.
+
+1. Reproduce with the smallest command you can; write it down.
+2. Read the whole error, including the first frame in your own code.
+3. Change one thing at a time; if two attempts fail, bisect instead of guessing.
+""")
+
+way(CORE, "softwaredev/code/navigation", r"""
+description: exploring an unfamiliar codebase, finding where something is defined or used
+vocabulary: where defined find usage callers entrypoint module layout explore
+scope: subagent
+refire: normal
+""", """
+# Navigation Way
+
+- Start from the entry points (`main`, app factory, routes) and follow calls down.
+- Report file paths with line numbers so the parent can open them directly.
+- Say what you did not look at.
+""")
+
+way(CORE, "softwaredev/docs/adr", r"""
+description: architecture decision records, writing an ADR, superseding a decision
+vocabulary: adr decision record context consequences supersede status accepted proposed
+pattern: \bADRs?\b|architecture decision
+files: docs/adr/.*\.md$
+embed_threshold: 0.42
+refire: 0.25
+""", """
+# ADR Way
+
+- One decision per record: Context, Decision, Consequences, Status.
+- Number records sequentially under `docs/adr/`; never renumber.
+- Supersede instead of editing an accepted decision; link both ways.
+""")
+
+way(CORE, "softwaredev/docs/readme", r"""
+description: README files: install steps, usage, badges
+vocabulary: readme install usage quickstart badge
+pattern: \bREADME\b
+refire: [0.3
+""", """
+# README Way
+
+- The first screen answers: what is it, how do I install it, how do I run it.
+- Keep commands copy-pasteable and tested.
+""")
+
+way(CORE, "softwaredev/architecture/design", r"""
+description: software design trade-offs, module boundaries, interfaces, coupling
+vocabulary: design architecture boundary interface coupling cohesion layer abstraction tradeoff
+refire: 0.25
+""", """
+# Design Way
+
+- Name the forces first (load, change rate, team boundaries), then the options.
+- Put a boundary where things change for different reasons.
+- Write down the option you rejected and why; the next person will propose it again.
+""")
+
+way(CORE, "collaboration/teams", r"""
+description: working as one agent of a team, handoffs, shared task lists
+vocabulary: team teammate handoff coordinate lead shared task
+trigger: session-start
+scope: teammate
+refire: once
+""", """
+# Teams Way
+
+You are one member of a team. Claim a task before starting it, post a short handoff when you
+stop, and ask the lead before touching another member's files.
+""")
+
+way(CORE, "meta/context", r"""
+trigger: context-threshold
+threshold: 75
+macro: prepend
+refire: once
+""", """
+# Context Way
+
+The context window is three quarters full.
+
+- Summarise decisions so far in a few lines before continuing.
+- Prefer targeted reads (line ranges, grep) over whole files.
+- Finish the current step before starting anything new.
+""")
+side(CORE, "meta/context/macro.sh", """#!/bin/sh
+# Prepends the current context usage to the way body.
+printf 'Context in use: %s tokens\\n' "${WAYS_TOKEN_POSITION:-unknown}"
+""")
+
+way(CORE, "meta/orientation", r"""
+trigger: session-start
+refire: once
+""", """
+# Orientation
+
+Read the project's CLAUDE.md and the newest ADRs before changing code. Ask when a request is
+ambiguous; do not guess at intent.
+""")
+
+way(CORE, "security/secrets", r"""
+description: handling secrets, API keys, tokens and credentials safely
+vocabulary: secret token apikey credential password dotenv vault leak rotate
+commands: \b(printenv|env)\b|cat\ .*\.env
+files: (^|/)\.env(\..*)?$|secrets?\.ya?ml$
+refire: 0.1
+scope: agent, subagent
+""", """
+# Secrets Way
+
+- Never print a secret into the conversation; print its name and length instead.
+- Secrets live in the vault or `.env` (git-ignored), never in code or tests.
+- A leaked key is rotated first and investigated second.
+""")
+
+way(CORE, "build", r"""
+description: building the project, build tools, compile errors, packaging
+vocabulary: build compile make cargo npm vite bundle package artifact
+commands: \b(make|npm\ run\ build|vite\ build|uv\ build|cargo\ build)\b
+refire: normal
+""", """
+# Build Way
+
+- Build the way CI builds (`make`, `npm run build`), not with a one-off command.
+- Read the first compiler error, not the last.
+- Never commit build artifacts.
+""")
+
+way(USER, "writing/notes", r"""
+description: keeping personal notes, weekly reviews, zettel links, Notizen und Wochenrückblick
+vocabulary: note notes weekly review zettel link inbox journal notiz wochenrückblick
+files: \.md$
+when:
+  project: /home/dev/notes
+refire: normal
+""", """
+# Notes Way
+
+- One idea per note; link notes instead of nesting them.
+- Inbox items are processed weekly: file, link or delete.
+- Notizen dürfen deutsch oder englisch sein; Dateinamen bleiben ASCII.
+""")
+
+way(USER, "infra/terraform", r"""
+description: terraform plans and applies, state, modules, drift
+vocabulary: terraform plan apply state module provider drift tfvars
+commands: terraform\ (plan|apply|destroy)
+files: \.tf$
+when:
+  project: /home/dev/src/infra
+refire: 0.2
+""", """
+# Terraform Way
+
+- Always `terraform plan -out` and apply that plan file; never apply blind.
+- Treat drift as a bug report: find who changed it before overwriting it.
+- Modules pin provider versions; the root module pins Terraform itself.
+""")
+
+side(CORE, "softwaredev/README.md", """# Software development ways
+
+Ways for writing, testing and shipping code. Each way lives in its own directory.
+""")
+
+UNKNOWN_WAY = "softwaredev/delivery/changelog"  # fired in S04, no way file today (renamed upstream)
+
+
+def _criteria() -> dict[str, dict[str, str]]:
+    """way id -> flat criteria of the winning root (user shadows core), for spans and bodies."""
+    out: dict[str, dict[str, str]] = {}
+    for root in (USER, CORE):
+        for r, rel, text in WAYS:
+            if r != root or not rel.endswith(".md") or ".check." in rel or not text.startswith("---\n"):
+                continue
+            wid = rel.rsplit("/", 1)[0]
+            if wid in out:
+                continue
+            front, _, body = text[4:].partition("\n---\n")
+            crit = {"body": body.strip()}
+            for line in front.splitlines():
+                m = re.match(r"^(pattern|commands|files): (.*)$", line)
+                if m:
+                    crit[m.group(1)] = m.group(2)
+            out[wid] = crit
+    return out
+
+
+CRITERIA = _criteria()
+CRITERIA[UNKNOWN_WAY] = {"body": "# Changelog Way\n\nAdd an entry under Unreleased for every user-visible change.",
+                         "pattern": r"\bchangelog\b"}
+
+
+# --------------------------------------------------------------------------------------------
+# Event specs (formats-agent-ways.md §6)
+# --------------------------------------------------------------------------------------------
+
+def F(way_id, trigger, score=None, *, span=AUTO, dt=0, inject=True, **extra):
+    return dict(ev="way_fired", way=way_id, trigger=trigger, score=score, span=span, dt=dt, inject=inject, **extra)
+
+
+def RD(way_id, trigger, score=None, *, dt=0, **extra):
+    return dict(ev="way_redisclosed", way=way_id, trigger=trigger, score=score, span=None, dt=dt, inject=True,
+                **extra)
+
+
+def SUP(way_id, trigger, reason, kind="way", dt=0):
+    return dict(ev="way_suppressed", way=way_id, trigger=trigger, reason=reason, kind=kind, dt=dt)
+
+
+def GATED(way_id, *, dt=0, old=None, **probs):
+    return dict(ev="way_keyword_gated", way=way_id, dt=dt, old=old, probs=probs)
+
+
+def NEAR(way_id, *, dt=0, old=None, **probs):
+    return dict(ev="way_nearmiss", way=way_id, dt=dt, old=old, probs=probs)
+
+
+def EV(event, *, dt=0, **fields):
+    return dict(ev=event, fields=fields, dt=dt)
+
+
+def CHECK(check, trigger, epoch, way_epoch, distance, fire_count, match, anchored, dt=0):
+    eff = match * (math.log(distance + 1) + 1) / (fire_count + 1)
+    return EV("check_fired", dt=dt, check=check, domain=domain(check), trigger=trigger, epoch=str(epoch),
+              way_epoch=str(way_epoch), distance=str(distance), fire_count=str(fire_count),
+              match_score=f"{match:.2f}", effective_score=f"{eff:.2f}", anchored=anchored,
+              scope="agent", project=P, session=S)
+
+
+def JUDGED(way_id, p_yes, verdict, *, mode="enforce", judge_ms="412", gate_ms="430", candidates="3", dt=0):
+    return EV("way_judged", dt=dt, way=way_id, p_yes=p_yes, threshold="0.30", verdict=verdict, mode=mode,
+              engine="anthropic", model=JUDGE_MODEL, judge_ms=judge_ms, gate_ms=gate_ms, candidates=candidates,
+              hook="UserPromptSubmit", scope="agent", project=P, session=S, agent_id=A)
+
+
+def JUDGE_CALL(*, cost=None, outcome="judged", reason=None, candidates="3", tokens=(612, 38, 0, 0), dt=0,
+               source=None, numeric=False):
+    f = {"outcome": outcome}
+    if reason:
+        f["reason"] = reason
+    f.update(engine="anthropic", provider="anthropic", model=JUDGE_MODEL, candidates=candidates,
+             cost_source=source or ("provider" if cost else "unknown"))
+    if tokens:
+        conv = int if numeric else str
+        f.update(input_tokens=conv(tokens[0]), output_tokens=conv(tokens[1]), cache_read_tokens=conv(tokens[2]),
+                 cache_write_tokens=conv(tokens[3]))
+    if cost:
+        f["cost_usd"] = cost
+    f.update(hook="UserPromptSubmit", scope="agent", project=P, session=S)
+    return EV("judge_call", dt=dt, **f)
+
+
+# --------------------------------------------------------------------------------------------
+# Build state
+# --------------------------------------------------------------------------------------------
+
+B62 = string.digits + string.ascii_letters
+
+
+class Home:
+    def __init__(self) -> None:
+        self.rng = random.Random(SEED)
+        self.events: list[dict] = []  # {dt, sort, seq, line, dest, session, d}
+        self.files: dict[str, bytes] = {}
+        self.sessions: list[Session] = []
+
+    # ids ---------------------------------------------------------------------------------
+    def uuid(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def b62(self, n: int) -> str:
+        return "".join(self.rng.choice(B62) for _ in range(n))
+
+    def hexs(self, n: int) -> str:
+        return "".join(self.rng.choice("0123456789abcdef") for _ in range(n))
+
+    # events ------------------------------------------------------------------------------
+    def log(self, dt: datetime, d: dict, *, dest=None, late=0, session=None, raw_ts=None) -> None:
+        if raw_ts:
+            d["ts"] = raw_ts
+        self.events.append(dict(dt=dt, sort=dt + timedelta(seconds=late), seq=len(self.events), d=d,
+                                line=dumps(d), dest=dest, session=session))
+
+    def put_text(self, rel: str, text: str) -> None:
+        assert text.endswith("\n"), rel
+        self.files[rel] = text.encode()
+
+    def put_jsonl(self, rel: str, rows: list) -> None:
+        self.put_text(rel, "".join((r if isinstance(r, str) else dumps(r)) + "\n" for r in rows))
+
+
+def gz_member(name: str, lines: list[str]) -> bytes:
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename=name, mode="wb", fileobj=buf, mtime=0, compresslevel=6) as f:
+        f.write("".join(line + "\n" for line in lines).encode())
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# Sessions
+# --------------------------------------------------------------------------------------------
+
+CODE = {
+    ".py": ["from __future__ import annotations", "", "import time", "from dataclasses import dataclass", "",
+            "", "@dataclass", "class Bucket:", "    capacity: int", "    tokens: float", "    updated: float", "",
+            "    def take(self, now: float) -> bool:", "        self.refill(now)", "        if self.tokens < 1:",
+            "            return False", "        self.tokens -= 1", "        return True"],
+    ".tsx": ["import { useState } from \"react\";", "import { useSession } from \"../hooks/useSession\";", "",
+             "export function LoginForm() {", "  const [email, setEmail] = useState(\"\");",
+             "  const { login, error } = useSession();", "  return (", "    <form onSubmit={() => login(email)}>",
+             "      <input value={email} onChange={(e) => setEmail(e.target.value)} />",
+             "      {error && <p role=\"alert\">{error}</p>}", "    </form>", "  );", "}"],
+    ".ts": ["export async function request(path: string, init?: RequestInit) {",
+            "  const res = await fetch(`/api${path}`, { credentials: \"include\", ...init });",
+            "  if (res.status === 401) throw new SessionExpired();", "  return res.json();", "}"],
+    ".tf": ["module \"db\" {", "  source         = \"./modules/db\"", "  instance_class = var.db_instance_class",
+            "  engine_version = \"16.4\"", "  multi_az       = true", "}"],
+    ".md": ["# Woche 45", "", "## Inbox", "- [ ] Umzugskartons bestellen", "- [ ] ADR zu Rate Limiting lesen",
+            "", "## Notizen", "- Gespräch mit Jana über das Onboarding"],
+    ".yaml": ["apiVersion: apps/v1", "kind: Deployment", "metadata:", "  name: api-server", "spec:",
+              "  replicas: 3"],
+    ".env": ["# copy to .env and fill in", "API_BASE_URL=http://localhost:8000", "API_SIGNING_KEY=",
+             "REDIS_URL=redis://localhost:6379/0"],
+    ".toml": ["[project]", "name = \"api-server\"", "version = \"2.4.0\"", "requires-python = \">=3.12\""],
+    ".json": ["{", "  \"name\": \"web-ui\",", "  \"scripts\": {", "    \"build\": \"vite build\",",
+              "    \"test\": \"vitest run\"", "  }", "}"],
+}
+
+
+def ext(path: str) -> str:
+    if re.search(r"(^|/)\.env", path):
+        return ".env"
+    m = re.search(r"(\.[a-z]+)$", path)
+    return m.group(1) if m and m.group(1) in CODE else ".md"
+
+
+class Thread:
+    """One transcript file: the trunk or a subagent."""
+
+    def __init__(self, sess: Session, model: str, agent: str | None = None) -> None:
+        self.s = sess
+        self.model = model
+        self.agent = agent
+        self.lines: list[dict] = []
+        self.parent: str | None = None
+        self.cached = 0
+        self.pending = sess.h.rng.randint(14000, 19000) if agent is None else sess.h.rng.randint(7000, 9000)
+        self.position = 0
+        self.tool_uses = 0
+
+
+class Session:
+    def __init__(self, h: Home, key: str, project: str, start: datetime, *, gen: str | None, model=OPUS,
+                 version="2.1.180", branch="main", transcript=True, heavy=1.0, base=None, note="") -> None:
+        self.h = h
+        self.rng = h.rng
+        self.key = key
+        self.sid = h.uuid()
+        self.project = PROJECTS[project]
+        self.cwd = self.project
+        self.clock = start.replace(microsecond=h.rng.randint(0, 999) * 1000)
+        self.gen = gen  # "pre1" | "old" | "new" | None (no agent-ways events)
+        self.version = version
+        self.branch = branch
+        self.write_transcript = transcript
+        self.heavy = heavy
+        self.note = note
+        self.trunk = Thread(self, model)
+        if base:
+            self.trunk.pending = base
+        self.subs: list[tuple[Thread, dict]] = []
+        self.prompts = 0
+        self.compactions = 0
+        self.ctx_state = 0
+        self.prompt_id = None
+        self.human_slug = "-".join(h.rng.choice(w) for w in (
+            ["quiet", "lexical", "amber", "brisk", "silver", "hidden", "patient", "velvet"],
+            ["painting", "harbor", "lantern", "meadow", "circuit", "orchard", "compass", "ember"],
+            ["whisper", "falcon", "river", "summit", "thistle", "beacon", "willow", "pebble"]))
+        self.dest = None  # default event destination override ("legacy")
+        self.turn_start = None
+        self.title_done = False
+        h.sessions.append(self)
+
+    # clock -------------------------------------------------------------------------------
+    def adv(self, lo: int, hi: int) -> None:
+        self.clock += timedelta(milliseconds=self.rng.randint(lo, hi))
+
+    # transcript lines --------------------------------------------------------------------
+    def env(self, th: Thread, parent="chain") -> dict:
+        d = {"parentUuid": th.parent if parent == "chain" else parent, "isSidechain": th.agent is not None,
+             "userType": "external", "entrypoint": "cli", "cwd": self.cwd, "sessionId": self.sid,
+             "version": self.version, "gitBranch": self.branch}
+        if th.agent:
+            d["agentId"] = th.agent
+        d["slug"] = self.human_slug
+        return d
+
+    def put(self, th: Thread, d: dict, **after) -> str:
+        u = self.h.uuid()
+        d["uuid"] = u
+        d["timestamp"] = msec(self.clock)
+        d.update(after)
+        th.lines.append(d)
+        th.parent = u
+        return u
+
+    def meta_line(self, th: Thread, d: dict) -> None:
+        th.lines.append(d)
+
+    def user(self, th: Thread, content, **after) -> str:
+        d = self.env(th)
+        d["type"] = "user"
+        d["message"] = {"role": "user", "content": content}
+        return self.put(th, d, **after)
+
+    def attach(self, th: Thread, hook_event: str, hook_name: str, tool_use_id: str, bodies: list[str],
+               parent="chain") -> str:
+        d = self.env(th, parent)
+        d["type"] = "attachment"
+        d["attachment"] = {"type": "hook_additional_context", "content": bodies, "hookName": hook_name,
+                           "toolUseID": tool_use_id, "hookEvent": hook_event}
+        return self.put(th, d)
+
+    def respond(self, th: Thread, blocks: list[dict], stop: str) -> str:
+        self.adv(1500, 6500)
+        inp = self.rng.randint(1, 9)
+        cr, cc = th.cached, th.pending
+        text = sum(len(b.get("text", "") or b.get("thinking", "") or dumps(b.get("input", ""))) for b in blocks)
+        out = max(12, text // 4 + self.rng.randint(8, 90))
+        usage = {"input_tokens": inp, "cache_creation_input_tokens": cc, "cache_read_input_tokens": cr,
+                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cc},
+                 "output_tokens": out, "service_tier": "standard"}
+        mid, rid = "msg_01" + self.h.b62(22), "req_011C" + self.h.b62(20)
+        last = ""
+        for i, b in enumerate(blocks):
+            if i:
+                self.adv(40, 900)
+            d = self.env(th)
+            d["message"] = {"model": th.model, "id": mid, "type": "message", "role": "assistant", "content": [b],
+                            "stop_reason": stop if i == len(blocks) - 1 else None, "stop_sequence": None,
+                            "usage": dict(usage, cache_creation=dict(usage["cache_creation"]))}
+            d["requestId"] = rid
+            d["type"] = "assistant"
+            last = self.put(th, d)
+        th.position = inp + cr + cc
+        th.cached, th.pending = cr + cc + inp + out, 0
+        return last
+
+    # events ------------------------------------------------------------------------------
+    def span(self, sp: dict, ctx: dict) -> str | None:
+        if sp.get("span") is None or self.gen == "pre1":
+            return None
+        if sp["span"] != AUTO:
+            return sp["span"]
+        key = {"keyword": ("pattern", "prompt"), "bash": ("commands", "cmd"), "file": ("files", "path")}.get(
+            sp["trigger"])
+        if not key:
+            return None
+        rx, field = CRITERIA[sp["way"]][key[0]], ctx.get(key[1], "")
+        m = re.search(rx, field, re.I)
+        assert m and m.group(0), (self.key, sp["way"], rx, field)
+        return m.group(0)
+
+    @staticmethod
+    def surface(ctx: dict) -> str:
+        text = " ".join((ctx.get("cmd") or ctx.get("prompt") or "").split())
+        return text if len(text) <= 200 else text[:200] + "…"
+
+    def render(self, sp: dict, dt: datetime, th: Thread, ctx: dict) -> dict:
+        ev = sp["ev"]
+        d: dict = {"ts": sec(dt), "event": ev}
+        agent_id = th.agent or "main"
+        scope = sp.get("scope") or ("subagent" if th.agent else "agent")
+        if ev in ("way_fired", "way_redisclosed"):
+            w, trig = sp["way"], sp["trigger"]
+            d.update(way=w, domain=domain(w), trigger=trig, scope=scope, project=self.project, session=self.sid)
+            if sp.get("minimal"):  # state repeats, subagent dispatch, teammate rows
+                for k in ("agent_id", "team"):
+                    if sp.get(k):
+                        d[k] = agent_id if sp[k] is True else sp[k]
+                return d
+            if self.gen != "pre1":
+                d["token_position"] = str(th.position)
+            if self.gen == "new":
+                d["model"] = th.model
+                d["agent_id"] = agent_id
+            if trig.startswith("semantic:"):
+                sc = sp["score"]
+                d["fire_score"] = sc if isinstance(sc, str) else f"{sc:.4f}"
+                d["surface"] = self.surface(ctx)
+            if ev == "way_fired":
+                span = self.span(sp, ctx)
+                if span:
+                    d["matched_span"] = span
+            for k in ("parent", "tree_depth", "epoch_distance", "team"):
+                if k in sp:
+                    d[k] = sp[k]
+            if sp.get("numeric"):  # a writer that emitted JSON numbers
+                d["token_position"] = int(d["token_position"])
+                if "fire_score" in d:
+                    d["fire_score"] = float(d["fire_score"])
+            return d
+        if ev == "way_suppressed":
+            w = sp["way"]
+            d.update(kind=sp["kind"], way=w, domain=domain(w), trigger=sp["trigger"], reason=sp["reason"],
+                     scope=scope, project=self.project, session=self.sid, agent_id=agent_id)
+            return d
+        if ev in ("way_nearmiss", "way_keyword_gated"):
+            w, pr = sp["way"], sp["probs"]
+            d.update(way=w, corpus_id=w, domain=domain(w))
+            if ev == "way_keyword_gated":
+                d["matched_span"] = self.span(dict(way=w, trigger="keyword", span=AUTO), ctx)
+            d.update(pr)
+            if ev == "way_nearmiss":
+                if "tau_s" in pr:
+                    best = max(float(v) for k, v in pr.items() if k.startswith("prob_") and v)
+                    d["margin"] = f"{float(pr['tau_s']) - best:.4f}"
+                else:
+                    d["margin"] = f"{float(pr['thr_en']) - float(pr['score_en']):.4f}"
+            d.update(trigger="prompt", scope="agent", project=self.project, session=self.sid)
+            if ev == "way_nearmiss":
+                d["query_tokens"] = str(round(len(ctx.get("prompt", "").split()) * 1.3))
+            elif not sp["old"]:
+                d["token_position"] = str(th.position)
+            return d
+        subst = {P: self.project, S: self.sid, A: agent_id, TP: str(th.position)}
+        for k, v in sp["fields"].items():
+            d[k] = subst.get(v, v) if isinstance(v, str) else v
+        return d
+
+    def hook(self, specs, th: Thread, ctx: dict) -> list[str]:
+        base = floor_s(self.clock)
+        bodies, extra = [], 0
+        for sp in specs:
+            dt = base + timedelta(seconds=sp.get("dt", 0))
+            extra = max(extra, sp.get("dt", 0))
+            d = self.render(sp, dt, th, ctx)
+            self.h.log(dt, d, dest=sp.get("dest", self.dest), late=sp.get("late", 0), session=self.sid,
+                       raw_ts=sp.get("raw_ts"))
+            if sp.get("dup_legacy"):
+                self.h.log(dt, d, dest="legacy", session=self.sid)
+            if sp["ev"] in ("way_fired", "way_redisclosed") and sp.get("inject"):
+                body = CRITERIA[sp["way"]]["body"]
+                if sp["way"] == "meta/context":
+                    bodies.insert(0, f"Context in use: {th.position} tokens\n\n{body}")
+                else:
+                    bodies.append(body)
+        self.clock += timedelta(seconds=extra)
+        return bodies
+
+    # session flow ------------------------------------------------------------------------
+    def start(self, fires=None, *, start_dest=None, dup_legacy=False) -> None:
+        """SessionStart: clear-markers.sh logs session_start; session-start ways fire (state)."""
+        th = self.trunk
+        self.meta_line(th, {"type": "permission-mode", "permissionMode": "default", "sessionId": self.sid})
+        if not self.gen:
+            return
+        first = EV("session_start", project=P, session=S)
+        if start_dest:
+            first["dest"] = start_dest
+        first["dup_legacy"] = dup_legacy
+        if fires is None:
+            fires = [] if self.gen == "pre1" else [F("meta/orientation", "state")]
+        bodies = self.hook([first, *fires], th, {})
+        self.adv(300, 900)
+        if bodies:
+            self.attach(th, "SessionStart", "SessionStart:startup", self.h.uuid(), bodies, parent=None)
+
+    def prompt(self, text: str, fires=(), steps=(), *, gap=None, think=None, answer=None, interrupt=False,
+               at=None) -> None:
+        th = self.trunk
+        if at is not None:
+            self.clock = at
+        else:
+            if gap is None:
+                gap = self.rng.randint(25, 200)
+            self.clock += timedelta(seconds=gap, milliseconds=self.rng.randint(0, 999))
+        self.prompts += 1
+        self.prompt_id = self.h.uuid()
+        self.turn_start = self.clock
+        u = self.user(th, text, permissionMode="default", promptId=self.prompt_id)
+        th.pending += len(text) // 4 + 4
+        self.adv(300, 800)
+        fires = self.state_fires(th) + list(fires)
+        hook_at = self.clock
+        bodies = self.hook(fires, th, {"prompt": text})
+        self.hook_time = hook_at
+        if bodies:
+            self.adv(400, 1200)
+            self.attach(th, "UserPromptSubmit", "UserPromptSubmit", self.h.uuid(), bodies, parent=u)
+            th.pending += sum(len(b) for b in bodies) // 4
+        if not self.title_done:
+            self.meta_line(th, {"type": "ai-title", "aiTitle": text.split(",")[0][:60].rstrip(" ."),
+                                "sessionId": self.sid})
+            self.title_done = True
+        if interrupt:  # the user pressed Esc before any answer arrived
+            self.adv(300, 700)
+            self.user(th, [{"type": "text", "text": "[Request interrupted by user]"}])
+            return
+        self.run(th, list(steps), think=think, answer=answer)
+        if tuple(map(int, self.version.split("."))) >= (2, 1, 150):
+            self.adv(20, 120)
+            d = self.env(th)
+            d.update(type="system", subtype="turn_duration",
+                     durationMs=int((self.clock - self.turn_start).total_seconds() * 1000), isMeta=False)
+            self.put(th, d)
+
+    def state_fires(self, th: Thread) -> list[dict]:
+        """meta/context (context-threshold 75 %): first fire, then one bare repeat row (scan/state.rs)."""
+        if self.gen not in ("old", "new") or th.agent or th.position < 150_000 or self.ctx_state >= 2:
+            return []
+        self.ctx_state += 1
+        return [F("meta/context", "state", minimal=self.ctx_state == 2, inject=self.ctx_state == 1)]
+
+    def run(self, th: Thread, steps: list, *, think=None, answer=None) -> None:
+        first = True
+        for st in steps:
+            kind = st[0]
+            opts = st[-1] if isinstance(st[-1], dict) else {}
+            blocks = []
+            if first and think:
+                blocks.append({"type": "thinking", "thinking": think, "signature": "Eu8C" + self.h.b62(60)})
+            if opts.get("say"):
+                blocks.append({"type": "text", "text": opts["say"]})
+            first = False
+            if kind == "agent":
+                self.agent_step(th, blocks, st[1])
+                continue
+            self.tool_step(th, blocks, st, opts)
+        final = answer or "Done."
+        blocks = []
+        if first and think:
+            blocks.append({"type": "thinking", "thinking": think, "signature": "Eu8C" + self.h.b62(60)})
+        blocks.append({"type": "text", "text": final})
+        self.respond(th, blocks, "end_turn")
+
+    def tool_step(self, th: Thread, blocks: list, st: tuple, opts: dict) -> None:
+        kind, rng = st[0], self.rng
+        tid = "toolu_01" + self.h.b62(22)
+        err = False
+        ctx: dict = {}
+        if kind == "read":
+            path = st[1]
+            lines = CODE[ext(path)]
+            name, inp = "Read", {"file_path": f"{self.cwd}/{path}"}
+            content = "\n".join(f"{i + 1:>6}→{t}" for i, t in enumerate(lines))
+            tur = {"type": "text", "file": {"filePath": f"{self.cwd}/{path}", "content": "\n".join(lines),
+                                            "numLines": len(lines), "startLine": 1,
+                                            "totalLines": len(lines) + rng.randint(20, 300)}}
+            weight, ctx = rng.randint(1500, 6000), {"path": path}
+        elif kind == "grep":
+            pattern, hits = st[1], st[2]
+            name, inp = "Grep", {"pattern": pattern, "path": self.cwd, "output_mode": "files_with_matches"}
+            content = f"Found {len(hits)} file{'s' if len(hits) != 1 else ''}\n" + "\n".join(hits)
+            tur = {"mode": "files_with_matches", "filenames": hits, "numFiles": len(hits)}
+            weight = rng.randint(150, 600)
+        elif kind == "edit":
+            path, old, new = st[1], st[2], st[3]
+            name = "Edit"
+            inp = {"file_path": f"{self.cwd}/{path}", "old_string": old, "new_string": new, "replace_all": False}
+            start = rng.randint(5, 120)
+            olds, news = old.split("\n"), new.split("\n")
+            tur = {"filePath": f"{self.cwd}/{path}", "oldString": old, "newString": new,
+                   "originalFile": None, "userModified": False, "replaceAll": False,
+                   "structuredPatch": [{"oldStart": start, "oldLines": len(olds), "newStart": start,
+                                        "newLines": len(news),
+                                        "lines": [f"-{x}" for x in olds] + [f"+{x}" for x in news]}]}
+            content = f"The file {self.cwd}/{path} has been updated successfully."
+            weight, ctx = rng.randint(150, 600), {"path": path}
+        elif kind in ("bash", "bash!"):
+            cmd, out = st[1], st[2]
+            err = kind == "bash!"
+            name, inp = "Bash", {"command": cmd, "description": opts.get("desc", cmd.split()[0])}
+            if err:
+                content = f"Error: Exit code 1\n{out}"
+                tur = content
+            else:
+                content = out
+                tur = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
+            weight, ctx = rng.randint(300, 2500), {"cmd": cmd}
+        else:
+            raise ValueError(kind)
+        blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp, "caller": {"type": "direct"}})
+        tu = self.respond(th, blocks, "tool_use")
+        th.tool_uses += 1
+        self.adv(80, 400)
+        bodies = self.hook(self.state_fires(th) + list(opts.get("pre", ())), th, ctx)
+        if bodies:
+            self.adv(100, 400)
+            self.attach(th, "PreToolUse", f"PreToolUse:{name}", tid, bodies)
+            th.pending += sum(len(b) for b in bodies) // 4
+        self.adv(*opts.get("dur", (200, 3500)))
+        block = {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": err}
+        self.user(th, [block], toolUseResult=tur, sourceToolAssistantUUID=tu)
+        th.pending += int((weight + len(content) // 4) * self.heavy)
+        if opts.get("cd"):
+            self.cwd = opts["cd"]
+        if opts.get("post"):
+            self.adv(100, 500)
+            bodies = self.hook(opts["post"], th, ctx)
+            if bodies:
+                self.adv(50, 300)
+                self.attach(th, "PostToolUse", f"PostToolUse:{name}", tid, bodies)
+                th.pending += sum(len(b) for b in bodies) // 4
+
+    def agent_step(self, th: Thread, blocks: list, spec: dict) -> None:
+        tid = "toolu_01" + self.h.b62(22)
+        inp = {"description": spec["description"], "prompt": spec["prompt"], "subagent_type": spec["type"]}
+        blocks.append({"type": "tool_use", "id": tid, "name": "Agent", "input": inp, "caller": {"type": "direct"}})
+        tu = self.respond(th, blocks, "tool_use")
+        agent_id = "a" + self.h.hexs(16)
+        sub = Thread(self, spec["model"], agent_id)
+        self.subs.append((sub, {"agentType": spec["type"], "description": spec["description"], "toolUseId": tid}))
+        began = self.clock
+        self.adv(300, 900)
+        u = self.user(sub, spec["prompt"])
+        sub.pending += len(spec["prompt"]) // 4
+        bodies = self.hook(spec.get("dispatch", ()), sub, {"prompt": spec["prompt"]})
+        if bodies:
+            self.adv(100, 400)
+            self.attach(sub, "SubagentStart", "SubagentStart", self.h.uuid(), bodies, parent=u)
+        self.run(sub, spec["steps"], answer=spec["result"])
+        total = sub.cached
+        usage = {"input_tokens": 4, "cache_creation_input_tokens": sub.pending, "cache_read_input_tokens": total,
+                 "output_tokens": 380, "service_tier": "standard"}
+        self.adv(200, 600)
+        text = [{"type": "text", "text": spec["result"]},
+                {"type": "text", "text": f"agentId: {agent_id} (use SendMessage with to: '{agent_id}' to continue "
+                                         f"this agent)\n<usage>total_tokens: {total}\ntool_uses: {sub.tool_uses}\n"
+                                         f"duration_ms: {int((self.clock - began).total_seconds() * 1000)}</usage>"}]
+        tur = {"status": "completed", "agentId": agent_id,
+               "totalDurationMs": int((self.clock - began).total_seconds() * 1000), "totalTokens": total,
+               "totalToolUseCount": sub.tool_uses, "usage": usage}
+        self.user(th, [{"tool_use_id": tid, "type": "tool_result", "content": text}], toolUseResult=tur,
+                  sourceToolAssistantUUID=tu)
+        th.pending += len(spec["result"]) // 4 + 40
+
+    def compact(self, trigger: str, summary: str | None = None) -> None:
+        th = self.trunk
+        self.adv(2000, 9000) if trigger == "manual" else self.adv(300, 1500)
+        pre = th.cached + th.pending
+        began = self.clock
+        self.adv(20_000, 60_000)
+        post = self.rng.randint(9000, 16000)
+        d = {"parentUuid": None, "logicalParentUuid": th.parent}
+        d.update({k: v for k, v in self.env(th).items() if k != "parentUuid"})
+        d.update(type="system", subtype="compact_boundary", content="Conversation compacted", isMeta=False,
+                 level="info")
+        d["compactMetadata"] = {"trigger": trigger, "preTokens": pre, "postTokens": post,
+                                "durationMs": int((self.clock - began).total_seconds() * 1000)}
+        b = self.h.uuid()
+        d["uuid"], d["timestamp"] = b, msec(self.clock)
+        th.lines.append(d)
+        th.parent = b
+        self.adv(2, 30)
+        text = ("This session is being continued from a previous conversation that ran out of context. "
+                "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+                + (summary or "1. Primary request: continue the work described above.\n"
+                   "2. Files touched so far are listed in the conversation.\n3. Pending: finish the open step."))
+        self.user(th, text, isVisibleInTranscriptOnly=True, isCompactSummary=True)
+        th.cached, th.pending, th.position = 0, post, post
+        self.compactions += 1
+        self.ctx_state = 0
+        if self.gen:
+            self.adv(400, 1500)
+            bodies = self.hook([EV("session_start", project=P, session=S), F("meta/orientation", "state")],
+                               th, {})
+            self.adv(300, 900)
+            if bodies:
+                self.attach(th, "SessionStart", "SessionStart:compact", self.h.uuid(), bodies)
+
+    def finish(self, last_prompt: str | None = None) -> None:
+        if last_prompt:
+            self.meta_line(self.trunk, {"type": "last-prompt", "lastPrompt": last_prompt, "sessionId": self.sid})
+        if not self.write_transcript:
+            return
+        base = f"{PROJECTS_DIR}/{slug(self.project)}"
+        self.h.put_jsonl(f"{base}/{self.sid}.jsonl", self.trunk.lines)
+        for sub, meta in self.subs:
+            self.h.put_jsonl(f"{base}/{self.sid}/subagents/agent-{sub.agent}.jsonl", sub.lines)
+            self.h.put_text(f"{base}/{self.sid}/subagents/agent-{sub.agent}.meta.json", dumps(meta) + "\n")
+
+
+# --------------------------------------------------------------------------------------------
+# The sessions
+# --------------------------------------------------------------------------------------------
+
+def ok(n: int) -> str:
+    return f"{'.' * min(n, 60)}\n{n} passed in {1 + n % 3}.{n % 10}{(n * 7) % 10}s"
+
+
+def s01_pre1(h: Home) -> None:
+    s = Session(h, "S01", "api", T(1, 9, 12, 5), gen="pre1", transcript=False,
+                note="pre-1.0 shell hooks, legacy file only")
+    s.dest = "legacy"
+    s.start(fires=[])
+    s.prompt("the /users endpoint returns 500 when the email has a plus sign in it",
+             fires=[F("softwaredev/code/debugging", "prompt")],
+             steps=[("read", "src/api/routes/users.py", {}),
+                    ("bash", "pytest -q tests/test_users.py", ok(14), {})],
+             answer="The route decodes the query string twice, so `+` becomes a space before validation.")
+    s.prompt("write a test for it first, then fix it",
+             fires=[F("softwaredev/code/testing", "prompt")],
+             steps=[("edit", "tests/test_users.py", "def test_lookup():", "def test_lookup_keeps_plus_sign():", {}),
+                    ("bash!", "pytest -q tests/test_users.py", "F.............\n1 failed, 13 passed in 1.12s", {}),
+                    ("edit", "src/api/routes/users.py", "email = unquote_plus(raw)", "email = raw", {}),
+                    ("bash", "pytest -q tests/test_users.py", ok(15), {})],
+             answer="Test added and passing; the double decode is gone.")
+    s.prompt("run the full suite", steps=[("bash", "make test", ok(212), {"pre": [F("build", "bash")]})],
+             answer="All 212 tests pass.")
+    s.prompt("commit it",
+             steps=[("bash", "git commit -am 'fix(users): keep plus signs in email lookups'",
+                     "[main 4c1d2e9] fix(users): keep plus signs in email lookups\n 2 files changed, 14 insertions(+), 2 deletions(-)",
+                     {"pre": [F("softwaredev/delivery/commits", "bash")]})],
+             answer="Committed as 4c1d2e9.")
+    s.prompt("thanks", answer="You're welcome.")
+    s.finish()
+
+
+def s02_split(h: Home) -> None:
+    s = Session(h, "S02", "infra", T(2, 8, 40, 11), gen="old", transcript=False, version="2.1.101",
+                note="split-brain: session_start and subagent dispatch only in the legacy file")
+    s.start(start_dest="legacy")
+    s.prompt("terraform plan is showing drift on the db module, can you look",
+             fires=[F("infra/terraform", "semantic:embedding:en", "0.7114")],
+             steps=[("bash", "terraform plan -no-color", "  ~ module.db.aws_db_instance.main\n      ~ instance_class = \"db.t3.medium\" -> \"db.t3.large\"\nPlan: 0 to add, 1 to change, 0 to destroy.", {})],
+             answer="Someone resized the instance in the console; the code still says t3.medium.")
+    s.prompt("what does modules/db/main.tf set for the class",
+             steps=[("read", "terraform/modules/db/main.tf", {})],
+             answer="It takes `var.db_instance_class`; the default is `db.t3.medium`.")
+    s.prompt("change the default to large so the plan is clean, then re-run the plan via make",
+             steps=[("edit", "terraform/variables.tf", 'default = "db.t3.medium"', 'default = "db.t3.large"', {}),
+                    ("bash", "make plan", "terraform plan -out=tfplan\nNo changes. Your infrastructure matches the configuration.",
+                     {"pre": [F("build", "bash")]})],
+             answer="The plan is clean now.")
+    s.prompt("have an agent double check the k8s manifests still point at the right db host",
+             fires=[F("softwaredev/code/navigation", "prompt", minimal=True, scope="subagent", dest="legacy",
+                      inject=False, dt=4)],
+             answer="The agent found `DB_HOST` set from the module output in all three manifests.")
+    s.prompt("looks good, commit it",
+             steps=[("bash", "git commit -am 'infra(db): match instance class to production'",
+                     "[main 91ab7c0] infra(db): match instance class to production\n 1 file changed, 1 insertion(+), 1 deletion(-)",
+                     {"pre": [F("softwaredev/delivery/commits", "bash")]})],
+             answer="Committed.")
+    s.prompt("that's all for now", answer="Bye.")
+    s.finish()
+
+
+def s03_old_compacted(h: Home) -> None:
+    s = Session(h, "S03", "api", T(2, 13, 5, 30), gen="old", version="2.1.104", branch="feat/token-rotation",
+                note="old generation (raw scores), one manual compaction")
+    s.start()
+    s.prompt("we need refresh-token rotation: every refresh should issue a new refresh token and revoke the old one. How should we structure it?",
+             fires=[F("softwaredev/architecture/design", "semantic:embedding:en", "0.612")],
+             steps=[("read", "src/api/auth/tokens.py", {}), ("grep", "def refresh", ["src/api/auth/tokens.py", "src/api/routes/auth.py"], {})],
+             think="Rotation touches storage, the refresh route and the revocation list.",
+             answer="Two options: a token family table with a `replaced_by` column, or a revocation list keyed by jti. The family table makes reuse detection possible.")
+    s.prompt("go with the family table. should this be an ADR?",
+             fires=[F("softwaredev/docs/adr", "keyword")],
+             answer="Yes: it changes the storage schema and the security model. I suggest ADR-0008.")
+    s.prompt("draft it in docs/adr/0008-refresh-token-rotation.md",
+             steps=[("edit", "docs/adr/0008-refresh-token-rotation.md", "", "# 8. Refresh token rotation\n\nStatus: proposed", {})],
+             answer="Drafted with Context, Decision and Consequences.")
+    s.prompt("I can't commit to a migration date yet, leave the rollout section open",
+             fires=[GATED("softwaredev/delivery/commits", old=True, score_en="0.082", score_multi="0.104",
+                          floor_en="0.150", floor_multi="0.150")],
+             steps=[("edit", "docs/adr/0008-refresh-token-rotation.md", "## Rollout\n\nTBD in sprint 46", "## Rollout\n\nOpen: date not fixed.", {})],
+             answer="Rollout left open.")
+    s.prompt("now the model: add TokenFamily with id, user_id, created_at, revoked_at",
+             fires=[NEAR("softwaredev/architecture/design", old=True, score_en="0.4410", score_multi="",
+                         thr_en="0.4600", thr_multi="")],
+             steps=[("read", "src/api/models.py", {}),
+                    ("edit", "src/api/models.py", "class RefreshToken(Base):", "class TokenFamily(Base):\n    __tablename__ = \"token_families\"\n\n\nclass RefreshToken(Base):", {})],
+             answer="Added `TokenFamily` and a `family_id` foreign key on `RefreshToken`.")
+    s.prompt("write the alembic migration",
+             steps=[("bash", "alembic revision --autogenerate -m 'token families'", "Generating migrations/versions/3f2a_token_families.py ...  done", {})],
+             answer="Migration generated; it creates `token_families` and adds the column.")
+    s.prompt("add unit tests for rotation and reuse detection",
+             fires=[F("softwaredev/code/testing", "keyword")],
+             steps=[("edit", "tests/test_tokens.py", "def test_refresh_returns_new_access_token():", "def test_refresh_rotates_refresh_token():", {}),
+                    ("bash", "pytest -q tests/test_tokens.py", ok(9), {})],
+             answer="Two tests added: rotation issues a new token; reusing an old one revokes the family.")
+    s.clock += timedelta(seconds=95)
+    s.compact("manual", "1. Rotation design agreed: token family table (ADR-0008, proposed).\n2. Model and migration done; tests for rotation and reuse pass.\n3. Next: wire rotation into POST /auth/refresh.")
+    s.prompt("wire rotation into POST /auth/refresh",
+             steps=[("read", "src/api/routes/auth.py", {}),
+                    ("edit", "src/api/routes/auth.py", "token = issue_refresh(user)", "token = rotate_refresh(old_token)", {})],
+             answer="The route now calls `rotate_refresh` and returns the new pair.")
+    s.prompt("run everything", steps=[("bash", "make test", ok(231), {"pre": [F("build", "bash")]})],
+             answer="231 passed.")
+    s.prompt("commit with a good message",
+             fires=[F("softwaredev/delivery/commits", "keyword")],
+             steps=[("bash", "git commit -S -am 'feat(auth): rotate refresh tokens per family'", "[feat/token-rotation 0d4e8a1] feat(auth): rotate refresh tokens per family\n 6 files changed, 188 insertions(+), 12 deletions(-)", {})],
+             answer="Committed and signed.")
+    s.prompt("open a pull request for it",
+             fires=[F("softwaredev/delivery/pull-requests", "keyword")],
+             steps=[("bash", "gh pr create --fill --draft", "https://git.example.com/dev/api-server/pull/412", {})],
+             answer="Draft PR #412 opened.")
+    s.prompt("ok, mark the ADR accepted",
+             steps=[("edit", "docs/adr/0008-refresh-token-rotation.md", "Status: proposed", "Status: accepted", {})],
+             answer="ADR-0008 accepted.")
+    s.prompt("done for today", answer="Summary: rotation implemented, ADR accepted, PR #412 in draft.")
+    s.finish("done for today")
+
+
+def s04_old_web(h: Home) -> None:
+    s = Session(h, "S04", "web", T(3, 10, 20), gen="old", model=SONNET, version="2.1.110", branch="fix/session-banner",
+                note="unknown way id fired; judge_call kept in the live log")
+    s.start()
+    s.prompt("the session-expired banner flashes on every page load, even when logged in",
+             fires=[F("softwaredev/architecture/design", "semantic:embedding:en", "0.5310")],
+             steps=[("read", "src/components/SessionBanner.tsx", {}), ("read", "src/hooks/useSession.ts", {})],
+             answer="`useSession` starts with `expired = true` until the first fetch resolves.")
+    s.prompt("fix it by starting in an unknown state",
+             steps=[("edit", "src/hooks/useSession.ts", "useState(true)", "useState<boolean | null>(null)", {})],
+             answer="Banner only renders when `expired === true`.")
+    s.prompt("write the test for the banner",
+             fires=[F("softwaredev/code/testing", "keyword"), JUDGE_CALL(cost="0.00061200", dt=0)],
+             steps=[("edit", "tests/SessionBanner.test.tsx", "it.todo(\"banner\")", "it(\"hides the banner while the session loads\", () => {})", {}),
+                    ("bash", "npx vitest run tests/SessionBanner.test.tsx", "✓ tests/SessionBanner.test.tsx (3 tests) 41ms\nTest Files  1 passed (1)", {})],
+             answer="Test added and green.")
+    s.prompt("add a changelog entry for the fix",
+             fires=[F(UNKNOWN_WAY, "keyword")],
+             steps=[("edit", "CHANGELOG.md", "## Unreleased", "## Unreleased\n\n- Fix: session banner no longer flashes on load.", {})],
+             answer="Added under Unreleased.")
+    s.prompt("build it", steps=[("bash", "npm run build", "vite v6.2.1 building for production...\n✓ 412 modules transformed.\ndist/index.html  0.46 kB", {"pre": [F("build", "bash")]})],
+             answer="Build is clean.")
+    s.prompt("does the README still describe the old banner behaviour?",
+             fires=[F("softwaredev/docs/readme", "keyword")],
+             steps=[("grep", "banner", ["README.md"], {})],
+             answer="It mentions the banner once, correctly.")
+    s.prompt("commit",
+             fires=[F("softwaredev/delivery/commits", "keyword")],
+             steps=[("bash", "git commit -S -am 'fix(session): do not flash the expired banner on load'", "[fix/session-banner 77aa0b3] fix(session): do not flash the expired banner on load", {})],
+             answer="Committed.")
+    s.prompt("thanks", answer="Anytime.")
+    s.finish()
+
+
+def s05_notes_overlap(h: Home) -> None:
+    s = Session(h, "S05", "notes", T(4, 17, 25), gen="old", model=SONNET, version="2.1.112", branch="",
+                note="notes in German; its later lines sit in both the newest archive and the live log")
+    s.start()
+    s.prompt("Kannst du meine Notizen der Woche 45 zu einem Wochenrückblick zusammenfassen?",
+             fires=[F("writing/notes", "semantic:embedding:multi", "0.6842")],
+             steps=[("read", "2026/11/week-45.md", {})], gap=40,
+             answer="Drei Themen: Umzug, Onboarding mit Jana, ADR zu Rate Limiting.")
+    s.prompt("Schreib den Rückblick in 2026/11/review-45.md",
+             steps=[("edit", "2026/11/review-45.md", "", "# Rückblick Woche 45\n\n- Umzug: Kartons bestellt", {})],
+             gap=600, answer="Geschrieben.")
+    s.prompt("move the open inbox items to next week",
+             steps=[("read", "inbox.md", {}), ("edit", "inbox.md", "- [ ] Umzugskartons bestellen", "", {})],
+             gap=700, answer="Moved two items to week 46.")
+    s.prompt("verlinke die Notiz zum Onboarding mit Janas Profil",
+             fires=[RD("writing/notes", "semantic:embedding:multi", "0.5521")],
+             steps=[("edit", "people/jana.md", "## Notizen", "## Notizen\n- [[2026/11/week-45#Onboarding]]", {})],
+             gap=800, answer="Verlinkt.")
+    s.prompt("list the books I marked as unread",
+             steps=[("grep", "\\[ \\]", ["reading/list.md"], {})], gap=900, answer="Four unread books.")
+    s.prompt("add 'Thinking in Systems' to the list",
+             steps=[("edit", "reading/list.md", "## Unread", "## Unread\n- [ ] Thinking in Systems", {})],
+             gap=700, answer="Added.")
+    s.prompt("danke, das war's", gap=300, answer="Gern!")
+    s.finish()
+
+
+def s06_no_transcript(h: Home) -> None:
+    s = Session(h, "S06", "infra", T(5, 9, 0, 3), gen="new", transcript=False, version="2.1.176",
+                note="transcript deleted upstream; subagent dispatch with prompt channel; subagents switched off")
+    s.start()
+    s.prompt("plan the staging cluster upgrade to 1.31",
+             fires=[F("infra/terraform", "semantic:embedding:en", 0.6403),
+                    EV("gate_fallback", reason="config: judge disabled", hook="UserPromptSubmit", scope="agent",
+                       project=P, session=S)],
+             steps=[("bash", "terraform plan -no-color -target=module.staging", "Plan: 0 to add, 2 to change, 0 to destroy.", {})],
+             answer="Two node groups change; no replacement.")
+    s.prompt("have an explorer check which helm charts pin the old api versions",
+             steps=[("bash", "helm list -A", "NAME  NAMESPACE  REVISION\ningress  kube-system  14", {})],
+             fires=[F("softwaredev/code/navigation", "prompt", minimal=True, scope="subagent", agent_id="a" + h.hexs(16), inject=False, dt=3)],
+             answer="The explorer found two charts using `policy/v1beta1`.")
+    s.prompt("turn off way injection for subagents in this session, they're noisy",
+             answer="Done: `ways subagents off --session`.")
+    s.prompt("send another explorer to list the CRDs we own",
+             fires=[EV("injection_suppressed", dt=3, reason="subagents_off", switch="session", lane="subagent_start",
+                       agent="Explore", scope="subagent", project=P, session=S)],
+             answer="Seven CRDs, all under `platform.dev`.")
+    for i, (q, a) in enumerate([
+        ("bump the chart versions for ingress and cert-manager", "Bumped both in `helm/values-staging.yaml`."),
+        ("what does the upgrade runbook say about draining?", "Drain one node group at a time with a 10 minute PDB wait."),
+        ("apply the terraform plan for staging", "Applied: 2 changed."),
+        ("check the nodes are all Ready", "All 9 nodes Ready on v1.31.2."),
+        ("write a short note for the team channel", "Drafted the note."),
+        ("done", "Upgrade complete."),
+    ]):
+        steps = []
+        if i == 2:
+            steps = [("bash", "terraform apply tfplan", "Apply complete! Resources: 0 added, 2 changed, 0 destroyed.", {"pre": [RD("infra/terraform", "bash")]})]
+        if i == 3:
+            steps = [("bash", "kubectl get nodes", "NAME  STATUS  VERSION\nstaging-a-1  Ready  v1.31.2", {})]
+        s.prompt(q, steps=steps, answer=a)
+    s.finish()
+
+
+S07_PROMPTS = [
+    "we're getting hammered by one client on /search. add per-client rate limiting to the api",
+    "what's the current middleware stack?",
+    "let's do a token bucket per API key, in memory first. write unit tests for the bucket first",
+    "implement Bucket.take and refill",
+    "run the bucket tests",
+    "still failing, same assertion",
+    "ok green. now the middleware that uses it",
+    "return 429 with a Retry-After header",
+    "how do other services here configure limits, env or settings file?",
+    "use settings, RATE_LIMIT_PER_MINUTE default 600",
+    "is there a secret in the settings module I should know about?",
+    "run the whole suite",
+    "send an agent to find every route that should be exempt (health, metrics)",
+    "exempt those routes",
+    "commit this as a first step",
+    "now redis-backed buckets so it works across pods",
+    "what's the cleanest interface so the in-memory and redis stores are swappable?",
+    "do that: a BucketStore protocol with two implementations",
+    "write the redis store",
+    "write unit tests for the redis store with fakeredis",
+    "run them",
+    "fix the lua script, the refill uses the wrong time unit",
+    "run them again",
+    "make the store configurable",
+    "benchmark the middleware overhead",
+    "that's fine. update the docs",
+    "should we record this decision somewhere?",
+    "write the ADR",
+    "run lint and types",
+    "commit",
+    "add metrics: count of limited requests per client",
+    "expose them on /metrics",
+    "write a test for the metrics",
+    "run the suite once more",
+    "check nothing logs the API key in clear",
+    "good. squash the fixups",
+    "push and open the pull request",
+    "reply to the review comment about burst size",
+    "make burst configurable too",
+    "final run and we're done",
+]
+
+
+def s07_long(h: Home) -> None:
+    s = Session(h, "S07", "api", T(5, 13, 0, 41), gen="new", version="2.1.176", branch="feat/rate-limit", heavy=4.5, base=36_500,
+                note="long session, two auto compactions, subagent with its own transcript")
+    s.start()
+    py = "src/api/ratelimit.py"
+    test = "tests/test_ratelimit.py"
+    turns: dict[int, dict] = {
+        0: dict(fires=[F("softwaredev/architecture/design", "semantic:embedding:en", 0.6220)],
+                steps=[("read", "src/api/app.py", {}), ("grep", "middleware", ["src/api/app.py", "src/api/auth/middleware.py"], {})],
+                think="Per-client limits: key by API key, fall back to IP. Middleware position matters: after auth."),
+        1: dict(steps=[("read", "src/api/auth/middleware.py", {})]),
+        2: dict(fires=[F("softwaredev/code/testing", "keyword")],
+                steps=[("edit", test, "", "def test_bucket_allows_capacity_then_blocks():\n    b = Bucket(capacity=2, tokens=2, updated=0)", {"pre": [CHECK("softwaredev/code/testing", "file", 4, 4, 0, 0, 2.10, "true")]})]),
+        3: dict(steps=[("edit", py, "    def take(self, now: float) -> bool:\n        raise NotImplementedError", "    def take(self, now: float) -> bool:\n        self.refill(now)", {"post": [F("softwaredev/code/quality", "postcheck")]})]),
+        4: dict(steps=[("bash!", f"pytest -q {test}", "F.\n>       assert b.take(now=1.0)\nE       assert False\n1 failed, 1 passed in 0.31s", {})]),
+        5: dict(fires=[F("softwaredev/code/debugging", "attend:repeated-failure")],
+                steps=[("read", py, {}), ("edit", py, "elapsed = now - self.updated", "elapsed = max(0.0, now - self.updated)", {}),
+                       ("bash", f"pytest -q {test}", ok(2), {})]),
+        6: dict(steps=[("edit", "src/api/app.py", "app.add_middleware(AuthMiddleware)", "app.add_middleware(RateLimitMiddleware)\napp.add_middleware(AuthMiddleware)", {})]),
+        7: dict(steps=[("edit", py, "return await call_next(request)", "if not bucket.take(now):\n    return JSONResponse({\"error\": \"rate_limited\"}, 429, headers={\"Retry-After\": str(wait)})\nreturn await call_next(request)", {})]),
+        8: dict(fires=[NEAR("softwaredev/architecture/design", prob_en="0.4791", prob_multi="", tau_s="0.5000")],
+                steps=[("grep", "BaseSettings", ["src/api/settings.py"], {})]),
+        9: dict(steps=[("edit", "src/api/settings.py", "class Settings(BaseSettings):", "class Settings(BaseSettings):\n    rate_limit_per_minute: int = 600", {})]),
+        10: dict(steps=[("bash", "printenv | grep -i api_", "API_BASE_URL=http://localhost:8000", {"pre": [F("security/secrets", "bash", inject=True)]}),
+                        ("read", ".env.example", {"pre": [SUP("security/secrets", "file", "refire")]})]),
+        11: dict(steps=[("bash", "make test", ok(248), {"pre": [F("build", "bash")]})]),
+        12: dict(steps=[("agent", dict(
+            description="Find rate-limit exempt routes", type="Explore", model=HAIKU,
+            prompt="List every route in src/api that must not be rate limited (health checks, metrics, auth callbacks). Report file:line.",
+            dispatch=[F("softwaredev/code/navigation", "task", minimal=True, agent_id=True, dup_legacy=True)],
+            steps=[("grep", "@router.get\\(\"/(health|metrics)", ["src/api/routes/health.py", "src/api/routes/metrics.py"], {}),
+                   ("read", "tests/test_health.py", {"pre": [F("softwaredev/code/testing", "file", span=AUTO, inject=True, late=2)]})],
+            result="Exempt: GET /healthz (src/api/routes/health.py:12), GET /readyz (health.py:19), GET /metrics (src/api/routes/metrics.py:8)."))]),
+        13: dict(steps=[("edit", py, "EXEMPT: set[str] = set()", "EXEMPT = {\"/healthz\", \"/readyz\", \"/metrics\"}", {})]),
+        14: dict(fires=[F("softwaredev/delivery/commits", "keyword")],
+                 steps=[("bash", "git commit -S -am 'feat(ratelimit): in-memory token bucket per api key'", "[feat/rate-limit 1a2b3c4] feat(ratelimit): in-memory token bucket per api key", {})]),
+        16: dict(fires=[F("softwaredev/architecture/design", "semantic:embedding:en", 0.7012)]),
+        17: dict(fires=[SUP("softwaredev/architecture/design", "semantic:embedding:en", "refire")],
+                 steps=[("edit", "src/api/ratelimit_store.py", "", "class BucketStore(Protocol):\n    def take(self, key: str, now: float) -> bool: ...", {})]),
+        18: dict(steps=[("edit", "src/api/ratelimit_store.py", "class RedisStore:", "class RedisStore:\n    script = TAKE_LUA", {})]),
+        19: dict(fires=[F("softwaredev/code/testing", "keyword"), F("softwaredev/docs/adr", "semantic:embedding:en", 0.5120),
+                        F("build", "semantic:embedding:en", 0.5391),
+                        F("security/secrets", "semantic:embedding:en", 0.5210),
+                        SUP("softwaredev/code/quality", "semantic:embedding:en", "context_cap")],
+                 steps=[("edit", "tests/test_ratelimit_store.py", "", "def test_redis_store_refills(fake_redis):", {})]),
+        20: dict(steps=[("bash!", "pytest -q tests/test_ratelimit_store.py", "FF\nE   assert 0 == 1\n2 failed in 0.44s", {})]),
+        21: dict(steps=[("edit", "src/api/ratelimit.lua", "local elapsed = now - updated", "local elapsed = (now - updated) / 1000", {})]),
+        22: dict(steps=[("bash", "pytest -q tests/test_ratelimit_store.py", ok(4), {})]),
+        # the last turns before each compaction cross 75 % of the window: meta/context (state) fires
+        15: dict(steps=[("read", "src/api/routes/search.py", {}), ("read", "src/api/ratelimit.py", {}),
+                        ("grep", "redis", ["pyproject.toml", "src/api/settings.py"], {})]),
+        31: dict(steps=[("read", "src/api/routes/metrics.py", {}), ("edit", "src/api/routes/metrics.py", "REGISTRY = CollectorRegistry()", "REGISTRY = CollectorRegistry()\nLIMITED = Counter(\"ratelimit_limited_total\", \"limited requests\", [\"client\"], registry=REGISTRY)", {}),
+                        ("bash", "curl -s localhost:8000/metrics | grep ratelimit", "ratelimit_limited_total{client=\"k_7f3a\"} 12.0", {})]),
+        24: dict(fires=[EV("way_capped", way="softwaredev/code/quality", domain="softwaredev", chars="4180",
+                           budget="10000", scope="agent", project=P, session=S)],
+                 steps=[("bash", "python -m bench.middleware --requests 20000", "p50 0.041 ms  p99 0.190 ms  overhead 1.8%", {})]),
+        26: dict(fires=[SUP("softwaredev/docs/adr", "semantic:embedding:en", "refire")]),
+        27: dict(fires=[RD("softwaredev/docs/adr", "semantic:embedding:en", 0.6001)],
+                 steps=[("edit", "docs/adr/0009-rate-limiting.md", "", "# 9. Per-client rate limiting\n\nStatus: accepted", {})]),
+        28: dict(steps=[("bash", "ruff check src && mypy src", "All checks passed!\nSuccess: no issues found in 41 source files", {})]),
+        29: dict(fires=[F("softwaredev/delivery/commits", "keyword")],
+                 steps=[("bash", "git commit -S -am 'feat(ratelimit): redis store and ADR-0009'", "[feat/rate-limit 5d6e7f8] feat(ratelimit): redis store and ADR-0009", {})]),
+        32: dict(fires=[F("softwaredev/code/testing", "keyword")],
+                 steps=[("edit", "tests/test_metrics.py", "", "def test_limited_requests_are_counted(client):", {"pre": [CHECK("softwaredev/code/testing", "file", 61, 31, 30, 1, 1.60, "true")]})]),
+        34: dict(fires=[F("security/secrets", "semantic:embedding:en", 0.5904)],
+                 steps=[("grep", "api_key", ["src/api/auth/middleware.py", py], {})]),
+        35: dict(fires=[F("softwaredev/delivery/commits", "keyword")],
+                 steps=[("bash", "git rebase -i --autosquash main", "Successfully rebased and updated refs/heads/feat/rate-limit.", {})]),
+        36: dict(fires=[F("softwaredev/delivery/pull-requests", "keyword")],
+                 steps=[("bash", "gh pr create --fill", "https://git.example.com/dev/api-server/pull/431", {})]),
+        39: dict(steps=[("bash", "make test", ok(266), {})]),
+    }
+    answers = {4: "One failure: `take` does not refill before checking.", 5: "Clock skew gave a negative elapsed time; clamped it.",
+               12: "Three routes must be exempt.", 39: "266 passed. Rate limiting is done: in-memory and redis stores, metrics, ADR-0009, PR #431."}
+    for i, p in enumerate(S07_PROMPTS):
+        t = turns.get(i, {})
+        steps = t.get("steps")
+        if steps is None:
+            steps = [("read", h.rng.choice([py, "src/api/app.py", "src/api/settings.py", "src/api/ratelimit_store.py"]), {})]
+        s.prompt(p, fires=t.get("fires", ()), steps=steps, think=t.get("think"), answer=answers.get(i, "Done."),
+                 gap=h.rng.randint(30, 240))
+        if i in (15, 31):
+            s.compact("auto")
+    s.finish(S07_PROMPTS[-1])
+
+
+def s08_web(h: Home) -> None:
+    s = Session(h, "S08", "web", T(6, 10, 0, 12), gen="new", model=SONNET, version="2.1.180", branch="feat/login-form",
+                note="ambiguous join, +00:00 row, shadow judge, gate fallback, manual compaction")
+    s.start()
+    s.prompt("the login form should show server validation errors inline",
+             fires=[F("softwaredev/architecture/design", "semantic:embedding:en", 0.5802)],
+             steps=[("read", "src/components/LoginForm.tsx", {}), ("read", "src/api/client.ts", {})],
+             answer="The client throws away the 422 body; I'll surface `errors[]` to the form.")
+    s.prompt("do it",
+             fires=[JUDGED("softwaredev/code/quality", "0.210", "would_block", mode="shadow", candidates="2"),
+                    F("softwaredev/code/quality", "semantic:embedding:en", 0.5230, dt=1),
+                    JUDGE_CALL(cost="0.00042800", candidates="2", tokens=(401, 22, 0, 0), dt=1)],
+             steps=[("edit", "src/api/client.ts", "return res.json();",
+                     "if (res.status === 422) throw new ValidationError(await res.json());\n  return res.json();", {})],
+             answer="Client raises `ValidationError`; the form renders each field error.")
+    # Two prompts three seconds apart (the user interrupted and re-submitted): one 3 s cluster of fires,
+    # two UserPromptSubmit injections within 8 s -> the join must stay heuristic (ambiguous).
+    s.prompt("write unit tests for the login form",
+             fires=[F("softwaredev/code/testing", "keyword")], interrupt=True)
+    s.prompt("write unit tests for the login form, vitest not jest, and mock the api client",
+             fires=[SUP("softwaredev/code/testing", "keyword", "refire"),
+                    F("build", "semantic:late-interaction:en", 0.5412)],
+             steps=[("edit", "tests/LoginForm.test.tsx", "", "it(\"shows the server error next to the field\", async () => {", {})],
+             at=floor_s(s.hook_time) + timedelta(milliseconds=3000 + h.rng.randint(0, 150)),
+             answer="Vitest tests added; the api client is mocked at the module boundary.")
+    # fix_plus00() rewrites the middle fire of this turn (+1 s) to a +00:00 timestamp.
+    s.prompt("run them",
+             fires=[RD("softwaredev/code/testing", "semantic:embedding:en", 0.6044),
+                    RD("softwaredev/architecture/design", "semantic:embedding:en", 0.5075, dt=1),
+                    SUP("build", "semantic:embedding:en", "refire", dt=2)],
+             steps=[("bash", "npx vitest run", "✓ tests/LoginForm.test.tsx (4 tests) 58ms\nTest Files  1 passed (1)", {})],
+             answer="4 passed.")
+    s.prompt("the error text overlaps the input on mobile, let's squash that quickly",
+             fires=[GATED("softwaredev/delivery/commits", prob_en="0.0759", floor="0.1500")],
+             steps=[("grep", "field-error", ["src/components/LoginForm.module.css"], {})],
+             answer="The error uses absolute positioning; switching to normal flow.")
+    s.prompt("fix the css",
+             fires=[EV("gate_fallback", reason="deadline", gate_ms="1500", candidates="4", hook="UserPromptSubmit",
+                       scope="agent", project=P, session=S),
+                    JUDGE_CALL(outcome="fallback", reason="deadline", candidates="4", tokens=None),
+                    RD("softwaredev/code/quality", "semantic:embedding:en", 0.5188, dt=1)],
+             steps=[("edit", "src/components/LoginForm.module.css", ".field-error { position: absolute; }",
+                     ".field-error { margin-top: 4px; }", {})],
+             answer="Fixed.")
+    s.prompt("build to make sure",
+             steps=[("bash", "npm run build", "✓ 415 modules transformed.\ndist/assets/index-4f2a.js  212.44 kB", {})],
+             answer="Build OK.")
+    s.clock += timedelta(seconds=70)
+    s.compact("manual", "1. Login form shows 422 field errors inline (client + form).\n"
+                        "2. Vitest tests pass; mobile CSS fixed.\n3. Next: accessibility pass.")
+    for q, a in [("check the form with a screen reader in mind: labels, aria-live", "Added `aria-live=polite` and label ids."),
+                 ("keyboard focus should go to the first invalid field", "Focus now moves to the first invalid field."),
+                 ("add a test for the focus behaviour", "Test added."),
+                 ("run all tests", "All 58 pass."),
+                 ("commit", "Committed."),
+                 ("open the pull request", "PR #88 opened."),
+                 ("thanks", "You're welcome.")]:
+        fires, steps = [], []
+        if q.startswith("add a test"):
+            fires = [F("softwaredev/code/testing", "semantic:embedding:en", 0.6671)]
+            steps = [("edit", "tests/LoginForm.test.tsx", "});\n", "});\n\nit(\"focuses the first invalid field\", async () => {",
+                      {"post": [F("softwaredev/code/quality", "postcheck")]})]
+        if q == "commit":
+            fires = [F("softwaredev/delivery/commits", "keyword")]
+            steps = [("bash", "git commit -S -am 'feat(login): inline server validation errors'",
+                      "[feat/login-form 3c9d1e2] feat(login): inline server validation errors", {})]
+        if q.startswith("open"):
+            fires = [F("softwaredev/delivery/pull-requests", "semantic:embedding:en", 0.7420)]
+            steps = [("bash", "gh pr create --fill", "https://git.example.com/dev/web-ui/pull/88", {})]
+        if q == "run all tests":
+            steps = [("bash", "npx vitest run", "Test Files  9 passed (9)\n     Tests  58 passed (58)", {})]
+        s.prompt(q, fires=fires, steps=steps, answer=a)
+    s.finish()
+
+
+def s09_infra(h: Home) -> None:
+    s = Session(h, "S09", "infra", T(6, 15, 30, 2), gen="new", version="2.1.180", branch="main",
+                note="session_start also in the legacy file; cwd changes after cd")
+    s.start(dup_legacy=True)
+    s.prompt("the api pods can't reach the new db, check the security group in terraform",
+             fires=[NEAR("infra/terraform", prob_en="0.4712", prob_multi="0.4388", tau_s="0.5000")],
+             steps=[("bash", "cd terraform && terraform state list | grep security_group", "module.db.aws_security_group.db\nmodule.eks.aws_security_group.node", {"cd": "/home/dev/src/infra/terraform"}),
+                    ("read", "modules/db/main.tf", {"pre": [F("infra/terraform", "file", span=AUTO, inject=False)]})],
+             answer="The db group allows the old node CIDR only.")
+    s.prompt("fetch the db password from vault so I can test a connection",
+             steps=[("bash", "vault kv get -field=username secret/api/staging/db", "api_app", {"pre": [F("security/secrets", "semantic:bash:en", 0.6588)]})],
+             answer="I fetched the username only; run the password fetch yourself so it stays out of this transcript.")
+    s.prompt("allow the node security group instead of the CIDR",
+             steps=[("edit", "modules/db/main.tf", "cidr_blocks = [var.node_cidr]", "security_groups = [var.node_sg_id]", {}),
+                    ("bash", "terraform plan -no-color", "Plan: 1 to add, 0 to change, 1 to destroy.", {})],
+             answer="Plan replaces one rule.")
+    s.prompt("apply it", steps=[("bash", "terraform apply -auto-approve tfplan", "Apply complete! Resources: 1 added, 0 changed, 1 destroyed.", {})],
+             answer="Applied; pods connect now.")
+    s.prompt("thanks", answer="Done.")
+    s.finish()
+
+
+def s10_notes(h: Home) -> None:
+    s = Session(h, "S10", "notes", T(7, 9, 10, 44), gen="new", model=SONNET, version="2.1.184", branch="",
+                note="scan_candidates and way_pulled (native JSON types), multilingual fires")
+    s.start()
+    cands = [{"way": "writing/notes", "cosine": 0.6123, "share": 0.4411, "margin": 0.0932},
+             {"way": "softwaredev/docs/adr", "cosine": 0.5191, "share": 0.2102, "margin": 0.0412},
+             {"way": "collaboration/teams", "cosine": 0.4779, "share": 0.1260, "margin": 0.0305},
+             {"way": "softwaredev/architecture/design", "cosine": 0.4474, "share": 0.0921, "margin": 0.0218},
+             {"way": "meta/context", "cosine": 0.4256, "share": 0.0764, "margin": None}]
+    s.prompt("Leg eine neue Notiz zum Thema Zettelkasten-Verlinkung an und verknüpfe sie mit dem Wochenrückblick",
+             fires=[EV("scan_candidates", lane="multi", basis="single", session=S, project=P, sidecar=False,
+                       candidates=cands),
+                    EV("scan_candidates", lane="en", basis="single", session=S, project=P, sidecar=True,
+                       candidates=[dict(c, cosine=round(c["cosine"] - 0.05, 4)) for c in cands[:2]]),
+                    F("writing/notes", "semantic:embedding:multi", 0.7215),
+                    NEAR("softwaredev/docs/adr", prob_en="", prob_multi="0.4630", tau_s="0.5000")],
+             steps=[("edit", "zettel/verlinkung.md", "", "# Zettelkasten-Verlinkung\n\nSiehe [[2026/11/review-45]].", {})],
+             answer="Notiz angelegt und verlinkt.")
+    s.prompt("show me the notes way again",
+             fires=[EV("way_pulled", dt=1, way="writing/notes", domain="writing", window="refire", scope="agent",
+                       project=P, session=S, agent_id=A, token_position=TP, out_of_band=False, stamped=True)],
+             answer="Here it is: one idea per note, link instead of nesting, weekly inbox processing.")
+    s.prompt("and the ADR way, just to read it",
+             fires=[EV("way_pulled", dt=1, way="softwaredev/docs/adr", domain="softwaredev", window="first_fire",
+                       scope="agent", project=P, session=S, agent_id=A, out_of_band=True, stamped=True,
+                       epoch_distance=2)],
+             answer="Shown.")
+    s.prompt("Danke!", answer="Gern.")
+    s.finish()
+
+
+def s11_judge(h: Home) -> None:
+    s = Session(h, "S11", "api", T(7, 11, 0, 9), gen="new", version="2.1.184", branch="feat/audit-log",
+                note="judge gate: pass, block, ancestor block, capped; check pull; teammate fire")
+    s.start(fires=[F("meta/orientation", "state"),
+                   F("collaboration/teams", "state", minimal=True, scope="teammate", team="api-refactor-team",
+                     inject=True, dt=1)])
+    s.prompt("add an audit log for admin actions: who, what, when, before/after",
+             fires=[JUDGED("softwaredev/architecture/design", "0.812", "pass"),
+                    JUDGED("softwaredev/delivery", "0.050", "block", candidates="3"),
+                    EV("way_judged", way="softwaredev/delivery/commits", p_yes="0.050", threshold="0.30",
+                       verdict="block", reason="ancestor", ancestor="softwaredev/delivery", hook="UserPromptSubmit",
+                       scope="agent", project=P, session=S, agent_id=A),
+                    JUDGE_CALL(cost="0.00071400", tokens=(688, 41, 0, 0)),
+                    F("softwaredev/architecture/design", "semantic:embedding:en", 0.6650, dt=1)],
+             steps=[("grep", "is_admin", ["src/api/routes/admin.py", "src/api/auth/middleware.py"], {})],
+             think="An append-only table plus a decorator on admin routes.",
+             answer="Plan: `audit_events` table, an `@audited` decorator, JSON diff of before/after.")
+    s.prompt("write the tests for the decorator first",
+             steps=[("edit", "tests/test_audit.py", "", "def test_audited_records_actor_and_diff(admin_client):",
+                     {"pre": [CHECK("softwaredev/code/testing", "file", 3, 0, 3, 0, 1.40, "false"),
+                              F("softwaredev/code/testing", "check-pull", inject=True)]})],
+             answer="Tests written; they fail as expected.")
+    s.prompt("implement it",
+             steps=[("edit", "src/api/audit.py", "", "def audited(action: str):", {}),
+                    ("edit", "tests/test_audit.py", "assert events == []", "assert [e.action for e in events] == [\"user.disable\"]",
+                     {"pre": [SUP("softwaredev/code/testing", "file", "refire", kind="check")]})],
+             answer="Decorator and model done.")
+    s.prompt("which of these ways would even apply here? run the gate over all of them",
+             fires=[EV("gate_capped", judged="8", unjudged="2", ways="softwaredev/docs/readme,collaboration/teams",
+                       hook="UserPromptSubmit", scope="agent", project=P, session=S),
+                    JUDGED("softwaredev/docs/adr", "0.640", "pass", candidates="10", judge_ms="655", gate_ms="702"),
+                    JUDGE_CALL(cost="0.00148300", candidates="8", tokens=(1490, 96, 512, 0)),
+                    F("softwaredev/docs/adr", "semantic:embedding:en", 0.5533, dt=1)],
+             answer="Eight were judged; the ADR way passed.")
+    s.prompt("record the audit log decision as an ADR",
+             steps=[("edit", "docs/adr/0010-audit-log.md", "", "# 10. Append-only audit log\n\nStatus: proposed", {})],
+             answer="ADR-0010 drafted.")
+    s.prompt("commit the delivery part now",
+             fires=[JUDGED("softwaredev/delivery", "0.730", "pass"),
+                    JUDGED("softwaredev/delivery/commits", "0.910", "pass"),
+                    JUDGE_CALL(cost="0.00069800", tokens=(702, 40, 0, 0)),
+                    F("softwaredev/delivery", "semantic:embedding:en", 0.5870, dt=1),
+                    F("softwaredev/delivery/commits", "keyword", dt=1, parent="softwaredev/delivery", tree_depth="1",
+                      epoch_distance="0")],
+             steps=[("bash", "git commit -S -am 'feat(audit): append-only audit log for admin actions'", "[feat/audit-log 8e1f2a3] feat(audit): append-only audit log for admin actions", {})],
+             answer="Committed.")
+    for q in ["add the migration", "run the suite", "show the diff stat", "push", "anything left?", "bye"]:
+        steps = []
+        if q == "run the suite":
+            steps = [("bash", "make test", ok(281), {"pre": [F("build", "bash")]})]
+        if q == "show the diff stat":
+            steps = [("bash", "git diff --stat main", " 7 files changed, 244 insertions(+), 3 deletions(-)", {})]
+        if q == "add the migration":
+            steps = [("bash", "alembic revision --autogenerate -m 'audit events'", "Generating migrations/versions/9c1e_audit_events.py ...  done", {})]
+        s.prompt(q, steps=steps, answer="Done.")
+    s.finish()
+
+
+def s12_numbers(h: Home) -> None:
+    s = Session(h, "S12", "web", T(8, 14, 0, 27), gen="new", model=SONNET, version="2.1.190", branch="chore/bundle",
+                note="rows with JSON numbers; semantic bash multilingual; postcheck")
+    s.start()
+    s.prompt("the bundle grew 40 kB last week, find out why",
+             fires=[F("softwaredev/architecture/design", "semantic:embedding:en", 0.6120, numeric=True)],
+             steps=[("bash", "npx vite-bundle-visualizer --json | head -20", "date-fns 41.2 kB (new)\nreact-dom 130.1 kB", {})],
+             answer="`date-fns` came in with the new date picker, fully imported.")
+    s.prompt("switch to per-function imports",
+             steps=[("edit", "src/components/DatePicker.tsx", "import * as dfns from \"date-fns\";", "import { format, parseISO } from \"date-fns\";", {"post": [F("softwaredev/code/quality", "postcheck")]})],
+             answer="Switched.")
+    s.prompt("rebuild and compare",
+             steps=[("bash", "pnpm turbo run bundle --filter web-ui", "web-ui:bundle: dist/assets/index.js 173.9 kB", {"pre": [F("build", "semantic:bash:multi", 0.5820)]})],
+             answer="Down 38.6 kB.")
+    s.prompt("what did the judge cost us this week?",
+             fires=[JUDGE_CALL(cost="0.00052100", tokens=(455, 31, 0, 0), numeric=True)],
+             answer="Judge calls are in the agent-ways log; about $0.05 this week.")
+    s.prompt("commit",
+             fires=[F("softwaredev/delivery/commits", "keyword")],
+             steps=[("bash", "git commit -S -am 'perf(bundle): import date-fns per function'", "[chore/bundle 2b7c9d0] perf(bundle): import date-fns per function", {})],
+             answer="Committed.")
+    s.prompt("thanks", answer="Welcome.")
+    s.finish()
+
+
+def s13_unknown_channel(h: Home) -> None:
+    s = Session(h, "S13", "infra", T(8, 20, 15, 33), gen="new", version="2.1.190", branch="main",
+                note="a way shown by hand (trigger unknown); secrets bash fire; suppressed pull")
+    s.start()
+    s.prompt("print the env vars the deploy script needs",
+             steps=[("bash", "printenv | grep -E '^(AWS_REGION|CLUSTER)='", "AWS_REGION=eu-central-1\nCLUSTER=staging", {"pre": [F("security/secrets", "bash")]})],
+             answer="Only AWS_REGION and CLUSTER are read; credentials come from the instance role.")
+    s.prompt("show me the commits way, I want to read it",
+             steps=[("bash", "ways show way softwaredev/delivery/commits", "# Commits (personal conventions)\n...", {"pre": [F("softwaredev/delivery/commits", "unknown", inject=False)]})],
+             answer="That's the user version; it shadows the shipped one.")
+    s.prompt("and the secrets way",
+             fires=[EV("way_pulled", dt=1, way="security/secrets", domain="security", window="suppressed", scope="agent",
+                       project=P, session=S, agent_id=A, reason="refire window open", out_of_band=False,
+                       stamped=False, epoch_distance=1)],
+             answer="Not re-shown: it fired a moment ago.")
+    s.finish()
+
+
+def s14_transcript_only(h: Home) -> None:
+    s = Session(h, "S14", "notes", T(9, 10, 0, 6), gen=None, model=SONNET, version="2.1.190", branch="",
+                note="transcript only: agent-ways hooks were not active")
+    s.start()
+    s.prompt("what's on my reading list?", steps=[("read", "reading/list.md", {})], answer="Five books, four unread.")
+    s.prompt("mark 'Thinking in Systems' as started",
+             steps=[("edit", "reading/list.md", "- [ ] Thinking in Systems", "- [~] Thinking in Systems", {})],
+             answer="Marked.")
+    s.prompt("thanks", answer="Enjoy the book.")
+    s.finish()
+
+
+# --------------------------------------------------------------------------------------------
+# Assembly
+# --------------------------------------------------------------------------------------------
+
+def extra_events(h: Home) -> None:
+    h.log(T(5, 6, 0, 0), {"ts": sec(T(5, 6, 0, 0)), "event": "event_log_dropped", "bytes": 41943040,
+                          "reason": "archive failed"})
+
+
+def fix_plus00(h: Home) -> None:
+    """Rewrite one S08 row (between two rows two seconds apart) with a +00:00 timestamp."""
+    s08 = next(s for s in h.sessions if s.key == "S08")
+    rows = [e for e in h.events if e["session"] == s08.sid and e["d"]["event"] == "way_redisclosed"
+            and e["d"]["way"] == "softwaredev/architecture/design"]
+    e = rows[0]  # the row at +1 s in the "run them" turn, between fires at +0 s and +2 s
+    e["d"]["ts"] = e["dt"].strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    e["line"] = dumps(e["d"])
+
+
+def route(h: Home) -> dict[str, list]:
+    out: dict[str, list] = {"live": [], "legacy": []}
+    members: dict[tuple[str, int], list] = {}
+    for e in sorted(h.events, key=lambda e: (e["sort"], e["seq"])):
+        dest, dt = e["dest"], e["dt"]
+        if dest == "legacy":
+            out["legacy"].append(e["line"])
+            continue
+        if dt >= LIVE_FROM or e["d"]["event"] == "judge_call":
+            out["live"].append(e["line"])
+            continue
+        for name, member, upto in ARCHIVES:
+            if dt < upto:
+                members.setdefault((name, member), []).append(e["line"])
+                break
+        if dt >= OVERLAP_FROM:
+            out["live"].append(e["line"])
+    out["archives"] = members
+    return out
+
+
+def build(out: Path) -> Home:
+    h = Home()
+    for fn in (s01_pre1, s02_split, s03_old_compacted, s04_old_web, s05_notes_overlap, s06_no_transcript,
+               s07_long, s08_web, s09_infra, s10_notes, s11_judge, s12_numbers, s13_unknown_channel,
+               s14_transcript_only):
+        fn(h)
+    extra_events(h)
+    fix_plus00(h)
+    routed = route(h)
+    # live log: order of writing; overlap lines and kept judge_call lines come first after rotation
+    h.put_text(f"{STATE}/events.jsonl", "".join(line + "\n" for line in routed["live"]))
+    h.put_text(LEGACY, "".join(line + "\n" for line in routed["legacy"]))
+    archives: dict[str, bytes] = {}
+    for (name, _member), lines in sorted(routed["archives"].items()):
+        archives[name] = archives.get(name, b"") + gz_member(name[:-3], lines)
+    for name, data in archives.items():
+        h.files[f"{STATE}/{name}"] = data
+    preserved = [
+        dumps({"ts": "2025-12-31T16:02:11Z", "event": "session_start", "project": "/home/dev/src/api-server",
+               "session": "0c6f1f7e-5d1b-4c33-9f0a-preserved0001"}),
+        dumps({"ts": "2025-12-31T16:03:40Z", "event": "way_fired", "way": "softwaredev/delivery/commits",
+               "domain": "softwaredev", "trigger": "bash", "scope": "agent", "project": "/home/dev/src/api-server",
+               "session": "0c6f1f7e-5d1b-4c33-9f0a-preserved0001"}),
+    ]
+    h.files[f"{STATE}/events-preserved-2026-01-01.jsonl.gz"] = gz_member("events-preserved-2026-01-01.jsonl",
+                                                                         preserved)
+    for root, rel, text in WAYS:
+        h.put_text(f"{root}/{rel}", text)
+
+    out = Path(out)
+    if out.exists():
+        extra = sorted(p.name for p in out.iterdir() if p.name not in (".claude", ".local", ".config"))
+        if extra:
+            sys.exit(f"refusing to wipe {out}: it holds {extra[:3]} (not a sample home)")
+        shutil.rmtree(out)
+    for rel in sorted(h.files):
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(h.files[rel])
+    return h
+
+
+def turns_of(h: Home, sid: str) -> int:
+    rows = []
+    for e in h.events:
+        d = e["d"]
+        if d.get("session") != sid or not str(d.get("ts", "")).endswith("Z"):
+            continue
+        if d["event"] in ("way_fired", "way_redisclosed", "way_keyword_gated", "way_suppressed") or (
+                d["event"] == "way_judged" and d.get("verdict") == "block"):
+            rows.append(e["dt"])
+    rows.sort()
+    n, last = 0, None
+    for dt in rows:
+        if last is None or (dt - last).total_seconds() > 3:
+            n += 1
+        last = dt
+    return n
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    h = build(args.out)
+    if args.quiet:
+        return
+    total = sum(len(b) for b in h.files.values())
+    print(f"wrote {len(h.files)} files, {total} bytes, to {args.out}")
+    print("key  session                               project                    prompts event-turns compactions transcript")
+    for s in h.sessions:
+        print(f"{s.key}  {s.sid}  {s.project:<26} {s.prompts:>7} {turns_of(h, s.sid) if s.gen else '-':>11} "
+              f"{s.compactions:>11} {'yes' if s.write_transcript else 'no':>10}  {s.note}")
+
+
+if __name__ == "__main__":
+    main()
