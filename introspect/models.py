@@ -157,6 +157,7 @@ class Session(models.Model):
     keyed_turns = models.IntegerField(default=0)
     window_count = models.IntegerField(default=0)
     models_seen = models.TextField(default="", blank=True, help_text="comma-separated `model` values of fires")
+    derived_version = models.PositiveIntegerField(default=0, help_text="rebuild.DERIVED_VERSION when last rebuilt")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -7,6 +7,7 @@ a pure function of the imported lines, whatever order the sources were read in.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import batched
 from pathlib import PurePosixPath
 
 from django.db import transaction
@@ -15,6 +16,8 @@ from django.db.models import F
 from introspect import turns as turn_model
 from introspect.models import Project, Session, Turn, TurnWay, WaysEvent, Window
 
+# Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
+DERIVED_VERSION = 1
 EVENT_ORDER = (F("ts_raw").asc(nulls_first=True), "order_rank", "order_generation", "order_offset", "order_index")
 
 
@@ -32,9 +35,14 @@ def project_for(path: str) -> Project | None:
 
 
 def rebuild_sessions(sids: Iterable[str]) -> int:
-    """Rebuild every named session; returns how many were rebuilt."""
+    """Rebuild every named session, and any built by an older version; returns how many."""
     count = 0
-    for session in Session.objects.filter(sid__in=set(sids)):
+    # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
+    for chunk in batched(sorted(set(sids)), 500):
+        for session in Session.objects.filter(sid__in=chunk):
+            rebuild_session(session)
+            count += 1
+    for session in Session.objects.filter(derived_version__lt=DERIVED_VERSION):
         rebuild_session(session)
         count += 1
     return count
@@ -69,6 +77,7 @@ def rebuild_session(session: Session) -> None:
     session.keyed_turns = summary.keyed_turns
     session.near_misses = sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_nearmiss")
     session.window_count = len(starts)
+    session.derived_version = DERIVED_VERSION
     session.models_seen = ", ".join(sorted({event.model for event in events if event.model and event.model != "unknown"}))
 
     with transaction.atomic():
