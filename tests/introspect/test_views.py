@@ -162,3 +162,12 @@ def test_it_sends_a_content_security_policy_with_a_nonce_on_scripts(client):
 
 def test_it_refuses_writes_on_read_only_pages():
     assert Client().post("/").status_code == 405
+
+
+def test_it_explains_a_gated_row_with_its_probability_and_floor(client, home):
+    append(home.live, line(ts="2026-11-01T10:00:00Z", event="session_start", session="g1", project="/p"),
+           line(ts="2026-11-01T10:00:01Z", event="way_keyword_gated", way="d/g", matched_span="remember",
+                prob_en="0.0759", prob_multi="", floor="0.1500", trigger="prompt", session="g1"))
+    call_command("ingest", stdout=StringIO())
+    body = client.get("/sessions/g1/").content.decode()
+    assert "keyword matched, vetoed: probability 0.076 below floor 0.15" in body
