@@ -181,17 +181,26 @@ def read_long_line(fh, start: int, *, max_line: int, block: int = 1 << 20) -> tu
             start + length + 1)
 
 
-def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
-               max_line: int = 64 << 20, block: int = 1 << 20) -> Chunk | None:
-    """Complete lines after the checkpoint, up to about `limit` bytes; None when the file is gone."""
+def open_at(path: Path, checkpoint: Checkpoint | None):
+    """(file, stat, new generation?, offset to read from), or None when the file is gone."""
     try:
         fh = open(path, "rb")
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
+    st = os.fstat(fh.fileno())
+    new_generation = not is_same_file(st, checkpoint, fh)
+    pos = 0 if new_generation or checkpoint is None else checkpoint.offset
+    return fh, st, new_generation, pos
+
+
+def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
+               max_line: int = 64 << 20, block: int = 1 << 20) -> Chunk | None:
+    """Complete lines after the checkpoint, up to about `limit` bytes; None when the file is gone."""
+    opened = open_at(path, checkpoint)
+    if opened is None:
+        return None
+    fh, st, new_generation, pos = opened
     with fh:
-        st = os.fstat(fh.fileno())
-        new_generation = not is_same_file(st, checkpoint, fh)
-        pos = 0 if new_generation or checkpoint is None else checkpoint.offset
         lines: list[Line] = []
         consumed = 0
         at_end = True
@@ -263,14 +272,11 @@ def read_gzip_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8
     byte. A member still being written (it reaches the end of the file with no later header) is
     left for the next poll.
     """
-    try:
-        fh = open(path, "rb")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+    opened = open_at(path, checkpoint)
+    if opened is None:
         return None
+    fh, st, new_generation, pos = opened
     with fh:
-        st = os.fstat(fh.fileno())
-        new_generation = not is_same_file(st, checkpoint, fh)
-        pos = 0 if new_generation or checkpoint is None else checkpoint.offset
         fh.seek(pos)
         data = fh.read()
         base = pos
