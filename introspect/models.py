@@ -36,7 +36,8 @@ class SourceFile(models.Model):
         EVENTS_ARCHIVE = "events_archive"
         EVENTS_LEGACY = "events_legacy"
         EVENTS_EXTRA = "events_extra"
-        WAY = "way"
+        TRANSCRIPT = "transcript"
+        SUBAGENT_TRANSCRIPT = "subagent_transcript"
 
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -48,6 +49,9 @@ class SourceFile(models.Model):
     rel_path = models.TextField(help_text="path under root; display only, identity is dev/inode/anchor")
     generation = models.PositiveIntegerField(default=1)
     rank = models.BigIntegerField(default=0, help_text="source rank in event order (archives oldest first)")
+    session_key = models.CharField(max_length=255, blank=True, default="",
+                                   help_text="transcripts: the session the file belongs to (its name or folder)")
+    agent_key = models.CharField(max_length=255, blank=True, default="", help_text="subagent files: the agent id")
     dev = models.BigIntegerField(default=0)
     inode = models.BigIntegerField(default=0)
     head_fp = models.CharField(max_length=64, blank=True, default="")
@@ -70,10 +74,14 @@ class SourceFile(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["root", "rel_path", "generation"], name="source_generation_unique"),
         ]
-        indexes = [models.Index(fields=["kind", "status"])]
+        indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["session_key"])]
 
     def __str__(self) -> str:
         return f"{self.path} (generation {self.generation})"
+
+    @property
+    def is_transcript(self) -> bool:
+        return self.kind in (self.Kind.TRANSCRIPT, self.Kind.SUBAGENT_TRANSCRIPT)
 
     @property
     def path(self) -> str:
@@ -133,6 +141,12 @@ class Session(models.Model):
     class Origin(models.TextChoices):
         EVENTS = "events", "session_start recorded"
         INFERRED = "inferred", "inferred from events (no session_start)"
+        TRANSCRIPT = "transcript", "transcript only (no agent-ways events)"
+
+    class TranscriptStatus(models.TextChoices):
+        PRESENT = "present"
+        GONE = "gone", "deleted upstream; kept here"
+        NONE = "none", "never imported"
 
     sid = models.CharField(max_length=255, unique=True)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
@@ -157,6 +171,19 @@ class Session(models.Model):
     keyed_turns = models.IntegerField(default=0)
     window_count = models.IntegerField(default=0)
     models_seen = models.TextField(default="", blank=True, help_text="comma-separated `model` values of fires")
+    transcript = models.ForeignKey("SourceFile", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                   help_text="the trunk file introspection reads (introspection.md §4.1)")
+    transcript_status = models.CharField(max_length=16, choices=TranscriptStatus.choices,
+                                         default=TranscriptStatus.NONE)
+    window_k = models.PositiveIntegerField(default=200, help_text="context window in K tokens")
+    window_from_model = models.BooleanField(default=False, help_text="False: the 200K default applied")
+    model = models.CharField(max_length=255, blank=True, default="", help_text="last assistant model")
+    title = models.TextField(blank=True, default="")
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    cache_creation_input_tokens = models.BigIntegerField(default=0)
+    cache_read_input_tokens = models.BigIntegerField(default=0)
+    message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
     derived_version = models.PositiveIntegerField(default=0, help_text="rebuild.DERIVED_VERSION when last rebuilt")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -281,6 +308,12 @@ class Turn(models.Model):
     join_confidence = models.CharField(max_length=16, choices=Join.choices, default=Join.HEURISTIC)
     join_reason = models.CharField(max_length=64, blank=True, default="")
     transcript_uuid = models.CharField(max_length=64, blank=True, default="")
+    prompt_entry = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+", help_text="keyed turns: the user prompt")
+    context_entry = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+", help_text="keyed turns: the UserPromptSubmit injection")
+    nearest_prompt = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
+                                       related_name="+", help_text="heuristic turns: the prompt nearest in time")
 
     class Meta:
         ordering = ["session", "epoch"]
@@ -373,3 +406,92 @@ class ImportRun(models.Model):
     duplicate = models.BigIntegerField(default=0)
     seconds = models.FloatField(default=0)
     error = models.TextField(blank=True, default="")
+
+
+class TranscriptEntry(models.Model):
+    """One physical line of a Claude Code transcript (trunk or subagent file).
+
+    Every physical line is kept per file, because introspection reads one located file per
+    session (introspection.md §4.1); `is_copy` marks a uuid already seen in another file of the
+    same session (a resumed session replaying its prefix), which conversation views skip.
+    """
+
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="entries")
+    offset = models.BigIntegerField()
+    index = models.IntegerField(default=0)
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries")
+    session_key = models.CharField(max_length=255)
+    line_session_id = models.CharField(max_length=255, null=True, blank=True)
+    type = models.CharField(max_length=64)
+    subtype = models.CharField(max_length=64, blank=True, default="")
+    uuid = models.CharField(max_length=64, null=True, blank=True)
+    parent_uuid = models.CharField(max_length=64, null=True, blank=True, help_text="never an enforced key")
+    logical_parent_uuid = models.CharField(max_length=64, null=True, blank=True)
+    timestamp_raw = models.CharField(max_length=64, null=True, blank=True)
+    ts = models.DateTimeField(null=True, blank=True)
+    is_sidechain = models.BooleanField(default=False)
+    agent_id = models.CharField(max_length=255, null=True, blank=True)
+    version = models.CharField(max_length=32, blank=True, default="")
+    cwd = models.TextField(blank=True, default="")
+    is_meta = models.BooleanField(default=False)
+    is_compact_summary = models.BooleanField(default=False)
+    is_prompt = models.BooleanField(default=False, help_text="a real user prompt")
+    prompt_id = models.CharField(max_length=64, null=True, blank=True)
+    request_id = models.CharField(max_length=128, null=True, blank=True)
+    message_id = models.CharField(max_length=128, null=True, blank=True)
+    model = models.CharField(max_length=255, null=True, blank=True)
+    hook_event = models.CharField(max_length=64, null=True, blank=True)
+    tool_use_id = models.CharField(max_length=128, null=True, blank=True)
+    tool_name = models.CharField(max_length=255, null=True, blank=True)
+    tool_result_id = models.CharField(max_length=128, null=True, blank=True)
+    is_error = models.BooleanField(default=False)
+    spawned_agent_id = models.CharField(max_length=255, null=True, blank=True)
+    text = models.TextField(blank=True, default="")
+    input_tokens = models.BigIntegerField(null=True, blank=True)
+    output_tokens = models.BigIntegerField(null=True, blank=True)
+    cache_creation_input_tokens = models.BigIntegerField(null=True, blank=True)
+    cache_read_input_tokens = models.BigIntegerField(null=True, blank=True)
+    has_usage = models.BooleanField(default=False, help_text="usage carries cache_read_input_tokens")
+    inert = models.BooleanField(default=False, help_text="counted, raw not kept (progress chatter, snapshots)")
+    is_copy = models.BooleanField(default=False)
+    sha256 = models.CharField(max_length=64)
+    raw = models.BinaryField(help_text="the line; zlib-compressed when raw_compressed")
+    raw_compressed = models.BooleanField(default=False)
+    flags = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "offset", "index"], name="entry_position_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["session", "source", "offset"], name="entry_session_order"),
+            models.Index(fields=["session_key", "uuid"], name="entry_session_uuid"),
+            models.Index(fields=["tool_use_id"], name="entry_tool_use"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.uuid or ''} in {self.session_key}"
+
+    @property
+    def line(self) -> bytes:
+        import zlib
+
+        data = bytes(self.raw)
+        return zlib.decompress(data) if self.raw_compressed else data
+
+
+class Subagent(models.Model):
+    """A subagent run of a session, linked to the tool call that spawned it when the files say so."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="subagents")
+    agent_id = models.CharField(max_length=255)
+    source = models.ForeignKey(SourceFile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    tool_use_id = models.CharField(max_length=128, blank=True, default="")
+    spawn_entry = models.ForeignKey(TranscriptEntry, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="spawned")
+    agent_type = models.CharField(max_length=255, blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    link = models.CharField(max_length=32, blank=True, default="", help_text="meta.json, tool_result, agent_progress")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "agent_id"], name="subagent_unique")]

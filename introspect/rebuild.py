@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import batched
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+import orjson
 
 from django.db import transaction
 from django.db.models import F
 
+from introspect import join
 from introspect import turns as turn_model
-from introspect.models import Project, Session, Turn, TurnWay, WaysEvent, Window
+from introspect.models import Project, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 1
+DERIVED_VERSION = 2
 EVENT_ORDER = (F("ts_raw").asc(nulls_first=True), "order_rank", "order_generation", "order_offset", "order_index")
 
 
@@ -48,23 +51,107 @@ def rebuild_sessions(sids: Iterable[str]) -> int:
     return count
 
 
+def locate_trunk(sid: str, project: str) -> SourceFile | None:
+    """introspection.md §4.1: the project's slug folder first, else the first folder holding the file."""
+    if not sid or "/" in sid or "\\" in sid or sid == "..":
+        return None
+    candidates = {}
+    for row in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by("generation"):
+        candidates[row.rel_path] = row  # the newest generation of each path
+    if not candidates:
+        return None
+    if project:
+        slug = join.project_slug(project)
+        wanted = f"{slug}/{sid}.jsonl"
+        if wanted in candidates:
+            return candidates[wanted]
+        if len(slug) > 200:
+            prefixed = [path for path in candidates if path.startswith(slug[:200] + "-")]
+            if len(prefixed) == 1:
+                return candidates[prefixed[0]]
+    first = min(candidates, key=lambda path: path.split("/")[0])
+    return candidates[first]
+
+
+def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
+    if trunk is None:
+        return []
+    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "text"))
+
+
+def session_usage(session: Session) -> dict[str, int]:
+    """Token totals over the session's files, de-duplicated by message.id + requestId as ccusage does.
+
+    ccusage 17.2.1 keeps the FIRST usage seen for a key (files read oldest first) and never merges
+    lines lacking either id; we match it so totals agree with the tool people already trust.
+    """
+    totals = dict.fromkeys(USAGE_FIELDS, 0)
+    rows = (TranscriptEntry.objects.filter(session=session)
+            .exclude(input_tokens=None, output_tokens=None, cache_creation_input_tokens=None,
+                     cache_read_input_tokens=None)
+            .values_list("source_id", "offset", "index", "ts", "message_id", "request_id", *USAGE_FIELDS))
+    first_seen: dict[int, object] = {}
+    for source_id, _, _, ts, *_ in rows:
+        if ts is not None and (source_id not in first_seen or ts < first_seen[source_id]):
+            first_seen[source_id] = ts
+    ordered = sorted(rows, key=lambda r: (first_seen.get(r[0]) is None, first_seen.get(r[0]) or 0, r[0], r[1], r[2]))
+    seen: set[tuple[str, str]] = set()
+    for row in ordered:
+        message_id, request_id = row[4], row[5]
+        if message_id and request_id:
+            if (message_id, request_id) in seen:
+                continue
+            seen.add((message_id, request_id))
+        for name, value in zip(USAGE_FIELDS, row[6:], strict=True):
+            totals[name] += value or 0
+    return totals
+
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
 def rebuild_session(session: Session) -> None:
     events = events_in_order(session)
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
     first_project = next((event.project for event in events if event.project), "")
     built = turn_model.build_turns(events)
-    summary = turn_model.summarise(built, keyed_turns=0)
+    recorded_project = (origin.project or "") if origin else ""
+    trunk = locate_trunk(session.sid, recorded_project)
+    entries = trunk_entries(trunk)
+    prompts = join.prompt_turns(entries)
+    unmatched = join.no_match_reason(entries, prompts)
+    joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
+    by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
+    prompt_entries = [entry for entry in entries if entry.is_prompt and entry.ts is not None]
+    summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     occurrences = [max(event.occurrences, 1) for event in events]
     last = events[-1] if events else None
 
-    session.origin = Session.Origin.EVENTS if origin else Session.Origin.INFERRED
-    session.recorded_project = (origin.project or "") if origin else ""
+    session.origin = (Session.Origin.EVENTS if origin else
+                      Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT)
+    session.recorded_project = recorded_project
+    session.transcript = trunk
+    session.transcript_status = (Session.TranscriptStatus.NONE if trunk is None else
+                                 Session.TranscriptStatus.GONE if trunk.status == SourceFile.Status.GONE else
+                                 Session.TranscriptStatus.PRESENT)
+    session.model = join.last_model(entries) or ""
+    window, session.window_from_model = join.window_for(session.model or None)
+    session.window_k = window // 1000
+    session.title = next((e.text for e in reversed(entries) if e.type in ("ai-title", "custom-title") and e.text), "")
+    session.message_count = sum(1 for e in entries if e.is_prompt or e.type == "assistant")
+    for name, value in session_usage(session).items():
+        setattr(session, name, value)
+    if not events and entries:
+        first_cwd = next((e.cwd for e in entries if e.cwd), "")
+        first_project = first_project or first_cwd
     session.origin_ts = (origin.ts_raw or "") if origin else ""
-    valid_ts = [event.ts for event in events if event.ts is not None]
-    session.started_at = (origin.ts if origin and origin.ts else (valid_ts[0] if valid_ts else None))
+    valid_ts = [event.ts for event in events if event.ts is not None] or \
+        [entry.ts for entry in entries if entry.ts is not None]
+    session.started_at = (origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None))
     session.last_event_at = max(valid_ts) if valid_ts else None
-    session.duration_secs = duration(origin, last)
+    session.duration_secs = duration(origin, last) if events else (
+        int((session.last_event_at - session.started_at).total_seconds()) if valid_ts else 0)
     session.event_count = sum(occurrences)
     session.way_fires = sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_fired")
     session.turn_count = summary.turns
@@ -92,10 +179,14 @@ def rebuild_session(session: Session) -> None:
         window_starts = [start.ts_raw or "" for start in starts]
         turn_rows = Turn.objects.bulk_create(
             Turn(session=session, epoch=turn.epoch, window=window_of(turn.ts_raw, window_starts), ts_raw=turn.ts_raw,
-                 ts=turn.ts, token_position=turn.token_position, join_confidence=Turn.Join.HEURISTIC,
-                 join_reason="no transcript")
-            for turn in built
+                 ts=turn.ts, token_position=turn.token_position, join_confidence=joined.confidence,
+                 join_reason=joined.reason, transcript_uuid=joined.user_uuid,
+                 prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
+                 context_entry=joined.injection,
+                 nearest_prompt=None if joined.user_uuid else nearest_prompt(prompt_entries, turn.ts))
+            for turn, joined in zip(built, joins, strict=True)
         )
+        rebuild_subagents(session, entries)
         TurnWay.objects.bulk_create(
             TurnWay(turn=turn_row, position=position, event=row.event, judge_event=row.judge_event,
                     way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated,
@@ -104,6 +195,14 @@ def rebuild_session(session: Session) -> None:
             for turn_row, turn in zip(turn_rows, built, strict=True)
             for position, row in enumerate(turn.rows, start=1)
         )
+
+
+def nearest_prompt(prompts: list[TranscriptEntry], second) -> TranscriptEntry | None:
+    """For a heuristic turn: the last prompt at or before its second, else the first after it."""
+    before = [entry for entry in prompts if entry.ts.replace(microsecond=0) <= second]
+    if before:
+        return before[-1]
+    return prompts[0] if prompts else None
 
 
 def window_of(ts_raw: str, starts: list[str]) -> int:
@@ -116,3 +215,56 @@ def duration(origin: WaysEvent | None, last: WaysEvent | None) -> int:
     if origin is None or last is None or origin.ts is None or last.ts is None:
         return 0
     return max(0, int((last.ts - origin.ts).total_seconds()))
+
+
+def rebuild_subagents(session: Session, entries: list[TranscriptEntry]) -> None:
+    """Link each subagent run to its spawning tool call (formats-claude-code.md §11, in that order)."""
+    files = {row.agent_key: row for row in SourceFile.objects.filter(
+        kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid).order_by("generation")}
+    links: dict[str, tuple[str, str]] = {}
+    for agent_id, row in files.items():
+        meta = read_meta(row)
+        if meta.get("toolUseId"):
+            links[agent_id] = (meta["toolUseId"], "meta.json")
+    for entry in entries:
+        if entry.spawned_agent_id and entry.tool_result_id and entry.spawned_agent_id not in links:
+            links[entry.spawned_agent_id] = (entry.tool_result_id,
+                                             "agent_progress" if entry.type == "progress" else "tool_result")
+    spawns = {entry.tool_use_id: entry for entry in entries if entry.tool_use_id}
+    Subagent.objects.filter(session=session).delete()
+    rows = []
+    for agent_id in sorted(set(files) | set(links)):
+        tool_use_id, method = links.get(agent_id, ("", ""))
+        spawn = spawns.get(tool_use_id)
+        meta = read_meta(files[agent_id]) if agent_id in files else {}
+        spawn_input = tool_input(spawn)
+        rows.append(Subagent(
+            session=session, agent_id=agent_id, source=files.get(agent_id), tool_use_id=tool_use_id,
+            spawn_entry=spawn, link=method,
+            agent_type=str(spawn_input.get("subagent_type") or meta.get("agentType") or ""),
+            description=str(spawn_input.get("description") or meta.get("description") or ""),
+        ))
+    Subagent.objects.bulk_create(rows)
+
+
+def read_meta(row: SourceFile) -> dict:
+    """The `.meta.json` beside a subagent file the importer discovered (never a path from data)."""
+    path = Path(row.root) / (row.rel_path[: -len(".jsonl")] + ".meta.json")
+    try:
+        data = orjson.loads(path.read_bytes()[:65536])
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def tool_input(entry: TranscriptEntry | None) -> dict:
+    if entry is None:
+        return {}
+    try:
+        message = orjson.loads(entry.line).get("message") or {}
+    except (orjson.JSONDecodeError, AttributeError):
+        return {}
+    for block in message.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            return block["input"]
+    return {}

@@ -8,15 +8,21 @@ rolls rows and offset back together and a second importer can never move an offs
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import F
 
-from introspect.importer import parser, schema, tailer
+from django.conf import settings
+
+from introspect.importer import parser, schema, tailer, transcripts
 from introspect.importer.sources import Source
-from introspect.models import Quarantine, RawLine, Session, SourceFile, WaysEvent
+from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
+
+TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
+COMPRESS_ABOVE = 16 * 1024
 
 
 class CheckpointMoved(Exception):
@@ -63,6 +69,7 @@ def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
             SourceFile.objects.filter(pk=previous.pk).update(status=SourceFile.Status.SUPERSEDED)
         return SourceFile.objects.create(
             kind=source.kind, root=str(source.root), rel_path=source.rel_path, rank=source.rank,
+            session_key=source.session_key, agent_key=source.agent_key,
             generation=(previous.generation + 1) if previous else 1,
         )
 
@@ -162,12 +169,8 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
             if parsed.records:
                 candidates.extend((line, record) for record in parsed.records)
                 outcomes[key] = "duplicate"  # until one of its records turns out new
-            elif parsed.inert:
-                outcomes[key] = "inert"
-                counts.inert += 1
             else:
-                outcomes[key] = "quarantined"
-                counts.quarantined += 1
+                outcomes[key] = "inert" if parsed.inert else "quarantined"
             raw_rows.append(RawLine(source=row, offset=line.offset, index=line.index, sha256=sha256(line.data),
                                     length=line.length, outcome=""))
         for damage in chunk.damage:
@@ -178,14 +181,15 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
                 raw=damage.tail[:tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
                 reason="gzip_corrupt", detail=damage.detail, parser_version=parser.PARSER_VERSION,
             ))
-        new_events = store_events(row, candidates, outcomes, counts, out.sessions)
+        store = store_entries if row.kind in TRANSCRIPT_KINDS else store_events
+        new_rows = store(row, candidates, outcomes, out.sessions)
         for raw in raw_rows:
             raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]
-        counts.imported += sum(1 for outcome in outcomes.values() if outcome == "imported")
-        counts.duplicate += sum(1 for outcome in outcomes.values() if outcome == "duplicate")
+        for outcome in outcomes.values():  # one outcome per physical line
+            setattr(counts, outcome, getattr(counts, outcome) + 1)
         RawLine.objects.bulk_create(raw_rows, ignore_conflicts=True, batch_size=500)
         Quarantine.objects.bulk_create(quarantine, ignore_conflicts=True, batch_size=200)
-        WaysEvent.objects.bulk_create(new_events, ignore_conflicts=True, batch_size=500)
+        type(new_rows[0]).objects.bulk_create(new_rows, ignore_conflicts=True, batch_size=500) if new_rows else None
         new_offset = max(chunk.next_offset, expected_offset) if replay else chunk.next_offset
         updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset).update(
             offset=new_offset,
@@ -207,8 +211,17 @@ def quarantine_row(row: SourceFile, line: tailer.Line, reason: str, detail: str,
                       parser_version=parser.PARSER_VERSION)
 
 
+def ensure_sessions(keys: set[str]) -> dict[str, int]:
+    """Session rows for these ids (created bare, filled in by the rebuild); returns id → pk."""
+    keys = {key for key in keys if key}
+    if not keys:
+        return {}
+    Session.objects.bulk_create([Session(sid=key) for key in keys], ignore_conflicts=True)
+    return dict(Session.objects.filter(sid__in=keys).values_list("sid", "pk"))
+
+
 def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
-                 outcomes: dict[tuple[int, int], str], counts: Counts, sessions: set[str]) -> list[WaysEvent]:
+                 outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[WaysEvent]:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
     shas = [sha256(record.data) for _, record in candidates]
     existing = {event.sha256: event for event in WaysEvent.objects.filter(sha256__in=set(shas))}
@@ -237,12 +250,10 @@ def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Rec
             moved.append(known)
         if known.session_key:
             sessions.add(known.session_key)
-    if keys:
-        Session.objects.bulk_create([Session(sid=key) for key in keys], ignore_conflicts=True)
-        ids = dict(Session.objects.filter(sid__in=keys).values_list("sid", "pk"))
-        for event in fresh.values():
-            event.session_id = ids.get(event.session_key)
-        sessions |= keys
+    ids = ensure_sessions(keys)
+    for event in fresh.values():
+        event.session_id = ids.get(event.session_key)
+    sessions |= keys
     for event in {id(e): e for e in moved + repeated}.values():
         if event.pk:
             WaysEvent.objects.filter(pk=event.pk).update(
@@ -271,3 +282,53 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
         **fields,
     )
 
+
+
+def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
+                  outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[TranscriptEntry]:
+    """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
+    built: list[tuple[tailer.Line, parser.Record, transcripts.EntryFields, str]] = []
+    for line, record in candidates:
+        fields = transcripts.fields_of(record.obj)
+        key = row.session_key or fields.line_session_id or ""
+        built.append((line, record, fields, key))
+    uuids = {(key, fields.uuid) for _, _, fields, key in built if fields.uuid}
+    known = set()
+    if uuids:
+        known = set(TranscriptEntry.objects.filter(session_key__in={k for k, _ in uuids},
+                                                   uuid__in={u for _, u in uuids})
+                    .exclude(source=row).values_list("session_key", "uuid"))
+    ids = ensure_sessions({key for *_, key in built})
+    sessions |= set(ids)
+    keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
+    entries: list[TranscriptEntry] = []
+    parts: dict[tuple[int, int], int] = {}
+    for line, record, fields, key in built:
+        position = (line.offset, line.index)
+        part = parts[position] = parts.get(position, -1) + 1  # records recovered from one spliced line
+        copy = bool(fields.uuid) and (key, fields.uuid) in known
+        if fields.inert:
+            outcomes[position] = "inert"
+            if not fields.uuid:
+                continue  # no DAG node to keep: counted only
+        elif outcomes.get(position) != "imported":
+            outcomes[position] = "duplicate" if copy else "imported"
+        data = record.data if (not fields.inert or keep_inert) else b""
+        compressed = len(data) > COMPRESS_ABOVE
+        entries.append(TranscriptEntry(
+            source=row, offset=line.offset, index=line.index + part, session_id=ids.get(key),
+            session_key=key, sha256=sha256(record.data), raw=zlib.compress(data, 1) if compressed else data,
+            raw_compressed=compressed, is_copy=copy,
+            flags=[*record.flags, *fields.flags] + ([f"nul_prefix={line.nul_prefix}"] if line.nul_prefix else []),
+            **{name: getattr(fields, name) for name in ENTRY_COLUMNS},
+        ))
+    return entries
+
+
+ENTRY_COLUMNS = (
+    "type", "subtype", "uuid", "parent_uuid", "logical_parent_uuid", "line_session_id", "timestamp_raw", "ts",
+    "is_sidechain", "agent_id", "version", "cwd", "is_meta", "is_compact_summary", "is_prompt", "prompt_id",
+    "request_id", "message_id", "model", "hook_event", "tool_use_id", "tool_name", "tool_result_id", "is_error",
+    "spawned_agent_id", "text", "input_tokens", "output_tokens", "cache_creation_input_tokens",
+    "cache_read_input_tokens", "has_usage", "inert",
+)

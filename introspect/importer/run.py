@@ -18,6 +18,7 @@ from introspect.models import ImportRun, SourceFile
 from waysweb.locations import Locations
 
 EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
+TRANSCRIPT_KINDS = ("transcript", "subagent_transcript")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class Options:
     state_dir: Path | None = None
     legacy: Path | None = None
     extra: tuple[Path, ...] = ()
+    claude_dir: Path | None = None
+    transcripts: bool = True
     user_ways: Path | None = None
     core_ways: Path | None = None
     ignore_checkpoints: bool = False
@@ -56,6 +59,8 @@ def import_pass(locs: Locations, options: Options, *,
     started_at = timezone.now()
     result = PassResult()
     found = sources.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra)
+    if options.transcripts:
+        found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects")
     for source in found + vanished(found):
         file_result = loader.import_file(source, ignore_checkpoint=options.ignore_checkpoints,
                                          max_line=options.max_line, progress=progress)
@@ -83,9 +88,9 @@ def import_pass(locs: Locations, options: Options, *,
 def vanished(found: list[sources.Source]) -> list[sources.Source]:
     """Sources imported before that are not there now, so that they are marked gone (rows kept)."""
     present = {(str(source.root), source.rel_path) for source in found}
-    rows = SourceFile.objects.filter(kind__in=EVENT_KINDS, status=SourceFile.Status.ACTIVE)
+    rows = SourceFile.objects.filter(kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE)
     return [
-        sources.Source(row.kind, Path(row.root), row.rel_path, row.rank)
-        for row in rows.only("kind", "root", "rel_path", "rank")
+        sources.Source(row.kind, Path(row.root), row.rel_path, row.rank, row.session_key, row.agent_key)
+        for row in rows.only("kind", "root", "rel_path", "rank", "session_key", "agent_key")
         if (row.root, row.rel_path) not in present and not (Path(row.root) / row.rel_path).exists()
     ]

@@ -25,6 +25,8 @@ class Source:
     root: Path
     rel_path: str
     rank: int
+    session_key: str = ""
+    agent_key: str = ""
 
     @property
     def path(self) -> Path:
@@ -64,4 +66,27 @@ def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Pat
     for number, path in enumerate(extra):
         if path.is_file():
             found.append(Source("events_extra", path.parent, path.name, EXTRA_RANK + number))
+    return found
+
+
+def transcript_sources(projects: Path) -> list[Source]:
+    """Trunk transcripts, legacy `agent-*.jsonl` beside them, and `<session>/subagents/**/agent-*.jsonl`.
+
+    formats-claude-code.md §1: a trunk belongs to the session named by its file stem; a subagent
+    file to the session folder it sits under. Legacy agent files name their session in their lines.
+    """
+    if not projects.is_dir():
+        return []
+    found: list[Source] = []
+    for folder in sorted(p for p in projects.iterdir() if p.is_dir()):
+        for path in sorted(folder.glob("*.jsonl")):
+            rel = path.relative_to(projects).as_posix()
+            if path.name.startswith("agent-"):
+                found.append(Source("subagent_transcript", projects, rel, 0, "", path.stem[len("agent-"):]))
+            else:
+                found.append(Source("transcript", projects, rel, 0, path.stem, ""))
+        for path in sorted(folder.glob("*/subagents/**/agent-*.jsonl")):
+            session = path.relative_to(folder).parts[0]
+            found.append(Source("subagent_transcript", projects, path.relative_to(projects).as_posix(), 0,
+                                session, path.stem[len("agent-"):]))
     return found

@@ -18,7 +18,8 @@ PROGRESS_EVERY_SECS = 1.0
 
 
 class Command(BaseCommand):
-    help = "Import agent-ways events (live log, archives, legacy log) and way files into the database."
+    help = ("Import agent-ways events (live log, archives, legacy log), Claude Code transcripts and way files "
+            "into the database.")
 
     def add_arguments(self, parser):
         parser.add_argument("--follow", action="store_true", help="keep tailing; new lines land within a second")
@@ -27,6 +28,8 @@ class Command(BaseCommand):
         parser.add_argument("--legacy", type=Path, help="legacy events log (default ~/.claude/stats/events.jsonl)")
         parser.add_argument("--events", type=Path, action="append", default=[],
                             help="an extra events log to import (repeatable)")
+        parser.add_argument("--claude-dir", type=Path, help="Claude Code directory holding projects/ (default ~/.claude)")
+        parser.add_argument("--no-transcripts", action="store_true", help="skip Claude Code transcripts")
         parser.add_argument("--user-ways", type=Path, help="user way root (default ~/.config/agent-ways/ways)")
         parser.add_argument("--core-ways", type=Path, help="core way root (default ~/.claude/hooks/ways)")
         parser.add_argument("--no-ways", action="store_true", help="skip the way catalog")
@@ -42,6 +45,7 @@ class Command(BaseCommand):
         opts = Options(
             state_dir=options["state_dir"], legacy=options["legacy"], extra=tuple(options["events"]),
             user_ways=options["user_ways"], core_ways=options["core_ways"], ways=not options["no_ways"],
+            claude_dir=options["claude_dir"], transcripts=not options["no_transcripts"],
             ignore_checkpoints=options["ignore_checkpoints"], max_line=settings.WAYSWEB_MAX_LINE_BYTES,
         )
         locs = settings.WAYSWEB_LOCATIONS

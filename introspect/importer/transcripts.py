@@ -1,0 +1,241 @@
+"""A Claude Code transcript line as typed columns (formats-claude-code.md §4–§11). No Django.
+
+Only what pages, joins and totals query becomes a column; the raw line is kept beside them, so a
+field nobody promoted yet is never lost. Unknown line types are records like any other, flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+KNOWN_TYPES = frozenset({
+    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
+    "attachment", "pr-link", "ai-title", "custom-title", "agent-name", "last-prompt", "permission-mode",
+    "mode", "agent-setting", "bridge-session", "worktree-state", "atis-latch", "frame-link",
+})
+# importer-reliability.md §7 step 9: counted, raw not kept, a slim node row keeps the DAG whole.
+INERT_TYPES = frozenset({"file-history-snapshot", "last-prompt", "permission-mode", "mode", "atis-latch"})
+INERT_PROGRESS = frozenset({"bash_progress", "mcp_progress", "query_update", "search_results_received",
+                            "waiting_for_task"})
+SYNTHETIC_MODELS = frozenset({"<synthetic>", "-", "unknown", ""})
+TAGGED_PROMPT = re.compile(r"^\s*<(command-name|local-command-stdout|local-command-caveat|bash-input|bash-stdout|"
+                           r"task-notification|system-reminder|command-message)>")
+TEXT_LIMIT = 20_000
+_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6})\d*)?Z$")
+
+
+class Envelope(BaseModel):
+    """The transcript line fields waysweb reads (camelCase as Claude Code writes them)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    logicalParentUuid: str | None = None
+    sessionId: str | None = None
+    timestamp: str | None = None
+    isSidechain: bool | None = None
+    agentId: str | None = None
+    isMeta: bool | None = None
+    isCompactSummary: bool | None = None
+    promptId: str | None = None
+    requestId: str | None = None
+    version: str | None = None
+    cwd: str | None = None
+    subtype: str | None = None
+
+
+@dataclass
+class EntryFields:
+    """Columns of a `TranscriptEntry`, built from one parsed line."""
+
+    type: str = ""
+    subtype: str = ""
+    uuid: str | None = None
+    parent_uuid: str | None = None
+    logical_parent_uuid: str | None = None
+    line_session_id: str | None = None
+    timestamp_raw: str | None = None
+    ts: datetime | None = None
+    is_sidechain: bool = False
+    agent_id: str | None = None
+    version: str = ""
+    cwd: str = ""
+    is_meta: bool = False
+    is_compact_summary: bool = False
+    is_prompt: bool = False
+    prompt_id: str | None = None
+    request_id: str | None = None
+    message_id: str | None = None
+    model: str | None = None
+    hook_event: str | None = None
+    tool_use_id: str | None = None
+    tool_name: str | None = None
+    tool_result_id: str | None = None
+    is_error: bool = False
+    spawned_agent_id: str | None = None
+    text: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    has_usage: bool = False
+    inert: bool = False
+    flags: list[str] = field(default_factory=list)
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """Milliseconds kept (ordering); only UTC `…Z` stamps count, as introspection reads them."""
+    if not isinstance(value, str):
+        return None
+    match = _TS.match(value)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    micro = int((fraction or "0").ljust(6, "0"))
+    try:
+        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def count(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def text_of(content: object) -> str:
+    """The readable text of a message content: a string, or text blocks (bare strings tolerated)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                parts.append(block["thinking"])
+            elif kind == "tool_use":
+                parts.append(f"{block.get('name', '')} {tool_input_text(block.get('input'))}".strip())
+            elif kind == "tool_result":
+                parts.append(text_of(block.get("content")))
+    return "\n".join(part for part in parts if part)
+
+
+def tool_input_text(value: object) -> str:
+    """The searchable part of a tool input: the command, path, pattern or description."""
+    if not isinstance(value, dict):
+        return ""
+    keys = ("command", "file_path", "path", "pattern", "description", "prompt", "url", "query")
+    return " ".join(str(value[key]) for key in keys if isinstance(value.get(key), str))
+
+
+def fields_of(obj: dict) -> EntryFields:
+    """Typed columns for one transcript object; never raises on odd shapes."""
+    out = EntryFields()
+    try:
+        env = Envelope.model_validate(obj)
+    except ValidationError as exc:
+        bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
+        env = Envelope.model_validate({k: v for k, v in obj.items() if k not in bad})
+        out.flags.append("unparsed:" + ",".join(bad))
+    out.type = env.type or ""
+    if out.type not in KNOWN_TYPES:
+        out.flags.append("unknown_type")
+    out.uuid, out.parent_uuid, out.logical_parent_uuid = env.uuid, env.parentUuid, env.logicalParentUuid
+    out.line_session_id, out.timestamp_raw = env.sessionId, env.timestamp
+    out.ts = parse_timestamp(env.timestamp)
+    out.is_sidechain = bool(env.isSidechain)
+    out.agent_id = env.agentId
+    out.version, out.cwd = env.version or "", env.cwd or ""
+    out.is_meta, out.is_compact_summary = bool(env.isMeta), bool(env.isCompactSummary)
+    out.prompt_id, out.request_id = env.promptId, env.requestId
+    out.subtype = env.subtype or ""
+    if out.type in ("user", "assistant"):
+        message_fields(obj, out)
+    elif out.type == "attachment":
+        attachment = obj.get("attachment")
+        if isinstance(attachment, dict):
+            out.subtype = str(attachment.get("type") or "")
+            out.hook_event = attachment.get("hookEvent") if isinstance(attachment.get("hookEvent"), str) else None
+            content = attachment.get("content")
+            out.text = "\n".join(c for c in content if isinstance(c, str)) if isinstance(content, list) else \
+                (content if isinstance(content, str) else "")
+    elif out.type == "progress":
+        data = obj.get("data")
+        if isinstance(data, dict):
+            out.subtype = str(data.get("type") or "")
+            if out.subtype == "agent_progress" and isinstance(data.get("agentId"), str):
+                out.spawned_agent_id = data["agentId"]
+                out.tool_result_id = obj.get("parentToolUseID") if isinstance(obj.get("parentToolUseID"), str) else None
+            if out.subtype == "hook_progress":
+                out.hook_event = data.get("hookEvent") if isinstance(data.get("hookEvent"), str) else None
+        out.inert = out.subtype in INERT_PROGRESS
+    elif out.type == "system":
+        content = obj.get("content")
+        out.text = content if isinstance(content, str) else ""
+    elif out.type == "summary":
+        out.text = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
+    elif out.type in ("ai-title", "custom-title"):
+        title = obj.get("aiTitle") or obj.get("customTitle") or obj.get("title")
+        out.text = title if isinstance(title, str) else ""
+    elif out.type == "queue-operation":
+        out.text = text_of(obj.get("content"))
+    out.inert = out.inert or out.type in INERT_TYPES
+    out.text = out.text[:TEXT_LIMIT]
+    return out
+
+
+def message_fields(obj: dict, out: EntryFields) -> None:
+    message = obj.get("message")
+    if isinstance(message, str):
+        out.text = message
+        out.is_prompt = out.type == "user" and not out.is_meta
+        return
+    if not isinstance(message, dict):
+        if message is not None:
+            out.flags.append("unparsed:message")
+        return
+    content = message.get("content")
+    out.text = text_of(content)
+    if out.type == "assistant":
+        out.message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        out.model = message.get("model") if isinstance(message.get("model"), str) else None
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            out.has_usage = "cache_read_input_tokens" in usage
+            out.input_tokens = count(usage.get("input_tokens"))
+            out.output_tokens = count(usage.get("output_tokens"))
+            out.cache_creation_input_tokens = count(usage.get("cache_creation_input_tokens"))
+            out.cache_read_input_tokens = count(usage.get("cache_read_input_tokens"))
+    blocks = [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+    for block in blocks:
+        if block.get("type") == "tool_use" and out.tool_use_id is None:
+            out.tool_use_id = block.get("id") if isinstance(block.get("id"), str) else None
+            out.tool_name = block.get("name") if isinstance(block.get("name"), str) else None
+        elif block.get("type") == "tool_result" and out.tool_result_id is None:
+            out.tool_result_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            out.is_error = block.get("is_error") is True
+    result = obj.get("toolUseResult")
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        out.spawned_agent_id = result["agentId"]
+    if out.type == "user":
+        # A real prompt: not an injection, not a tool-result carrier, not a compaction summary,
+        # not slash-command scaffolding (formats-claude-code.md §12 turn grouping).
+        out.is_prompt = (not out.is_meta and not out.is_compact_summary and out.tool_result_id is None
+                         and not TAGGED_PROMPT.match(out.text or "") and bool(out.text.strip()))
+
+
+def is_placeholder_model(model: str | None) -> bool:
+    return model is None or model.strip() in SYNTHETIC_MODELS

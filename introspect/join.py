@@ -1,0 +1,155 @@
+"""The post-hoc transcript join (introspection.md §4) and the transcript readings that go with it.
+
+Pure functions over entry-like objects (attributes of `TranscriptEntry`), reading the lines of the
+one trunk file introspection locates — never a union of files. A turn is keyed only when exactly
+one user prompt's UserPromptSubmit injection lies within 8 s; anything else stays heuristic and
+says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from introspect.importer.parser import utc_second
+from introspect.importer.transcripts import is_placeholder_model
+
+JOIN_TOLERANCE_SECS = 8  # transcript.rs: |injection second − turn second| ≤ 8
+MAX_HOPS = 64
+ATTACHMENTS_SINCE = (2, 1, 97)
+
+NO_TRANSCRIPT = "no transcript"
+PREDATES = "transcript predates hook attachments (< 2.1.97)"
+NO_INJECTION = "no prompt injection within 8 s"
+KEYED = "UserPromptSubmit injection within 8 s"
+
+
+@dataclass(frozen=True)
+class PromptTurn:
+    """A UserPromptSubmit injection and the user message its parent chain leads to."""
+
+    second: datetime
+    user_uuid: str
+    injection: object
+
+
+@dataclass(frozen=True)
+class Join:
+    confidence: str  # keyed | heuristic
+    reason: str
+    user_uuid: str = ""
+    injection: object | None = None
+
+
+def prompt_turns(entries: Sequence) -> list[PromptTurn]:
+    """transcript.rs: each UserPromptSubmit attachment, walked up parentUuid to its user line."""
+    nodes: dict[str, object] = {}
+    for entry in entries:
+        if entry.uuid and entry.uuid not in nodes:
+            nodes[entry.uuid] = entry
+    found = []
+    for entry in entries:
+        if entry.type != "attachment" or entry.hook_event != "UserPromptSubmit":
+            continue
+        second = utc_second(entry.timestamp_raw)
+        user = walk_to_user(entry, nodes)
+        if second is not None and user is not None:
+            found.append(PromptTurn(second=second, user_uuid=user, injection=entry))
+    return found
+
+
+def walk_to_user(entry, nodes: dict[str, object]) -> str | None:
+    parent = entry.parent_uuid
+    for _ in range(MAX_HOPS):
+        if not parent:
+            return None
+        node = nodes.get(parent)
+        if node is None:
+            return None  # a parent that is not a line of this file ends the walk unresolved
+        if node.type == "user":
+            return node.uuid
+        parent = node.parent_uuid
+    return None
+
+
+def join_turn(turn_second: datetime, turns: Sequence[PromptTurn], *, no_match_reason: str) -> Join:
+    """introspection.md §4.2 for one fire turn."""
+    near = [(abs((pt.second - turn_second).total_seconds()), order, pt) for order, pt in enumerate(turns)
+            if abs((pt.second - turn_second).total_seconds()) <= JOIN_TOLERANCE_SECS]
+    if not near:
+        return Join("heuristic", no_match_reason)
+    users = {pt.user_uuid for _, _, pt in near}
+    if len(users) > 1:
+        return Join("heuristic", f"ambiguous: {len(users)} prompts within 8 s")
+    _, _, best = min(near, key=lambda item: (item[0], item[1]))
+    return Join("keyed", KEYED, user_uuid=best.user_uuid, injection=best.injection)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+def no_match_reason(entries: Sequence, turns: Sequence[PromptTurn]) -> str:
+    """Why a turn without a match is heuristic: old transcripts never have the injection lines."""
+    if not entries:
+        return NO_TRANSCRIPT
+    if not turns and not any(entry.type == "attachment" for entry in entries):
+        versions = [version_tuple(entry.version) for entry in entries if entry.version]
+        if not versions or max(versions) < ATTACHMENTS_SINCE:
+            return PREDATES
+    return NO_INJECTION
+
+
+# introspection.md §2.5 / ADR-166: the context window of the model that ran the session.
+WINDOW_ALIASES = {"opus": 1_000_000, "sonnet": 1_000_000, "fable": 1_000_000, "haiku": 200_000}
+WINDOW_TABLE = {
+    "claude-fable-5": 1_000_000, "claude-mythos-5": 1_000_000, "claude-mythos-preview": 1_000_000,
+    "claude-opus-5": 1_000_000, "claude-opus-4-8": 1_000_000, "claude-opus-4-7": 1_000_000,
+    "claude-opus-4-6": 1_000_000, "claude-sonnet-5": 1_000_000, "claude-sonnet-4-6": 1_000_000,
+    "claude-haiku-4-5": 200_000,
+}
+DEFAULT_WINDOW = 200_000
+
+
+def last_model(entries: Sequence) -> str | None:
+    """The model of the last assistant line in file order whose model is not a placeholder."""
+    for entry in reversed(entries):
+        if entry.type == "assistant" and not is_placeholder_model(entry.model):
+            return entry.model
+    return None
+
+
+def window_for(model: str | None) -> tuple[int, bool]:
+    """(window in tokens, whether the model decided it); unknown models get the 200K default."""
+    if model is None:
+        return DEFAULT_WINDOW, False
+    if model in WINDOW_ALIASES:
+        return WINDOW_ALIASES[model], True
+    for model_id in sorted(WINDOW_TABLE, key=len, reverse=True):
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(model_id)}(?![A-Za-z0-9])", model):
+            return WINDOW_TABLE[model_id], True
+    return DEFAULT_WINDOW, False
+
+
+def token_timeline(entries: Sequence) -> list[tuple[str, int]]:
+    """build_token_timeline: every assistant usage line with cache_read_input_tokens, in file order."""
+    timeline = []
+    for entry in entries:
+        if entry.type == "assistant" and entry.timestamp_raw and entry.has_usage:
+            total = (entry.input_tokens or 0) + (entry.cache_read_input_tokens or 0) + \
+                (entry.cache_creation_input_tokens or 0)
+            timeline.append((entry.timestamp_raw, total // 1000))
+    return timeline
+
+
+def project_slug(path: str) -> str:
+    """Claude Code's sanitizePath: every UTF-16 code unit outside [A-Za-z0-9] becomes '-'."""
+    out = []
+    for char in path:
+        if char.isascii() and char.isalnum():
+            out.append(char)
+        else:
+            out.append("--" if ord(char) > 0xFFFF else "-")
+    return "".join(out)
