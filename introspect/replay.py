@@ -478,7 +478,8 @@ def gate_summary(items: list[Item]) -> dict:
             fallbacks[(item.event.reason if item.event.reason is not None else "unknown").split(":")[0]] += 1
         elif item.kind == "gate_capped":
             unjudged += u64_text(item.data.get("unjudged")) or 0
-        if item.kind in ("way_judged", "gate_fallback") and (ms := u64_text(item.data.get("gate_ms"))) is not None:
+        ms = u64_text(item.data.get("gate_ms")) if item.kind in ("way_judged", "gate_fallback") else None
+        if ms is not None:
             gate_ms.append(ms)
     return {
         "judged": verdicts.total(),

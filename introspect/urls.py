@@ -1,10 +1,14 @@
 from django.urls import path
 
-from introspect import views
+from introspect import api, views
 
 app_name = "introspect"
 urlpatterns = [
     path("", views.session_list, name="session-list"),
     path("sessions/<str:session_id>/", views.session_detail, name="session-detail"),
     path("status/", views.import_status, name="import-status"),
+    path("api/sessions/", api.session_list, name="api-session-list"),
+    path("api/sessions/<str:session_id>/dump.json", api.session_dump, name="api-session-dump"),
+    path("api/sessions/<str:session_id>/replay.json", api.session_replay, name="api-session-replay"),
+    path("api/sessions/<str:session_id>/fires.json", api.session_fires, name="api-session-fires"),
 ]

@@ -56,6 +56,13 @@ class Home:
     def archive(self, day: str) -> Path:
         return self.state / f"events-{day}.jsonl.gz"
 
+    def transcript(self, project: str, session: str, *entries: dict) -> Path:
+        """A trunk transcript in the project's slug folder, as Claude Code lays it out."""
+        from introspect.join import project_slug
+
+        path = self.root / ".claude" / "projects" / project_slug(project) / f"{session}.jsonl"
+        return append(path, *(orjson.dumps(entry) + b"\n" for entry in entries))
+
     def way(self, root: Path, way_id: str, frontmatter: str, body: str = "# Way\n") -> Path:
         leaf = way_id.rsplit("/", 1)[-1]
         path = root / way_id / f"{leaf}.md"

@@ -1,0 +1,58 @@
+"""`manage.py introspect dump|list|fires|replay`: agent-ways' `ways session … --json`, from the database.
+
+stdout carries exactly one JSON document; error documents are printed the same way and the
+command exits 0, as upstream does (introspection.md §10.3). Scripts test for the `error` key.
+"""
+
+from __future__ import annotations
+
+import orjson
+from django.core.management.base import BaseCommand, CommandError
+
+from introspect import documents
+
+
+class Command(BaseCommand):
+    help = "Print the introspection documents agent-ways prints (dump, list, fires, replay) as JSON."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True, metavar="{dump,list,fires,replay}")
+        dump = actions.add_parser("dump", help="the SessionIntrospection model of a session")
+        self.session_arguments(dump)
+        listing = actions.add_parser("list", help="sessions with a session_start, newest first")
+        listing.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
+        listing.add_argument("--project", help="only sessions whose recorded project is this path")
+        listing.add_argument("--all", action="store_true", help="every project (the default)")
+        listing.add_argument("--with-transcripts", action="store_true",
+                             help="also list sessions that have a transcript but no agent-ways events")
+        fires = actions.add_parser("fires", help="semantic fires, lowest score first")
+        self.session_arguments(fires)
+        fires.add_argument("--max-score", type=float, help="keep fires scoring at most this")
+        fires.add_argument("--limit", type=int, help="print at most this many fires")
+        replay = actions.add_parser("replay", help="the SessionDump: frames, windows, gate summary")
+        self.session_arguments(replay)
+
+    def session_arguments(self, parser) -> None:
+        parser.add_argument("session", nargs="?", help="session id (default: the newest session)")
+        parser.add_argument("--session", dest="session_option", help="session id, as an option")
+        parser.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
+        parser.add_argument("--matched", action="store_true", help="include judged-out and held rows")
+
+    def handle(self, *args, action: str, **options) -> None:
+        if action == "list":
+            if options["project"] and options["all"]:
+                raise CommandError("--project and --all exclude each other")
+            document = documents.list_document(project=options["project"],
+                                               with_transcripts=options["with_transcripts"])
+        else:
+            session = options["session_option"] or options["session"]
+            if action == "dump":
+                document = documents.dump_document(session, matched=options["matched"])
+            elif action == "fires":
+                if options["limit"] is not None and options["limit"] < 0:
+                    raise CommandError("--limit must not be negative")
+                document = documents.fires_document(session, matched=options["matched"],
+                                                    max_score=options["max_score"], limit=options["limit"])
+            else:
+                document = documents.replay_document(session, matched=options["matched"])
+        self.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
