@@ -84,6 +84,8 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
     except OSError:
         if row is not None and row.status == SourceFile.Status.ACTIVE:
             SourceFile.objects.filter(pk=row.pk).update(status=SourceFile.Status.GONE)
+            if row.session_key:
+                result.sessions.add(row.session_key)  # its session now says "deleted upstream"
         result.status = "gone"
         return result
     if row is not None and row.status == SourceFile.Status.GONE:

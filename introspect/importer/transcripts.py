@@ -224,9 +224,10 @@ def message_fields(obj: dict, out: EntryFields) -> None:
         if block.get("type") == "tool_use" and out.tool_use_id is None:
             out.tool_use_id = block.get("id") if isinstance(block.get("id"), str) else None
             out.tool_name = block.get("name") if isinstance(block.get("name"), str) else None
-        elif block.get("type") == "tool_result" and out.tool_result_id is None:
-            out.tool_result_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            out.is_error = block.get("is_error") is True
+        elif block.get("type") == "tool_result":
+            if out.tool_result_id is None and isinstance(block.get("tool_use_id"), str):
+                out.tool_result_id = block["tool_use_id"]
+            out.is_error = out.is_error or block.get("is_error") is True
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and isinstance(result.get("agentId"), str):
         out.spawned_agent_id = result["agentId"]

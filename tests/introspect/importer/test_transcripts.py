@@ -1,0 +1,202 @@
+"""Real Claude Code transcripts import with every line accounted for, linked as the files say."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from introspect.importer import transcripts
+from introspect.models import Quarantine, Session, SourceFile, Subagent, TranscriptEntry
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transcripts"
+CCUSAGE = Path(__file__).resolve().parents[2] / "fixtures" / "ccusage"
+# The tree ccusage was run on (tests/fixtures/ccusage/README.md): one transcript per folder.
+TREE = {
+    "fixture-1": ("5c0375b4-57a5-4f26-b12d-d022ee4e51b7", "d-kimuson_claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+    "fixture-2": ("4d5611e5-241a-462a-8d15-5122611a9569", "marot_spotter_agent-acompact-e1f845.jsonl"),
+    "fixture-3": ("491e126e-1e71-469c-ade2-fcc8af567c74", "marot_spotter_subagent.jsonl"),
+    "fixture-4": ("d6e0bada-1959-4eec-a9d2-0bfade768d8f", "marot_spotter_tool_heavy.jsonl"),
+    "fixture-5": ("c45af7b1-cb7c-4e51-93db-8cbb250a877a", "oneryalcin_fasthooks_sample_main_transcript.jsonl"),
+}
+
+needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout")
+
+
+def lay_out(home) -> Path:
+    projects = home.root / ".claude" / "projects"
+    for folder, (session, name) in TREE.items():
+        (projects / folder).mkdir(parents=True)
+        shutil.copy(FIXTURES / name, projects / folder / f"{session}.jsonl")
+    return projects
+
+
+def ingest() -> None:
+    call_command("ingest", stdout=StringIO())
+
+
+@needs_fixtures
+def test_it_accounts_for_every_line_of_the_real_transcripts(home):
+    lay_out(home)
+    ingest()
+    for folder, (session, name) in TREE.items():
+        source = SourceFile.objects.get(rel_path=f"{folder}/{session}.jsonl")
+        physical = (FIXTURES / name).read_bytes().count(b"\n")
+        assert source.lines_seen == physical
+        assert source.imported + source.quarantined + source.inert + source.duplicate == physical
+        assert source.offset == (FIXTURES / name).stat().st_size
+    assert not Quarantine.objects.exists()
+
+
+@needs_fixtures
+def test_it_counts_tokens_as_ccusage_does(home):
+    lay_out(home)
+    ingest()
+    reported = json.loads((CCUSAGE / "fixtures-session.json").read_text())["sessions"]
+    for row in reported:
+        session = Session.objects.get(sid=TREE[row["sessionId"]][0])
+        assert (session.input_tokens, session.output_tokens, session.cache_creation_input_tokens,
+                session.cache_read_input_tokens) == (row["inputTokens"], row["outputTokens"],
+                                                     row["cacheCreationTokens"], row["cacheReadTokens"])
+
+
+@needs_fixtures
+def test_it_links_subagents_to_the_tool_call_that_spawned_them(home):
+    lay_out(home)
+    ingest()
+    session = Session.objects.get(sid=TREE["fixture-3"][0])
+    linked = list(Subagent.objects.filter(session=session))
+    assert linked and all(agent.tool_use_id and agent.spawn_entry for agent in linked)
+    assert {agent.link for agent in linked} <= {"tool_result", "agent_progress"}
+    for agent in linked:
+        assert agent.spawn_entry.tool_name in ("Task", "Agent")
+        assert agent.spawn_entry.tool_use_id == agent.tool_use_id
+
+
+@needs_fixtures
+def test_it_reads_a_subagent_file_under_its_session_as_a_sidechain(home):
+    projects = home.root / ".claude" / "projects"
+    session, _ = TREE["fixture-2"]
+    target = projects / "-home-x" / session / "subagents" / "agent-acompact-e1f845.jsonl"
+    target.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "marot_spotter_agent-acompact-e1f845.jsonl", target)
+    ingest()
+    source = SourceFile.objects.get()
+    assert (source.kind, source.session_key, source.agent_key) == ("subagent_transcript", session, "acompact-e1f845")
+    entries = TranscriptEntry.objects.filter(source=source)
+    assert entries.exists() and all(e.is_sidechain and e.agent_id == "acompact-e1f845" for e in entries)
+    assert Session.objects.get(sid=session).origin == "transcript"
+
+
+@needs_fixtures
+def test_it_keeps_compaction_boundaries_summaries_tool_errors_and_inline_sidechains(home):
+    lay_out(home)
+    ingest()
+    boundary = TranscriptEntry.objects.get(type="system", subtype="compact_boundary")
+    assert boundary.parent_uuid is None and boundary.logical_parent_uuid
+    summary = TranscriptEntry.objects.get(is_compact_summary=True)
+    assert summary.parent_uuid == boundary.uuid and not summary.is_prompt
+    # Eight `"is_error":true` in the files: five on tool_result lines of the conversation, three
+    # inside agent_progress lines that relay a subagent's own tool results.
+    errors = TranscriptEntry.objects.filter(is_error=True)
+    assert errors.count() == 5 and all(e.type == "user" and e.tool_result_id for e in errors)
+    inline = TranscriptEntry.objects.filter(session__sid=TREE["fixture-1"][0], is_sidechain=True)
+    assert inline.exists() and not inline.exclude(agent_id=None).exists()
+
+
+def test_it_stores_unknown_line_types_raw_and_flagged(home):
+    home.transcript("/p", "s1", {"type": "brand-new-thing", "uuid": "x", "sessionId": "s1", "payload": [1, 2]})
+    ingest()
+    entry = TranscriptEntry.objects.get()
+    assert entry.type == "brand-new-thing" and "unknown_type" in entry.flags
+    assert json.loads(entry.line)["payload"] == [1, 2]
+
+
+def test_it_counts_inert_chatter_and_keeps_its_dag_node(home):
+    home.transcript("/p", "s1",
+                    {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
+                    {"type": "progress", "uuid": "p1", "parentUuid": "u0", "data": {"type": "bash_progress"}},
+                    {"type": "progress", "uuid": "p2", "parentUuid": "p1", "data": {"type": "hook_progress",
+                                                                                    "hookEvent": "PreToolUse"}})
+    ingest()
+    source = SourceFile.objects.get()
+    assert (source.inert, source.imported) == (2, 1)
+    node = TranscriptEntry.objects.get(uuid="p1")
+    assert node.inert and node.parent_uuid == "u0" and bytes(node.raw) == b""
+    assert TranscriptEntry.objects.get(uuid="p2").hook_event == "PreToolUse"
+
+
+def test_it_marks_a_resumed_files_repeated_lines_as_copies(home):
+    first = {"type": "user", "uuid": "u1", "sessionId": "s1", "message": {"role": "user", "content": "hi"}}
+    home.transcript("/p", "s1", first)
+    ingest()
+    home.transcript("/p", "s1-resumed", first, {**first, "uuid": "u2"})
+    ingest()
+    copies = TranscriptEntry.objects.filter(source__session_key="s1-resumed")
+    assert [(e.uuid, e.is_copy) for e in copies.order_by("offset")] == [("u1", False), ("u2", False)]
+
+
+def test_it_compresses_long_lines_and_gives_them_back_whole(home):
+    text = "x" * 40_000
+    home.transcript("/p", "s1", {"type": "user", "uuid": "u1", "sessionId": "s1",
+                                 "message": {"role": "user", "content": text}})
+    ingest()
+    entry = TranscriptEntry.objects.get()
+    assert entry.raw_compressed and len(bytes(entry.raw)) < 2000
+    assert json.loads(entry.line)["message"]["content"] == text
+
+
+def test_it_marks_a_deleted_transcript_gone_and_keeps_the_conversation(home):
+    path = home.transcript("/p", "s1", {"type": "user", "uuid": "u1", "sessionId": "s1",
+                                        "message": {"role": "user", "content": "hi"}})
+    ingest()
+    path.unlink()
+    ingest()
+    session = Session.objects.get(sid="s1")
+    assert session.transcript_status == "gone" and session.entries.count() == 1
+
+
+def test_it_extracts_the_columns_pages_query():
+    fields = transcripts.fields_of({
+        "type": "assistant", "uuid": "a", "parentUuid": "u", "timestamp": "2026-02-10T21:11:59.873Z",
+        "requestId": "req_1", "message": {"id": "msg_1", "model": "claude-opus-4-6", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make test"}}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 13835, "cache_read_input_tokens": 11515,
+                      "output_tokens": 13}}})
+    assert (fields.tool_use_id, fields.tool_name, fields.message_id, fields.request_id) == (
+        "toolu_1", "Bash", "msg_1", "req_1")
+    assert fields.text == "Bash make test" and fields.has_usage and fields.cache_read_input_tokens == 11515
+    assert fields.ts.microsecond == 873000
+    tagged = transcripts.fields_of({"type": "user", "message": {"role": "user",
+                                                                "content": "<command-name>/compact</command-name>"}})
+    assert not tagged.is_prompt
+
+
+def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
+    # ccusage reports a project folder as one "session" and a subagents/ folder as another; a
+    # waysweb session counts its subagents in. Per folder, the two must add up the same.
+    from waysweb import locations
+
+    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    ingest()
+    reported = json.loads((CCUSAGE / "sample-session.json").read_text())["sessions"]
+    fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    keys = ("inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens")
+    by_folder: dict[str, list[int]] = {}
+    for row in reported:
+        folder = row["sessionId"] if row["sessionId"] != "subagents" else row["projectPath"].split("/")[0]
+        totals = by_folder.setdefault(folder, [0, 0, 0, 0])
+        for n, key in enumerate(keys):
+            totals[n] += row[key]
+    ours: dict[str, list[int]] = {}
+    for session in Session.objects.exclude(transcript=None).select_related("transcript"):
+        totals = ours.setdefault(session.transcript.rel_path.split("/")[0], [0, 0, 0, 0])
+        for n, name in enumerate(fields):
+            totals[n] += getattr(session, name)
+    assert ours == by_folder
