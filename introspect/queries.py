@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
-from introspect.models import Project, Quarantine, Session, SourceFile, Turn, TurnWay, Way, WaysEvent
+from introspect.models import (
+    Project, Quarantine, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, Way, WaysEvent,
+)
 from introspect.rebuild import EVENT_ORDER
 
 SESSIONS_PER_PAGE = 50
@@ -48,7 +50,62 @@ def projects_for_filter() -> QuerySet[Project]:
 def turns_for_session(session: Session) -> list[Turn]:
     """Every turn with its rows in order, and each row's event (one query per level)."""
     rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
-    return list(session.turns.order_by("epoch").prefetch_related(Prefetch("ways", queryset=rows)))
+    return list(session.turns.order_by("epoch")
+                .select_related("prompt_entry", "context_entry", "nearest_prompt")
+                .prefetch_related(Prefetch("ways", queryset=rows)))
+
+
+CONVERSATION_LIMIT = 2000
+
+
+@dataclass
+class Exchange:
+    """The conversation from one prompt up to the next: what a turn links to."""
+
+    prompt: TranscriptEntry | None
+    entries: list[TranscriptEntry]
+    first_turn: int | None = None
+
+
+def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Exchange]:
+    """For each turn, the exchange its prompt opens (keyed) or the nearest prompt's (heuristic).
+
+    A prompt that several fire turns share is shown once, under the first of them.
+    """
+    if session.transcript_id is None:
+        return {}
+    entries = list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
+                   .exclude(type__in=("ai-title", "custom-title", "queue-operation"))
+                   .order_by("offset", "index").defer("raw")[:CONVERSATION_LIMIT])
+    starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
+    position = {entry.pk: n for n, entry in enumerate(entries)}
+    exchanges: dict[int, Exchange] = {}
+    shown: dict[int, int] = {}
+    # Keyed turns own their prompt's exchange; a heuristic turn near the same prompt points to it.
+    for turn in sorted(turns, key=lambda t: (t.join_confidence != Turn.Join.KEYED, t.epoch)):
+        anchor = turn.prompt_entry_id or turn.nearest_prompt_id
+        if anchor is None or anchor not in position:
+            continue
+        start = position[anchor]
+        if anchor in shown:
+            exchanges[turn.pk] = Exchange(prompt=entries[start], entries=[], first_turn=shown[anchor])
+            continue
+        end = next((n for n in starts if n > start), len(entries))
+        shown[anchor] = turn.epoch
+        exchanges[turn.pk] = Exchange(prompt=entries[start], entries=entries[start + 1:end])
+    return exchanges
+
+
+def conversation(session: Session) -> list[TranscriptEntry]:
+    """The whole conversation of a session without fire turns (plain Claude Code)."""
+    if session.transcript_id is None:
+        return []
+    return list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
+                .order_by("offset", "index").defer("raw")[:CONVERSATION_LIMIT])
+
+
+def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:
+    return {agent.tool_use_id: agent for agent in Subagent.objects.filter(session=session).exclude(tool_use_id="")}
 
 
 def events_for_session(session: Session, *, page: int = 1) -> Page:

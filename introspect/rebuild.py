@@ -20,7 +20,7 @@ from introspect import turns as turn_model
 from introspect.models import Project, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 2
+DERIVED_VERSION = 3
 EVENT_ORDER = (F("ts_raw").asc(nulls_first=True), "order_rank", "order_generation", "order_offset", "order_index")
 
 
@@ -198,11 +198,9 @@ def rebuild_session(session: Session) -> None:
 
 
 def nearest_prompt(prompts: list[TranscriptEntry], second) -> TranscriptEntry | None:
-    """For a heuristic turn: the last prompt at or before its second, else the first after it."""
+    """For a heuristic turn: the last prompt at or before its second (a fire follows its prompt)."""
     before = [entry for entry in prompts if entry.ts.replace(microsecond=0) <= second]
-    if before:
-        return before[-1]
-    return prompts[0] if prompts else None
+    return before[-1] if before else None
 
 
 def window_of(ts_raw: str, starts: list[str]) -> int:

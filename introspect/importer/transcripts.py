@@ -220,6 +220,8 @@ def message_fields(obj: dict, out: EntryFields) -> None:
             out.cache_creation_input_tokens = count(usage.get("cache_creation_input_tokens"))
             out.cache_read_input_tokens = count(usage.get("cache_read_input_tokens"))
     blocks = [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+    if blocks and isinstance(blocks[0].get("type"), str):
+        out.subtype = blocks[0]["type"]  # Claude Code writes one content block per assistant line
     for block in blocks:
         if block.get("type") == "tool_use" and out.tool_use_id is None:
             out.tool_use_id = block.get("id") if isinstance(block.get("id"), str) else None
