@@ -1,21 +1,18 @@
 """The JSON documents waysweb prints and serves, as pydantic models (introspection.md §2, §9, §10).
 
 Field names, order and omissions follow agent-ways' `ways session … --json` exactly; waysweb only
-adds keys (`usage`, `transcript` on list entries). Serialise with `exclude_none=True`: a field
-upstream omits when empty, false or zero is set to None by the builder.
+adds keys (`usage`, `transcript` on list entries). Serialise with `dump()`: an optional field (one
+with a None default) is left out when None — builders set None where upstream omits an empty,
+false or zero value — while a required nullable field prints as null (`scope`, `gate_ms_p50`).
 """
 
 from __future__ import annotations
-
-from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 
 class Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    # Top-level keys printed as null rather than left out (`scope`, `session`).
-    always: ClassVar[tuple[str, ...]] = ()
 
 
 class MatchDetail(Out):
@@ -95,7 +92,6 @@ class ListEntry(Out):
 
 
 class SessionList(Out):
-    always: ClassVar[tuple[str, ...]] = ("scope",)
     scope: str | None
     count: int
     sessions: list[ListEntry]
@@ -123,7 +119,6 @@ class JudgeBlock(Out):
 
 
 class Fires(Out):
-    always: ClassVar[tuple[str, ...]] = ("session",)
     session: str | None
     total: int
     fires: list[SemanticFire]
@@ -136,7 +131,112 @@ class Error(Out):
 
 
 def dump(document: Out) -> dict:
-    """The document as upstream prints it: None means "left out", except the keys it prints as null."""
-    data = document.model_dump(mode="json", exclude_none=True)
-    return {name: data.get(name) for name in type(document).model_fields
-            if name in data or name in type(document).always}
+    """The document as upstream prints it."""
+    return _plain(document)
+
+
+def _plain(value):
+    if isinstance(value, BaseModel):
+        out = {}
+        for name, info in type(value).model_fields.items():
+            item = getattr(value, name)
+            if item is None and not info.is_required():
+                continue  # optional and absent: upstream leaves the key out
+            out[name] = _plain(item)
+        return out
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+# `ways session replay --json` (introspection.md §9). The builder in introspect/replay.py emits plain
+# dicts in upstream's key order; these models are the contract the tests hold it to.
+class TopWay(Out):
+    way: str
+    fires: int
+
+
+class Gate(Out):
+    judged: int
+    passed: int
+    blocked: int
+    would_block: int
+    unjudged: int
+    fallbacks: dict[str, int]
+    gate_ms_p50: int | None
+    gate_ms_p95: int | None
+    blocked_ways: dict[str, int]
+
+
+class SuppressedSummary(Out):
+    total: int
+    dispatches: int
+    agents: int
+    by_switch: dict[str, int]
+
+
+class ReplaySummary(Out):
+    epochs: int
+    duration_secs: int
+    distinct_ways: int
+    total_fires: int
+    redisclosures: int
+    checks_fired: int
+    near_misses: int
+    trigger_breakdown: dict[str, int]
+    top_ways: list[TopWay]
+    gate: Gate
+    suppressed: SuppressedSummary
+
+
+class ActiveWay(Out):
+    id: str
+    trigger: str
+    epoch_fired: int
+    token_pos_k: int
+    check_fires: int
+    is_new: bool
+    is_redisclosed: bool
+    refire_threshold_k: int
+    outcome: str
+    p_yes: str | None = None
+    ancestor: str | None = None
+    agent: str | None = None
+    agent_type: str | None = None
+
+
+class SuppressedLane(Out):
+    switch: str
+    lane: str
+    agent: str | None = None
+
+
+class Frame(Out):
+    epoch: int
+    timestamp: str
+    elapsed_secs: int
+    token_position_k: int
+    active_ways: list[ActiveWay]
+    new_events: list[str]
+    suppressed: list[SuppressedLane] | None = None
+
+
+class NearMiss(Out):
+    epoch: int
+    timestamp: str
+    way: str
+    prob_en: float
+    prob_multi: float
+    tau_s: float
+    margin: float
+
+
+class SessionDump(Out):
+    session: str
+    project: str
+    context_window_k: int
+    summary: ReplaySummary
+    frames: list[Frame]
+    near_misses: list[NearMiss]

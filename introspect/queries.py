@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
+from introspect import evidence
 from introspect.models import (
     Project, Quarantine, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, Way, WaysEvent,
 )
@@ -120,6 +121,19 @@ def events_after(session: Session, after: int) -> list[WaysEvent]:
 
 def last_event_id(session: Session) -> int:
     return WaysEvent.objects.filter(session=session).order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def attach_evidence(turns: list[Turn], ways: dict[str, Way], session: Session) -> None:
+    """Give each turn row its why-fired lines (introspection.md §5) for the drill-down."""
+    for turn in turns:
+        for row in turn.ways.all():
+            way = ways.get(row.way_id)
+            row.evidence = evidence.why_fired(
+                channel=row.trigger_channel, matched_span=row.matched_span, fire_score=row.fire_score,
+                surface=row.event.surface, criteria=way.criteria if way else {},
+                token_position=turn.token_position, window_k=session.window_k,
+                keyed=turn.join_confidence == Turn.Join.KEYED,
+            )
 
 
 def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:

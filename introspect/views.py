@@ -49,6 +49,8 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         return render_page(request, "introspect/session_detail.html", context, fragment="event-tail")
     turns = queries.turns_for_session(session)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
+    ways = queries.ways_by_id(way_ids, session.project)
+    queries.attach_evidence(turns, ways, session)
     exchanges = queries.conversation_by_turn(session, turns)
     for turn in turns:
         turn.exchange = exchanges.get(turn.pk)
@@ -57,7 +59,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "turns": turns,
         "conversation": [] if turns else queries.conversation(session),
         "subagents": queries.subagents_by_tool_use(session),
-        "ways": queries.ways_by_id(way_ids, session.project),
+        "ways": ways,
         "events": queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
         "cursor": queries.last_event_id(session),
     }

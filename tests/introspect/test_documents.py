@@ -208,3 +208,30 @@ def test_it_serves_the_documents_under_api(client, home):
     assert client.get(f"/api/sessions/{S}/fires.json?max_score=0.6").json()["total"] == 1
     assert client.get(f"/api/sessions/{S}/replay.json").json()["session"] == S
     assert client.get("/api/sessions/nope/replay.json").status_code == 404
+
+
+def test_it_builds_the_replay_document_to_its_schema(home, settings):
+    from waysweb import locations
+
+    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    call_command("ingest", stdout=StringIO())
+    for sid in ("d9253f7d-53c6-40ee-932c-a3cba232d3a0", "624f720e-9e95-4496-9c1a-bbb81681fbd4"):
+        for matched in (False, True):
+            doc = documents.replay_document(sid, matched=matched)
+            assert api_models.dump(api_models.SessionDump.model_validate(doc)) == doc
+    assert documents.replay_document("nope", matched=False) == {"error": "no events for session", "session": "nope"}
+
+
+def test_it_builds_every_sample_document_to_its_schema(settings):
+    from introspect.models import Session
+    from waysweb import locations
+
+    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    call_command("ingest", stdout=StringIO())
+    for session in Session.objects.all():
+        dump = documents.dump_document(session.sid, matched=True)
+        assert api_models.dump(api_models.SessionIntrospection.model_validate(dump)) == dump
+        fires = documents.fires_document(session.sid, matched=True)
+        assert api_models.dump(api_models.Fires.model_validate(fires)) == fires
+    listed = documents.list_document(with_transcripts=True)
+    assert api_models.dump(api_models.SessionList.model_validate(listed)) == listed
