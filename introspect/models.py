@@ -495,3 +495,18 @@ class Subagent(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["session", "agent_id"], name="subagent_unique")]
+
+
+class Spill(models.Model):
+    """Hook or tool output Claude Code spilled to `<session>/tool-results/` behind a `<persisted-output>` stub."""
+
+    entry = models.ForeignKey(TranscriptEntry, on_delete=models.CASCADE, related_name="spills")
+    name = models.CharField(max_length=255, help_text="file name under the session's tool-results/")
+    found = models.BooleanField(default=False, help_text="False: named by the stub but not on disk")
+    size = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    truncated = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entry", "name"], name="spill_unique")]

@@ -77,7 +77,7 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
         return {}
     entries = list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
                    .exclude(type__in=("ai-title", "custom-title", "queue-operation"))
-                   .order_by("offset", "index").defer("raw")[:CONVERSATION_LIMIT])
+                   .order_by("offset", "index").defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
     starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
     position = {entry.pk: n for n, entry in enumerate(entries)}
     exchanges: dict[int, Exchange] = {}
@@ -102,7 +102,7 @@ def conversation(session: Session) -> list[TranscriptEntry]:
     if session.transcript_id is None:
         return []
     return list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
-                .order_by("offset", "index").defer("raw")[:CONVERSATION_LIMIT])
+                .order_by("offset", "index").defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
 
 
 def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:

@@ -15,7 +15,7 @@ import orjson
 from django.db import transaction
 from django.db.models import F
 
-from introspect import join
+from introspect import join, spills
 from introspect import turns as turn_model
 from introspect.models import Project, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 
@@ -76,7 +76,7 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
 def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
     if trunk is None:
         return []
-    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "text"))
+    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw"))
 
 
 def session_usage(session: Session) -> dict[str, int]:
@@ -187,6 +187,8 @@ def rebuild_session(session: Session) -> None:
             for turn, joined in zip(built, joins, strict=True)
         )
         rebuild_subagents(session, entries)
+        if trunk is not None:
+            spills.import_spills([e for e in entries if "<persisted-output>" in (e.text or "")], trunk)
         TurnWay.objects.bulk_create(
             TurnWay(turn=turn_row, position=position, event=row.event, judge_event=row.judge_event,
                     way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated,

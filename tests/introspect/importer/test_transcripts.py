@@ -200,3 +200,24 @@ def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
         for n, name in enumerate(fields):
             totals[n] += getattr(session, name)
     assert ours == by_folder
+
+
+def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):
+    stub = ("<system-reminder>\nSessionStart hook additional context: <persisted-output>\nOutput too large (24.4KB). "
+            "Full output saved to: ~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt\n\n"
+            "Preview (first 2KB):\n# Way\n</persisted-output>\n</system-reminder>")
+    hostile = stub.replace("~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt", "/etc/passwd")
+    path = home.transcript("/p", "s1", {"type": "user", "uuid": "m1", "isMeta": True, "sessionId": "s1",
+                                        "message": {"role": "user", "content": stub}},
+                           {"type": "user", "uuid": "m2", "isMeta": True, "sessionId": "s1",
+                            "message": {"role": "user", "content": hostile}})
+    spill_dir = path.with_suffix("") / "tool-results"
+    spill_dir.mkdir(parents=True)
+    (spill_dir / "hook-1-0-additionalContext.txt").write_text("# Way\nthe whole body")
+    ingest()
+    from introspect.models import Spill
+
+    found = Spill.objects.get(entry__uuid="m1")
+    assert found.found and found.text == "# Way\nthe whole body"
+    passwd = Spill.objects.get(entry__uuid="m2")
+    assert passwd.name == "passwd" and not passwd.found and passwd.text == ""

@@ -1,0 +1,64 @@
+"""Spilled output: the full text behind a `<persisted-output>` stub (formats-claude-code.md §9.4).
+
+The stub names a path; that path is data and never opened as given. Only its file name is used,
+looked up in the `tool-results/` folder of the transcript's own session directory, which the
+importer discovered under the configured Claude directory (importer-reliability.md §13.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path, PurePosixPath
+
+from introspect.models import SourceFile, Spill, TranscriptEntry
+
+MAX_SPILL_BYTES = 8 << 20
+STUB = re.compile(r"<persisted-output>.*?Full output saved to:\s*(\S+)", re.S)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def named_spills(text: str) -> list[str]:
+    """File names the stubs in `text` point at (only plain names survive)."""
+    names = []
+    for path in STUB.findall(text or ""):
+        name = PurePosixPath(path).name
+        if SAFE_NAME.match(name) and name not in names:
+            names.append(name)
+    return names
+
+
+def spill_folder(source: SourceFile) -> Path | None:
+    """`<projects>/<slug>/<session>/tool-results/` for a trunk file; None for other files."""
+    if source.kind != SourceFile.Kind.TRANSCRIPT:
+        return None
+    root = Path(source.root).resolve()
+    folder = (Path(source.root) / source.rel_path).with_suffix("") / "tool-results"
+    try:
+        resolved = folder.resolve()
+    except OSError:
+        return None
+    return resolved if resolved.is_relative_to(root) else None
+
+
+def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
+    """Read the spill files the session's stubs name; returns how many were found."""
+    folder = spill_folder(source)
+    found = 0
+    for entry in entries:
+        if "<persisted-output>" not in (entry.text or ""):
+            continue
+        for name in named_spills(entry.text):
+            path = folder / name if folder else None
+            spill, _ = Spill.objects.get_or_create(entry=entry, name=name)
+            if path is None or not path.is_file() or not path.resolve().is_relative_to(folder):
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_SPILL_BYTES + 1)
+            spill.found, spill.size = True, path.stat().st_size
+            spill.truncated = len(data) > MAX_SPILL_BYTES
+            spill.sha256 = hashlib.sha256(data[:MAX_SPILL_BYTES]).hexdigest()
+            spill.text = data[:MAX_SPILL_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd")
+            spill.save()
+            found += 1
+    return found
