@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from introspect import documents
+from waysweb.params import flag, float_param, int_param
 
 
 def json_response(document: dict) -> HttpResponse:
@@ -14,18 +15,6 @@ def json_response(document: dict) -> HttpResponse:
     # except an unknown named session, which is a plain 404 for HTTP clients.
     status = 404 if document.get("error") == "no events for session" else 200
     return HttpResponse(orjson.dumps(document), content_type="application/json", status=status)
-
-
-def flag(request: HttpRequest, name: str) -> bool:
-    return request.GET.get(name, "").lower() in {"1", "true", "yes"}
-
-
-def number(request: HttpRequest, name: str, kind: type) -> float | int | None:
-    raw = request.GET.get(name, "")
-    try:
-        return kind(raw) if raw else None
-    except ValueError:
-        return None
 
 
 @require_GET
@@ -46,8 +35,8 @@ def session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
 
 @require_GET
 def session_fires(request: HttpRequest, session_id: str) -> HttpResponse:
-    limit = number(request, "limit", int)
+    limit = int_param(request, "limit")
     return json_response(documents.fires_document(
-        session_id, matched=flag(request, "matched"), max_score=number(request, "max_score", float),
+        session_id, matched=flag(request, "matched"), max_score=float_param(request, "max_score"),
         limit=limit if limit is None or limit >= 0 else None,
     ))

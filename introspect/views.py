@@ -9,14 +9,7 @@ from django.views.decorators.http import require_GET
 from introspect import queries
 from introspect.models import Session
 from waysweb.htmx import HtmxHttpRequest, render_page
-
-
-def int_param(request: HtmxHttpRequest, name: str, default: int | None = None) -> int | None:
-    raw = request.GET.get(name, "")
-    try:
-        return int(raw) if raw else default
-    except ValueError:
-        return default
+from waysweb.params import int_param
 
 
 @require_GET

@@ -4,24 +4,14 @@ from __future__ import annotations
 
 from django import template
 
+from introspect import replay
+
 register = template.Library()
-
-# render.rs format_trigger: the terminal's short labels for the semantic channels.
-CHANNEL_LABELS = {
-    "semantic:embedding:en": "embed:en",
-    "semantic:embedding:multi": "embed:multi",
-    "semantic:embedding": "embed",
-    "semantic": "embed",
-    "semantic:bash:en": "embed:bash:en",
-    "semantic:bash:multi": "embed:bash:multi",
-}
-
 
 @register.filter
 def channel_label(trigger: str | None) -> str:
-    if not trigger:
-        return ""
-    return CHANNEL_LABELS.get(trigger, trigger)
+    """The terminal's short label (render.rs format_trigger), e.g. embed:en."""
+    return replay.trigger_label(trigger) if trigger else ""
 
 
 @register.filter
