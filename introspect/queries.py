@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 
 from introspect import evidence
 from introspect.models import (
@@ -48,15 +49,17 @@ def projects_for_filter() -> QuerySet[Project]:
     return Project.objects.annotate(session_count=Count("sessions")).filter(session_count__gt=0).order_by("name")
 
 
-def turns_for_session(session: Session) -> list[Turn]:
-    """Every turn with its rows in order, and each row's event (one query per level)."""
-    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
-    return list(session.turns.order_by("epoch")
-                .select_related("prompt_entry", "context_entry", "nearest_prompt")
-                .prefetch_related(Prefetch("ways", queryset=rows)))
-
-
+TURNS_PER_PAGE = 50
 CONVERSATION_LIMIT = 2000
+
+
+def turns_page(session: Session, *, start: int = 1, after: int | None = None,
+               size: int = TURNS_PER_PAGE) -> list[Turn]:
+    """A page of turns from epoch `start` (or after `after`, for live follow), rows and entries joined."""
+    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
+    turns = session.turns.filter(epoch__gt=after) if after is not None else session.turns.filter(epoch__gte=start)
+    return list(turns.order_by("epoch").select_related("prompt_entry", "context_entry", "nearest_prompt")
+                .prefetch_related(Prefetch("ways", queryset=rows))[:size])
 
 
 @dataclass
@@ -68,21 +71,35 @@ class Exchange:
     first_turn: int | None = None
 
 
+def conversation_entries(session: Session) -> QuerySet[TranscriptEntry]:
+    return (TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
+            .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
+            .order_by("offset", "index").defer("raw").prefetch_related("spills"))
+
+
 def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Exchange]:
     """For each turn, the exchange its prompt opens (keyed) or the nearest prompt's (heuristic).
 
-    A prompt that several fire turns share is shown once, under the first of them.
+    Only the lines between the page's first prompt and the prompt after its last are read, so the
+    cost follows the page, not the session. A prompt several fire turns share is shown once: under
+    its keyed turn, else the first turn near it; the others point there.
     """
-    if session.transcript_id is None:
+    anchors = {turn.prompt_entry or turn.nearest_prompt for turn in turns} - {None}
+    if session.transcript_id is None or not anchors:
         return {}
-    entries = list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
-                   .exclude(type__in=("ai-title", "custom-title", "queue-operation"))
-                   .order_by("offset", "index").defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
+    first = min(anchors, key=lambda entry: entry.offset)
+    last = max(anchors, key=lambda entry: entry.offset)
+    following = (TranscriptEntry.objects.filter(source_id=session.transcript_id, is_prompt=True, is_copy=False,
+                                                offset__gt=last.offset)
+                 .order_by("offset").values_list("offset", flat=True).first())
+    window = conversation_entries(session).filter(offset__gte=first.offset)
+    if following is not None:
+        window = window.filter(offset__lt=following)
+    entries = list(window[:CONVERSATION_LIMIT])
     starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
     position = {entry.pk: n for n, entry in enumerate(entries)}
     exchanges: dict[int, Exchange] = {}
     shown: dict[int, int] = {}
-    # Keyed turns own their prompt's exchange; a heuristic turn near the same prompt points to it.
     for turn in sorted(turns, key=lambda t: (t.join_confidence != Turn.Join.KEYED, t.epoch)):
         anchor = turn.prompt_entry_id or turn.nearest_prompt_id
         if anchor is None or anchor not in position:
@@ -101,8 +118,53 @@ def conversation(session: Session) -> list[TranscriptEntry]:
     """The whole conversation of a session without fire turns (plain Claude Code)."""
     if session.transcript_id is None:
         return []
-    return list(TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
-                .order_by("offset", "index").defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
+    return list(conversation_entries(session)[:CONVERSATION_LIMIT])
+
+
+def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
+    """A subagent's own transcript, loaded on demand under the call that spawned it."""
+    if agent.source_id is None:
+        return []
+    return list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+                .exclude(type__in=("progress", "queue-operation")).order_by("offset", "index")
+                .defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
+
+
+def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
+    """Near-misses placed in the turn whose scan they belong to: the last turn starting ≤ 3 s after them."""
+    if not turns:
+        return {}
+    lo, hi = turns[0].ts - timedelta(seconds=3), turns[-1].ts + timedelta(hours=12)
+    misses = WaysEvent.objects.filter(session=session, event="way_nearmiss", ts__gte=lo, ts__lte=hi).order_by("ts")
+    out: dict[int, list[WaysEvent]] = {}
+    for miss in misses:
+        owner = None
+        for turn in turns:
+            if turn.ts <= miss.ts + timedelta(seconds=3):
+                owner = turn
+        if owner is not None:
+            out.setdefault(owner.pk, []).append(miss)
+    return out
+
+
+@dataclass(frozen=True)
+class WindowSpan:
+    number: int
+    start_ts: str
+    first_turn: int | None
+    last_turn: int | None
+    turns: int
+
+
+def window_spans(session: Session) -> list[WindowSpan]:
+    """The compaction windows with the turns each holds, for the scrubber."""
+    spans = {row["window"]: row for row in session.turns.values("window").annotate(
+        first=Min("epoch"), last=Max("epoch"), n=Count("pk"))}
+    windows = list(session.windows.order_by("number")) or []
+    numbers = sorted({w.number for w in windows} | set(spans))
+    starts = {w.number: w.start_ts for w in windows}
+    return [WindowSpan(n, starts.get(n, ""), spans.get(n, {}).get("first"), spans.get(n, {}).get("last"),
+                       spans.get(n, {}).get("n", 0)) for n in numbers]
 
 
 def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:

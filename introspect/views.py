@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from introspect import queries
-from introspect.models import Session
+from introspect.models import Session, Subagent
 from waysweb.htmx import HtmxHttpRequest, render_page
 from waysweb.params import int_param
 
@@ -30,33 +30,74 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "introspect/session_list.html", context, fragment="session-rows")
 
 
-@require_GET
-def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("project"), sid=session_id)
-    after = int_param(request, "after")
-    if after is not None:
-        # Live follow: only what was imported after the cursor, plus a fresh poller.
-        events = queries.events_after(session, after)
-        context = {"session": session, "new_events": events,
-                   "cursor": events[-1].pk if events else after}
-        return render_page(request, "introspect/session_detail.html", context, fragment="event-tail")
-    turns = queries.turns_for_session(session)
+def turn_context(session: Session, turns: list) -> dict:
+    """Everything a page of turns shows: rows with evidence, exchanges, near-misses, subagents."""
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = queries.ways_by_id(way_ids, session.project)
     queries.attach_evidence(turns, ways, session)
     exchanges = queries.conversation_by_turn(session, turns)
+    misses = queries.near_misses_by_turn(session, turns)
     for turn in turns:
         turn.exchange = exchanges.get(turn.pk)
+        turn.near_misses = misses.get(turn.pk, [])
+        # Spans are marked in the prompt only where the turn is keyed to that prompt.
+        turn.prompt_spans = [row.matched_span for row in turn.ways.all()
+                             if row.trigger_channel == "keyword" and row.matched_span] \
+            if turn.join_confidence == "keyed" else []
+    return {"turns": turns, "ways": ways, "subagents": queries.subagents_by_tool_use(session)}
+
+
+@require_GET
+def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    live_after = int_param(request, "live_after")
+    if live_after is not None:
+        # Live follow: turns after the cursor, the last known turn again (it may have grown),
+        # and a fresh poller. Turn numbers are stable, so the cursor is an epoch.
+        turns = queries.turns_page(session, after=max(live_after - 1, 0))
+        context = {"session": session, **turn_context(session, turns), "live_after": live_after,
+                   "cursor": turns[-1].epoch if turns else live_after}
+        return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
+    start = max(int_param(request, "from", 1) or 1, 1)
+    turns = queries.turns_page(session, start=start)
     context = {
         "session": session,
-        "turns": turns,
-        "conversation": [] if turns else queries.conversation(session),
-        "subagents": queries.subagents_by_tool_use(session),
-        "ways": ways,
+        **turn_context(session, turns),
+        "start": start,
+        "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
+        "prev_start": max(start - queries.TURNS_PER_PAGE, 1) if start > 1 else None,
+        "windows": queries.window_spans(session),
+        "conversation": [] if session.turn_count else queries.conversation(session),
+        "cursor": turns[-1].epoch if turns else 0,
+        "nav": "sessions",
+    }
+    return render_page(request, "introspect/session_detail.html", context, fragment="turn-page")
+
+
+@require_GET
+def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    session = get_object_or_404(Session.objects.select_related("project"), sid=session_id)
+    after = int_param(request, "after")
+    if after is not None:
+        events = queries.events_after(session, after)
+        context = {"session": session, "new_events": events, "cursor": events[-1].pk if events else after}
+        return render_page(request, "introspect/session_events.html", context, fragment="event-tail")
+    context = {
+        "session": session,
         "events": queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
         "cursor": queries.last_event_id(session),
+        "nav": "sessions",
     }
-    return render_page(request, "introspect/session_detail.html", context, fragment="event-log")
+    return render_page(request, "introspect/session_events.html", context, fragment="event-log")
+
+
+@require_GET
+def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) -> HttpResponse:
+    agent = get_object_or_404(Subagent.objects.select_related("session", "spawn_entry"),
+                              session__sid=session_id, agent_id=agent_id)
+    context = {"session": agent.session, "agent": agent, "entries": queries.subagent_conversation(agent),
+               "subagents": {}, "nav": "sessions"}
+    return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")
 
 
 @require_GET

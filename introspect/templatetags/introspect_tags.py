@@ -70,3 +70,40 @@ def percent(part: int, whole: int) -> str:
 @register.filter
 def get_item(mapping: dict, key: str):
     return mapping.get(key) if mapping else None
+
+
+@register.simple_tag
+def highlight(text: str, spans: list[str] | None, limit: int = 4000):
+    """The text, escaped, with each recorded span marked where it occurs (case-insensitive)."""
+    from django.utils.html import escape, format_html
+    from django.utils.safestring import mark_safe
+
+    text = (text or "")[:limit]
+    spans = [span for span in (spans or []) if span]
+    if not spans:
+        return escape(text)
+    lowered = text.lower()
+    marks: list[tuple[int, int]] = []
+    for span in spans:
+        at = lowered.find(span.lower())
+        if at >= 0 and not any(a < at + len(span) and at < b for a, b in marks):
+            marks.append((at, at + len(span)))
+    out, pos = [], 0
+    for start, end in sorted(marks):
+        out.append(escape(text[pos:start]))
+        out.append(format_html('<mark title="matched span recorded when the way fired">{}</mark>', text[start:end]))
+        pos = end
+    out.append(escape(text[pos:]))
+    return mark_safe("".join(str(part) for part in out))
+
+
+@register.filter
+def markdown(text: str):
+    """Agent text as sanitised Markdown (waysweb/render.py); escaped plain text as a fallback."""
+    try:
+        from waysweb.render import render_markdown
+    except ImportError:
+        from django.utils.html import escape, linebreaks
+
+        return linebreaks(escape(text or ""))
+    return render_markdown(text or "")

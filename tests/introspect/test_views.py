@@ -38,6 +38,9 @@ def test_it_routes_names_both_ways():
     assert reverse("introspect:session-list") == "/"
     assert reverse("introspect:session-detail", args=["abc"]) == "/sessions/abc/"
     assert reverse("introspect:import-status") == "/status/"
+    assert reverse("introspect:session-events", args=["abc"]) == "/sessions/abc/events/"
+    assert reverse("introspect:subagent-detail", args=["abc", "a1"]) == "/sessions/abc/agents/a1/"
+    assert reverse("introspect:api-session-dump", args=["abc"]) == "/api/sessions/abc/dump.json"
     assert resolve("/sessions/abc/").func is views.session_detail
     assert resolve("/status/").func is views.import_status
 
@@ -123,7 +126,7 @@ def test_it_returns_only_new_events_after_a_cursor(client, home):
     append(home.live, line(ts="2026-11-01T10:40:00Z", event="way_fired", way="d/new", trigger="bash",
                            session=session.sid))
     call_command("ingest", stdout=StringIO())
-    response = client.get(f"/sessions/{session.sid}/", {"after": cursor}, headers={"HX-Request": "true"})
+    response = client.get(f"/sessions/{session.sid}/events/", {"after": cursor}, headers={"HX-Request": "true"})
     body = response.content.decode()
     assert "d/new" in body and "d/a" not in body and "<html" not in body
 
@@ -132,8 +135,10 @@ def test_it_bounds_the_queries_per_page(client, home, django_assert_max_num_quer
     imported(home, sessions=3)
     with django_assert_max_num_queries(6):
         client.get("/")
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(16):
         client.get("/sessions/sess-0000-aaaa-bbbb/")
+    with django_assert_max_num_queries(6):
+        client.get("/sessions/sess-0000-aaaa-bbbb/events/")
     with django_assert_max_num_queries(6):
         client.get("/status/")
 
@@ -171,3 +176,91 @@ def test_it_explains_a_gated_row_with_its_probability_and_floor(client, home):
     call_command("ingest", stdout=StringIO())
     body = client.get("/sessions/g1/").content.decode()
     assert "keyword matched, vetoed: probability 0.076 below floor 0.15" in body
+
+
+def long_session(home, turns: int, sid: str = "long") -> None:
+    lines = [line(ts="2026-11-01T00:00:00Z", event="session_start", session=sid, project="/p")]
+    prompts = []
+    for n in range(turns):
+        second = 10 * (n + 1)
+        stamp = f"2026-11-01T{second // 3600:02d}:{second % 3600 // 60:02d}:{second % 60:02d}"
+        lines.append(line(ts=stamp + "Z", event="way_fired", way=f"d/w{n % 7}", trigger="keyword",
+                          matched_span="commit", session=sid, token_position=str(1000 * n)))
+        lines.append(line(ts=stamp + "Z", event="way_nearmiss", way="d/near", prob_en="0.47", tau_s="0.5",
+                          margin="0.03", session=sid))
+        prompts += [{"type": "user", "uuid": f"u{n}", "parentUuid": f"a{n - 1}" if n else None, "sessionId": sid,
+                     "timestamp": stamp + ".000Z", "message": {"role": "user", "content": f"please commit part {n}"}},
+                    {"type": "attachment", "uuid": f"i{n}", "parentUuid": f"u{n}", "sessionId": sid,
+                     "timestamp": stamp + ".400Z", "attachment": {"type": "hook_additional_context",
+                                                                 "hookEvent": "UserPromptSubmit", "content": ["w"]}},
+                    {"type": "assistant", "uuid": f"a{n}", "parentUuid": f"i{n}", "sessionId": sid,
+                     "timestamp": stamp + ".900Z", "requestId": f"r{n}",
+                     "message": {"id": f"m{n}", "role": "assistant", "model": "claude-opus-4-6",
+                                 "content": [{"type": "text", "text": f"**done** {n}"}]}}]
+    append(home.live, *lines)
+    home.transcript("/p", sid, *prompts)
+    call_command("ingest", stdout=StringIO())
+
+
+def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(client, home, django_assert_max_num_queries):
+    long_session(home, 120, sid="big")
+    long_session(home, 5, sid="small")
+    with django_assert_max_num_queries(18) as small:
+        client.get("/sessions/small/")
+    with django_assert_max_num_queries(18) as big:
+        response = client.get("/sessions/big/")
+    assert len(big.captured_queries) == len(small.captured_queries)
+    body = response.content.decode()
+    assert 'id="turn-50"' in body and 'id="turn-51"' not in body
+    assert 'href="?from=51"' in body and 'hx-trigger="revealed"' in body
+    page = client.get("/sessions/big/", {"from": 51}, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in page and 'id="turn-51"' in page and 'id="turn-100"' in page and 'id="turn-101"' not in page
+    full = client.get("/sessions/big/", {"from": 101}).content.decode()  # the same URL without JavaScript
+    assert "<html" in full and 'id="turn-120"' in full and "turns 51–100" in full
+
+
+def test_it_marks_the_matched_span_in_a_keyed_prompt_and_lists_near_misses(client, home):
+    long_session(home, 2)
+    body = client.get("/sessions/long/").content.decode()
+    assert '<mark title="matched span recorded when the way fired">commit</mark> part 0' in body
+    assert "nearly fired: 0.47 vs τ 0.5" in body and "margin 0.03" in body
+    assert "<strong>done</strong> 0" in body  # replies render as sanitised markdown
+
+
+def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
+    from django.utils import timezone
+
+    long_session(home, 3)
+    monkeypatch.setattr(Session, "is_live", property(lambda self: True))
+    first = client.get("/sessions/long/").content.decode()
+    assert 'hx-get="/sessions/long/?live_after=3"' in first
+    append(home.live, line(ts="2026-11-01T00:10:00Z", event="way_fired", way="d/late", trigger="bash",
+                           session="long"))
+    call_command("ingest", stdout=StringIO())
+    live = client.get("/sessions/long/", {"live_after": 3}, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="turn-4"' in live and "d/late" in live
+    assert 'hx-swap-oob="outerHTML:#turn-3"' in live  # the last known turn is refreshed in place
+    assert 'live_after=4' in live
+    assert timezone.now()
+
+
+def test_it_loads_a_subagent_conversation_on_demand(client, home):
+    sid = "with-agent"
+    home.transcript("/p", sid,
+                    {"type": "user", "uuid": "u1", "sessionId": sid, "timestamp": "2026-11-01T00:00:01.000Z",
+                     "message": {"role": "user", "content": "explore"}},
+                    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": sid,
+                     "timestamp": "2026-11-01T00:00:02.000Z",
+                     "message": {"id": "m1", "role": "assistant", "content": [
+                         {"type": "tool_use", "id": "toolu_1", "name": "Agent",
+                          "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"}}]}})
+    agent_file = home.root / ".claude" / "projects" / "-p" / sid / "subagents" / "agent-abc.jsonl"
+    append(agent_file, b'{"type":"user","uuid":"s1","isSidechain":true,"agentId":"abc","sessionId":"with-agent",'
+                       b'"message":{"role":"user","content":"go"}}\n')
+    (agent_file.parent / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_1"}')
+    call_command("ingest", stdout=StringIO())
+    page = client.get(f"/sessions/{sid}/").content.decode()
+    assert 'hx-get="/sessions/with-agent/agents/abc/"' in page and "subagent abc · Explore" in page
+    fragment = client.get(f"/sessions/{sid}/agents/abc/", headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and "go" in fragment
+    assert "<html" in client.get(f"/sessions/{sid}/agents/abc/").content.decode()
