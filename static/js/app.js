@@ -37,7 +37,8 @@
     }
     if (key === "/") {
       const search = document.querySelector("[data-shortcut='/']");
-      if (search) { event.preventDefault(); search.focus(); search.select(); }
+      event.preventDefault();
+      if (search) { search.focus(); search.select(); } else { window.location.href = "/search/"; }
     } else if (key === "j") {
       select(1);
     } else if (key === "k") {
@@ -45,11 +46,57 @@
     } else if (key === "Enter") {
       const el = items()[selected];
       if (el && el.dataset.href) window.location.href = el.dataset.href;
+    } else if (key === "n" || key === "p") {
+      jumpPrompt(key === "n" ? 1 : -1);
     } else if (key === "g") {
       pendingG = true;
     } else if (key === "?") {
       const help = document.getElementById("key-help");
       if (help && !help.open) help.showModal();
+    }
+  });
+
+  // n / p: the next or previous prompt below or above the top of the viewport.
+  function jumpPrompt(direction) {
+    const prompts = Array.from(document.querySelectorAll("[data-prompt]"));
+    const top = window.scrollY + 80;
+    const target = direction > 0
+      ? prompts.find((el) => el.getBoundingClientRect().top + window.scrollY > top + 5)
+      : prompts.reverse().find((el) => el.getBoundingClientRect().top + window.scrollY < top - 5);
+    if (target) {
+      target.scrollIntoView({ block: "start" });
+      if (target.id) history.replaceState(null, "", "#" + target.id);
+    }
+  }
+
+  // Live follow pauses when the reader scrolls back up, and resumes on request.
+  let livePaused = false;
+  const resume = document.querySelector("[data-live-resume]");
+  const badge = document.querySelector("[data-live]");
+  function nearBottom() {
+    return window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
+  }
+  window.addEventListener("scroll", () => {
+    if (!badge) return;
+    const paused = !nearBottom();
+    if (paused !== livePaused) {
+      livePaused = paused;
+      badge.textContent = paused ? "LIVE paused" : "● LIVE";
+      if (resume) resume.hidden = !paused;
+      const poller = document.getElementById("turn-poller");
+      if (!paused && poller) htmx.trigger(poller, "resume");
+    }
+  }, { passive: true });
+  if (resume) {
+    resume.addEventListener("click", () => {
+      window.scrollTo(0, document.body.scrollHeight);
+      const poller = document.getElementById("turn-poller");
+      if (poller) htmx.trigger(poller, "resume");
+    });
+  }
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (badge && !livePaused && event.detail.target && event.detail.target.id === "turn-poller") {
+      window.scrollTo(0, document.body.scrollHeight);
     }
   });
 
@@ -59,15 +106,21 @@
     if (row && !event.target.closest("a, button, input, select")) window.location.href = row.dataset.href;
   });
 
-  // Live pollers pause in hidden tabs: a trigger filter would need eval, which the CSP forbids.
+  // Live pollers pause in hidden tabs and while the reader looks back: a trigger filter would
+  // need eval, which the CSP forbids. A paused poller waits for `resume` (or the tab to show).
   document.addEventListener("htmx:beforeRequest", (event) => {
-    if (document.visibilityState === "hidden" && event.detail.elt.classList.contains("poller")) {
+    const elt = event.detail.elt;
+    if (elt.id === "turn-poller" && livePaused) {
+      event.preventDefault();
+      return;
+    }
+    if (document.visibilityState === "hidden" && elt.classList.contains("poller")) {
       event.preventDefault();
       const elt = event.detail.elt;
       document.addEventListener("visibilitychange", function resume() {
         if (document.visibilityState === "visible") {
           document.removeEventListener("visibilitychange", resume);
-          htmx.trigger(elt, "load");
+          htmx.trigger(elt, "resume");
         }
       });
     }
