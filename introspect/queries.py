@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 
-from introspect import evidence
+from introspect import evidence, tool_cards
 from introspect.models import (
     Project, Quarantine, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, Way, WaysEvent,
 )
@@ -74,7 +74,17 @@ class Exchange:
 def conversation_entries(session: Session) -> QuerySet[TranscriptEntry]:
     return (TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
             .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
-            .order_by("offset", "index").defer("raw").prefetch_related("spills"))
+            .order_by("offset", "index").prefetch_related("spills"))
+
+
+def with_cards(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
+    """Tool calls and results parsed into display cards (introspect/tool_cards.py)."""
+    for entry in entries:
+        if entry.type == "assistant" and entry.tool_use_id:
+            entry.call = tool_cards.tool_call(entry)
+        elif entry.type == "user" and entry.tool_result_id:
+            entry.result = tool_cards.tool_result(entry)
+    return entries
 
 
 def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Exchange]:
@@ -95,7 +105,7 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
     window = conversation_entries(session).filter(offset__gte=first.offset)
     if following is not None:
         window = window.filter(offset__lt=following)
-    entries = list(window[:CONVERSATION_LIMIT])
+    entries = with_cards(list(window[:CONVERSATION_LIMIT]))
     starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
     position = {entry.pk: n for n, entry in enumerate(entries)}
     exchanges: dict[int, Exchange] = {}
@@ -118,16 +128,16 @@ def conversation(session: Session) -> list[TranscriptEntry]:
     """The whole conversation of a session without fire turns (plain Claude Code)."""
     if session.transcript_id is None:
         return []
-    return list(conversation_entries(session)[:CONVERSATION_LIMIT])
+    return with_cards(list(conversation_entries(session)[:CONVERSATION_LIMIT]))
 
 
 def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
     """A subagent's own transcript, loaded on demand under the call that spawned it."""
     if agent.source_id is None:
         return []
-    return list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+    return with_cards(list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
                 .exclude(type__in=("progress", "queue-operation")).order_by("offset", "index")
-                .defer("raw").prefetch_related("spills")[:CONVERSATION_LIMIT])
+                .prefetch_related("spills")[:CONVERSATION_LIMIT]))
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
