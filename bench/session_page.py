@@ -1,0 +1,126 @@
+"""Server time of a long session's replay page: a generated 5,000-turn session, first screen.
+
+    uv run python bench/session_page.py [--turns 5000] [--requests 30]
+
+Builds a HOME with one long session (events + transcript), imports it into a throwaway SQLite
+database, then times the session page (first screen), the next page fragment and the dump JSON
+through Django's test client (server time, no network). Prints p50/p95 and the query counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def build_home(home: Path, turns: int, sid: str) -> None:
+    state = home / ".local/state/agent-ways"
+    state.mkdir(parents=True)
+    transcript = home / ".claude/projects/-home-dev-bench" / f"{sid}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    ways = ["softwaredev/delivery/commits", "softwaredev/code/testing", "build", "security/secrets", "meta/context"]
+    with open(state / "events.jsonl", "wb") as events, open(transcript, "wb") as lines:
+        events.write(orjson.dumps({"ts": "2026-11-01T00:00:00Z", "event": "session_start", "session": sid,
+                                   "project": "/home/dev/bench"}) + b"\n")
+        parent = None
+        for n in range(turns):
+            second = 10 * (n + 1)
+            stamp = f"2026-11-{1 + second // 86400:02d}T{second % 86400 // 3600:02d}:{second % 3600 // 60:02d}:{second % 60:02d}"
+            if n and n % 1000 == 0:
+                events.write(orjson.dumps({"ts": stamp + "Z", "event": "session_start", "session": sid,
+                                           "project": "/home/dev/bench"}) + b"\n")
+            events.write(orjson.dumps({"ts": stamp + "Z", "event": "way_fired", "way": ways[n % 5],
+                                       "trigger": "keyword" if n % 2 else "semantic:embedding:en",
+                                       "matched_span": "commit" if n % 2 else None, "fire_score": "0.61",
+                                       "session": sid, "token_position": str(1000 * (n % 900))}) + b"\n")
+            for uuid, kind, extra in (
+                (f"u{n}", "user", {"message": {"role": "user", "content": f"please commit change {n}"}}),
+                (f"i{n}", "attachment", {"attachment": {"type": "hook_additional_context",
+                                                        "hookEvent": "UserPromptSubmit", "content": ["# Way"]}}),
+                (f"t{n}", "assistant", {"requestId": f"r{n}", "message": {
+                    "id": f"m{n}", "role": "assistant", "model": "claude-opus-4-6",
+                    "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                                 "input": {"command": f"git commit -m 'change {n}'"}}],
+                    "usage": {"input_tokens": 3, "output_tokens": 40, "cache_creation_input_tokens": 100,
+                              "cache_read_input_tokens": 1000 * (n % 900)}}}),
+                (f"r{n}", "user", {"message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "[main 1a2b3c] change"}]},
+                                   "toolUseResult": {"stdout": "[main 1a2b3c] change", "stderr": ""}}),
+                (f"a{n}", "assistant", {"requestId": f"q{n}", "message": {
+                    "id": f"n{n}", "role": "assistant", "model": "claude-opus-4-6",
+                    "content": [{"type": "text", "text": f"Committed **change {n}**."}]}}),
+            ):
+                ms = {"user": 0, "attachment": 300}.get(kind, 700)
+                lines.write(orjson.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": sid,
+                                          "timestamp": f"{stamp}.{ms:03d}Z", "version": "2.1.180", **extra}) + b"\n")
+                parent = uuid
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round((len(ordered) - 1) * q))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=5000)
+    parser.add_argument("--requests", type=int, default=30)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="waysweb-bench-"))
+    home = work / "home"
+    sid = "bench-0000-4000-8000-long-session"
+    build_home(home, args.turns, sid)
+    os.environ.update({"HOME": str(home), "WAYSWEB_DATA_DIR": str(work / "data"), "DJANGO_SETTINGS_MODULE":
+                       "waysweb.settings", "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}"})
+    import django
+
+    django.setup()
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.db import connection, reset_queries
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    call_command("migrate", verbosity=0)
+    started = time.perf_counter()
+    call_command("ingest", stdout=StringIO())
+    print(f"generated and imported {args.turns:,} turns in {time.perf_counter() - started:.1f} s")
+    client = Client(HTTP_HOST="127.0.0.1")
+    targets = {
+        "session page, first screen": (f"/sessions/{sid}/", {}),
+        "next turns fragment": (f"/sessions/{sid}/", {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "from=2451"}),
+        "event log page": (f"/sessions/{sid}/events/", {}),
+        "session list": ("/", {}),
+    }
+    with override_settings(STORAGES={"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+                                     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}},
+                           DEBUG=False):
+        for name, (url, extra) in targets.items():
+            timings = []
+            for _ in range(args.requests):
+                t0 = time.perf_counter()
+                response = client.get(url, **extra)
+                timings.append((time.perf_counter() - t0) * 1000)
+                assert response.status_code == 200, (url, response.status_code)
+            connection.force_debug_cursor = True
+            reset_queries()
+            client.get(url, **extra)
+            queries = len(connection.queries)
+            connection.force_debug_cursor = False
+            print(f"{name:28s} p50 {statistics.median(timings):7.1f} ms   p95 {percentile(timings, 0.95):7.1f} ms   "
+                  f"{queries} queries   {len(response.content) / 1024:.0f} KiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""Way pages: the catalog as a domain tree, and one way with what someone tuning it needs."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.views.decorators.http import require_GET
+
+from introspect import charts, way_queries
+from waysweb.htmx import HtmxHttpRequest, render_page
+
+try:
+    # markdown-it-py + nh3, cached by sha256 (STYLE.md §2); written alongside these pages.
+    from waysweb import render as markdown
+except ImportError:  # pragma: no cover - until waysweb/render.py lands
+    markdown = None
+
+
+@require_GET
+def way_list(request: HtmxHttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "").strip()[:200]
+    tree = way_queries.way_tree(q=q)
+    context = {"tree": tree, "q": q, "way_total": sum(node.way_count for node in tree), "nav": "ways"}
+    return render_page(request, "introspect/way_list.html", context, fragment="way-tree")
+
+
+@require_GET
+def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
+    stats = way_queries.way_stats(way_id)
+    if not stats.known:
+        raise Http404("No way file and no event with this id")
+    context = {
+        "stats": stats,
+        "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",
+        "weeks_chart": charts.weekly_bars([(week.label, week.fires, week.redisclosures) for week in stats.weeks]),
+        "scores_chart": charts.score_strip([score_dot(point) for point in stats.score_points], tau=stats.tau,
+                                           tau_label=stats.tau_note),
+        "nav": "ways",
+    }
+    return render_page(request, "introspect/way_detail.html", context, fragment="way-sessions")
+
+
+def way_body(text: str) -> SafeString:
+    """The way's Markdown, sanitised by waysweb.render when present; otherwise escaped verbatim."""
+    render_markdown = getattr(markdown, "render_markdown", None)
+    if render_markdown is not None:
+        return render_markdown(text)
+    return format_html('<pre class="way-body-raw">{}</pre>', text)
+
+
+def score_dot(point: way_queries.ScorePoint) -> charts.Dot:
+    where = f"session {point.sid[:8]}" + (f" · turn {point.epoch}" if point.epoch else "")
+    what = {"fire": "fire", "redisclosure": "re-disclosure", "near-miss": "near-miss"}.get(point.kind, point.kind)
+    title = f"{what} · p {point.value:.3f} · {where} · {point.ts:%Y-%m-%d %H:%M} UTC"
+    if point.channel:
+        title += f" · {point.channel}"
+    href = ""
+    if point.sid:
+        href = reverse("introspect:session-detail", args=[point.sid])
+        if point.epoch:
+            href += f"#turn-{point.epoch}"
+    return charts.Dot(when=point.ts, value=point.value, kind=point.kind, title=title, href=href)

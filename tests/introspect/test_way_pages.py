@@ -1,0 +1,334 @@
+"""Way pages: the catalog tree, one way's numbers, generation labelling, escaping, bounded queries."""
+
+from __future__ import annotations
+
+from datetime import date
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import include, path, resolve, reverse
+
+from introspect import charts, way_queries, way_views
+from introspect import urls as introspect_urls
+from tests.conftest import append, line
+from waysweb import urls as site_urls
+
+
+def _urlpatterns() -> list:
+    # The way routes may not be wired into introspect/urls.py yet: add them under the same
+    # namespace for these tests only, and use the real ones as soon as they exist.
+    names = {getattr(pattern, "name", None) for pattern in introspect_urls.urlpatterns}
+    extra = [] if "way-detail" in names else [
+        path("ways/", way_views.way_list, name="way-list"),
+        path("ways/<path:way_id>/", way_views.way_detail, name="way-detail"),
+    ]
+    others = [p for p in site_urls.urlpatterns if getattr(p, "namespace", None) != "introspect"]
+    return [path("", include((introspect_urls.urlpatterns + extra, "introspect"))), *others]
+
+
+urlpatterns = _urlpatterns()
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+
+S1, S2 = "sess-one-0000-aaaa", "sess-two-0000-bbbb"
+
+
+def imported(home) -> None:
+    """Two sessions a week apart that exercise every kind of row a way can have."""
+    append(
+        home.live,
+        # Session 1, ISO week 2026-W45: a semantic fire, a re-disclosure, a refire hold, then a
+        # compaction, a keyword fire and a re-disclosure whose token position was not recorded.
+        line(ts="2026-11-02T10:00:00Z", event="session_start", project="/src/alpha", session=S1),
+        line(ts="2026-11-02T10:00:05Z", event="way_fired", way="d/a", trigger="semantic:embedding:en",
+             fire_score="0.6220", surface="commit this", token_position="1000", session=S1),
+        line(ts="2026-11-02T10:00:06Z", event="way_nearmiss", way="d/a", prob_en="0.4791", prob_multi="",
+             tau_s="0.5000", margin="0.0209", trigger="prompt", session=S1),
+        line(ts="2026-11-02T10:05:00Z", event="way_redisclosed", way="d/a", trigger="semantic:embedding:en",
+             fire_score="0.5500", token_position="31000", session=S1),
+        line(ts="2026-11-02T10:10:00Z", event="way_suppressed", way="d/a", trigger="semantic:embedding:en",
+             reason="refire", session=S1),
+        line(ts="2026-11-02T10:15:00Z", event="way_fired", way="ghost/only-events", trigger="bash",
+             matched_span="git push", session=S1),
+        line(ts="2026-11-02T10:20:00Z", event="session_start", project="/src/alpha", session=S1),
+        line(ts="2026-11-02T10:20:30Z", event="way_fired", way="d/a", trigger="keyword", matched_span="commit",
+             token_position="2000", session=S1),
+        line(ts="2026-11-02T10:30:00Z", event="way_redisclosed", way="d/a", trigger="keyword", session=S1),
+        # Session 2, ISO week 2026-W46: a keyword fire, a gated row, a judge block, and a near-miss
+        # from before ADR-156 (raw score against a per-model threshold).
+        line(ts="2026-11-10T09:00:00Z", event="session_start", project="/src/beta", session=S2),
+        line(ts="2026-11-10T09:00:05Z", event="way_fired", way="d/a", trigger="keyword", matched_span="commit",
+             token_position="500", session=S2),
+        line(ts="2026-11-10T09:05:00Z", event="way_keyword_gated", way="d/a", matched_span="remember",
+             prob_en="0.0759", prob_multi="", floor="0.1500", trigger="prompt", session=S2),
+        line(ts="2026-11-10T09:10:00Z", event="way_judged", way="d/a", p_yes="0.050", threshold="0.30",
+             verdict="block", session=S2),
+        line(ts="2026-11-10T09:15:00Z", event="way_nearmiss", way="d/a", score_en="0.4410", score_multi="",
+             thr_en="0.4600", thr_multi="", margin="0.0190", trigger="prompt", session=S2),
+    )
+    home.way(home.core_ways, "d/a", "description: commits\npattern: commit\nembed_threshold: 0.4\nrefire: 0.2")
+    home.way(home.user_ways, "d/a", "description: commits, user copy\npattern: \\bcommit\\b\nrefire: 0.3")
+    home.way(home.core_ways, "d/quiet", "pattern: never")
+    call_command("ingest", stdout=StringIO())
+
+
+def leaves(nodes) -> dict[str, way_queries.WayLeaf]:
+    out = {}
+    for node in nodes:
+        if node.way:
+            out[node.way.way_id] = node.way
+        out |= leaves(node.children)
+    return out
+
+
+def test_it_routes_way_ids_with_slashes():
+    assert reverse("introspect:way-list") == "/ways/"
+    assert reverse("introspect:way-detail", args=["softwaredev/delivery/commits"]) == "/ways/softwaredev/delivery/commits/"
+    match = resolve("/ways/softwaredev/delivery/commits/")
+    assert match.kwargs == {"way_id": "softwaredev/delivery/commits"}
+
+
+def test_it_builds_the_catalog_tree_from_files_and_events(home):
+    imported(home)
+    tree = way_queries.way_tree()
+    assert [node.name for node in tree] == ["d", "ghost"]
+    d = tree[0]
+    assert [child.name for child in d.children] == ["a", "quiet"]
+    assert (d.fires, d.way_count) == (3, 2)
+    found = leaves(tree)
+    a = found["d/a"]
+    assert (a.fires, a.redisclosures, a.withheld, a.near_misses) == (3, 2, 3, 2)
+    assert a.root_kinds == ["user", "core"] and a.root_kind == "user"
+    assert a.last_fired.isoformat() == "2026-11-10T09:00:05+00:00"
+    assert found["ghost/only-events"].no_file and not found["ghost/only-events"].file_gone
+    assert found["d/quiet"].fires == 0 and found["d/quiet"].last_fired is None
+    assert [node.name for node in way_queries.way_tree(q="ghost")] == ["ghost"]
+
+
+def test_it_flags_a_way_whose_file_is_gone(home):
+    imported(home)
+    (home.core_ways / "d" / "quiet" / "quiet.md").unlink()
+    call_command("ingest", stdout=StringIO())
+    quiet = leaves(way_queries.way_tree())["d/quiet"]
+    assert quiet.file_gone and not quiet.no_file and quiet.root_kind == ""
+
+
+def test_it_counts_fires_per_iso_week_apart_from_redisclosures(home):
+    imported(home)
+    stats = way_queries.way_stats("d/a")
+    assert [(w.label, w.start, w.fires, w.redisclosures) for w in stats.weeks] == [
+        ("2026-W45", date(2026, 11, 2), 2, 2),
+        ("2026-W46", date(2026, 11, 9), 1, 0),
+    ]
+    c = stats.counts
+    assert (c.fires, c.redisclosures, c.gated, c.suppressed_refire, c.judge_blocked, c.near_misses) == (3, 2, 1, 1, 1, 2)
+
+
+def test_it_fills_empty_weeks_between_fires(home):
+    append(home.live,
+           line(ts="2026-11-02T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
+           line(ts="2026-11-24T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"))
+    call_command("ingest", stdout=StringIO())
+    weeks = way_queries.way_stats("d/w").weeks
+    assert [(w.label, w.fires) for w in weeks] == [("2026-W45", 1), ("2026-W46", 0), ("2026-W47", 0), ("2026-W48", 1)]
+
+
+def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
+    imported(home)
+    stats = way_queries.way_stats("d/a")
+    mix = {m.channel: (m.total, m.fires, m.redisclosures, m.withheld) for m in stats.channels}
+    assert mix == {
+        "semantic:embedding:en": (3, 1, 1, 1),
+        "keyword": (3, 2, 1, 0),
+        "keyword:gated": (1, 0, 0, 1),
+        "judge": (1, 0, 0, 1),
+    }
+    rows = [(s.sid, s.project, s.fires, s.redisclosures, s.withheld, s.first_epoch, s.last_epoch)
+            for s in stats.sessions]
+    # Session 1's turns: 1 fire, 2 re-disclosed, 3 held, 4 ghost/only-events, 5 fire, 6 re-disclosed.
+    assert rows == [(S2, "beta", 1, 0, 2, 1, 1), (S1, "alpha", 2, 2, 1, 1, 6)]
+    assert stats.session_total == 2
+    body = client.get("/ways/d/a/").content.decode()
+    assert f'href="/sessions/{S1}/#turn-1"' in body and f'href="/sessions/{S1}/#turn-6"' in body
+    assert f'href="/sessions/{S2}/#turn-1"' in body
+
+
+def test_it_lists_near_misses_with_margin_split_by_generation(client, home):
+    imported(home)
+    stats = way_queries.way_stats("d/a")
+    [calibrated] = stats.near_misses
+    assert (calibrated.probability, calibrated.tau_s, calibrated.margin, calibrated.sid) == (0.4791, 0.5, 0.0209, S1)
+    [raw] = stats.raw_near_misses
+    assert (raw.score_en, raw.thr_en, raw.margin, raw.probability) == (0.441, 0.46, 0.019, None)
+    assert raw.generation_label == "raw score, before ADR-156"
+    body = client.get("/ways/d/a/").content.decode()
+    assert "nearly fired: 0.479 vs τ 0.5" in body
+    assert "Raw score, before ADR-156" in body
+
+
+def test_it_never_plots_raw_scores_against_the_calibrated_threshold(client, home):
+    imported(home)
+    stats = way_queries.way_stats("d/a")
+    assert [(p.kind, p.value) for p in stats.score_points] == [
+        ("fire", 0.622), ("near-miss", 0.4791), ("redisclosure", 0.55),
+    ]
+    assert stats.tau == 0.5
+    response = client.get("/ways/d/a/")
+    chart = str(response.context["scores_chart"])
+    assert 'class="tau"' in chart and "0.441" not in chart and "0.46" not in chart
+    assert f'href="/sessions/{S1}/#turn-1"' in chart  # a fire's dot links to its turn
+    assert "0.441" in response.content.decode()  # listed in the raw table instead
+
+
+def test_it_measures_redisclosure_distance_within_a_window(home):
+    imported(home)
+    latest, earlier = way_queries.way_stats("d/a").redisclosures
+    # Window 2: the keyword fire at 2000 tokens, then a re-disclosure with no token position.
+    assert (latest.window, latest.epoch, latest.previous_epoch, latest.token_position) == (2, 6, 5, 0)
+    assert latest.distance is None and latest.why_no_distance == "token position not recorded (0)"
+    # Window 1: the semantic fire at 1000 tokens, re-disclosed at 31000.
+    assert (earlier.window, earlier.epoch, earlier.previous_epoch, earlier.distance) == (1, 2, 1, 30000)
+
+
+def test_it_shows_resolution_shadowing_and_gone_fields(client, home):
+    imported(home)
+    stats = way_queries.way_stats("d/a")
+    assert [(row.way.root_kind, row.resolves) for row in stats.files] == [("user", True), ("core", False)]
+    assert stats.files[1].note == "shadowed by the user way"
+    assert stats.primary.root_kind == "user"
+    response = client.get("/ways/d/a/")
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][0] == "introspect/way_detail.html"
+    assert response.context["nav"] == "ways"
+    body = response.content.decode()
+    assert "Current criteria" in body and "not necessarily as fired" in body
+    assert str(home.user_ways / "d" / "a" / "a.md") in body
+    core = way_queries.way_stats("d/a").files[1].way
+    assert [c.gone_note for c in way_queries.criteria_rows(core) if c.key == "embed_threshold"] == [
+        "not read since ADR-156 (firing uses the global τ on calibrated g(s))"]
+
+
+def test_it_strikes_gone_fields_through(client, home):
+    home.way(home.core_ways, "d/old", "pattern: x\nembed_threshold: 0.4\ncurve: steep\nredisclose: 5")
+    call_command("ingest", stdout=StringIO())
+    body = client.get("/ways/d/old/").content.decode()
+    assert "<s>embed_threshold</s>" in body and "not read since ADR-156" in body
+    assert "<s>curve</s>" in body and "not read since ADR-126" in body
+    assert "<s>redisclose</s>" in body and "not read since ADR-123" in body
+
+
+def test_it_gives_an_event_only_way_a_page_without_inventing_criteria(client, home):
+    imported(home)
+    response = client.get("/ways/ghost/only-events/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "no way file today" in body and "criteria unknown, not invented" in body
+    assert "Current criteria" not in body
+
+
+def test_it_returns_404_for_a_way_never_seen(client, home):
+    imported(home)
+    assert client.get("/ways/never/seen/").status_code == 404
+
+
+def test_it_escapes_a_hostile_way_body_criteria_and_id(client, home):
+    home.way(home.core_ways, "d/evil", 'description: "<script>alert(1)</script>"\npattern: <img src=x onerror=alert(2)>',
+             body="<script>alert(3)</script>\n\n# Heading\n")
+    append(home.live, line(ts="2026-11-02T10:00:00Z", event="way_fired", way="x/<script>alert(4)</script>",
+                           trigger="keyword", session="h1"))
+    call_command("ingest", stdout=StringIO())
+    body = client.get("/ways/d/evil/").content.decode()
+    assert "<script>alert" not in body and "<img src=x" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "&lt;script&gt;alert(3)&lt;/script&gt;" in body
+    listing = client.get("/ways/").content.decode()
+    assert "<script>alert(4)" not in listing and "&lt;script&gt;alert(4)&lt;/script&gt;" in listing
+    hostile = client.get(reverse("introspect:way-detail", args=["x/<script>alert(4)</script>"]))
+    assert hostile.status_code == 200 and "<script>alert(4)" not in hostile.content.decode()
+
+
+def test_it_falls_back_to_escaped_text_without_the_renderer(monkeypatch):
+    monkeypatch.setattr(way_views, "markdown", None)
+    assert str(way_views.way_body("<b>x</b>")) == '<pre class="way-body-raw">&lt;b&gt;x&lt;/b&gt;</pre>'
+
+
+def test_it_renders_the_list_page_and_its_tree_fragment(client, home):
+    imported(home)
+    response = client.get("/ways/")
+    assert response.status_code == 200 and response.context["nav"] == "ways"
+    body = response.content.decode()
+    assert 'href="/ways/d/a/"' in body and 'href="/ways/ghost/only-events/"' in body
+    assert "no file today" in body
+    fragment = client.get("/ways/", {"q": "ghost"}, headers={"HX-Request": "true"}).content.decode()
+    assert fragment.lstrip().startswith('<div id="way-tree">') and "<html" not in fragment
+    assert "ghost" in fragment and 'href="/ways/d/a/"' not in fragment
+
+
+def test_it_shows_an_empty_state_and_a_no_match_state(client, home):
+    assert "No ways yet" in client.get("/ways/").content.decode()
+    imported(home)
+    assert "No way matches" in client.get("/ways/", {"q": "zzz"}).content.decode()
+
+
+def test_it_draws_escaped_svg_charts():
+    bars = str(charts.weekly_bars([("<script>", 2, 1), ("2026-W46", 0, 0)]))
+    assert bars.startswith("<svg") and "viewBox=" in bars and "<script>" not in bars and "&lt;script&gt;" in bars
+    assert bars.count('class="bar bar--fire"') == 1 and bars.count('class="bar bar--redisclosure"') == 1
+    from datetime import UTC, datetime
+
+    dot = charts.Dot(when=datetime(2026, 11, 2, tzinfo=UTC), value=0.7, kind="fire", title='<b onload="x">',
+                     href='/sessions/a"b/')
+    strip = str(charts.score_strip([dot], tau=0.5))
+    assert "<b onload" not in strip and "&lt;b onload=&quot;x&quot;&gt;" in strip and 'a&quot;b' in strip
+    # τ 0.5 sits half-way up the plot area (TOP 22, height 156).
+    assert 'class="tau" x1="44" x2="708" y1="100" y2="100"' in strip
+    assert "no calibrated score recorded" in str(charts.score_strip([]))
+
+
+def many_sessions(home, count: int, start: int = 0) -> None:
+    for n in range(start, start + count):
+        sid = f"bulk-{n:04d}"
+        day = 2 + n % 20
+        append(home.live,
+               line(ts=f"2026-11-{day:02d}T10:00:00Z", event="session_start", project=f"/src/p{n % 3}", session=sid),
+               line(ts=f"2026-11-{day:02d}T10:00:05Z", event="way_fired", way="d/a", trigger="semantic:embedding:en",
+                    fire_score="0.6", token_position="1000", session=sid),
+               line(ts=f"2026-11-{day:02d}T10:00:06Z", event="way_nearmiss", way="d/b", prob_en="0.47",
+                    tau_s="0.5", margin="0.03", session=sid),
+               line(ts=f"2026-11-{day:02d}T10:05:00Z", event="way_redisclosed", way="d/a",
+                    trigger="semantic:embedding:en", fire_score="0.55", token_position="9000", session=sid))
+    home.way(home.core_ways, "d/a", "pattern: commit")
+    call_command("ingest", stdout=StringIO())
+
+
+def queries_for(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize("sessions", [2, 12])
+def test_it_bounds_queries_whatever_the_number_of_sessions(client, home, sessions, django_assert_max_num_queries):
+    many_sessions(home, sessions)
+    with django_assert_max_num_queries(12):
+        client.get("/ways/d/a/")
+    with django_assert_max_num_queries(5):
+        client.get("/ways/")
+
+
+def test_it_keeps_the_query_count_flat_as_sessions_grow(client, home):
+    many_sessions(home, 2)
+    few = (queries_for(client, "/ways/d/a/"), queries_for(client, "/ways/"))
+    many_sessions(home, 15, start=2)
+    assert (queries_for(client, "/ways/d/a/"), queries_for(client, "/ways/")) == few
+
+
+def test_it_warns_only_when_the_content_changed_after_the_last_fire(client, home):
+    imported(home)
+    assert not way_queries.way_stats("d/a").changed_after_last_fire  # first read is not a change
+    home.way(home.user_ways, "d/a", "description: commits, retuned\npattern: \\bcommits?\\b\nrefire: 0.3")
+    call_command("ingest", stdout=StringIO())
+    stats = way_queries.way_stats("d/a")
+    assert stats.changed_after_last_fire and stats.primary.version_count == 2
+    assert "the fires below were decided by an earlier version" in client.get("/ways/d/a/").content.decode()
