@@ -75,11 +75,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--work", type=Path, help="reuse (or create) this directory instead of a fresh one")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the first-screen request")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="waysweb-bench-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="waysweb-bench-"))
     home = work / "home"
     sid = "bench-0000-4000-8000-long-session"
-    build_home(home, args.turns, sid)
+    if not home.exists():
+        build_home(home, args.turns, sid)
     os.environ.update({"HOME": str(home), "WAYSWEB_DATA_DIR": str(work / "data"), "DJANGO_SETTINGS_MODULE":
                        "waysweb.settings", "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}"})
     import django
@@ -106,6 +109,17 @@ def main() -> None:
     with override_settings(STORAGES={"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
                                      "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}},
                            DEBUG=False):
+        if args.profile:
+            import cProfile
+            import pstats
+
+            client.get(f"/sessions/{sid}/")
+            profiler = cProfile.Profile()
+            profiler.enable()
+            client.get(f"/sessions/{sid}/")
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+            return
         for name, (url, extra) in targets.items():
             timings = []
             for _ in range(args.requests):

@@ -49,7 +49,7 @@ def projects_for_filter() -> QuerySet[Project]:
     return Project.objects.annotate(session_count=Count("sessions")).filter(session_count__gt=0).order_by("name")
 
 
-TURNS_PER_PAGE = 50
+TURNS_PER_PAGE = 20
 CONVERSATION_LIMIT = 2000
 
 

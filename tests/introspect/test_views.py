@@ -211,12 +211,12 @@ def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(client, home
         response = client.get("/sessions/big/")
     assert len(big.captured_queries) == len(small.captured_queries)
     body = response.content.decode()
-    assert 'id="turn-50"' in body and 'id="turn-51"' not in body
-    assert 'href="?from=51"' in body and 'hx-trigger="revealed"' in body
-    page = client.get("/sessions/big/", {"from": 51}, headers={"HX-Request": "true"}).content.decode()
-    assert "<html" not in page and 'id="turn-51"' in page and 'id="turn-100"' in page and 'id="turn-101"' not in page
+    assert 'id="turn-20"' in body and 'id="turn-21"' not in body
+    assert 'href="?from=21"' in body and 'hx-trigger="revealed"' in body
+    page = client.get("/sessions/big/", {"from": 21}, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in page and 'id="turn-21"' in page and 'id="turn-40"' in page and 'id="turn-41"' not in page
     full = client.get("/sessions/big/", {"from": 101}).content.decode()  # the same URL without JavaScript
-    assert "<html" in full and 'id="turn-120"' in full and "turns 51–100" in full
+    assert "<html" in full and 'id="turn-120"' in full and "turns 81–100" in full
 
 
 def test_it_marks_the_matched_span_in_a_keyed_prompt_and_lists_near_misses(client, home):
