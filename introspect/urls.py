@@ -1,6 +1,6 @@
 from django.urls import path
 
-from introspect import api, views, way_views
+from introspect import api, search_views, views, way_views
 
 app_name = "introspect"
 urlpatterns = [
@@ -9,6 +9,7 @@ urlpatterns = [
     path("sessions/<str:session_id>/events/", views.session_events, name="session-events"),
     path("sessions/<str:session_id>/agents/<str:agent_id>/", views.subagent_detail, name="subagent-detail"),
     path("status/", views.import_status, name="import-status"),
+    path("search/", search_views.search, name="search"),
     path("ways/", way_views.way_list, name="way-list"),
     path("ways/<path:way_id>/", way_views.way_detail, name="way-detail"),
     path("api/sessions/", api.session_list, name="api-session-list"),

@@ -1,0 +1,22 @@
+"""The search page: prompts, replies, tool calls and way ids, each hit linking to its place."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.views.decorators.http import require_GET
+
+# Aliased: the view below is named `search` too (the URLconf wires search_views.search).
+from introspect import search as fulltext
+from waysweb.htmx import HtmxHttpRequest, render_page
+from waysweb.params import int_param
+
+HITS_PER_PAGE = 25
+
+
+@require_GET
+def search(request: HtmxHttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()[:fulltext.QUERY_CHARS]
+    page = max(int_param(request, "page", 1) or 1, 1)
+    results = fulltext.search(query, limit=HITS_PER_PAGE, offset=(page - 1) * HITS_PER_PAGE)
+    context = {"results": results, "q": query, "nav": "search"}
+    return render_page(request, "introspect/search.html", context, fragment="search-results")

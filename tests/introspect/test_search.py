@@ -1,0 +1,351 @@
+"""Search over prompts, replies, tool calls and way ids: exact links, hostile input, escaping, triggers."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import orjson
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.template.loader import render_to_string
+from django.urls import include, path
+
+from introspect import search, search_views
+from introspect import urls as introspect_urls
+from introspect.models import TranscriptEntry
+from tests.conftest import append, line
+
+pytestmark = pytest.mark.django_db
+
+S = "5e7c1a2b-0d4f-4c3e-9a8b-7f6e5d4c3b2a"
+P = "/home/dev/proj"
+HOSTILE = ['"', "*", "NEAR(", "-", "a OR", "'", '"unbalanced', "commit*)", "NOT", "(", ")", "^", ":",
+           "{text}", "col:commit", "%", "_", "\\", "a AND OR NOT", "\x00", "🙂", "'; DROP TABLE x; --"]
+
+
+# The search URL is wired by the project URLconf; until then (and regardless of it) these tests
+# route /search/ themselves, inside the introspect namespace the template reverses into.
+urlpatterns = [
+    path("", include(([*(p for p in introspect_urls.urlpatterns if getattr(p, "name", "") != "search"),
+                       path("search/", search_views.search, name="search")], "introspect"))),
+    path("ledger/", include("ledger.urls")),
+]
+
+
+@pytest.fixture(autouse=True)
+def search_urls(settings):
+    settings.ROOT_URLCONF = __name__
+
+
+def ts(second: int) -> str:
+    return f"2026-07-03T16:40:{second:02d}.000Z"
+
+
+def prompt(uuid: str, parent: str | None, second: int, text: str) -> dict:
+    return {"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
+            "version": "2.1.180", "message": {"role": "user", "content": text}}
+
+
+def injection(uuid: str, parent: str, second: int) -> dict:
+    return {"type": "attachment", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
+            "attachment": {"type": "hook_additional_context", "hookEvent": "UserPromptSubmit",
+                           "content": ["[ways] delivery guidance"]}}
+
+
+def assistant(uuid: str, parent: str, second: int, block: dict) -> dict:
+    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
+            "requestId": f"req_{uuid}", "message": {"id": f"msg_{uuid}", "role": "assistant",
+                                                   "model": "claude-opus-4-6", "content": [block]}}
+
+
+def tool_result(uuid: str, parent: str, second: int, tool_use_id: str, text: str) -> dict:
+    return {"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id,
+                                                     "content": text}]}}
+
+
+def ev(second: int, event: str, **fields) -> bytes:
+    return line(ts=f"2026-07-03T16:40:{second:02d}Z", event=event, session=S, project=P, **fields)
+
+
+def imported(home, *, prompt_text: str = "please commit this change") -> None:
+    append(home.live,
+           ev(0, "session_start"),
+           ev(2, "way_fired", way="softwaredev/delivery/commits", trigger="keyword", matched_span="commit"),
+           ev(20, "way_fired", way="softwaredev/code/testing", trigger="semantic:embedding:en",
+              fire_score="0.7100", surface="run the tests"))
+    home.transcript(P, S,
+                    prompt("u1", None, 1, prompt_text), injection("i1", "u1", 1),
+                    assistant("a1", "i1", 3, {"type": "text", "text": "Done: the refactoring landed."}),
+                    prompt("u2", "a1", 19, "now run the tests"), injection("i2", "u2", 19),
+                    assistant("a2", "i2", 21, {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {
+                        "command": "uv run pytest -q tests/flaky_module.py"}}),
+                    tool_result("r2", "a2", 22, "toolu_1", "3 passed, 1 xfailed in 0.42s"))
+    call_command("ingest", stdout=StringIO())
+
+
+def only(results: search.SearchResults, kind: str) -> list[search.Hit]:
+    return [hit for hit in results.hits if hit.kind == kind]
+
+
+def marked(hit: search.Hit) -> list[str]:
+    return [text for text, is_match in hit.snippet if is_match]
+
+
+def test_it_finds_a_word_of_a_prompt_and_links_to_the_message(home):
+    imported(home)
+
+    results = search.search("commit")
+
+    [hit] = only(results, "prompt")
+    assert hit.session_sid == S
+    assert hit.url == f"/sessions/{S}/#u-u1"
+    assert hit.epoch == 1
+    assert [text.lower() for text in marked(hit)] == ["commit"]
+    assert "".join(text for text, _ in hit.snippet) == "please commit this change"
+
+
+def test_it_finds_a_reply_by_the_start_of_a_word(home):
+    imported(home)
+
+    [hit] = search.search("refactor").hits
+
+    assert hit.kind == "reply"
+    assert hit.url == f"/sessions/{S}/#u-a1"
+    assert marked(hit) == ["refactoring"]
+
+
+def test_it_finds_a_tool_command_and_its_result(home):
+    imported(home)
+
+    [tool] = search.search("pytest").hits
+    [result] = search.search("xfailed").hits
+
+    assert (tool.kind, tool.tool_name, tool.url) == ("tool", "Bash", f"/sessions/{S}/#u-a2")
+    assert tool.epoch == 2
+    assert (result.kind, result.url) == ("result", f"/sessions/{S}/#u-r2")
+
+
+def test_it_matches_a_file_path_as_a_phrase(home):
+    imported(home)
+
+    [hit] = search.search("tests/flaky_module.py").hits
+
+    assert hit.kind == "tool"
+
+
+def test_it_requires_every_term(home):
+    imported(home)
+
+    assert [hit.uuid for hit in search.search("now run").hits] == ["u2"]
+    assert search.search("commit pytest").total == 0
+
+
+def test_it_finds_a_way_id_and_links_to_the_turn(home):
+    imported(home)
+
+    results = search.search("delivery/commits")
+
+    [hit] = results.hits
+    assert hit.kind == "way"
+    assert (hit.way_id, hit.way_ids, hit.epoch) == ("softwaredev/delivery/commits",
+                                                    ("softwaredev/delivery/commits",), 1)
+    assert hit.url == f"/sessions/{S}/#turn-1"
+    assert marked(hit) == ["delivery/commits"]
+    assert results.total == 1
+
+
+def test_it_lists_way_hits_before_text_hits_and_pages_across_both(home):
+    imported(home)
+
+    everything = search.search("commit")
+    first = search.search("commit", limit=1)
+    second = search.search("commit", limit=1, offset=1)
+
+    assert [hit.kind for hit in everything.hits] == ["way", "prompt"]
+    assert everything.total == 2
+    assert [hit.kind for hit in first.hits] == ["way"] and first.has_next and not first.has_previous
+    assert [hit.kind for hit in second.hits] == ["prompt"] and second.has_previous and not second.has_next
+    assert (second.page, second.num_pages) == (2, 2)
+    assert not everything.capped
+
+
+def test_it_stops_counting_at_the_cap(home, monkeypatch):
+    imported(home)
+    monkeypatch.setattr(search, "TEXT_COUNT_CAP", 1)
+
+    results = search.search("the")
+
+    assert (results.total, results.capped) == (1, True)
+
+
+def test_it_groups_hits_by_session(home):
+    imported(home)
+
+    [group] = search.search("commit").groups
+
+    assert group.sid == S
+    assert group.url == f"/sessions/{S}/"
+    assert [hit.kind for hit in group.hits] == ["way", "prompt"]
+
+
+def test_it_treats_an_empty_query_as_no_search_and_punctuation_as_no_results(home):
+    imported(home)
+
+    assert (search.search("").total, search.search("   ").hits) == (None, [])
+    assert (search.search("*** --- ...").total, search.search("*** --- ...").hits) == (0, [])
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_it_never_fails_on_hostile_queries(home, client, query):
+    imported(home)
+
+    results = search.search(query)
+    response = client.get("/search/", {"q": query})
+
+    assert results.total is not None or not query.strip()
+    assert response.status_code == 200
+
+
+def test_it_treats_search_syntax_as_text(home):
+    imported(home, prompt_text='please commit NEAR( "this" OR that -change')
+
+    assert [hit.uuid for hit in search.search("NEAR(").hits] == ["u1"]
+    assert [hit.uuid for hit in search.search("commit OR").hits] == ["u1"]
+    assert search.search("commit OR pytest").total == 0  # OR is a word here, not an operator
+
+
+def test_it_escapes_matches_inside_mark(home):
+    imported(home, prompt_text="<script>alert(1)</script> broke the commit hook")
+
+    def rendered(query: str) -> str:
+        context = {"results": search.search(query), "q": query}
+        return render_to_string("introspect/search.html#search-results", context)
+
+    html = rendered("broke")
+    assert "<script" not in html and "<mark>broke</mark>" in html
+    assert f'href="/sessions/{S}/#u-u1"' in html
+    if connection.vendor == "sqlite":  # PostgreSQL's parser drops <script> elements, text and all
+        assert "&lt;script&gt;alert(1)&lt;/script&gt; <mark>broke</mark>" in html
+        assert "&lt;script&gt;<mark>alert</mark>(1)&lt;/script&gt;" in rendered("alert")
+
+
+def test_it_indexes_newly_imported_lines(home):
+    imported(home)
+    assert search.search("quokka").total == 0
+
+    home.transcript(P, S, prompt("u3", "r2", 40, "what does a quokka eat"))
+    call_command("ingest", stdout=StringIO())
+
+    [hit] = search.search("quokka").hits
+    assert hit.url == f"/sessions/{S}/#u-u3"
+
+
+def test_it_follows_updates_and_deletes_and_skips_inert_and_copied_lines(home):
+    imported(home)
+    entry = TranscriptEntry.objects.get(uuid="u1")
+
+    TranscriptEntry.objects.filter(pk=entry.pk).update(text="please squash this change")
+    assert search.search("commit").total == 1  # only the way hit is left
+    assert search.search("squash").total == 1
+
+    TranscriptEntry.objects.filter(pk=entry.pk).update(inert=True)
+    assert search.search("squash").total == 0
+    TranscriptEntry.objects.filter(pk=entry.pk).update(inert=False)
+    assert search.search("squash").total == 1
+
+    TranscriptEntry.objects.filter(pk=entry.pk).update(is_copy=True)
+    assert search.search("squash").total == 0
+
+    TranscriptEntry.objects.filter(pk=entry.pk).delete()
+    assert search.search("squash").total == 0
+    assert search.search("pytest").total == 1
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:  # raises when the index and its postings disagree
+            cursor.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('integrity-check')")
+
+
+def test_it_links_a_subagent_line_to_the_subagent_page(home, client):
+    imported(home)
+    sub = home.transcript(P, S).parent / S / "subagents" / "agent-abc123.jsonl"
+    reply = assistant("sa1", "sa0", 30, {"type": "text", "text": "the numbat survey is done"})
+    append(sub, orjson.dumps({**reply, "isSidechain": True, "agentId": "abc123"}) + b"\n")
+    call_command("ingest", stdout=StringIO())
+
+    [hit] = search.search("numbat").hits
+
+    assert (hit.kind, hit.subagent, hit.epoch) == ("reply", "abc123", None)
+    assert hit.url == f"/sessions/{S}/agents/abc123/#u-sa1"
+    assert client.get(hit.url.split("#")[0]).status_code == 200
+
+
+def test_it_links_late_turns_to_their_turn_page():
+    assert search.session_url("abc", 3, "turn-3") == "/sessions/abc/#turn-3"
+    assert search.session_url("abc", 120, "turn-120") == "/sessions/abc/?from=101#turn-120"
+    assert search.session_url("abc", None, "") == "/sessions/abc/"
+
+
+def test_it_renders_the_page_and_the_fragment(home, client):
+    imported(home)
+
+    page = client.get("/search/", {"q": "commit"})
+    fragment = client.get("/search/", {"q": "commit"}, headers={"HX-Request": "true"})
+    boosted = client.get("/search/", {"q": "commit"}, headers={"HX-Request": "true", "HX-Boosted": "true"})
+    empty = client.get("/search/")
+    none = client.get("/search/", {"q": "zzzzqqq"})
+
+    assert page.status_code == 200
+    assert [t.name for t in page.templates][0] == "introspect/search.html"
+    assert page.context["nav"] == "search"
+    body = page.content.decode()
+    assert 'data-shortcut="/"' in body and 'id="search-results"' in body and 'action="/search/"' in body
+    assert f'href="/sessions/{S}/#u-u1"' in body and f'href="/sessions/{S}/#turn-1"' in body
+    assert "<html" not in fragment.content.decode()
+    assert fragment.content.decode().lstrip().startswith('<div id="search-results"')
+    assert "<html" in boosted.content.decode()
+    assert "Search everything imported" in empty.content.decode()
+    assert "No results" in none.content.decode()
+
+
+def test_it_pages_with_the_query_kept(home, client, monkeypatch):
+    imported(home)
+    monkeypatch.setattr(search_views, "HITS_PER_PAGE", 1)
+
+    first = client.get("/search/", {"q": "commit"}).content.decode()
+    second = client.get("/search/", {"q": "commit", "page": "2"}).content.decode()
+    beyond = client.get("/search/", {"q": "commit", "page": "9"}).content.decode()
+
+    assert 'href="?q=commit&amp;page=2"' in first
+    assert 'href="?q=commit&amp;page=1"' in second and "page=3" not in second
+    assert "no more results" in beyond
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5 triggers exist on SQLite only")
+def test_it_keeps_the_sync_triggers_after_every_migration():
+    # Django rebuilds a SQLite table to alter it, dropping its triggers: a later migration that
+    # alters introspect_transcriptentry must create them again.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+                       [TranscriptEntry._meta.db_table])
+        names = {row[0] for row in cursor.fetchall()}
+    assert {f"{search.FTS_TABLE}_{suffix}" for suffix in ("ai", "ad", "au")} <= names
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL full-text search")
+def test_it_searches_with_postgresql_full_text(home):
+    imported(home)
+
+    [prompt_hit] = only(search.search("commit"), "prompt")
+    [tool] = search.search("pytest").hits
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                       [f"{TranscriptEntry._meta.db_table}_text_fts"])
+        [(indexdef,)] = cursor.fetchall()
+
+    assert prompt_hit.url == f"/sessions/{S}/#u-u1"
+    assert [text.lower() for text in marked(prompt_hit)] == ["commit"]
+    assert tool.kind == "tool"
+    assert "gin" in indexdef.lower() and "to_tsvector" in indexdef
+    for query in HOSTILE:
+        search.search(query)
