@@ -1,0 +1,77 @@
+"""A real browser (Debian's Chromium driven by Playwright) against a live server on the sample."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
+# itself (importing, asserting) are still synchronous and safe here.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("WAYSWEB_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(os.environ.get("WAYSWEB_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--disable-quic", "--no-first-run"]
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        # CI installs Chromium and sets WAYSWEB_REQUIRE_BROWSER, so a missing browser fails there.
+        if os.environ.get("WAYSWEB_REQUIRE_BROWSER"):
+            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A browser tab that records console errors and failed requests, and saves screenshots."""
+
+    def __init__(self, page, base: str):
+        self.page, self.base, self.errors = page, base, []
+        page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        # A request aborted by navigating on (a replay fetch when the next page loads) is no failure.
+        page.on("requestfailed", lambda req: req.failure != "net::ERR_ABORTED"
+                and self.errors.append(f"request failed: {req.url} {req.failure}"))
+
+    def go(self, path: str) -> None:
+        self.page.goto(self.base + path)
+
+    def shot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=False)
+        return path
+
+
+@pytest.fixture
+def sample_home(tmp_path, settings):
+    """A writable copy of the bundled sample HOME, imported into the test database."""
+    from waysweb import locations
+
+    home = tmp_path / "home"
+    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
+    call_command("ingest", stdout=StringIO())
+    return home
+
+
+@pytest.fixture
+def tab(browser, live_server, sample_home):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = Page(context.new_page(), live_server.url)
+    yield page
+    context.close()
+    assert page.errors == [], f"console errors: {page.errors}"

@@ -1,0 +1,152 @@
+"""Walking the bundled sample as a person would: list → session → why → keys → search → live."""
+
+from __future__ import annotations
+
+import time
+from io import StringIO
+
+import orjson
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+LONG = "d9253f7d-53c6-40ee-932c-a3cba232d3a0"
+AMBIGUOUS = "624f720e-9e95-4496-9c1a-bbb81681fbd4"
+
+
+def test_it_lists_the_sessions_and_opens_one(tab):
+    tab.go("/")
+    rows = tab.page.locator("table.sessions tbody tr")
+    assert rows.count() == 14
+    tab.shot("01-session-list")
+    tab.page.get_by_role("link", name=LONG[:8]).click()
+    tab.page.wait_for_url(f"**/sessions/{LONG}/")
+    assert tab.page.locator("article.turn").count() == 20
+    assert tab.page.locator(".badge--keyed").count() > 0 and tab.page.locator(".badge--heuristic").count() > 0
+    tab.shot("02-session-page")
+
+
+def test_it_filters_the_list_and_keeps_the_url(tab):
+    tab.go("/")
+    tab.page.fill("#q", "api-server")
+    tab.page.wait_for_url("**/?q=api-server*")
+    tab.page.wait_for_function("document.querySelectorAll('table.sessions tbody tr').length === 4")
+    tab.page.go_back()
+    tab.page.wait_for_function("document.querySelectorAll('table.sessions tbody tr').length === 14")
+
+
+def test_it_drills_down_into_why_a_way_fired(tab):
+    tab.go(f"/sessions/{AMBIGUOUS}/")
+    way = tab.page.locator("#turn-2 .fired-way summary").first
+    way.click()
+    why = tab.page.locator("#turn-2 .why").first
+    assert "semantic fire: matched by embedding; no recoverable term" in why.inner_text()
+    assert "not necessarily as fired" in why.inner_text()
+    tab.shot("03-why-fired")
+    heuristic = tab.page.locator("#turn-4 .badge--heuristic")
+    assert "ambiguous: 2 prompts within 8 s" in heuristic.inner_text()
+
+
+def test_it_moves_with_the_keyboard(tab):
+    tab.go(f"/sessions/{LONG}/")
+    tab.page.keyboard.press("j")
+    tab.page.keyboard.press("j")
+    assert tab.page.locator("article.turn.is-selected").get_attribute("id") == "turn-2"
+    assert tab.page.url.endswith("#turn-2")
+    tab.page.keyboard.press("k")
+    assert tab.page.locator("article.turn.is-selected").get_attribute("id") == "turn-1"
+    tab.page.keyboard.press("n")
+    assert "#u-" in tab.page.url
+    tab.page.keyboard.press("?")
+    assert tab.page.locator("#key-help").is_visible()
+    tab.shot("04-keyboard-help")
+    tab.page.keyboard.press("Escape")
+    tab.page.keyboard.press("/")
+    tab.page.wait_for_url("**/search/")
+
+
+def test_it_searches_and_lands_on_the_exact_message(tab):
+    tab.go("/search/")
+    tab.page.fill("input[name=q]", "rate limiting")
+    tab.page.wait_for_selector("#search-results .search-hit")
+    tab.shot("05-search")
+    tab.page.locator("#search-results .search-hit a").first.click()
+    tab.page.wait_for_url("**/sessions/**#u-*")
+    anchor = tab.page.url.split("#", 1)[1]
+    assert tab.page.locator(f"[id='{anchor}']").count() == 1
+
+
+def test_it_replays_the_session_frame_by_frame(tab):
+    tab.go(f"/sessions/{LONG}/")
+    tab.page.wait_for_selector("#replay:not([hidden])")
+    where = tab.page.locator("[data-replay=where]")
+    assert "1/30" in where.inner_text()
+    tab.page.click("[data-replay=next]")
+    assert "2/30" in where.inner_text()
+    tab.page.locator("[data-replay=scrub]").fill("30")
+    assert "window 3" in where.inner_text() and "30/30" in where.inner_text()
+    tab.shot("06-replay")
+
+
+def test_it_loads_a_subagent_under_its_tool_call(tab):
+    tab.go(f"/sessions/{LONG}/")
+    link = tab.page.locator(".subagent a").first
+    link.click()
+    body = tab.page.locator(".subagent-body").first
+    body.locator(".entry, blockquote").first.wait_for()
+    assert tab.page.url.endswith(f"/sessions/{LONG}/")  # loaded in place, no navigation
+    tab.shot("07-subagent")
+
+
+def test_it_shows_way_analytics(tab):
+    tab.go("/ways/")
+    tab.page.get_by_role("link", name="testing").first.click()
+    tab.page.wait_for_url("**/ways/softwaredev/code/testing/")
+    assert tab.page.locator("svg").count() >= 1
+    tab.shot("08-way-page")
+
+
+def test_it_follows_a_live_session(tab, sample_home):
+    live = sample_home / ".local/state/agent-ways/events.jsonl"
+    sid = "live-0000-4000-8000-000000000001"
+    now = timezone.now().replace(microsecond=0)
+
+    def event(seconds_ago: int, **fields) -> bytes:
+        stamp = (now - timezone.timedelta(seconds=seconds_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return orjson.dumps({"ts": stamp, "session": sid, "project": "/home/dev/src/web-ui", **fields}) + b"\n"
+
+    with open(live, "ab") as fh:
+        fh.write(event(60, event="session_start"))
+        fh.write(event(50, event="way_fired", way="build", trigger="bash", matched_span="make"))
+    call_command("ingest", stdout=StringIO())
+    tab.go(f"/sessions/{sid}/")
+    assert tab.page.locator("[data-live]").inner_text() == "● LIVE"
+    assert tab.page.locator("article.turn").count() == 1
+    with open(live, "ab") as fh:
+        fh.write(event(0, event="way_fired", way="softwaredev/code/testing", trigger="keyword",
+                       matched_span="unit tests"))
+    appended = time.monotonic()
+    call_command("ingest", stdout=StringIO())  # what `ingest --follow` does within half a second
+    tab.page.wait_for_selector("#turn-2", timeout=3000)
+    assert time.monotonic() - appended < 3
+    tab.shot("09-live-follow")
+
+
+def test_it_shows_every_sample_session_without_errors(tab):
+    from introspect.models import Session
+
+    for session in Session.objects.all():
+        tab.go(f"/sessions/{session.sid}/")
+        assert tab.page.locator("h1").first.inner_text().startswith(session.sid)
+    tab.go("/status/")
+    tab.shot("10-import-status")
+
+
+def test_it_reads_on_a_phone(tab):
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    tab.go(f"/sessions/{AMBIGUOUS}/")
+    width = tab.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 400, f"the page scrolls sideways on a phone: {width}px"
+    tab.shot("11-phone")
