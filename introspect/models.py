@@ -203,6 +203,15 @@ class Session(models.Model):
         return max(self.window_count - 1, 0)
 
     @property
+    def estimated_cost(self) -> float | None:
+        """USD at list prices for the last model seen; None when the model is not priced."""
+        from introspect import pricing
+
+        return pricing.estimate(model=self.model, input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                                cache_creation_input_tokens=self.cache_creation_input_tokens,
+                                cache_read_input_tokens=self.cache_read_input_tokens)
+
+    @property
     def is_live(self) -> bool:
         """An event arrived recently: the page follows new lines (issue: live follow)."""
         if self.last_event_at is None:

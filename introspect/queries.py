@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django.core.paginator import Page, Paginator
+from django.utils import timezone
 from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 
 from introspect import evidence, tool_cards
@@ -23,6 +24,16 @@ class SessionFilters:
     project: int | None = None
     q: str = ""
     sort: str = "newest"
+    since: date | None = None
+    until: date | None = None
+    model: str = ""
+    transcript: str = ""  # "", "yes" (present), "gone", "none"
+    live: bool = False
+
+    @property
+    def active(self) -> bool:
+        return bool(self.project or self.q or self.since or self.until or self.model or self.transcript
+                    or self.live)
 
 
 SORTS = {
@@ -40,9 +51,31 @@ def session_list(filters: SessionFilters, *, page: int) -> Page:
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
-        sessions = sessions.filter(Q(sid__icontains=filters.q) | Q(project__path__icontains=filters.q))
+        sessions = sessions.filter(Q(sid__icontains=filters.q) | Q(project__path__icontains=filters.q)
+                                   | Q(title__icontains=filters.q))
+    if filters.since:
+        sessions = sessions.filter(started_at__date__gte=filters.since)
+    if filters.until:
+        sessions = sessions.filter(started_at__date__lte=filters.until)
+    if filters.model:
+        sessions = sessions.filter(Q(model__icontains=filters.model) | Q(models_seen__icontains=filters.model))
+    if filters.transcript:
+        status = {"yes": Session.TranscriptStatus.PRESENT, "gone": Session.TranscriptStatus.GONE,
+                  "none": Session.TranscriptStatus.NONE}.get(filters.transcript)
+        if status:
+            sessions = sessions.filter(transcript_status=status)
+    if filters.live:
+        sessions = sessions.filter(last_event_at__gte=timezone.now() - timedelta(minutes=Session.LIVE_MINUTES))
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
+
+
+def models_for_filter() -> list[str]:
+    """Model names seen in any session, for the filter menu."""
+    names: set[str] = set()
+    for seen, last in Session.objects.values_list("models_seen", "model").distinct():
+        names.update(name.strip() for name in f"{seen},{last}".split(",") if name.strip())
+    return sorted(names)
 
 
 def projects_for_filter() -> QuerySet[Project]:

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from introspect import queries
 from introspect.models import Session, Subagent
 from waysweb.htmx import HtmxHttpRequest, render_page
-from waysweb.params import int_param
+from waysweb.params import date_param, int_param
 
 
 @require_GET
@@ -18,12 +18,18 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         project=int_param(request, "project"),
         q=request.GET.get("q", "").strip()[:200],
         sort=request.GET.get("sort", "newest"),
+        since=date_param(request, "since"),
+        until=date_param(request, "until"),
+        model=request.GET.get("model", "").strip()[:100],
+        transcript=request.GET.get("transcript", ""),
+        live=request.GET.get("live") == "1",
     )
     page = queries.session_list(filters, page=int_param(request, "page", 1) or 1)
     context = {
         "page": page,
         "filters": filters,
         "projects": queries.projects_for_filter(),
+        "models": queries.models_for_filter(),
         "sorts": list(queries.SORTS),
         "nav": "sessions",
     }

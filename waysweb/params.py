@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.http import HttpRequest
 
 
@@ -17,6 +19,13 @@ def float_param(request: HttpRequest, name: str) -> float | None:
     raw = request.GET.get(name, "")
     try:
         return float(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def date_param(request: HttpRequest, name: str) -> date | None:
+    try:
+        return date.fromisoformat(request.GET.get(name, ""))
     except ValueError:
         return None
 

@@ -150,3 +150,23 @@ def test_it_reads_on_a_phone(tab):
     width = tab.page.evaluate("document.documentElement.scrollWidth")
     assert width <= 400, f"the page scrolls sideways on a phone: {width}px"
     tab.shot("11-phone")
+
+
+def test_it_shows_the_real_fixture_transcripts(tab, sample_home):
+    from tests.introspect.importer.test_transcripts import FIXTURES, TREE
+
+    if not FIXTURES.is_dir():
+        pytest.skip("shared/fixtures is not beside this checkout")
+    import shutil
+
+    projects = sample_home / ".claude/projects"
+    for folder, (session, name) in TREE.items():
+        (projects / folder).mkdir()
+        shutil.copy(FIXTURES / name, projects / folder / f"{session}.jsonl")
+    call_command("ingest", stdout=StringIO())
+    for n, (folder, (session, _)) in enumerate(TREE.items(), start=1):
+        tab.go(f"/sessions/{session}/")
+        assert tab.page.locator(".exchange .entry, .exchange blockquote").count() > 0
+        if n in (1, 3, 5):
+            tab.shot(f"12-fixture-{folder}")
+    tab.go("/?transcript=yes&q=fixture")

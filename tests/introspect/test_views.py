@@ -264,3 +264,57 @@ def test_it_loads_a_subagent_conversation_on_demand(client, home):
     fragment = client.get(f"/sessions/{sid}/agents/abc/", headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in fragment and "go" in fragment
     assert "<html" in client.get(f"/sessions/{sid}/agents/abc/").content.decode()
+
+
+def test_it_filters_by_date_model_transcript_and_liveness(client, home):
+    imported(home)
+    assert [s.sid for s in client.get("/", {"since": "2026-11-02", "until": "2026-11-02"}).context["page"]] == [
+        "sess-0001-aaaa-bbbb"]
+    assert list(client.get("/", {"transcript": "yes"}).context["page"]) == []
+    assert len(client.get("/", {"transcript": "none"}).context["page"]) == 3
+    assert list(client.get("/", {"live": "1"}).context["page"]) == []
+    assert "No session matches" in client.get("/", {"model": "claude-nothing"}).content.decode()
+    assert client.get("/", {"since": "not-a-date"}).status_code == 200
+
+
+def test_it_renders_hostile_transcript_content_inert(client, home):
+    hostile = ('<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) '
+               '<a href="/x" hx-post="/ledger/x">go</a> <div hx-get="/">raw</div> ![p](http://evil.example/p.png)')
+    home.transcript("/p", "hostile",
+                    {"type": "user", "uuid": "u1", "sessionId": "hostile", "timestamp": "2026-11-01T00:00:01.000Z",
+                     "message": {"role": "user", "content": hostile}},
+                    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "hostile",
+                     "timestamp": "2026-11-01T00:00:02.000Z",
+                     "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": hostile}]}},
+                    {"type": "assistant", "uuid": "a2", "parentUuid": "a1", "sessionId": "hostile",
+                     "timestamp": "2026-11-01T00:00:03.000Z",
+                     "message": {"id": "m2", "role": "assistant", "content": [
+                         {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": hostile}}]}},
+                    {"type": "user", "uuid": "r1", "parentUuid": "a2", "sessionId": "hostile",
+                     "timestamp": "2026-11-01T00:00:04.000Z", "message": {"role": "user", "content": [
+                         {"type": "tool_result", "tool_use_id": "toolu_1", "content": hostile}]}})
+    call_command("ingest", stdout=StringIO())
+    body = client.get("/sessions/hostile/").content.decode()
+    conversation = body[body.index('id="turn-list"'):]
+    tags = elements(conversation)
+    assert not [t for t, _ in tags if t in ("script", "img", "iframe", "object", "embed", "style")]
+    attributes = [(t, name, value) for t, attrs in tags for name, value in attrs]
+    assert not [a for a in attributes if a[1].startswith("on")]
+    assert not [a for a in attributes if a[1].startswith(("hx-", "data-hx")) and "/ledger/" in (a[2] or "")]
+    assert not [a for a in attributes if a[1] == "hx-get" and a[2] == "/"]
+    assert not [a for a in attributes if a[1] in ("href", "src") and (a[2] or "").lower().startswith(
+        ("javascript:", "data:"))]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in conversation  # shown as text, never run
+
+
+def elements(html: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, attrs))
+
+    Collect().feed(html)
+    return found
