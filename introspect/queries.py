@@ -190,6 +190,11 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[W
     return out
 
 
+def peak_context(session: Session) -> int:
+    """The largest context position any turn recorded (0: none recorded)."""
+    return session.turns.aggregate(peak=Max("token_position"))["peak"] or 0
+
+
 @dataclass(frozen=True)
 class WindowSpan:
     number: int

@@ -73,6 +73,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
         "prev_start": max(start - queries.TURNS_PER_PAGE, 1) if start > 1 else None,
         "windows": queries.window_spans(session),
+        "peak_context": queries.peak_context(session),
         "conversation": [] if session.turn_count else queries.conversation(session),
         "cursor": turns[-1].epoch if turns else 0,
         "nav": "sessions",
