@@ -38,6 +38,7 @@ class SourceFile(models.Model):
         EVENTS_EXTRA = "events_extra"
         TRANSCRIPT = "transcript"
         SUBAGENT_TRANSCRIPT = "subagent_transcript"
+        MJ_LEDGER = "mj_ledger"
 
     class Status(models.TextChoices):
         ACTIVE = "active"

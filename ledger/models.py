@@ -1,6 +1,190 @@
-"""Ledger epochs, knowledge candidates and decision records.
+"""Ledger epochs, knowledge candidates and the people's decisions on them.
 
-The tables arrive with the issues that import them (the session ledger and knowledge review,
-then decision records); the app exists now so that URLs, templates and navigation have their
-final home from the first release.
+- `LedgerEntry`: an ADR-112 reflection file (`~/.claude/ledger/<slug>/<ts>_eNNN.md`), a document
+  keyed by (root, relative path) with a version per content (knowledge-and-records.md §2.4).
+- `KnowledgeRecord`: a `knowledge/v1` file under a knowledge directory's `candidates/` or
+  `curated/` (majordomus' or waysweb's own); the file is the truth, the row its index.
+- `ReviewAction`: who promoted, rejected, edited or merged what, when — the audit trail, written
+  in the same transaction as the state it records.
+- `MjLedgerLine`: a majordomus `ledger.jsonl` event; `KnowledgeEvent`: what the deriver did, or
+  why it could not.
 """
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class LedgerEntry(models.Model):
+    class Phase(models.TextChoices):
+        ORIENTATION = "orientation"
+        PROGRESS = "progress"
+        CONSOLIDATION = "consolidation"
+        HANDOFF = "handoff"
+        RESUME = "resume"
+
+    root = models.TextField()
+    rel_path = models.TextField()
+    project_slug = models.CharField(max_length=512)
+    session_key = models.CharField(max_length=255, blank=True, default="")
+    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="ledger_entries")
+    epoch = models.IntegerField(null=True, blank=True, help_text="project-monotonic entry number (ADR-112)")
+    context_pct = models.IntegerField(null=True, blank=True)
+    timestamp_raw = models.CharField(max_length=64, blank=True, default="")
+    ts = models.DateTimeField(null=True, blank=True)
+    phase = models.CharField(max_length=32, blank=True, default="")
+    transcript_path = models.TextField(blank=True, default="", help_text="as written; untrusted, never opened")
+    body = models.TextField(blank=True, default="")
+    sha256 = models.CharField(max_length=64)
+    quarantine_reason = models.CharField(max_length=64, blank=True, default="")
+    quarantine_detail = models.TextField(blank=True, default="")
+    present = models.BooleanField(default=True)
+    read_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["project_slug", "epoch", "ts", "rel_path"]
+        constraints = [models.UniqueConstraint(fields=["root", "rel_path"], name="ledger_entry_unique")]
+        indexes = [models.Index(fields=["session_key"]), models.Index(fields=["project_slug", "epoch"])]
+
+    def __str__(self) -> str:
+        return self.rel_path
+
+    @property
+    def label(self) -> str:
+        return f"ledger entry e{self.epoch:03d}" if self.epoch is not None else "ledger entry (no epoch)"
+
+
+class LedgerEntryVersion(models.Model):
+    entry = models.ForeignKey(LedgerEntry, on_delete=models.CASCADE, related_name="versions")
+    sha256 = models.CharField(max_length=64)
+    content = models.TextField()
+    first_seen = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entry", "sha256"], name="ledger_version_unique")]
+
+
+class KnowledgeRecord(models.Model):
+    class Status(models.TextChoices):
+        CANDIDATE = "candidate"
+        VERIFIED = "verified"
+        SUPERSEDED = "superseded"
+
+    CLASSES = ("fact", "convention", "constraint", "memory", "lesson")
+
+    directory = models.TextField(help_text="the knowledge directory holding candidates/ and curated/")
+    record_id = models.CharField(max_length=255)
+    source_class = models.CharField(max_length=16, help_text="candidates or curated")
+    origin = models.CharField(max_length=16, default="majordomus", help_text="majordomus or waysweb (derived here)")
+    klass = models.CharField(max_length=32, blank=True, default="")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
+    epistemics = models.CharField(max_length=16, blank=True, default="")
+    title = models.TextField(blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    date = models.CharField(max_length=10, blank=True, default="")
+    tags = models.JSONField(default=list, blank=True)
+    derived_from = models.JSONField(default=list, blank=True)
+    relations = models.JSONField(default=list, blank=True)
+    superseded_by = models.CharField(max_length=255, blank=True, default="")
+    about = models.TextField(blank=True, default="")
+    body = models.TextField(blank=True, default="")
+    frontmatter = models.JSONField(default=dict, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    present = models.BooleanField(default=True)
+    problem = models.TextField(blank=True, default="", help_text="why the file does not check out, if it does not")
+    conflict = models.TextField(blank=True, default="", help_text="a file that contradicts a person's decision")
+    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="knowledge")
+    ledger_entry = models.ForeignKey(LedgerEntry, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="knowledge")
+    turn_epochs = models.JSONField(default=list, blank=True, help_text="turns of the session it came from")
+    first_seen = models.DateTimeField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-first_seen", "record_id"]
+        constraints = [models.UniqueConstraint(fields=["directory", "record_id"], name="knowledge_unique")]
+        indexes = [models.Index(fields=["status", "klass"])]
+        permissions = [("review_knowledge", "Can promote, reject, edit and merge knowledge candidates")]
+
+    def __str__(self) -> str:
+        return self.record_id
+
+    @property
+    def path(self) -> str:
+        return f"{self.directory.rstrip('/')}/{self.source_class}/{self.record_id}.md"
+
+
+class ReviewAction(models.Model):
+    class Verb(models.TextChoices):
+        PROMOTE = "promote"
+        REJECT = "reject"
+        EDIT = "edit"
+        MERGE = "merge"
+        RECOVER = "recover", "recovered from the file after an interrupted write"
+
+    record = models.ForeignKey(KnowledgeRecord, on_delete=models.CASCADE, related_name="actions")
+    verb = models.CharField(max_length=16, choices=Verb.choices)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+")
+    reviewer_name = models.CharField(max_length=150, help_text="kept even if the user is renamed")
+    note = models.TextField(blank=True, default="")
+    class_before = models.CharField(max_length=32, blank=True, default="")
+    class_after = models.CharField(max_length=32, blank=True, default="")
+    file_sha_before = models.CharField(max_length=64, blank=True, default="")
+    file_sha_after = models.CharField(max_length=64, blank=True, default="")
+    related = models.CharField(max_length=255, blank=True, default="", help_text="superseded-by / merged-into id")
+    batch = models.CharField(max_length=32, blank=True, default="", help_text="bulk actions share a batch id")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+
+class MjLedgerLine(models.Model):
+    """A majordomus `ledger.jsonl` line; the event name is the FIRST `event` key (§7.1)."""
+
+    source = models.ForeignKey("introspect.SourceFile", on_delete=models.PROTECT, related_name="+")
+    offset = models.BigIntegerField()
+    index = models.IntegerField(default=0)
+    sha256 = models.CharField(max_length=64, unique=True)
+    repo = models.TextField()
+    ts_raw = models.CharField(max_length=64, blank=True, default="")
+    ts = models.DateTimeField(null=True, blank=True)
+    event = models.CharField(max_length=128, blank=True, default="")
+    provider_event = models.CharField(max_length=128, blank=True, default="")
+    episode = models.CharField(max_length=128, blank=True, default="")
+    provider_session = models.CharField(max_length=255, blank=True, default="")
+    payload = models.JSONField(default=dict, blank=True)
+    raw = models.TextField()
+
+    class Meta:
+        ordering = ["ts_raw", "pk"]
+        indexes = [models.Index(fields=["event"])]
+
+
+class KnowledgeEvent(models.Model):
+    """What waysweb's deriver did at an episode boundary — or why it did not, never silence."""
+
+    class Kind(models.TextChoices):
+        DERIVED = "knowledge.derived"
+        FAILED = "derive.failed"
+        SKIPPED = "derive.skipped", "switched off by policy"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    trigger = models.CharField(max_length=16, help_text="end, compact or manual")
+    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+")
+    window = models.IntegerField(null=True, blank=True)
+    written = models.IntegerField(default=0)
+    unchanged = models.IntegerField(default=0)
+    skipped = models.IntegerField(default=0)
+    detail = models.TextField(blank=True, default="")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["session", "window", "trigger", "kind"],
+                                               name="knowledge_event_once")]

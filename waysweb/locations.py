@@ -31,6 +31,13 @@ class Locations:
     demo: bool = False
 
     @property
+    def knowledge_dir(self) -> Path:
+        """Where waysweb's own derived candidates and their promotions are written."""
+        return self.own_knowledge or self.data_dir / "knowledge"
+
+    own_knowledge: Path | None = None
+
+    @property
     def core_ways(self) -> Path:
         """paths.rs shipped_ways_root: the ~/.claude projection when it is a directory, else the app copy."""
         projection = self.claude_dir / "hooks" / "ways"
@@ -64,6 +71,7 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
     """Resolve every location from `env`; with `demo`, read the bundled sample HOME instead."""
     data_home = xdg_dir(env, "XDG_DATA_HOME", Path(env.get("HOME") or Path.home()), ".local/share")
     data_dir = absolute(env, "WAYSWEB_DATA_DIR") or data_home / "waysweb"
+    original = env
     if demo:
         # The sample is read-only input; XDG and WAYSWEB_* source overrides would mix real data in.
         env = {"HOME": str(SAMPLE_HOME)}
@@ -72,6 +80,8 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
     state_dir = absolute(env, "WAYSWEB_STATE_DIR") or xdg_dir(env, "XDG_STATE_HOME", home, ".local/state") / "agent-ways"
     config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
     repos = tuple(Path(p).expanduser() for p in env.get("WAYSWEB_REPOS", "").split(":") if p)
+    if demo:
+        repos = tuple(p for p in sorted((SAMPLE_HOME / "repos").glob("*")) if p.is_dir())
     return Locations(
         home=home,
         claude_dir=claude_dir,
@@ -83,4 +93,5 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
         data_dir=data_dir,
         repos=repos,
         demo=demo,
+        own_knowledge=absolute(original, "WAYSWEB_KNOWLEDGE_DIR") or (data_dir / "demo-knowledge" if demo else None),
     )

@@ -45,6 +45,9 @@ WAYSWEB_LOCATIONS = locations.resolve(os.environ, demo=WAYSWEB_DEMO)
 DATA_DIR = WAYSWEB_LOCATIONS.data_dir
 WAYSWEB_MAX_LINE_BYTES = env_int("WAYSWEB_MAX_LINE_BYTES", 64 << 20)
 WAYSWEB_KEEP_INERT_RAW = env_bool("WAYSWEB_KEEP_INERT_RAW", False)
+# Knowledge derivation at the episode boundary, switchable per trigger like majordomus' policy.
+WAYSWEB_DERIVE_ON_END = env_bool("WAYSWEB_DERIVE_ON_END", True)
+WAYSWEB_DERIVE_ON_COMPACT = env_bool("WAYSWEB_DERIVE_ON_COMPACT", True)
 
 
 def data_dir() -> Path:
@@ -170,6 +173,10 @@ SECURE_CSP = {
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "ledger:candidate-list"
+LOGOUT_REDIRECT_URL = "introspect:session-list"
 
 LOGGING = {
     "version": 1,

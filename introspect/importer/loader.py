@@ -22,6 +22,12 @@ from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 
 TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
+# Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).
+STORES: dict[str, Callable] = {}
+
+
+def register_store(kind: str, store: Callable) -> None:
+    STORES[kind] = store
 COMPRESS_ABOVE = 16 * 1024
 
 
@@ -183,7 +189,7 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
                 raw=damage.tail[:tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
                 reason="gzip_corrupt", detail=damage.detail, parser_version=parser.PARSER_VERSION,
             ))
-        store = store_entries if row.kind in TRANSCRIPT_KINDS else store_events
+        store = STORES.get(row.kind) or (store_entries if row.kind in TRANSCRIPT_KINDS else store_events)
         new_rows = store(row, candidates, outcomes, out.sessions)
         for raw in raw_rows:
             raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]

@@ -13,6 +13,7 @@ from django.db import OperationalError
 from introspect.importer import loader
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.run import Options, PassResult, import_pass
+from ledger.importer.run import import_pass as ledger_pass
 
 PROGRESS_EVERY_SECS = 1.0
 
@@ -80,6 +81,7 @@ class Command(BaseCommand):
         try:
             result = import_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
                                  record_only_changes=follow and not first)
+            ledger = ledger_pass(locs)
         except (OperationalError, loader.CheckpointMoved) as exc:
             if not follow:
                 raise CommandError(f"import failed, nothing half-written: {exc}") from exc
@@ -88,6 +90,8 @@ class Command(BaseCommand):
             return PassResult()
         if result.found or not follow:
             self.report_pass(result)
+        if ledger.found or not follow:
+            self.report_ledger(ledger)
         return result
 
     def describe(self, locs, opts: Options, follow: bool) -> None:
@@ -115,6 +119,17 @@ class Command(BaseCommand):
         self.last_progress = now
         self.stdout.write(f"  … {file.source.rel_path}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "
                           f"{file.counts.lines:,} lines")
+
+    def report_ledger(self, ledger) -> None:
+        if self.verbosity < 1:
+            return
+        e, k = ledger.entries, ledger.knowledge
+        failed = [event for event in ledger.derived if event.kind == "derive.failed"]
+        self.stdout.write(
+            f"Ledger: {e.files} entries (+{e.added} new, {e.changed} changed, {e.quarantined} quarantined); "
+            f"majordomus ledger +{ledger.mj_lines} lines; knowledge: {k.files} records (+{k.added} new, "
+            f"{k.changed} changed); derived at {len(ledger.derived)} episode boundaries"
+            + (f", {len(failed)} FAILED (see the Knowledge page)" if failed else ""))
 
     def report_pass(self, result: PassResult) -> None:
         if self.verbosity < 1:
