@@ -7,4 +7,7 @@ from django.http import HttpRequest
 
 
 def waysweb(request: HttpRequest) -> dict:
-    return {"demo": settings.WAYSWEB_DEMO}
+    from ledger.queries import pending_count
+
+    # Lazy: only pages that show the navigation pay for the count (one indexed query).
+    return {"demo": settings.WAYSWEB_DEMO, "pending_knowledge": pending_count}

@@ -9,10 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.template.loader import render_to_string
-from django.urls import include, path
 
 from introspect import search, search_views
-from introspect import urls as introspect_urls
 from introspect.models import TranscriptEntry
 from tests.conftest import append, line
 
@@ -22,20 +20,6 @@ S = "5e7c1a2b-0d4f-4c3e-9a8b-7f6e5d4c3b2a"
 P = "/home/dev/proj"
 HOSTILE = ['"', "*", "NEAR(", "-", "a OR", "'", '"unbalanced', "commit*)", "NOT", "(", ")", "^", ":",
            "{text}", "col:commit", "%", "_", "\\", "a AND OR NOT", "\x00", "🙂", "'; DROP TABLE x; --"]
-
-
-# The search URL is wired by the project URLconf; until then (and regardless of it) these tests
-# route /search/ themselves, inside the introspect namespace the template reverses into.
-urlpatterns = [
-    path("", include(([*(p for p in introspect_urls.urlpatterns if getattr(p, "name", "") != "search"),
-                       path("search/", search_views.search, name="search")], "introspect"))),
-    path("ledger/", include("ledger.urls")),
-]
-
-
-@pytest.fixture(autouse=True)
-def search_urls(settings):
-    settings.ROOT_URLCONF = __name__
 
 
 def ts(second: int) -> str:

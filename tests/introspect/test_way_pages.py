@@ -9,28 +9,13 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.urls import include, path, resolve, reverse
+from django.urls import resolve, reverse
 
 from introspect import charts, way_queries, way_views
-from introspect import urls as introspect_urls
 from tests.conftest import append, line
-from waysweb import urls as site_urls
 
 
-def _urlpatterns() -> list:
-    # The way routes may not be wired into introspect/urls.py yet: add them under the same
-    # namespace for these tests only, and use the real ones as soon as they exist.
-    names = {getattr(pattern, "name", None) for pattern in introspect_urls.urlpatterns}
-    extra = [] if "way-detail" in names else [
-        path("ways/", way_views.way_list, name="way-list"),
-        path("ways/<path:way_id>/", way_views.way_detail, name="way-detail"),
-    ]
-    others = [p for p in site_urls.urlpatterns if getattr(p, "namespace", None) != "introspect"]
-    return [path("", include((introspect_urls.urlpatterns + extra, "introspect"))), *others]
-
-
-urlpatterns = _urlpatterns()
-pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+pytestmark = pytest.mark.django_db
 
 S1, S2 = "sess-one-0000-aaaa", "sess-two-0000-bbbb"
 

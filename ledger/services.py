@@ -1,0 +1,187 @@
+"""What a reviewer does to a knowledge candidate: promote, reject, edit, merge — file first, then row.
+
+Each write is the person's act (knowledge-and-records.md §6): the file is written atomically
+(temp file + rename), then the database row and its `ReviewAction` commit together. A crash
+between the two leaves a file that says what was decided and carries a "Promoted by …" line;
+the next import reads it and records the action as recovered, so files and database agree.
+A form loaded against an older file, or a record someone else already decided, is a conflict.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from django.db import transaction
+
+from ledger import files
+from ledger.importer import documents
+from ledger.models import KnowledgeRecord, ReviewAction
+
+
+class Conflict(Exception):
+    """The record changed since the page loaded, or is no longer a candidate: decide again."""
+
+    def __init__(self, record: KnowledgeRecord, message: str):
+        super().__init__(message)
+        self.record = record
+
+
+class Refused(ValueError):
+    """The request itself is not acceptable (empty evidence, a transcript pasted as evidence…)."""
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    user: object
+    name: str
+
+    @classmethod
+    def of(cls, user) -> Reviewer:
+        return cls(user=user, name=user.get_username())
+
+
+def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
+    path = Path(record.path)
+    try:
+        return path, path.read_bytes()
+    except FileNotFoundError:
+        raise Conflict(record, f"{path} is gone; the record was moved or deleted outside waysweb") from None
+
+
+def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, documents.Knowledge]:
+    path, raw = current_file(record)
+    if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
+        raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
+    parsed = documents.parse_knowledge(raw, stem=record.record_id)
+    if record.status != KnowledgeRecord.Status.CANDIDATE or parsed.get("status") != "candidate":
+        raise Conflict(record, f"this record is no longer a candidate (it is {parsed.get('status') or record.status})")
+    return path, raw, parsed
+
+
+def stamp(verb: str, reviewer: Reviewer) -> str:
+    return f"{verb} by {reviewer.name} via waysweb on {date.today().isoformat()}."
+
+
+@transaction.atomic
+def record_action(record: KnowledgeRecord, *, verb: str, reviewer: Reviewer, note: str, class_before: str,
+                  sha_before: str, related: str = "", batch: str = "") -> ReviewAction:
+    record.save()
+    return ReviewAction.objects.create(
+        record=record, verb=verb, reviewer=reviewer.user, reviewer_name=reviewer.name, note=note,
+        class_before=class_before, class_after=record.klass, file_sha_before=sha_before,
+        file_sha_after=record.sha256, related=related, batch=batch)
+
+
+def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: str, new_class: str = "",
+                      loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+    """Write `curated/<id>.md` (verified, with the evidence), remove the candidate, record who."""
+    evidence = evidence.strip()
+    if not evidence:
+        raise Refused("promotion needs evidence: say what shows this is true")
+    if documents.transcript_like(evidence):
+        raise Refused("evidence reads like a transcript; state the evidence in your own words")
+    new_class = new_class or record.klass
+    if new_class not in documents.CLASSES:
+        raise Refused(f"class must be one of {', '.join(documents.CLASSES)}")
+    if record.status == KnowledgeRecord.Status.VERIFIED and record.actions.filter(verb="promote").exists():
+        return record  # a repeated POST: the promotion already stands
+    candidate_path, raw, parsed = check_pending(record, loaded_sha256)
+    data = dict(parsed.data)
+    data.update({"class": new_class, "status": "verified", "date": date.today().isoformat()})
+    provenance = dict(data.get("provenance") or {})
+    provenance.setdefault("origin", "extracted")
+    data["provenance"] = provenance
+    body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
+    rendered = documents.render_knowledge(data, body)
+    curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
+    files.write_atomic(curated, rendered)
+    files.remove(candidate_path)
+    class_before, sha_before = record.klass, documents.sha256(raw)
+    record.source_class, record.status, record.klass = "curated", KnowledgeRecord.Status.VERIFIED, new_class
+    record.sha256, record.body, record.conflict, record.date = documents.sha256(rendered), body, "", data["date"]
+    record_action(record, verb=ReviewAction.Verb.PROMOTE, reviewer=reviewer, note=evidence,
+                  class_before=class_before, sha_before=sha_before, batch=batch)
+    return record
+
+
+def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str, superseded_by: str = "",
+                     loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+    """Rewrite the candidate as superseded with the reason (it stays under candidates/)."""
+    reason = reason.strip()
+    if not reason:
+        raise Refused("rejection needs a reason")
+    if superseded_by and not KnowledgeRecord.objects.filter(directory=record.directory,
+                                                            record_id=superseded_by).exists():
+        raise Refused(f"no record {superseded_by!r} to be superseded by")
+    if record.status == KnowledgeRecord.Status.SUPERSEDED and record.actions.filter(verb="reject").exists():
+        return record
+    path, raw, parsed = check_pending(record, loaded_sha256)
+    data = dict(parsed.data)
+    data["status"] = "superseded"
+    if superseded_by:
+        data["superseded_by"] = superseded_by
+    body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
+    rendered = documents.render_knowledge(data, body)
+    files.write_atomic(path, rendered)
+    sha_before = documents.sha256(raw)
+    record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
+    record.sha256, record.conflict = documents.sha256(rendered), ""
+    record_action(record, verb=ReviewAction.Verb.REJECT, reviewer=reviewer, note=reason, class_before=record.klass,
+                  sha_before=sha_before, related=superseded_by, batch=batch)
+    return record
+
+
+def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, description: str,
+                   loaded_sha256: str = "") -> KnowledgeRecord:
+    """Reword a candidate before deciding on it (an edit of the candidate file)."""
+    title, description = " ".join(title.split()), " ".join(description.split())
+    if not title or not description:
+        raise Refused("a record needs a title (an assertion) and a description")
+    if documents.transcript_like(title) or documents.transcript_like(description):
+        raise Refused("a record is an assertion, never a transcript")
+    path, raw, parsed = check_pending(record, loaded_sha256)
+    data = dict(parsed.data)
+    data.update({"title": title, "description": description})
+    rest = parsed.body.split("\n", 1)[1] if parsed.body.startswith("# ") and "\n" in parsed.body else ""
+    rest = rest.strip().split("\n\n", 1)[1] if "\n\n" in rest.strip() else ""
+    body = f"# {title}\n\n{description}\n\n{rest}\n\n{stamp('Edited', reviewer)}".replace("\n\n\n\n", "\n\n")
+    rendered = documents.render_knowledge(data, body)
+    files.write_atomic(path, rendered)
+    sha_before = documents.sha256(raw)
+    record.title, record.description, record.body = title, description, body
+    record.sha256 = documents.sha256(rendered)
+    record_action(record, verb=ReviewAction.Verb.EDIT, reviewer=reviewer, note=f"{parsed.get('title')} → {title}",
+                  class_before=record.klass, sha_before=sha_before)
+    return record
+
+
+def candidates_merge(*, keep: KnowledgeRecord, duplicates: list[KnowledgeRecord], reviewer: Reviewer,
+                     evidence: str, new_class: str = "") -> str:
+    """Promote one and reject the others as superseded by it; one batch, one audit row each."""
+    batch = uuid.uuid4().hex[:12]
+    duplicates = [d for d in duplicates if d.pk != keep.pk]
+    if not duplicates:
+        raise Refused("pick at least one duplicate to merge into the record you keep")
+    candidate_promote(record=keep, reviewer=reviewer, evidence=evidence, new_class=new_class, batch=batch)
+    for duplicate in duplicates:
+        candidate_reject(record=duplicate, reviewer=reviewer, reason=f"Merged into {keep.record_id}.",
+                         superseded_by=keep.record_id, batch=batch)
+    return batch
+
+
+def candidates_bulk(*, records: list[KnowledgeRecord], verb: str, reviewer: Reviewer, note: str) -> tuple[str, list]:
+    """Promote or reject several with one shared note: each is still its own act and audit row."""
+    batch = uuid.uuid4().hex[:12]
+    problems = []
+    for record in records:
+        try:
+            if verb == "promote":
+                candidate_promote(record=record, reviewer=reviewer, evidence=note, batch=batch)
+            else:
+                candidate_reject(record=record, reviewer=reviewer, reason=note, batch=batch)
+        except (Conflict, Refused) as exc:
+            problems.append((record, str(exc)))
+    return batch, problems
