@@ -52,12 +52,14 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
 
 
 def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, documents.Knowledge]:
+    if record.status != KnowledgeRecord.Status.CANDIDATE:
+        raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
+    parsed = documents.parse_knowledge(raw, stem=record.record_id)
+    if parsed.get("status") != "candidate":
+        raise Conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
     if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
-    parsed = documents.parse_knowledge(raw, stem=record.record_id)
-    if record.status != KnowledgeRecord.Status.CANDIDATE or parsed.get("status") != "candidate":
-        raise Conflict(record, f"this record is no longer a candidate (it is {parsed.get('status') or record.status})")
     return path, raw, parsed
 
 

@@ -1,0 +1,45 @@
+"""Fixtures for the ledger app: a knowledge directory, records in it, users with and without the role."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from ledger.importer import documents, load
+
+
+def record_file(directory: Path, record_id: str, *, status: str = "candidate", klass: str = "convention",
+                title: str = "Importer offsets are committed with the rows", where: str = "candidates") -> Path:
+    data = {"schema": "knowledge/v1", "id": record_id, "kind": "knowledge", "class": klass, "title": title,
+            "description": "Recorded as a decision in episode s-1.", "status": status, "epistemics": "decided",
+            "date": "2026-09-11", "tags": ["derived", "decision"],
+            "provenance": {"origin": "extracted", "derived_from": ["session:s-20260911000001-aaaa"]}}
+    path = directory / where / f"{record_id}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(documents.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1."))
+    return path
+
+
+@pytest.fixture
+def knowledge(tmp_path):
+    directory = tmp_path / "repo" / ".ai" / "repo" / "knowledge"
+    record_file(directory, "s-20260911000001-aaaa-3f9c2a1b7d0e")
+    record_file(directory, "s-20260911000001-aaaa-000000000002", title="Use the token bucket per API key")
+    record_file(directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too")
+    load.import_knowledge(directory)
+    return directory
+
+
+@pytest.fixture
+def reviewer(db):
+    user = get_user_model().objects.create_user("rita", password="correct horse battery")
+    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
+    return user
+
+
+@pytest.fixture
+def viewer(db):
+    return get_user_model().objects.create_user("vic", password="correct horse battery")

@@ -1,0 +1,104 @@
+"""Reading is open; writing needs a logged-in reviewer and a CSRF token."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from ledger.models import KnowledgeRecord, ReviewAction
+
+pytestmark = pytest.mark.django_db
+
+FIRST = "s-20260911000001-aaaa-3f9c2a1b7d0e"
+
+
+def record() -> KnowledgeRecord:
+    return KnowledgeRecord.objects.get(record_id=FIRST)
+
+
+def test_it_shows_the_queue_and_a_candidate_to_anyone(client, knowledge):
+    response = client.get(reverse("ledger:candidate-list"))
+    assert response.status_code == 200 and "3 awaiting review" in response.content.decode()
+    page = client.get(reverse("ledger:candidate-detail", args=[record().pk])).content.decode()
+    assert "Provenance" in page and "Log in" in page and 'id="promote-form"' not in page
+
+
+def test_it_refuses_a_write_without_login(client, knowledge):
+    url = reverse("ledger:candidate-promote", args=[record().pk])
+    response = client.post(url, {"evidence": "e", "klass": "fact"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    assert record().status == "candidate" and not ReviewAction.objects.exists()
+
+
+def test_it_refuses_a_write_from_an_account_without_the_reviewer_role(client, knowledge, viewer):
+    client.force_login(viewer)
+    response = client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "no"})
+    assert response.status_code == 403 and record().status == "candidate"
+
+
+def test_it_refuses_a_post_without_csrf(knowledge, reviewer):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "e", "klass": "fact"})
+    assert response.status_code == 403 and record().status == "candidate"
+
+
+def test_it_promotes_over_htmx_with_the_csrf_header(knowledge, reviewer):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    page = client.get(reverse("ledger:candidate-detail", args=[record().pk]))
+    token = page.cookies["csrftoken"].value
+    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
+                           {"evidence": "Commit 06fa258.", "klass": "constraint", "loaded_sha256": record().sha256},
+                           headers={"HX-Request": "true", "X-CSRFToken": token})
+    body = response.content.decode()
+    assert response.status_code == 200 and "<html" not in body and "Promoted: written to curated/" in body
+    assert "queue-changed" in response["HX-Trigger"]
+    assert record().status == "verified" and ReviewAction.objects.get().reviewer == reviewer
+
+
+def test_it_shows_form_errors_instead_of_writing(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "", "klass": "fact"},
+                           headers={"HX-Request": "true"})
+    assert response.status_code == 200 and "This field is required" in response.content.decode()
+    assert record().status == "candidate"
+
+
+def test_it_answers_409_with_the_current_state_when_someone_decided_first(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    sha = record().sha256
+    client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "first", "loaded_sha256": sha})
+    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
+                           {"evidence": "second", "klass": "fact", "loaded_sha256": sha})
+    assert response.status_code == 409 and "no longer a candidate" in response.content.decode()
+
+
+def test_it_bulk_rejects_the_selected(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    ids = list(KnowledgeRecord.objects.values_list("pk", flat=True))
+    response = client.post(reverse("ledger:candidate-bulk"), {"verb": "reject", "note": "stale", "records": ids[:2]})
+    assert response.status_code == 302
+    assert KnowledgeRecord.objects.filter(status="superseded").count() == 2
+
+
+def test_it_lists_every_decision_in_the_audit_trail(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "wrong"})
+    body = client.get(reverse("ledger:audit")).content.decode()
+    assert "rita" in body and FIRST[:30] in body
+
+
+def test_it_creates_users_from_the_command_line(monkeypatch):
+    from io import StringIO
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    monkeypatch.setenv("NEW_PASSWORD", "correct horse battery")
+    out = StringIO()
+    call_command("adduser", "ann", "--reviewer", "--password-env", "NEW_PASSWORD", stdout=out)
+    user = get_user_model().objects.get(username="ann")
+    assert user.check_password("correct horse battery") and user.has_perm("ledger.review_knowledge")
+    assert "Created ann (reviewer)" in out.getvalue()
