@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Build the waysweb sample HOME: agent-ways event logs, way files and Claude Code transcripts.
+"""Build the waysweb sample HOME: agent-ways logs, way files, Claude Code transcripts, ledgers, knowledge.
 
     uv run python sample/build.py [--out DIR]
 
 Deterministic: stdlib only, one ``random.Random(SEED)``, fixed timestamps, gzip members written
 with mtime 0 and a fixed file name. The default output, ``sample/home``, is wiped and rewritten.
 What the sample holds is described in sample/README.md; the formats are in
-formats-agent-ways.md and formats-claude-code.md.
+formats-agent-ways.md, formats-claude-code.md and knowledge-and-records.md (ADR-112 session ledger,
+majordomus knowledge records and ledger.jsonl).
 """
 
 # ruff: noqa: E501  (long literal transcript content)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -623,6 +625,8 @@ class Session:
         self.dest = None  # default event destination override ("legacy")
         self.turn_start = None
         self.title_done = False
+        self.turn_ends: dict[int, tuple[datetime, int]] = {}  # prompt index -> (end of its turn, trunk position)
+        self.compaction_starts: list[tuple[datetime, int]] = []  # (PreCompact time, preTokens)
         h.sessions.append(self)
 
     # clock -------------------------------------------------------------------------------
@@ -848,6 +852,7 @@ class Session:
             d.update(type="system", subtype="turn_duration",
                      durationMs=int((self.clock - self.turn_start).total_seconds() * 1000), isMeta=False)
             self.put(th, d)
+        self.turn_ends[self.prompts - 1] = (floor_s(self.clock), th.position)
 
     def state_fires(self, th: Thread) -> list[dict]:
         """meta/context (context-threshold 75 %): first fire, then one bare repeat row (scan/state.rs)."""
@@ -984,6 +989,7 @@ class Session:
         self.adv(2000, 9000) if trigger == "manual" else self.adv(300, 1500)
         pre = th.cached + th.pending
         began = self.clock
+        self.compaction_starts.append((floor_s(began), pre))
         self.adv(20_000, 60_000)
         post = self.rng.randint(9000, 16000)
         d = {"parentUuid": None, "logicalParentUuid": th.parent}
@@ -1617,6 +1623,487 @@ def s14_transcript_only(h: Home) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# ADR-112 session ledger (knowledge-and-records.md §2)
+# --------------------------------------------------------------------------------------------
+
+LEDGER_DIR = ".claude/ledger"
+CONTEXT_WINDOW = 200_000
+# S11 is a teammate of "api-refactor-team"; its team lead ran in a second terminal on the same
+# project. That session is not in the sample (no transcript, no events): only its ledger entry is.
+LEAD_SID = str(uuid.UUID(bytes=hashlib.sha256(b"waysweb-sample:api-refactor-team-lead").digest()[:16], version=4))
+
+# (session key, phase, when, body). when: prompt index (entry written by the Stop hook at the end
+# of that turn), ("compact", n) (handoff at the n-th PreCompact), or an explicit datetime.
+# Entries of the short sessions were nudged by meta/attend/reflection-overdue, below the nominal
+# 30/50/70 % thresholds; S07 crosses them for real.
+LEDGER_ENTRIES: list[tuple] = [
+    ("S03", "orientation", 2, """
+Task: refresh-token rotation for POST /auth/refresh; every refresh issues a new refresh token and
+revokes the old one.
+Compared a token family table with a jti revocation list; only the family table lets us detect reuse.
+Decision: store refresh tokens in families; reusing a rotated token revokes the whole family.
+Decision: record it as ADR-0008 (proposed) before touching the schema.
+Open threads: rollout date for the migration; whether access tokens need a shorter TTL.
+"""),
+    ("S03", "handoff", ("compact", 0), """
+Handoff before compaction.
+
+ADR-0008 is drafted at docs/adr/0008-refresh-token-rotation.md, status proposed, with the rollout
+section left open on purpose. TokenFamily is in src/api/models.py with a family_id foreign key on
+RefreshToken; migration 3f2a_token_families is generated. tests/test_tokens.py covers rotation and
+reuse detection, 9 passed. Next: wire rotate_refresh into POST /auth/refresh in
+src/api/routes/auth.py, run make test, commit signed, open a draft PR.
+
+Decision: reuse detection revokes the family, not only the presented token.
+Open threads: migration date not fixed; ADR-0008 still proposed.
+"""),
+    ("S07", "orientation", 1, """
+Task: per-client rate limiting; one client is hammering /search.
+The middleware stack in src/api/app.py is CORS, then auth, then the routes; the limiter has to run
+after auth so the API key is known.
+Decision: key the limiter by API key and fall back to the client IP for anonymous calls.
+Decision: a token bucket, not a fixed window; batch clients burst legitimately.
+Open threads: where limits are configured; which routes must be exempt.
+"""),
+    ("S07", "progress", 8, """
+Bucket.take and refill work. The first failure was clock skew giving a negative elapsed time; it
+is clamped to zero now.
+RateLimitMiddleware is registered so that it runs after AuthMiddleware and answers 429 with a
+Retry-After header.
+Other services read their limits from Settings, not from raw environment variables.
+Decision: in-memory buckets for the first step, one per API key per process.
+Open threads: exempt routes; in-memory buckets will not hold across three replicas.
+"""),
+    ("S07", "consolidation", 15, """
+First step committed as 1a2b3c4: bucket, middleware, Settings.rate_limit_per_minute = 600,
+exempt routes /healthz, /readyz and /metrics (found by the explorer subagent).
+Surprise: with in-memory buckets the effective limit is the replica count times 600.
+Pattern worth keeping: the limiter reads only the hashed key id, never the raw API key.
+Decision: keep the token bucket in Redis, keyed by API key.
+Open threads: a store interface so both stores are swappable; an atomic take in Lua.
+"""),
+    ("S07", "handoff", ("compact", 0), """
+Handoff before compaction.
+
+Branch feat/rate-limit at 1a2b3c4, make test green (248 passed). Done: Bucket in
+src/api/ratelimit.py with the clock-skew clamp; RateLimitMiddleware returning 429 + Retry-After;
+RATE_LIMIT_PER_MINUTE in Settings (default 600); EXEMPT = {/healthz, /readyz, /metrics}. The user
+just asked for Redis-backed buckets so the limit works across pods; nothing of that is written
+yet. Next: a BucketStore protocol with MemoryStore and RedisStore in src/api/ratelimit_store.py,
+then fakeredis tests.
+
+Decision: keep the token bucket in Redis, keyed by API key; MemoryStore stays for tests.
+Open threads: a Lua script for an atomic take; which setting selects the store.
+"""),
+    ("S07", "progress", 26, """
+BucketStore protocol with MemoryStore and RedisStore is in src/api/ratelimit_store.py; RedisStore
+takes and refills in one Lua script.
+The fakeredis tests failed twice: the script refilled with milliseconds against a per-second rate;
+it divides by 1000 now.
+The store is chosen in Settings; middleware overhead is p99 0.19 ms (1.8 %).
+Decision: Redis is the store in every deployed environment, MemoryStore only in tests and local dev.
+Decision: record per-client limiting as ADR-0009.
+Open threads: metrics for limited requests; burst size.
+"""),
+    ("S07", "consolidation", 31, """
+ADR-0009 is accepted and committed with the Redis store as 5d6e7f8; ruff and mypy are clean.
+ratelimit_limited_total{client} is exposed on /metrics.
+Lesson: a time unit that crosses the Lua/Python boundary needs one owner; the Python side now
+passes seconds and the script never guesses.
+Decision: label the counter with the hashed client id, never the raw API key.
+Open threads: a test for the metrics; a check that nothing logs the key in clear; the pull request.
+"""),
+    ("S07", "handoff", ("compact", 1), """
+Handoff before compaction.
+
+Branch feat/rate-limit at 5d6e7f8 plus uncommitted metrics work: the LIMITED counter in
+src/api/routes/metrics.py, incremented by the middleware on every 429. curl on /metrics shows
+ratelimit_limited_total for client k_7f3a. Still to do, in order: a test in tests/test_metrics.py,
+the full suite, grep for API keys in log calls, squash the fixups, push, open the PR.
+
+Decision: the counter's label is the hashed client id.
+Open threads: burst size is not configurable yet; expect a review comment about it.
+"""),
+    ("S07", "progress", 38, """
+Metrics test added and the suite is green; no log call prints the API key, only the hashed id.
+Fixups squashed onto main and PR #431 opened.
+The review asked about burst size: it is its own setting now, RATE_LIMIT_BURST.
+Decision: burst defaults to the per-minute limit, so existing clients see no change.
+Open threads: final test run; merge after the second review.
+"""),
+    ("LEAD", "orientation", T(7, 11, 5, 59), """
+Lead of api-refactor-team: one teammate on feat/audit-log, one on the permissions refactor.
+Decision: the audit log lands first; the permissions refactor rebases on top of it.
+Decision: teammates ask before touching src/api/auth/.
+Open threads: who reviews the audit migration; whether audit_events needs partitioning.
+"""),
+    ("S11", "orientation", 2, """
+Task: an audit log for admin actions: who, what, when, before and after.
+Tests for the @audited decorator came first and failed as expected; decorator and model are in.
+Decision: an append-only audit_events table; a correction is a new event, never an update.
+Decision: store before/after as a JSON diff, not as full snapshots.
+Open threads: migration, ADR, retention period.
+"""),
+    ("S11", "progress", 10, """
+ADR-0010 is drafted (proposed). The feature is committed as 8e1f2a3 and pushed; migration
+9c1e_audit_events is generated; make test is green (281 passed).
+Retention is blocked: compliance has to sign off on how long audit events are kept.
+Decision: no TTL and no deletion job until that sign-off arrives.
+Open threads: retention sign-off; ADR-0010 still proposed.
+"""),
+    ("S04", "orientation", 2, """
+Task: the session-expired banner flashed on every page load, even when logged in.
+Cause: useSession started with expired = true until the first fetch resolved.
+Decision: start the session state as unknown (null); render the banner only when expired === true.
+A test in tests/SessionBanner.test.tsx covers the loading state and passes.
+Open threads: changelog entry, build, the README mention of the banner.
+"""),
+    ("S08", "orientation", 4, """
+Task: show server validation errors inline in the login form.
+The API client threw the 422 body away; it now raises ValidationError carrying errors[].
+Decision: map errors to fields in the form, not in the client.
+Decision: vitest, with the api client mocked at the module boundary; no jest.
+Open threads: error text on mobile; an accessibility pass.
+"""),
+    ("S08", "handoff", ("compact", 0), """
+Handoff before compaction.
+
+Branch feat/login-form, nothing committed yet. Done: ValidationError in src/api/client.ts;
+LoginForm renders one error per field; four vitest tests in tests/LoginForm.test.tsx pass;
+.field-error uses normal flow instead of absolute positioning, which fixed the overlap on mobile;
+npm run build is clean. Next: labels and aria-live, focus on the first invalid field, a test for
+the focus, then commit and open the PR.
+
+Decision: errors are announced with aria-live=polite, not as alerts.
+Open threads: the accessibility pass has not started.
+"""),
+    ("S12", "progress", 2, """
+date-fns came in whole with the new date picker (41.2 kB).
+Switched src/components/DatePicker.tsx to per-function imports; the bundle is 38.6 kB smaller.
+Decision: import date-fns per function, never as a namespace.
+Open threads: commit; a lint rule against namespace imports of date-fns.
+"""),
+    ("S06", "orientation", 6, """
+Task: upgrade the staging cluster to 1.31. The plan changes two node groups and replaces nothing.
+The explorer found two helm charts still on policy/v1beta1; subagent way injection is off for this
+session.
+Decision: drain one node group at a time with the runbook's 10 minute PDB wait.
+Decision: bump ingress and cert-manager before applying the plan.
+Open threads: node readiness; a note for the team channel.
+"""),
+    ("S09", "progress", 3, """
+The api pods could not reach the new db: its security group allowed only the old node CIDR.
+Fetched the vault username only; the password stays out of this conversation.
+Decision: allow the node security group instead of a CIDR, so a node replacement cannot break it again.
+Applied (1 added, 1 destroyed); the pods connect.
+Open threads: the same CIDR rule probably exists in prod.
+"""),
+]
+MALFORMED_ENTRY = "S12"  # its front matter has an unterminated quote (a hook bug), on purpose
+CONCURRENT_ENTRY = ("S11", 2)  # written while the lead's entry was being written: same epoch
+
+
+def ledger_entries(h: Home) -> None:
+    by_key = {s.key: s for s in h.sessions}
+    rows = []
+    for key, phase, when, body in LEDGER_ENTRIES:
+        if key == "LEAD":
+            project, sid, ts, pct = PROJECTS["api"], LEAD_SID, when, 41
+        else:
+            s = by_key[key]
+            project, sid = s.project, s.sid
+            if isinstance(when, tuple):
+                ts, tokens = s.compaction_starts[when[1]]
+            else:
+                ts, tokens = s.turn_ends[when]
+            pct = round(100 * tokens / CONTEXT_WINDOW)
+            if key == "S07" and phase != "handoff":  # the long session crosses the real thresholds
+                assert pct >= 30, (key, phase, when, pct)
+        rows.append(dict(key=key, when=when, project=project, sid=sid, ts=ts, pct=pct, phase=phase,
+                         body=body.strip()))
+    for project in sorted({r["project"] for r in rows}):
+        stream = sorted((r for r in rows if r["project"] == project), key=lambda r: r["ts"])
+        for n, r in enumerate(stream):
+            # epoch = entries already in the directory; the concurrent writer counted before the lead's file landed
+            epoch = n - 1 if (r["key"], r["when"]) == CONCURRENT_ENTRY else n
+            transcript = f"~/{PROJECTS_DIR}/{slug(project)}/{r['sid']}.jsonl"
+            if r["key"] == MALFORMED_ENTRY:
+                transcript = '"' + transcript
+            front = (f"session: {r['sid']}\ntranscript: {transcript}\nepoch: {epoch}\ncontext_pct: {r['pct']}\n"
+                     f"timestamp: {sec(r['ts'])}\nphase: {r['phase']}\n")
+            name = f"{r['ts']:%Y-%m-%dT%H%M}Z_e{epoch:03d}.md"
+            h.put_text(f"{LEDGER_DIR}/{slug(project)}/{name}", f"---\n{front}---\n\n{r['body']}\n")
+
+
+# --------------------------------------------------------------------------------------------
+# majordomus repository (knowledge-and-records.md §3-§8)
+# --------------------------------------------------------------------------------------------
+
+REPO_ROOT = "repos/api-server"
+MJ_BY = "majordomus/0.6.0"
+MJ_BY_OLD = "majordomus/0.5.2"
+CANDIDATES = f"{REPO_ROOT}/.ai/repo/knowledge/candidates"
+CURATED = f"{REPO_ROOT}/.ai/repo/knowledge/curated"
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def jline(*pairs: tuple[str, object]) -> str:
+    """One ledger line from (key, value) pairs in order; keys may repeat (json.dumps cannot do that)."""
+    return "{" + ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in pairs) + "}"
+
+
+def q(text: str) -> str:
+    return dumps(text)  # a JSON string is a valid YAML double-quoted scalar
+
+
+def knowledge_record(rec: dict) -> str:
+    """knowledge/v1 Markdown: keys in the §4.1 order, body '# <title>' + description (+ sections)."""
+    lines = ["schema: knowledge/v1", f"id: {rec['id']}", "kind: knowledge", f"class: {rec['cls']}",
+             f"title: {q(rec['title'])}", f"description: {q(rec['description'])}", f"status: {rec['status']}",
+             f"epistemics: {rec['epistemics']}", f"date: {rec['date']}"]
+    if rec.get("tags"):
+        lines += ["tags:"] + [f"  - {t}" for t in rec["tags"]]
+    if rec.get("superseded_by"):
+        lines.append(f"superseded_by: {rec['superseded_by']}")
+    if rec.get("origin") or rec.get("derived_from"):
+        lines.append("provenance:")
+        if rec.get("origin"):
+            lines.append(f"  origin: {rec['origin']}")
+        if rec.get("derived_from"):
+            lines += ["  derived_from:"] + [f"    - {ref}" for ref in rec["derived_from"]]
+    if rec.get("relations"):
+        lines.append("relations:")
+        for rtype, target in rec["relations"]:
+            lines += [f"  - type: {rtype}", f"    target: {target}"]
+    if rec.get("about"):
+        lines += [f"about: {q(rec['about'])}", f"route: {rec['route']}"]
+    body = f"# {rec['title']}\n\n{rec['description']}\n"
+    for heading, text in rec.get("sections", ()):
+        body += f"\n# {heading}\n\n{text.strip()}\n"
+    return "---\n" + "\n".join(lines) + "\n---\n\n" + body
+
+
+def majordomus_repo(h: Home) -> None:
+    by_key = {s.key: s for s in h.sessions}
+    s03, s07, s11 = by_key["S03"], by_key["S07"], by_key["S11"]
+
+    def started(s: Session) -> datetime:  # the SessionStart hook opens the episode
+        return floor_s(min(datetime.fromisoformat(line["timestamp"]) for line in s.trunk.lines if "timestamp" in line))
+
+    start_a, start_b, start_c = started(s03), started(s07), started(s11)
+    ep_a, ep_b, ep_c = (f"s-{t:%Y%m%d%H%M%S}-{sha(s.sid)[:4]}" for t, s in ((start_a, s03), (start_b, s07), (start_c, s11)))
+
+    def env(ts: datetime, event: str, head: str, branch: str, session: str | None = None, by: str = MJ_BY):
+        pairs = [("ts", sec(ts)), ("event", event), ("head", head), ("branch", branch), ("by", by)]
+        if session:
+            pairs.append(("session", session))
+        return pairs
+
+    def received(ts, head, branch, session, hook, provider_session, by=MJ_BY):
+        return jline(*env(ts, "provider.event.received", head, branch, session, by), ("provider", "claude"),
+                     ("event", hook), ("provider_session", provider_session))
+
+    def session_path(ts: datetime, ep: str, branch: str, head: str) -> str:
+        return f".ai/repo/sessions/{ts:%Y%m%dT%H%M%S}Z--{ep}--{branch.replace('/', '-')}--{head}--{sha(ep)[:16]}.md"
+
+    def cand_path(rid: str, where: str = "candidates") -> str:
+        return f".ai/repo/knowledge/{where}/{rid}.md"
+
+    # ---- episode A: S03, refresh-token rotation (rotated into the archive) -------------------------
+    br_a = "feat/token-rotation"
+    dec_a = jline(*env(T(2, 13, 9, 59), "decision.recorded", "4c1d2e9", br_a, ep_a, MJ_BY_OLD),
+                  ("task_id", "t-token-rotation"),
+                  ("decision", "Rotate refresh tokens within a token family; reusing a rotated token revokes the whole family."))
+    v1 = f"{ep_a}-{sha(dec_a)[:12]}"
+    closed_a = T(2, 13, 35, 23)
+    archived = [
+        received(start_a, "4c1d2e9", br_a, None, "SessionStart", s03.sid, MJ_BY_OLD),
+        jline(*env(start_a, "session.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("owner", "dev"),
+              ("worker", f"claude-code/{OPUS}")),
+        jline(*env(T(2, 13, 6, 55), "task.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
+              ("profile", "feature"), ("owner", "dev"), ("scope", "src/api/auth")),
+        dec_a,
+        received(T(2, 13, 22, 10), "4c1d2e9", br_a, ep_a, "PreCompact", s03.sid, MJ_BY_OLD),
+        jline(*env(T(2, 13, 22, 11), "knowledge.derived", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
+              ("written", 1), ("unchanged", 0), ("skipped", 0), ("paths", cand_path(v1))),
+        jline(*env(T(2, 13, 35, 20), "task.finished", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
+              ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
+        received(T(2, 13, 35, 22), "0d4e8a1", br_a, ep_a, "SessionEnd", s03.sid, MJ_BY_OLD),
+        jline(*env(T(2, 13, 35, 22), "knowledge.derived", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
+              ("written", 0), ("unchanged", 1), ("skipped", 0), ("paths", "")),
+        jline(*env(closed_a, "session.closed", "0d4e8a1", br_a, by=MJ_BY_OLD), ("outcome", "completed"),
+              ("session_path", session_path(closed_a, ep_a, br_a, "0d4e8a1"))),
+    ]
+
+    # ---- episode B: S07, rate limiting (two compactions) ------------------------------------------
+    br_b = "feat/rate-limit"
+    dec_b1 = jline(*env(T(5, 13, 7, 58), "decision.recorded", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
+                   ("decision", "Token bucket per API key, kept in process memory; fall back to the client IP when a request has no key."))
+    dec_b2 = jline(*env(T(5, 13, 41, 37), "decision.recorded", "1a2b3c4", br_b, ep_b), ("task_id", "t-ratelimit"),
+                   ("decision", "Keep the token bucket in Redis, keyed by API key; the in-memory store stays for tests only."))
+    obs_b = jline(*env(T(5, 13, 50, 21), "observation.recorded", "1a2b3c4", br_b, ep_b), ("kind", "friction"),
+                  ("subject", "src/api/ratelimit.lua"),
+                  ("statement", "The refill script received milliseconds while the Python bucket counts seconds; two test runs failed before the script divided by 1000."),
+                  ("evidence", ["test:tests/test_ratelimit_store.py", "file:src/api/ratelimit.lua"]))
+    rej = f"{ep_b}-{sha(dec_b1)[:12]}"
+    k_redis = f"{ep_b}-{sha(dec_b2)[:12]}"
+    k_lua = f"{ep_b}-{sha(obs_b)[:12]}"
+    closed_b = T(5, 14, 29, 33)
+    live = [
+        received(start_b, "7c3e9a0", br_b, None, "SessionStart", s07.sid),
+        jline(*env(start_b, "session.started", "7c3e9a0", br_b, ep_b), ("owner", "dev"),
+              ("worker", f"claude-code/{OPUS}")),
+        # not registered in share/events.yaml (a newer majordomus build): store and show generically
+        jline(*env(T(5, 13, 0, 44), "briefing.rendered", "7c3e9a0", br_b, ep_b), ("lines", 38), ("budget", 60),
+              ("candidates", 1)),
+        jline(*env(T(5, 13, 2, 10), "knowledge.promoted", "7c3e9a0", br_b, ep_b), ("id", v1),
+              ("path", cand_path(v1, "curated"))),
+        jline(*env(T(5, 13, 4, 34), "task.started", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
+              ("profile", "feature"), ("owner", "dev"), ("scope", "src/api")),
+        dec_b1,
+        received(T(5, 13, 38, 29), "1a2b3c4", br_b, ep_b, "PreCompact", s07.sid),
+        jline(*env(T(5, 13, 38, 30), "knowledge.derived", "1a2b3c4", br_b, ep_b), ("episode", ep_b), ("written", 1),
+              ("unchanged", 0), ("skipped", 0), ("paths", cand_path(rej))),
+        dec_b2,
+        obs_b,
+        received(T(5, 14, 11, 29), "5d6e7f8", br_b, ep_b, "PreCompact", s07.sid),
+        jline(*env(T(5, 14, 11, 30), "knowledge.derived", "5d6e7f8", br_b, ep_b), ("episode", ep_b), ("written", 2),
+              ("unchanged", 1), ("skipped", 0), ("paths", f"{cand_path(k_redis)} {cand_path(k_lua)}")),
+        jline(*env(T(5, 14, 29, 30), "task.finished", "e4b1c7d", br_b, ep_b), ("task_id", "t-ratelimit"),
+              ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
+        received(T(5, 14, 29, 32), "e4b1c7d", br_b, ep_b, "SessionEnd", s07.sid),
+        jline(*env(T(5, 14, 29, 32), "knowledge.derived", "e4b1c7d", br_b, ep_b), ("episode", ep_b), ("written", 0),
+              ("unchanged", 3), ("skipped", 0), ("paths", "")),
+        jline(*env(closed_b, "session.closed", "e4b1c7d", br_b), ("outcome", "completed"),
+              ("session_path", session_path(closed_b, ep_b, br_b, "e4b1c7d"))),
+        jline(*env(T(6, 9, 12, 4), "knowledge.rejected", "e4b1c7d", br_b), ("id", rej),
+              ("reason", "Superseded by the Redis store decided later in the same episode; per-process buckets multiply the limit by the replica count.")),
+    ]
+
+    # ---- episode C: S11, audit log; the end hook cannot write candidates -------------------------
+    br_c = "feat/audit-log"
+    fin_c = jline(*env(T(7, 11, 26, 52), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
+                  ("outcome", "blocked"), ("contract", {"majordomus.scope-integrity": "pass"}))
+    k_blocked = f"{ep_c}-{sha(fin_c)[:12]}"
+    closed_c = T(7, 11, 30, 16)
+    live += [
+        received(start_c, "b2d4f60", br_c, None, "SessionStart", s11.sid),
+        jline(*env(start_c, "session.started", "b2d4f60", br_c, ep_c), ("owner", "dev"),
+              ("worker", f"claude-code/{OPUS}")),
+        jline(*env(T(7, 11, 1, 46), "task.started", "b2d4f60", br_c, ep_c), ("task_id", "t-audit-log"),
+              ("profile", "feature"), ("owner", "dev"), ("scope", "src/api")),
+        jline(*env(T(7, 11, 23, 40), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-log"),
+              ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
+        jline(*env(T(7, 11, 24, 2), "task.started", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
+              ("profile", "feature"), ("owner", "dev"), ("scope", "src/api/audit.py")),
+        fin_c,
+        received(T(7, 11, 30, 15), "8e1f2a3", br_c, ep_c, "SessionEnd", s11.sid),
+        jline(*env(closed_c, "session.closed", "8e1f2a3", br_c), ("outcome", "completed"),
+              ("session_path", session_path(closed_c, ep_c, br_c, "8e1f2a3"))),
+        jline(*env(T(7, 11, 30, 17), "provider.event.failed", "8e1f2a3", br_c), ("provider", "claude"),
+              ("event", "end"), ("reason", "knowledge: candidates dir not writable")),
+        # the person fixed the directory mode and ran `majordomus knowledge derive --episode` by hand
+        jline(*env(T(7, 11, 42, 8), "knowledge.derived", "8e1f2a3", br_c), ("episode", ep_c), ("written", 1),
+              ("unchanged", 0), ("skipped", 0), ("paths", cand_path(k_blocked))),
+    ]
+
+    state = f"{REPO_ROOT}/.ai/local/state"
+    h.put_text(f"{state}/ledger.20261105T000000Z.jsonl.archived", "".join(line + "\n" for line in archived))
+    h.put_text(f"{state}/ledger.jsonl", "".join(line + "\n" for line in live))
+
+    h.put_text(f"{REPO_ROOT}/.ai/repo/policy.yaml", """\
+# majordomus policy for api-server (tracked). Absent session switches mean "on".
+session:
+  knowledge_on_end: true
+  knowledge_on_compact: true
+knowledge:
+  candidates_max_files: 40
+""")
+    h.put_text(f"{CANDIDATES}/README.md", """\
+---
+schema: context/v1
+id: ai.repo.knowledge.candidates
+kind: context
+title: Knowledge candidates
+description: Records the deriver proposed from this repository's ledger, awaiting a person's review.
+status: active
+scope: subtree
+providers: ["*"]
+audience: [human, agent]
+composition: extend
+order: 110
+---
+
+# Knowledge candidates
+
+Each file here was written by `majordomus knowledge derive` at an episode boundary (close or
+compaction) from ledger evidence: a recorded decision, a finished task, an observation. Nothing
+here is verified. Treat a candidate as a claim to check, not as a rule to follow.
+
+A person promotes a candidate (`knowledge promote <id>`, with evidence on stdin) into
+`../curated/`, or rejects it (`knowledge reject <id> --reason …`); a rejected candidate stays here
+with `status: superseded`. The file name is the record's identity. The queue is measured against
+`knowledge.candidates_max_files` in `../../policy.yaml` and is never emptied by a machine.
+""")
+
+    def derived_desc(what: str, task: str, ep: str) -> str:
+        return f"Recorded as {what} under task {task} in episode {ep}."
+
+    records = [
+        (CANDIDATES, dict(
+            id=rej, cls="convention", status="superseded", epistemics="decided", date="2026-11-05",
+            title="Rate-limit buckets are kept in process memory, one per API key",
+            description=derived_desc("a decision", "t-ratelimit", ep_b),
+            tags=["derived", "decision"], origin="extracted",
+            derived_from=[f"session:{ep_b}", "decision:t-ratelimit"],
+            sections=[("Rejected", "Superseded by the Redis store decided later in the same episode; per-process "
+                                   "buckets multiply the limit by the replica count.")])),
+        (CANDIDATES, dict(
+            id=k_redis, cls="convention", status="candidate", epistemics="decided", date="2026-11-05",
+            title="Rate-limit buckets live in Redis, keyed by API key",
+            description=derived_desc("a decision", "t-ratelimit", ep_b),
+            tags=["derived", "decision"], origin="extracted",
+            derived_from=[f"session:{ep_b}", "decision:t-ratelimit"])),
+        (CANDIDATES, dict(
+            id=k_lua, cls="lesson", status="candidate", epistemics="observed", date="2026-11-05",
+            title="The Redis refill script must be given seconds, not milliseconds",
+            description=f"Observed as friction in episode {ep_b}; applies whenever the Lua script and the Python bucket share refill maths.",
+            tags=["derived", "observation"], origin="extracted", derived_from=[f"session:{ep_b}"],
+            about="src/api/ratelimit.lua", route="project")),
+        (CANDIDATES, dict(
+            id=k_blocked, cls="lesson", status="candidate", epistemics="inferred", date="2026-11-07",
+            title="Task t-audit-retention ended blocked: retention period needs a compliance sign-off",
+            description=f"Derived from the blocked task t-audit-retention in episode {ep_c}; check for the sign-off before picking the task up again.",
+            tags=["derived", "task"], origin="extracted",
+            derived_from=[f"session:{ep_c}", "task:t-audit-retention"])),
+        (CURATED, dict(
+            id=v1, cls="convention", status="verified", epistemics="decided", date="2026-11-05",
+            title="Refresh tokens rotate within a token family; reusing a rotated token revokes the family",
+            description=derived_desc("a decision", "t-token-rotation", ep_a),
+            tags=["derived", "decision"], origin="extracted",
+            derived_from=[f"session:{ep_a}", "decision:t-token-rotation", f"session:{ep_b}"],
+            sections=[("Evidence", "ADR-0008 (docs/adr/0008-refresh-token-rotation.md) was accepted on 2026-11-02 "
+                                   "and PR #412 merged the token family table. tests/test_tokens.py covers rotation "
+                                   "and reuse detection.")])),
+    ]
+    fact_title = "Health, readiness and metrics routes are exempt from rate limiting"
+    records.append((CURATED, dict(
+        id=f"{ep_b}-{sha(fact_title)[:12]}", cls="fact", status="verified", epistemics="observed",
+        date="2026-11-06", title=fact_title,
+        description="GET /healthz, /readyz and /metrics bypass the limiter; extend the list when adding an operational route.",
+        origin="authored", derived_from=[f"session:{ep_b}", "commit:1a2b3c4", "file:src/api/ratelimit.py"],
+        relations=[("relates_to", "file:docs/adr/0009-rate-limiting.md")],
+        sections=[("Evidence", "EXEMPT in src/api/ratelimit.py lists exactly these three paths (commit 1a2b3c4). "
+                               "The explorer subagent of episode " + ep_b + " found no other operational routes, "
+                               "and tests/test_health.py still passes with the limiter on.")])))
+    for where, rec in records:
+        h.put_text(f"{where}/{rec['id']}.md", knowledge_record(rec))
+
+
+# --------------------------------------------------------------------------------------------
 # Assembly
 # --------------------------------------------------------------------------------------------
 
@@ -1664,6 +2151,8 @@ def build(out: Path) -> Home:
         fn(h)
     extra_events(h)
     fix_plus00(h)
+    ledger_entries(h)
+    majordomus_repo(h)
     routed = route(h)
     # live log: order of writing; overlap lines and kept judge_call lines come first after rotation
     h.put_text(f"{STATE}/events.jsonl", "".join(line + "\n" for line in routed["live"]))
@@ -1687,7 +2176,7 @@ def build(out: Path) -> Home:
 
     out = Path(out)
     if out.exists():
-        extra = sorted(p.name for p in out.iterdir() if p.name not in (".claude", ".local", ".config"))
+        extra = sorted(p.name for p in out.iterdir() if p.name not in (".claude", ".local", ".config", "repos"))
         if extra:
             sys.exit(f"refusing to wipe {out}: it holds {extra[:3]} (not a sample home)")
         shutil.rmtree(out)

@@ -3,7 +3,12 @@
 import gzip
 import importlib.util
 import json
+import re
+from datetime import datetime, timedelta
 from pathlib import Path
+
+import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample"
@@ -100,3 +105,209 @@ def test_it_ends_every_text_file_with_a_newline():
     for path in HOME.rglob("*"):
         if path.is_file() and not path.name.endswith(".gz"):
             assert path.read_bytes().endswith(b"\n"), path
+
+
+# --- ADR-112 session ledger (knowledge-and-records.md §2) ------------------------------------------
+
+LEDGER = HOME / ".claude/ledger"
+ENTRY_KEYS = ["session", "transcript", "epoch", "context_pct", "timestamp", "phase"]
+ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})Z_e(\d{3})\.md$")
+MALFORMED = "-home-dev-src-web-ui/2026-11-08T1407Z_e003.md"  # unterminated quote in the front matter
+DUPLICATE = ("-home-dev-src-api-server", 10)  # S11 and its team lead wrote at once
+LONG_SESSION = "d9253f7d-53c6-40ee-932c-a3cba232d3a0"
+
+
+def split_front(path: Path) -> tuple[str, str]:
+    text = path.read_text()
+    assert text.startswith("---\n"), path
+    front, sep, body = text[4:].partition("\n---\n")
+    assert sep, path
+    return front, body
+
+
+def ledger_entries() -> dict[str, tuple[dict, str]]:
+    out = {}
+    for path in sorted(LEDGER.glob("*/*.md")):
+        rel = path.relative_to(LEDGER).as_posix()
+        if rel == MALFORMED:
+            continue
+        front, body = split_front(path)
+        out[rel] = (yaml.safe_load(front), body)
+    return out
+
+
+def transcript_range(project_slug: str, sid: str) -> tuple[datetime, datetime] | None:
+    path = HOME / ".claude/projects" / project_slug / f"{sid}.jsonl"
+    if not path.exists():
+        return None
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    times = [datetime.fromisoformat(r["timestamp"]) for r in rows if "timestamp" in r]
+    return min(times).replace(microsecond=0), max(times)
+
+
+def test_ledger_entries_parse_and_match_their_file_names():
+    entries = ledger_entries()
+    assert 12 <= len(entries) + 1 <= 20
+    assert {rel.split("/")[0] for rel in entries} == {
+        "-home-dev-src-api-server", "-home-dev-src-web-ui", "-home-dev-src-infra"}
+    assert len({fm["session"] for fm, _ in entries.values()}) >= 5
+    for rel, (fm, body) in entries.items():
+        project, name = rel.split("/")
+        assert list(fm) == ENTRY_KEYS, rel
+        m = ENTRY_NAME.match(name)
+        assert m, rel
+        ts = fm["timestamp"]  # YAML reads the unquoted timestamp as a datetime
+        assert isinstance(ts, datetime) and ts.tzinfo is not None, rel
+        assert (f"{ts:%Y-%m-%d}", f"{ts:%H}", f"{ts:%M}") == m.groups()[:3], rel
+        assert fm["epoch"] == int(m.group(4)), rel
+        assert fm["transcript"] == f"~/.claude/projects/{project}/{fm['session']}.jsonl", rel
+        assert fm["phase"] in {"orientation", "progress", "consolidation", "handoff"}, rel
+        assert isinstance(fm["context_pct"], int) and 0 < fm["context_pct"] < 100, rel
+        lines = body.strip().splitlines()
+        assert 3 <= len(lines) <= 14, rel
+        assert any(line.startswith("Decision: ") for line in lines), rel
+        assert any(line.startswith("Open threads: ") for line in lines), rel
+        span = transcript_range(project, fm["session"])
+        if span:
+            assert span[0] <= ts <= span[1], rel
+
+
+def test_ledger_epochs_are_monotonic_per_project_with_one_deliberate_duplicate():
+    entries = ledger_entries()
+    malformed = LEDGER / MALFORMED
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load(split_front(malformed)[0])
+    duplicates = []
+    for project in sorted({rel.split("/")[0] for rel in entries}):
+        names = sorted(p.name for p in (LEDGER / project).glob("*.md"))
+        stream = sorted((fm["timestamp"], fm["epoch"]) for rel, (fm, _) in entries.items()
+                        if rel.startswith(project + "/"))
+        epochs = [e for _, e in stream]
+        assert epochs == sorted(epochs), project
+        duplicates += [(project, e) for e in set(epochs) if epochs.count(e) > 1]
+        # epoch = number of files already in the directory: the last entry's epoch < file count
+        assert max(int(ENTRY_NAME.match(n).group(4)) for n in names) <= len(names) - 1
+    assert duplicates == [DUPLICATE]
+
+
+def test_the_long_session_has_every_phase_and_a_handoff_before_each_compaction():
+    entries = [fm for fm, _ in ledger_entries().values() if fm["session"] == LONG_SESSION]
+    assert {fm["phase"] for fm in entries} == {"orientation", "progress", "consolidation", "handoff"}
+    path = HOME / ".claude/projects/-home-dev-src-api-server" / f"{LONG_SESSION}.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    boundaries = [datetime.fromisoformat(r["timestamp"]) for r in rows
+                  if r.get("subtype") == "compact_boundary"]
+    handoffs = sorted(fm["timestamp"] for fm in entries if fm["phase"] == "handoff")
+    assert len(boundaries) == len(handoffs) == 2
+    for handoff, boundary in zip(handoffs, boundaries, strict=True):
+        assert timedelta(0) < boundary - handoff < timedelta(seconds=90)
+    for fm, _ in ledger_entries().values():  # every handoff sits right before a compaction of its session
+        if fm["phase"] == "handoff":
+            path = next((HOME / ".claude/projects").glob(f"*/{fm['session']}.jsonl"))
+            assert any('"compact_boundary"' in line for line in path.read_text().splitlines())
+
+
+# --- majordomus repository (knowledge-and-records.md §3-§8) ----------------------------------------
+
+REPO_AI = HOME / "repos/api-server/.ai"
+RECORD_KEYS = ["schema", "id", "kind", "class", "title", "description", "status", "epistemics", "date",
+               "tags", "superseded_by", "provenance", "relations", "about", "route"]
+REQUIRED_KEYS = {"schema", "id", "kind", "class", "title", "description", "status", "epistemics", "date"}
+RECORD_ID = re.compile(r"^s-\d{14}-[0-9a-f]{4}-[0-9a-f]{12}$")
+ENVELOPE = ["ts", "event", "head", "branch", "by"]
+
+
+def knowledge_records() -> dict[str, tuple[str, dict, str]]:
+    out = {}
+    for where in ("candidates", "curated"):
+        for path in sorted((REPO_AI / "repo/knowledge" / where).glob("*.md")):
+            if path.name == "README.md":
+                continue
+            front, body = split_front(path)
+            out[path.stem] = (where, yaml.safe_load(front), body)
+    return out
+
+
+def test_knowledge_records_follow_the_closed_schema():
+    records = knowledge_records()
+    for stem, (where, fm, body) in records.items():
+        assert REQUIRED_KEYS <= set(fm) <= set(RECORD_KEYS), stem
+        assert list(fm) == [k for k in RECORD_KEYS if k in fm], stem  # §4.1 order
+        assert fm["id"] == stem and RECORD_ID.match(stem), stem
+        assert fm["schema"] == "knowledge/v1" and fm["kind"] == "knowledge"
+        assert body.startswith(f"\n# {fm['title']}\n\n{fm['description']}\n"), stem
+        if "provenance" in fm:
+            assert list(fm["provenance"]) == [k for k in ("origin", "derived_from") if k in fm["provenance"]]
+        assert ("about" in fm) == ("route" in fm), stem
+        if where == "curated":
+            assert fm["status"] == "verified", stem
+            assert fm["provenance"]["origin"] in {"authored", "extracted"}, stem
+            assert "\n# Evidence\n" in body, stem
+        else:
+            assert fm["status"] in {"candidate", "superseded"}, stem
+            if fm["status"] == "superseded":
+                assert "superseded_by" in fm or "\n# Rejected\n" in body, stem
+    statuses = [fm["status"] for _, fm, _ in records.values()]
+    assert sorted(statuses) == ["candidate"] * 3 + ["superseded"] + ["verified"] * 2
+    assert {fm["class"] for _, fm, _ in records.values()} >= {"fact", "convention", "lesson"}
+    assert {fm["epistemics"] for _, fm, _ in records.values()} == {"observed", "decided", "inferred"}
+    assert any("about" in fm and fm["status"] == "candidate" for _, fm, _ in records.values())
+    origins = {fm["provenance"]["origin"] for where, fm, _ in records.values() if where == "curated"}
+    assert origins == {"authored", "extracted"}
+    contract = yaml.safe_load(split_front(REPO_AI / "repo/knowledge/candidates/README.md")[0])
+    assert contract["schema"] == "context/v1"
+    policy = yaml.safe_load((REPO_AI / "repo/policy.yaml").read_text())
+    assert policy == {"session": {"knowledge_on_end": True, "knowledge_on_compact": True},
+                      "knowledge": {"candidates_max_files": 40}}
+
+
+def ledger_lines(name: str) -> list[tuple[str, list[tuple[str, object]]]]:
+    text = (REPO_AI / "local/state" / name).read_text()
+    return [(line, json.loads(line, object_pairs_hook=list)) for line in text.splitlines()]
+
+
+def test_majordomus_ledger_lines_have_the_envelope_and_duplicate_event_keys():
+    archived = ledger_lines("ledger.20261105T000000Z.jsonl.archived")
+    live = ledger_lines("ledger.jsonl")
+    assert 3 <= len(archived) < len(live)
+    assert max(dict(p)["ts"] for _, p in archived) < min(dict(p)["ts"] for _, p in live)
+    sessions = {p.stem for p in (HOME / ".claude/projects").glob("*/*.jsonl")}
+    names = []
+    for raw, pairs in archived + live:
+        keys = [k for k, _ in pairs]
+        assert keys[:5] == ENVELOPE, raw
+        name = pairs[1][1]
+        names.append(name)
+        events = [v for k, v in pairs if k == "event"]
+        if name.startswith("provider.event."):
+            assert len(events) == 2 and events[0] == name and events[1] != name, raw
+            assert raw.index('"event":"provider.event.') < raw.rindex('"event":"'), raw
+            assert json.loads(raw)["event"] == events[1]  # a plain parser keeps the wrong (last) one
+            if name == "provider.event.received":
+                assert dict(pairs)["provider_session"] in sessions, raw
+        else:
+            assert len(events) == 1, raw
+            assert len(keys) == len(set(keys)), raw
+    required = {"session.started", "provider.event.received", "decision.recorded", "task.finished",
+                "knowledge.derived", "knowledge.promoted", "knowledge.rejected", "session.closed",
+                "provider.event.failed"}
+    assert required <= set(names)
+    unknown = set(names) - required - {"task.started", "observation.recorded"}
+    assert unknown == {"briefing.rendered"}  # not in majordomus' share/events.yaml
+    failed = [dict(p[1:]) for _, p in live if p[1][1] == "provider.event.failed"]
+    assert failed == [{"event": "end", "head": failed[0]["head"], "branch": failed[0]["branch"],
+                       "by": failed[0]["by"], "provider": "claude",
+                       "reason": "knowledge: candidates dir not writable"}]
+
+
+def test_majordomus_ledger_references_resolve_to_knowledge_records():
+    records = knowledge_records()
+    for raw, pairs in ledger_lines("ledger.20261105T000000Z.jsonl.archived") + ledger_lines("ledger.jsonl"):
+        d = dict(pairs)
+        if d["event"] == "knowledge.derived":
+            for path in filter(None, d["paths"].split(" ")):
+                assert path.startswith(".ai/repo/knowledge/candidates/") and Path(path).stem in records, raw
+        if d["event"] == "knowledge.promoted":
+            assert records[d["id"]][0] == "curated" and (HOME / "repos/api-server" / d["path"]).exists(), raw
+        if d["event"] == "knowledge.rejected":
+            assert records[d["id"]][1]["status"] == "superseded", raw
