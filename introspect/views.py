@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from introspect import queries
+from ledger import queries as ledger_queries
 from introspect.models import Session, Subagent
 from waysweb.htmx import HtmxHttpRequest, render_page
 from waysweb.params import date_param, int_param
@@ -43,7 +44,9 @@ def turn_context(session: Session, turns: list) -> dict:
     queries.attach_evidence(turns, ways, session)
     exchanges = queries.conversation_by_turn(session, turns)
     misses = queries.near_misses_by_turn(session, turns)
+    reflections = ledger_queries.entries_by_turn(session, turns)
     for turn in turns:
+        turn.ledger_entries = reflections.get(turn.pk, [])
         turn.exchange = exchanges.get(turn.pk)
         turn.near_misses = misses.get(turn.pk, [])
         # Spans are marked in the prompt only where the turn is keyed to that prompt.

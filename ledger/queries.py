@@ -54,6 +54,21 @@ def entries_for_session(session: Session) -> list[LedgerEntry]:
     return list(LedgerEntry.objects.filter(session_key=session.sid).order_by("ts", "epoch"))
 
 
+def entries_by_turn(session: Session, turns: list) -> dict[int, list[LedgerEntry]]:
+    """Each ledger entry placed after the last turn of the page that started at or before it."""
+    if not turns:
+        return {}
+    entries = LedgerEntry.objects.filter(session_key=session.sid, ts__isnull=False, ts__gte=turns[0].ts)
+    nxt = session.turns.filter(epoch=turns[-1].epoch + 1).values_list("ts", flat=True).first()
+    if nxt is not None:
+        entries = entries.filter(ts__lt=nxt)
+    out: dict[int, list[LedgerEntry]] = {}
+    for entry in entries.order_by("ts", "epoch"):
+        owner = [turn for turn in turns if turn.ts <= entry.ts][-1]
+        out.setdefault(owner.pk, []).append(entry)
+    return out
+
+
 @dataclass(frozen=True)
 class QueueFilters:
     status: str = "candidate"
