@@ -70,9 +70,11 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def sentence(text: str, limit: int = 180) -> str:
+def sentence(text: str, limit: int = 180, *, capital: bool = True) -> str:
     text = " ".join(text.split())
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    if capital:
+        first = first[:1].upper() + first[1:]  # a title is an assertion, written as a sentence
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
@@ -105,7 +107,7 @@ def candidates_for(session: Session, window: int) -> list[Candidate]:
                 found.append(Candidate("convention", "decided", sentence(match.group(1)),
                                        f"Recorded as a decision in {where}.", day, "decision", refs))
             elif match := OPEN_THREADS.match(line):
-                found.append(Candidate("memory", "inferred", f"Still open: {sentence(match.group(1))}",
+                found.append(Candidate("memory", "inferred", f"Still open: {sentence(match.group(1), capital=False)}",
                                        f"Left open in {where}; carry it into the next session.", day, "question",
                                        refs))
         if entry.phase == "handoff" and entry.body.strip():

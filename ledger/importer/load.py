@@ -173,6 +173,12 @@ def link_provenance(record: KnowledgeRecord) -> None:
         kind, _, value = ref.partition(":")
         if kind == "claude-session":
             record.session = Session.objects.filter(sid=value).first()
+        elif kind == "session" and record.session is None:
+            # A majordomus episode: its provider.event.received lines name the Claude Code session.
+            provider = (MjLedgerLine.objects.filter(episode=value).exclude(provider_session="")
+                        .values_list("provider_session", flat=True).first())
+            if provider:
+                record.session = Session.objects.filter(sid=provider).first()
         elif kind == "ledger" and "/e" in value:
             slug, _, epoch = value.rpartition("/e")
             if epoch.isdigit():

@@ -6,6 +6,7 @@ sessions that exist.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from introspect.models import Session
 from ledger import deriver
 from ledger.importer import load, mj
 from ledger.models import KnowledgeEvent
-from waysweb.locations import Locations
+from waysweb.locations import SAMPLE_HOME, Locations
 
 
 @dataclass
@@ -30,8 +31,17 @@ class LedgerPass:
         return bool(e.added or e.changed or e.gone or k.added or k.changed or k.gone or self.mj_lines or self.derived)
 
 
+def ensure_demo_repos(locs: Locations) -> None:
+    """The demo's majordomus repositories, copied once from the bundled sample."""
+    for repo in locs.repos:
+        if not repo.exists():
+            shutil.copytree(SAMPLE_HOME / "repos" / repo.name, repo, symlinks=True)
+
+
 def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool = True) -> LedgerPass:
     result = LedgerPass()
+    if locs.demo:
+        ensure_demo_repos(locs)
     result.entries = load.import_ledger(ledger_dir or locs.ledger_dir)
     load.link_entries_to_sessions()
     directories = load.knowledge_directories(locs.repos, locs.knowledge_dir)

@@ -59,13 +59,13 @@ def titles() -> set[str]:
 def test_it_derives_candidates_with_provenance_at_each_boundary(episode):
     ingest()
     assert titles() == {
-        "commit offsets in the same transaction as rows.",
+        "Commit offsets in the same transaction as rows.",
         "Still open: gz archives are still re-read from the start.",
         "State for the next window: importer done, UI next.",
         "Way d/n nearly fired 2 times in one episode (best probability 0.480)",
         "The judge blocked way d/b 1 time in one episode",
     }
-    decision = KnowledgeRecord.objects.get(title__startswith="commit offsets")
+    decision = KnowledgeRecord.objects.get(title__startswith="Commit offsets")
     assert (decision.klass, decision.epistemics, decision.status, decision.origin) == (
         "convention", "decided", "candidate", "waysweb")
     assert decision.session.sid == S and decision.ledger_entry.epoch == 0
@@ -88,7 +88,7 @@ def test_it_is_idempotent_across_reruns(episode):
 def test_it_never_undoes_a_persons_decision(episode, reviewer):
     ingest()
     who = services.Reviewer.of(reviewer)
-    promoted = KnowledgeRecord.objects.get(title__startswith="commit offsets")
+    promoted = KnowledgeRecord.objects.get(title__startswith="Commit offsets")
     rejected = KnowledgeRecord.objects.get(title__startswith="Still open")
     services.candidate_promote(record=promoted, reviewer=who, evidence="Commit abc and its test.")
     services.candidate_reject(record=rejected, reviewer=who, reason="Fixed since.")
