@@ -81,7 +81,9 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
     config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
     repos = tuple(Path(p).expanduser() for p in env.get("WAYSWEB_REPOS", "").split(":") if p)
     if demo:
-        repos = tuple(p for p in sorted((SAMPLE_HOME / "repos").glob("*")) if p.is_dir())
+        # Reviewing the demo writes files: it works on a copy in the data directory, never on the
+        # sample the repository ships (ledger/importer/run.py makes the copy).
+        repos = tuple(data_dir / "demo-repos" / p.name for p in sorted((SAMPLE_HOME / "repos").glob("*")) if p.is_dir())
     return Locations(
         home=home,
         claude_dir=claude_dir,
