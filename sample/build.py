@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the waysweb sample HOME: agent-ways logs, way files, Claude Code transcripts, ledgers, knowledge.
+"""Build the waysweb sample HOME: agent-ways logs, way files, Claude Code transcripts, ledgers, knowledge, ADRs.
 
     uv run python sample/build.py [--out DIR]
 
@@ -7,7 +7,7 @@ Deterministic: stdlib only, one ``random.Random(SEED)``, fixed timestamps, gzip 
 with mtime 0 and a fixed file name. The default output, ``sample/home``, is wiped and rewritten.
 What the sample holds is described in sample/README.md; the formats are in
 formats-agent-ways.md, formats-claude-code.md and knowledge-and-records.md (ADR-112 session ledger,
-majordomus knowledge records and ledger.jsonl).
+majordomus knowledge records and ledger.jsonl, ADR formats).
 """
 
 # ruff: noqa: E501  (long literal transcript content)
@@ -1886,7 +1886,8 @@ def knowledge_record(rec: dict) -> str:
     return "---\n" + "\n".join(lines) + "\n---\n\n" + body
 
 
-def majordomus_repo(h: Home) -> None:
+def majordomus_repo(h: Home) -> dict[str, str]:
+    """Write the majordomus repository; return the episode id of each session key (for the ADRs)."""
     by_key = {s.key: s for s in h.sessions}
     s03, s07, s11 = by_key["S03"], by_key["S07"], by_key["S11"]
 
@@ -2101,6 +2102,708 @@ with `status: superseded`. The file name is the record's identity. The queue is 
                                "and tests/test_health.py still passes with the limiter on.")])))
     for where, rec in records:
         h.put_text(f"{where}/{rec['id']}.md", knowledge_record(rec))
+    return {"S03": ep_a, "S07": ep_b, "S11": ep_c}
+
+
+# --------------------------------------------------------------------------------------------
+# ADR collections (knowledge-and-records.md §10-§13)
+# --------------------------------------------------------------------------------------------
+
+WEB_ROOT = "repos/web-ui"
+ADR_TOOLS_DIR = "docs/adr"  # named by api-server's .adr-dir; the sessions and knowledge records cite docs/adr/…
+NYGARD_LINK = "http://thinkrelentlessly.com/2011/11/15/documenting-architecture-decisions.html"
+
+# adr-tools (Nygard) records of api-server: (file name, text). Two files claim number 5: two branches
+# ran `adr new` from the same main (a deliberate duplicate id). 3 is superseded by 7 in adr-tools'
+# own spelling. 8, 9 and 10 are the records the sample sessions wrote (S03, S07, S11).
+ADR_TOOLS: list[tuple[str, str]] = [
+    ("0001-record-architecture-decisions.md", f"""\
+# 1. Record architecture decisions
+
+Date: 2026-01-12
+
+## Status
+
+Accepted
+
+## Context
+
+We need to record the architectural decisions made on this project.
+The service is young, and storage, authentication and API versioning are about to be decided in
+quick succession.
+
+## Decision
+
+We will use Architecture Decision Records, as [described by Michael Nygard]({NYGARD_LINK}).
+
+## Consequences
+
+See Michael Nygard's article, linked above. For a lightweight ADR toolset, see Nat Pryce's [adr-tools](https://github.com/npryce/adr-tools).
+"""),
+    ("0002-use-postgresql-with-alembic-migrations.md", """\
+# 2. Use PostgreSQL with Alembic migrations
+
+Date: 2026-01-14
+
+## Status
+
+Accepted
+
+## Context
+
+api-server stores users, API keys and, soon, refresh tokens. The data is relational and small
+(tens of thousands of rows), and the infra repository already runs a managed PostgreSQL 16
+instance for the billing service.
+
+## Decision
+
+We will keep all service data in PostgreSQL 16, accessed through SQLAlchemy 2.0. Schema changes
+are Alembic migrations, one per pull request, generated and then edited by hand.
+
+## Consequences
+
+Local development needs a database; `make dev` starts one with docker compose. Migrations are
+reviewed like code, and a migration that rewrites a large table needs a rollout note in its pull
+request.
+"""),
+    ("0003-authenticate-api-clients-with-server-side-session-cookies.md", """\
+# 3. Authenticate API clients with server-side session cookies
+
+Date: 2026-01-20
+
+## Status
+
+Superceded by [7. Use short-lived JWT access tokens with refresh tokens](0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md)
+
+## Context
+
+The first clients are the web-ui single-page app and a handful of internal scripts. We need
+authentication before the first endpoint that returns user data goes live.
+
+## Decision
+
+Clients log in with POST /auth/login and receive a session cookie (HttpOnly, Secure,
+SameSite=Lax). Sessions live in a `sessions` table and expire after 12 hours of inactivity.
+Scripts use the same cookie jar.
+
+## Consequences
+
+Every request costs one session lookup. Cross-origin clients need CORS with credentials, and
+scripts outside a browser handle cookies awkwardly.
+"""),
+    ("0004-version-the-public-api-in-the-url-path.md", """\
+# 4. Version the public API in the URL path
+
+Date: 2026-02-09
+
+## Status
+
+Accepted
+
+## Context
+
+Partners integrate against the API on their own release cycles, and we will break the response
+shape at least once this year (pagination). A version in a header is invisible in access logs and
+easy to forget in curl examples.
+
+## Decision
+
+All public routes live under `/v1/`. A breaking change gets a new prefix, and the previous one is
+served for six months after the announcement. Operational routes (`/healthz`, `/readyz`,
+`/metrics`) are not versioned.
+
+## Consequences
+
+Routers are mounted per version in src/api/app.py. Docs and SDK examples name the version
+explicitly; two versions in parallel mean two sets of contract tests.
+"""),
+    ("0005-store-api-keys-as-sha-256-hashes.md", """\
+# 5. Store API keys as SHA-256 hashes
+
+Date: 2026-03-04
+
+## Status
+
+Accepted
+
+## Context
+
+API keys are stored in clear in `api_keys.key`; a database dump would hand every partner's
+credentials to whoever reads it. Keys are random 32-byte tokens, so a slow password hash buys
+nothing over a plain digest.
+
+## Decision
+
+We store the SHA-256 digest of each key and an 8-character prefix for display, and show the full
+key once, at creation. Whatever needs a stable per-client id (logs, metrics, limits) uses the key
+id, the first 4 bytes of the digest (`k_7f3a`), never the key.
+
+## Consequences
+
+A lost key cannot be recovered, only rotated. Lookups go through an index on the digest; migration
+1b7c_hash_api_keys hashes the existing keys in place.
+"""),
+    ("0005-log-structured-json-to-stdout.md", """\
+# 5. Log structured JSON to stdout
+
+Date: 2026-03-05
+
+## Status
+
+Accepted
+
+## Context
+
+Logs go to stdout and Fluent Bit ships them to Loki. Plain-text lines built with f-strings cannot
+be queried by field, and multi-line tracebacks arrive split across entries.
+
+## Decision
+
+We log with structlog's JSON renderer. Every line carries `ts`, `level`, `event`, `request_id`
+and, once authenticated, `key_id`; a traceback is one field. No credentials, tokens or raw API
+keys go into any field.
+
+## Consequences
+
+Local development switches to the console renderer with LOG_FORMAT=console. Alerts query fields
+instead of regular expressions, and a test fails when a log call receives an Authorization header.
+"""),
+    ("0006-run-one-uvicorn-worker-per-container.md", """\
+# 6. Run one Uvicorn worker per container
+
+Date: 2026-04-15
+
+## Status
+
+Accepted
+
+## Context
+
+Gunicorn with four Uvicorn workers per pod hid memory growth in a single worker, and per-process
+state (caches, counters) behaved differently in development and in staging.
+
+## Decision
+
+One Uvicorn process per container, no Gunicorn. We scale by replicas: three in staging and
+production, with a CPU-based autoscaler up to eight. Process-local state is a cache, never a
+source of truth.
+
+## Consequences
+
+More and smaller pods (250m CPU, 256Mi memory). Anything that must hold across requests served by
+different pods (sessions, rate limits, locks) needs a shared store.
+"""),
+    ("0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md", """\
+# 7. Use short-lived JWT access tokens with refresh tokens
+
+Date: 2026-06-22
+
+## Status
+
+Accepted
+
+Supercedes [3. Authenticate API clients with server-side session cookies](0003-authenticate-api-clients-with-server-side-session-cookies.md)
+
+## Context
+
+Session lookups are 18 % of all database queries at peak, partner scripts struggle with cookies,
+and a mobile client is planned for the autumn.
+
+## Decision
+
+POST /auth/login returns a 15-minute access token (JWT, EdDSA, `kid` header) and an opaque refresh
+token stored in `refresh_tokens`. Access tokens are verified without a database call; POST
+/auth/refresh exchanges a refresh token for a new access token. web-ui keeps the refresh token in
+an HttpOnly cookie scoped to /auth.
+
+## Consequences
+
+Revoking access takes up to 15 minutes. Signing keys rotate through /.well-known/jwks.json. A
+stolen refresh token cannot be detected yet; that needs its own decision.
+"""),
+    ("0008-refresh-token-rotation.md", """\
+# 8. Refresh token rotation with reuse detection
+
+Date: 2026-11-02
+
+## Status
+
+Accepted
+
+## Context
+
+Under ADR 7 a refresh token stays valid for 30 days, and anyone who copies it can replay it. We
+need to notice a stolen refresh token and cut it off.
+
+## Decision
+
+Every refresh issues a new refresh token and revokes the presented one. Tokens belong to a family
+(`token_families`, with `family_id` on `refresh_tokens`); presenting a token that was already
+rotated revokes the whole family and forces a new login. A jti revocation list was considered and
+rejected: it cannot tell reuse from ordinary expiry.
+
+## Consequences
+
+One extra write per refresh. A client that retries a refresh after a network error logs its user
+out, so the web-ui client serialises refreshes. tests/test_tokens.py covers rotation and reuse.
+
+## Rollout
+
+Open: date not fixed.
+"""),
+    ("0009-rate-limiting.md", """\
+# 9. Rate-limit per API key with a Redis token bucket
+
+Date: 2026-11-05
+
+## Status
+
+Accepted
+
+## Context
+
+One partner's client sends bursts of 3,000 requests a minute to /search and slows it down for
+everyone; there is no limit at all. Under ADR 6 we run three replicas, so an in-process limit is
+multiplied by the replica count.
+
+## Decision
+
+A token bucket per API key, keyed by the key id of ADR 5; anonymous requests are keyed by client
+IP. RateLimitMiddleware runs after AuthMiddleware and answers 429 with Retry-After. Buckets live in
+Redis, and take and refill are one Lua script, so concurrent pods cannot overdraw a bucket. The
+default is RATE_LIMIT_PER_MINUTE=600; /healthz, /readyz and /metrics are exempt. MemoryStore
+remains for tests and local development only.
+
+## Consequences
+
+Redis is on the path of every request; when it is unreachable the limiter fails open and logs a
+warning. Measured overhead is 0.19 ms at p99. `ratelimit_limited_total{client}` counts 429s by
+hashed key id. Burst size is left to a later decision.
+"""),
+    ("0010-audit-log.md", """\
+# 10. Append-only audit log
+
+Date: 2026-11-07
+
+## Status
+
+Proposed
+
+## Context
+
+Admin actions (key revocation, role and plan changes) leave no trace beyond application logs,
+which are kept for 14 days. Support and compliance need who did what and when, with the values
+before and after.
+
+## Decision
+
+An append-only `audit_events` table, written by the `@audited` decorator in the same transaction
+as the change. A correction is a new event, never an UPDATE; the application role has no UPDATE
+or DELETE grant on the table. Before and after are stored as a JSON diff, not as full snapshots.
+
+## Consequences
+
+The table grows without bound until a retention period is set. Compliance has to sign off on that
+period, so there is no TTL and no deletion job yet. Reading an object's history means replaying
+its diffs.
+"""),
+]
+
+
+def mj_adr(adr: dict) -> str:
+    """majordomus adr/v1 Markdown (knowledge-and-records.md §10.5), keys in the order majordomus writes them."""
+    lines = ["schema: adr/v1", f"id: {adr['id']}", "kind: adr", f"title: {adr['title']}", f"status: {adr['status']}",
+             f"date: {adr['date']}", "tags:"] + [f"  - {t}" for t in adr["tags"]]
+    if adr.get("supersedes"):
+        lines += ["supersedes:"] + [f"  - {ref}" for ref in adr["supersedes"]]
+    if adr.get("superseded_by"):
+        lines.append(f"superseded_by: {adr['superseded_by']}")
+    lines += ["related:"] + [f"  - {ref}" for ref in adr["related"]]
+    lines += ["provenance:", f"  origin: {adr['origin']}"]
+    if adr.get("derived_from"):
+        lines += ["  derived_from:"] + [f"    - {ref}" for ref in adr["derived_from"]]
+    return "---\n" + "\n".join(lines) + "\n---\n\n" + adr["body"].strip() + "\n"
+
+
+def majordomus_adrs(episodes: dict[str, str]) -> list[tuple[str, str]]:
+    """api-server's .ai/repo/adrs: numbered above the adr-tools high-water mark (10), so ids never clash.
+    adr-0012 supersedes adr-0011, which still says accepted and has no superseded_by (one-sided, on purpose)."""
+    ep_b, ep_c = episodes["S07"], episodes["S11"]
+    adrs = [
+        ("0011-rate-limit-burst-defaults-to-the-per-minute-limit.md", dict(
+            id="adr-0011", title="Rate-limit burst defaults to the per-minute limit", status="accepted",
+            date="2026-11-06", tags=["ratelimit", "configuration"],
+            related=["file:src/api/settings.py", "file:docs/adr/0009-rate-limiting.md", "test:tests/test_ratelimit.py"],
+            origin="extracted", derived_from=[f"session:{ep_b}", "decision:t-ratelimit"], body="""
+# 11. Rate-limit burst defaults to the per-minute limit
+
+## Context
+
+The review of PR #431 asked whether the burst size can be configured. ADR 9 sized every bucket at
+RATE_LIMIT_PER_MINUTE tokens, so burst and rate were one number.
+
+## Decision
+
+Burst is its own setting, RATE_LIMIT_BURST, and defaults to RATE_LIMIT_PER_MINUTE, so existing
+clients see no change.
+
+## Consequences
+
+A partner who needs larger bursts gets them only through the deployment-wide setting, which
+raises them for every client at once.
+
+## Alternatives rejected
+
+- A fixed burst of 100: batch clients that burst legitimately would have been cut off on deploy.
+""")),
+        ("0012-burst-size-is-set-per-api-key-tier.md", dict(
+            id="adr-0012", title="Burst size and rate are set per API key tier, not per deployment",
+            status="accepted", date="2026-11-09", tags=["ratelimit", "configuration"], supersedes=["adr-0011"],
+            related=["file:src/api/ratelimit.py", "file:src/api/models.py", "test:tests/test_ratelimit_store.py"],
+            origin="authored", body="""
+# 12. Burst size and rate are set per API key tier, not per deployment
+
+## Context
+
+Two partners asked for bursts of 2,000 requests. Raising RATE_LIMIT_BURST for the deployment
+(adr-0011) would raise it for the client whose traffic started ADR 9 as well.
+
+## Decision
+
+Every API key has a tier, `standard` or `batch`. The tier table in Settings gives rate and burst:
+standard 600/min with a burst of 600, batch 600/min with a burst of 3,000. RATE_LIMIT_BURST is
+removed, and the Lua script receives the burst as an argument on every call.
+
+## Consequences
+
+Moving a client to another tier is a database update and writes an audit event (ADR 10). The
+tier is cached with the key lookup, so a change takes effect within 60 seconds.
+""")),
+        ("0013-audit-events-are-kept-for-13-months.md", dict(
+            id="adr-0013", title="Audit events are kept for 13 months, then exported to cold storage",
+            status="proposed", date="2026-11-07", tags=["audit", "retention", "compliance"],
+            related=["file:src/api/audit.py", "file:docs/adr/0010-audit-log.md"],
+            origin="extracted", derived_from=[f"session:{ep_c}", "task:t-audit-retention"], body="""
+# Context
+
+ADR 10 makes audit_events append-only and leaves retention open. Task t-audit-retention ended
+blocked: compliance has not signed off on a period, and production adds about 40,000 rows a day.
+
+# Decision
+
+Keep audit events in PostgreSQL for 13 months. A monthly job exports older events as Parquet to the
+compliance bucket and deletes them, under a role that only the export job holds.
+
+# Consequences
+
+The application role still has no DELETE grant; only the export job does. Nothing is deleted
+before compliance accepts this record, and a person, not the deriver, moves it to accepted.
+""")),
+    ]
+    return [(name, mj_adr(adr)) for name, adr in adrs]
+
+
+# web-ui: MADR (docs/decisions, one MADR 2.x record with the bullet header) and agent-ways v0
+# (docs/architecture/<area>/ADR-NNN-…, archive under docs/architecture/archive/<area>/). The two
+# numberings do not overlap (0000-0004 vs 101-103), so the ids stay unique within the repository.
+MADR: list[tuple[str, str]] = [
+    ("0000-use-markdown-architectural-decision-records.md", f"""\
+# Use Markdown Architectural Decision Records
+
+* Status: accepted
+* Deciders: dev, Jana Weber
+* Date: 2026-02-16
+
+## Context and Problem Statement
+
+We want to record architectural decisions made in this project.
+Which format and structure should these records follow?
+
+## Considered Options
+
+* [MADR](https://adr.github.io/madr/) 2.1.2 – The Markdown Architectural Decision Records
+* [Michael Nygard's template]({NYGARD_LINK}) – The first incarnation of the term "ADR"
+* Formless – No conventions for file format and structure
+
+## Decision Outcome
+
+Chosen option: "MADR 2.1.2", because
+
+* Implicit assumptions should be made explicit, so that people understand the decisions later on.
+* web-ui decisions usually weigh several libraries, and MADR lists the options and their pros and cons.
+* The MADR structure is comprehensible and facilitates usage & maintenance.
+"""),
+    ("0001-use-jest-with-react-testing-library.md", """\
+---
+status: "superseded by ADR-0002"
+date: 2026-11-06
+decision-makers: dev
+---
+
+# Use Jest with React Testing Library for component tests
+
+## Context and Problem Statement
+
+web-ui needs component tests before the login and session work starts. The app is built with Vite.
+Which test runner do we use?
+
+## Considered Options
+
+* Jest with ts-jest and React Testing Library
+* Vitest with React Testing Library
+
+## Decision Outcome
+
+Chosen option: "Jest with ts-jest and React Testing Library", because the team knows it and the
+Create React App projects we migrate from already carry a Jest configuration.
+
+### Consequences
+
+* Good, because existing tests and mocks carry over unchanged.
+* Bad, because Jest transforms TypeScript and modules on its own, separately from Vite.
+"""),
+    ("0002-use-vitest-and-mock-the-api-client.md", """\
+---
+status: accepted
+date: 2026-11-06
+decision-makers:
+  - dev
+consulted:
+  - Jana Weber
+---
+
+# Use Vitest and mock the API client at the module boundary
+
+## Context and Problem Statement
+
+The login form tests need a mocked API client. Under Jest (ADR-0001) aliases and
+`import.meta.env` resolved differently from the Vite build, and two tests passed while the build
+failed. How do we test components against the API client?
+
+## Decision Drivers
+
+* One module resolution for the build and the tests
+* Mocks that keep the real client's types
+
+## Considered Options
+
+* Keep Jest and copy Vite's aliases into moduleNameMapper
+* Vitest, mocking src/api/client.ts with vi.mock
+* Mock Service Worker at the network layer
+
+## Decision Outcome
+
+Chosen option: "Vitest, mocking src/api/client.ts with vi.mock", because it reuses vite.config.ts
+and keeps component tests free of fetch details.
+
+### Consequences
+
+* Good, because tests and build resolve modules the same way.
+* Bad, because module mocks skip request serialisation; the client keeps its own tests.
+
+### Confirmation
+
+CI runs `npm test` (vitest run) and `npm run build`; jest is gone from package.json.
+
+## More Information
+
+Supersedes ADR-0001.
+"""),
+    ("0003-map-server-validation-errors-in-the-form.md", """\
+---
+status: accepted
+date: 2026-11-06
+decision-makers: dev
+---
+
+# Map server validation errors to fields in the form, not in the API client
+
+## Context and Problem Statement
+
+POST /auth/login answers 422 with `errors[]` (field, code, message), but src/api/client.ts threw
+the body away and the login form showed "Something went wrong". Where do server errors become
+field errors?
+
+## Considered Options
+
+* In the API client, returning a map from field to message
+* In the form, from a ValidationError that carries errors[] as sent
+
+## Decision Outcome
+
+Chosen option: "In the form, from a ValidationError that carries errors[] as sent", because only
+the form knows its field names, and the admin pages map the same errors differently.
+
+### Consequences
+
+* Good, because the client stays a thin transport and keeps the server's error codes.
+* Bad, because every form needs a mapping; a shared helper covers the common case.
+* Neutral, because errors are announced with aria-live="polite" and focus moves to the first invalid field.
+"""),
+    ("0004-import-date-fns-per-function.md", """\
+---
+status: proposed
+date: 2026-11-08
+decision-makers: dev
+informed: web team
+---
+
+# Import date-fns per function, enforced by a lint rule
+
+## Context and Problem Statement
+
+The new date picker pulled in all of date-fns (41.2 kB) through `import * as dateFns from
+"date-fns"`. How do we keep the whole library from coming back into the bundle?
+
+## Considered Options
+
+* Per-function imports, enforced by a lint rule
+* Per-function imports, checked in review
+* Replace date-fns with Intl.DateTimeFormat
+
+## Decision Outcome
+
+Chosen option: "Per-function imports, enforced by a lint rule", because review has missed it once
+already. Switching src/components/DatePicker.tsx saved 38.6 kB. The rule (no-restricted-imports
+for namespace imports of date-fns) is not written yet, so this record stays proposed.
+"""),
+]
+
+AGENT_WAYS_ADRS: list[tuple[str, str]] = [
+    ("archive/frontend/ADR-101-keep-the-session-in-localstorage.md", """\
+---
+status: Superseded
+date: 2026-03-10
+deciders:
+  - dev
+  - claude
+related:
+  - ADR-102
+superseded_by: [ADR-103]
+---
+
+# ADR-101: Keep the session in localStorage so that a reload stays logged in
+
+> Archived 2026-11-03: superseded by ADR-103.
+
+## Context
+
+After a reload the app forgot the user and showed the login form until the session endpoint
+answered; on slow connections that took two seconds.
+
+## Decision
+
+Store the session (user id, expiry, display name) in localStorage, read it synchronously on start
+and refresh it from GET /auth/session in the background.
+
+## Consequences
+
+### Positive
+- No login flash on reload.
+
+### Negative
+- The stored expiry goes stale: an expired session looks valid until the background call returns.
+- Whatever a script can read is exposed to XSS.
+
+### Neutral
+- Tokens never go into localStorage; the refresh token stays in its HttpOnly cookie.
+
+## Alternatives Considered
+- **Cookie only, spinner until /auth/session answers** — Rejected because of the two-second blank screen.
+"""),
+    ("frontend/ADR-102-poll-the-session-endpoint-every-60-seconds.md", """\
+---
+status: Superseded
+date: 2026-04-21
+deciders:
+  - dev
+  - claude
+related:
+  - ADR-101
+---
+
+# ADR-102: Poll the session endpoint every 60 seconds to detect expiry
+
+## Context
+
+With the session in localStorage (ADR-101) the app learned that a session had expired only when a
+request failed with 401, often halfway through a form.
+
+## Decision
+
+useSession polls GET /auth/session every 60 seconds and sets `expired` when it answers 401;
+SessionBanner renders while `expired` is true.
+
+## Consequences
+
+### Positive
+- Users see the banner before they lose form input.
+
+### Negative
+- One request per minute for every open tab.
+
+### Neutral
+- `expired` starts as true until the first poll resolves (the cause of the banner flash later).
+
+## Alternatives Considered
+- **Decode the expiry on the client** — Rejected because the refresh token is HttpOnly and the access token's expiry says nothing about the session.
+"""),
+    ("frontend/ADR-103-session-state-lives-in-memory-and-starts-unknown.md", """\
+---
+status: Accepted
+date: 2026-11-03
+deciders:
+  - dev
+  - claude
+related:
+  - ADR-102
+  - ADR-104
+supersedes: [ADR-101]
+---
+
+# ADR-103: Session state lives in memory and starts unknown until GET /auth/session answers
+
+## Context
+
+The banner flash and the stale expiry in localStorage (ADR-101) have one cause: the app decides
+about the session before the server has answered.
+
+## Decision
+
+useSession holds `{ user, expired }` in memory only and starts at `null` (unknown); nothing is
+written to localStorage. SessionBanner renders only when `expired === true`, and routes that need
+a user render a skeleton while the state is unknown. When to refresh the access token is left to
+ADR-104.
+
+## Consequences
+
+### Positive
+- No flash of the banner or of the login form; tests/SessionBanner.test.tsx covers the loading state.
+
+### Negative
+- A skeleton for up to one round trip on every full page load.
+
+### Neutral
+- Polling stays as ADR-102 describes it; only its initial state changes.
+
+## Alternatives Considered
+- **Keep localStorage and validate on read** — Rejected because a stored expiry can be trusted only after the server confirms it.
+- **Render the session into index.html on the server** — Rejected because web-ui is served from a CDN as static files.
+"""),
+]
+
+
+def adr_collections(h: Home, episodes: dict[str, str]) -> None:
+    """Four ADR formats in two repositories, with the deliberate faults listed in sample/README.md."""
+    h.put_text(f"{REPO_ROOT}/.adr-dir", ADR_TOOLS_DIR + "\n")
+    for name, text in ADR_TOOLS:
+        h.put_text(f"{REPO_ROOT}/{ADR_TOOLS_DIR}/{name}", text)
+    for name, text in majordomus_adrs(episodes):
+        h.put_text(f"{REPO_ROOT}/.ai/repo/adrs/{name}", text)
+    for name, text in MADR:
+        h.put_text(f"{WEB_ROOT}/docs/decisions/{name}", text)
+    for rel, text in AGENT_WAYS_ADRS:
+        h.put_text(f"{WEB_ROOT}/docs/architecture/{rel}", text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2152,7 +2855,8 @@ def build(out: Path) -> Home:
     extra_events(h)
     fix_plus00(h)
     ledger_entries(h)
-    majordomus_repo(h)
+    episodes = majordomus_repo(h)
+    adr_collections(h, episodes)
     routed = route(h)
     # live log: order of writing; overlap lines and kept judge_call lines come first after rotation
     h.put_text(f"{STATE}/events.jsonl", "".join(line + "\n" for line in routed["live"]))

@@ -311,3 +311,121 @@ def test_majordomus_ledger_references_resolve_to_knowledge_records():
             assert records[d["id"]][0] == "curated" and (HOME / "repos/api-server" / d["path"]).exists(), raw
         if d["event"] == "knowledge.rejected":
             assert records[d["id"]][1]["status"] == "superseded", raw
+
+
+# --- ADR collections (knowledge-and-records.md §10-§13) -------------------------------------------
+
+API = HOME / "repos/api-server"
+WEB = HOME / "repos/web-ui"
+ADR_TOOLS = API / "docs/adr"
+MJ_ADRS = API / ".ai/repo/adrs"
+MADR = WEB / "docs/decisions"
+AW_ADRS = WEB / "docs/architecture"
+ADR_FILES = {
+    ADR_TOOLS: ["0001-record-architecture-decisions.md", "0002-use-postgresql-with-alembic-migrations.md",
+                "0003-authenticate-api-clients-with-server-side-session-cookies.md",
+                "0004-version-the-public-api-in-the-url-path.md", "0005-log-structured-json-to-stdout.md",
+                "0005-store-api-keys-as-sha-256-hashes.md", "0006-run-one-uvicorn-worker-per-container.md",
+                "0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md", "0008-refresh-token-rotation.md",
+                "0009-rate-limiting.md", "0010-audit-log.md"],
+    MJ_ADRS: ["0011-rate-limit-burst-defaults-to-the-per-minute-limit.md", "0012-burst-size-is-set-per-api-key-tier.md",
+              "0013-audit-events-are-kept-for-13-months.md"],
+    MADR: ["0000-use-markdown-architectural-decision-records.md", "0001-use-jest-with-react-testing-library.md",
+           "0002-use-vitest-and-mock-the-api-client.md", "0003-map-server-validation-errors-in-the-form.md",
+           "0004-import-date-fns-per-function.md"],
+    AW_ADRS: ["archive/frontend/ADR-101-keep-the-session-in-localstorage.md",
+              "frontend/ADR-102-poll-the-session-endpoint-every-60-seconds.md",
+              "frontend/ADR-103-session-state-lives-in-memory-and-starts-unknown.md"],
+}
+ADR_TOOLS_LINK = re.compile(r"^(Supercedes|Superceded by) \[(\d+)\. ([^\]]+)\]\(([^)]+)\)$", re.M)
+
+
+def adr_front(path: Path) -> tuple[dict, str]:
+    if not path.read_text().startswith("---\n"):
+        return {}, path.read_text()
+    front, body = split_front(path)
+    return yaml.safe_load(front), body
+
+
+def adr_number(path: Path) -> int:
+    fm, body = adr_front(path)
+    if "id" in fm:
+        return int(fm["id"].removeprefix("adr-"))
+    m = re.search(r"^# (?:ADR-)?(\d+)[.:] ", body, re.M)
+    return int(m.group(1)) if m else int(re.match(r"(?:ADR-)?(\d+)-", path.name).group(1))
+
+
+def test_adr_collections_hold_exactly_the_listed_files_with_plausible_bodies():
+    assert (API / ".adr-dir").read_text() == "docs/adr\n"
+    for root, names in ADR_FILES.items():
+        assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md")) == sorted(names), root
+        for name in names:
+            fm, body = adr_front(root / name)
+            prose = [line for line in body.splitlines() if line.strip() and not line.startswith("#")]
+            assert 6 <= len(prose) <= 20, name
+            dates = [str(fm.get("date", ""))] + re.findall(r"^(?:\* )?Date: (\S+)$", body, re.M)
+            assert any(d.startswith("2026-") for d in dates), name
+    for name in ADR_FILES[ADR_TOOLS]:  # adr-tools layout (Nygard)
+        text = (ADR_TOOLS / name).read_text()
+        n = int(name[:4])
+        assert text.startswith(f"# {n}. ") and re.search(r"^Date: 2026-\d\d-\d\d$", text, re.M), name
+        headings = re.findall(r"^## (.+)$", text, re.M)
+        assert headings[:4] == ["Status", "Context", "Decision", "Consequences"], name
+    # the ids and files the sessions, the ADR-112 ledger and the knowledge records cite
+    assert (ADR_TOOLS / "0009-rate-limiting.md").read_text().startswith(
+        "# 9. Rate-limit per API key with a Redis token bucket\n")
+    assert (ADR_TOOLS / "0008-refresh-token-rotation.md").read_text().startswith("# 8. Refresh token rotation")
+    assert "\n## Status\n\nProposed\n" in (ADR_TOOLS / "0010-audit-log.md").read_text()
+    cited = {m for p in (REPO_AI / "repo/knowledge").rglob("*.md")
+             for m in re.findall(r"docs/adr/[\w.-]+\.md", p.read_text())}
+    assert cited and all((API / rel).exists() for rel in cited)
+    for name in ADR_FILES[MJ_ADRS]:
+        fm, _ = adr_front(MJ_ADRS / name)
+        assert (fm["schema"], fm["kind"], fm["id"]) == ("adr/v1", "adr", f"adr-{name[:4]}"), name
+        assert fm["status"] in {"proposed", "accepted", "superseded", "rejected"}
+        assert fm["provenance"]["origin"] in {"authored", "extracted"}
+    assert "contract" not in str(adr_front(AW_ADRS / ADR_FILES[AW_ADRS][0])[0])
+    madr2 = (MADR / ADR_FILES[MADR][0]).read_text()
+    assert "\n* Status: accepted\n" in madr2 and "\n* Date: 2026-02-16\n" in madr2 and not madr2.startswith("---")
+    assert adr_front(MADR / "0001-use-jest-with-react-testing-library.md")[0]["status"] == "superseded by ADR-0002"
+    # apart from the deliberate 0005 pair, no two records of a repository claim one number
+    for repo, roots in ((API, (ADR_TOOLS, MJ_ADRS)), (WEB, (MADR, AW_ADRS))):
+        numbers = [adr_number(root / name) for root in roots for name in ADR_FILES[root]]
+        dupes = sorted({n for n in numbers if numbers.count(n) > 1})
+        assert dupes == ([5] if repo == API else []), repo
+
+
+def test_adr_tools_supersession_is_reciprocal_in_upstream_spelling():
+    links = {name: ADR_TOOLS_LINK.findall((ADR_TOOLS / name).read_text()) for name in ADR_FILES[ADR_TOOLS]}
+    assert {name: found for name, found in links.items() if found} == {
+        "0003-authenticate-api-clients-with-server-side-session-cookies.md": [
+            ("Superceded by", "7", "Use short-lived JWT access tokens with refresh tokens",
+             "0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md")],
+        "0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md": [
+            ("Supercedes", "3", "Authenticate API clients with server-side session cookies",
+             "0003-authenticate-api-clients-with-server-side-session-cookies.md")],
+    }
+    for found in links.values():
+        for _, n, title, target in found:
+            assert (ADR_TOOLS / target).read_text().startswith(f"# {n}. {title}\n")
+
+
+def test_the_deliberate_adr_faults_are_there():
+    # duplicate id: two live adr-tools files claim number 5, with different slugs and titles
+    fives = sorted(ADR_TOOLS.glob("0005-*.md"))
+    assert len(fives) == 2 and len({p.read_text().splitlines()[0] for p in fives}) == 2
+    assert all(p.read_text().startswith("# 5. ") for p in fives)
+    # one-sided supersession: adr-0012 supersedes adr-0011, which neither says superseded nor names it
+    new, old = (adr_front(MJ_ADRS / name)[0] for name in ADR_FILES[MJ_ADRS][1::-1])
+    assert new["id"] == "adr-0012" and new["supersedes"] == ["adr-0011"]
+    assert old["id"] == "adr-0011" and old["status"] == "accepted" and "superseded_by" not in old
+    # superseded without a successor: ADR-102 says Superseded, and nothing supersedes it
+    aw = {adr_number(AW_ADRS / name): adr_front(AW_ADRS / name)[0] for name in ADR_FILES[AW_ADRS]}
+    assert aw[102]["status"] == "Superseded" and "superseded_by" not in aw[102]
+    assert not any(102 in [int(str(r).removeprefix("ADR-")) for r in fm.get("supersedes", [])] for fm in aw.values())
+    # the archived record and its successor agree (reciprocal), so it is not a fault
+    assert aw[101]["superseded_by"] == ["ADR-103"] and aw[103]["supersedes"] == ["ADR-101"]
+    # dangling reference: ADR-103 relates to ADR-104, which exists nowhere in web-ui
+    assert "ADR-104" in aw[103]["related"]
+    web_numbers = {adr_number(root / name) for root in (MADR, AW_ADRS) for name in ADR_FILES[root]}
+    assert 104 not in web_numbers
