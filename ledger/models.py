@@ -188,3 +188,76 @@ class KnowledgeEvent(models.Model):
         ordering = ["-at", "-pk"]
         constraints = [models.UniqueConstraint(fields=["session", "window", "trigger", "kind"],
                                                name="knowledge_event_once")]
+
+
+class AdrRecord(models.Model):
+    """A decision record, identified by its id inside its repository, never by its file name."""
+
+    STATUSES = ("draft", "proposed", "accepted", "rejected", "deprecated", "superseded", "abandoned", "archived",
+                "unknown")
+
+    repo = models.TextField()
+    directory = models.TextField(help_text="the ADR directory it was found in")
+    canonical_id = models.CharField(max_length=128)
+    rel_path = models.TextField(help_text="path under the repository; may change (a move keeps the id)")
+    number = models.CharField(max_length=32, blank=True, default="")
+    title = models.TextField(blank=True, default="")
+    raw_status = models.TextField(blank=True, default="")
+    status = models.CharField(max_length=16, default="unknown")
+    date = models.CharField(max_length=10, blank=True, default="")
+    format = models.CharField(max_length=16, blank=True, default="")
+    sections = models.JSONField(default=list, blank=True)
+    frontmatter = models.JSONField(default=dict, blank=True)
+    provenance = models.JSONField(default=dict, blank=True)
+    deciders = models.JSONField(default=list, blank=True)
+    body = models.TextField(blank=True, default="")
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    problems = models.JSONField(default=list, blank=True)
+    duplicate = models.BooleanField(default=False, help_text="another live file claims the same id")
+    present = models.BooleanField(default=True)
+    read_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["repo", "canonical_id", "rel_path"]
+        constraints = [models.UniqueConstraint(fields=["repo", "rel_path"], name="adr_file_unique")]
+        indexes = [models.Index(fields=["repo", "canonical_id"]), models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"{self.canonical_id}: {self.title}"
+
+    @property
+    def path(self) -> str:
+        return f"{self.repo.rstrip('/')}/{self.rel_path}"
+
+    @property
+    def repo_name(self) -> str:
+        return self.repo.rstrip("/").rsplit("/", 1)[-1]
+
+
+class AdrRelation(models.Model):
+    """An edge declared by a record: supersedes, superseded_by, related, amends, cites."""
+
+    source = models.ForeignKey(AdrRecord, on_delete=models.CASCADE, related_name="relations")
+    kind = models.CharField(max_length=16)
+    target = models.CharField(max_length=255, help_text="canonical id (maybe with #section) or a typed ref")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "kind", "target"], name="adr_relation_unique")]
+
+
+class AdrAction(models.Model):
+    """A person's status change or new record, written to the files and recorded here."""
+
+    record = models.ForeignKey(AdrRecord, null=True, on_delete=models.SET_NULL, related_name="actions")
+    record_id_text = models.CharField(max_length=128)
+    verb = models.CharField(max_length=16, help_text="accept, deprecate, supersede, create")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    reviewer_name = models.CharField(max_length=150)
+    note = models.TextField(blank=True, default="")
+    status_before = models.CharField(max_length=16, blank=True, default="")
+    status_after = models.CharField(max_length=16, blank=True, default="")
+    files = models.JSONField(default=list, help_text="[path, sha before, sha after] per file written")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]

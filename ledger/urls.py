@@ -13,5 +13,9 @@ urlpatterns = [
     path("knowledge/<int:pk>/reject/", views.candidate_reject, name="candidate-reject"),
     path("knowledge/<int:pk>/edit/", views.candidate_edit, name="candidate-edit"),
     path("knowledge/<int:pk>/merge/", views.candidate_merge, name="candidate-merge"),
+    path("knowledge/<int:pk>/adr/", views.record_from_knowledge, name="record-from-knowledge"),
+    path("decisions/", views.record_list, name="record-list"),
+    path("decisions/<int:pk>/", views.record_detail, name="record-detail"),
+    path("decisions/<int:pk>/status/", views.record_status, name="record-status"),
     path("<str:slug>/", views.ledger_stream, name="ledger-stream"),
 ]

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from introspect import queries as session_queries
-from ledger import forms, queries, services
-from ledger.models import KnowledgeRecord
+from ledger import adr_queries, adr_services, forms, queries, services
+from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from waysweb.htmx import HtmxHttpRequest, render_page, wants_fragment
 from waysweb.params import int_param
 
@@ -69,6 +69,8 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     return {
         "record": record, "actions": queries.audit_log(record), "similar": queries.similar(record),
         "turns_page": turns_page, "nav": "knowledge",
+        "adr_directories": adr_queries.directories() if record.status == "verified" else [],
+        "decisions_mentioned": adr_queries.records_mentioned(record.title, record.description, record.body),
         "promote_form": extra.pop("promote_form", None) or forms.PromoteForm(
             initial={"klass": record.klass or "fact", "loaded_sha256": record.sha256}),
         "reject_form": extra.pop("reject_form", None) or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
@@ -204,3 +206,84 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "ledger/audit.html", {"actions": queries.audit_log(), "nav": "knowledge"})
+
+
+@require_GET
+def record_list(request: HtmxHttpRequest) -> HttpResponse:
+    status, repo, q = request.GET.get("status", ""), request.GET.get("repo", ""), request.GET.get("q", "").strip()
+    rows = list(adr_queries.records(status=status, repo=repo, q=q[:200]))
+    context = {
+        "records": rows, "timeline": adr_queries.timeline(rows), "flags": adr_queries.flags(repo or None),
+        "repos": adr_queries.repositories(), "statuses": AdrRecord.STATUSES, "status": status, "repo": repo, "q": q,
+        "graph": charts_graph(rows), "nav": "decisions",
+    }
+    return render_page(request, "ledger/record_list.html", context, fragment="record-results")
+
+
+def charts_graph(rows: list) -> list[tuple[str, str, str]]:
+    """Supersession edges among the listed records, as (from id, to id, repo) for the graph."""
+    ids = {(r.repo, r.canonical_id) for r in rows}
+    edges = []
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="supersedes").select_related("source"):
+        target = adr_queries.base_id(rel.target)
+        if (rel.source.repo, target) in ids:
+            edges.append((rel.source.canonical_id, target, rel.source.repo))
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="superseded_by").select_related("source"):
+        target = adr_queries.base_id(rel.target)
+        if (rel.source.repo, target) in ids and (target, rel.source.canonical_id, rel.source.repo) not in edges:
+            edges.append((target, rel.source.canonical_id, rel.source.repo))
+    return edges
+
+
+def record_context(record: AdrRecord, **extra) -> dict:
+    view = adr_queries.record_view(record)
+    same_repo = AdrRecord.objects.filter(repo=record.repo, present=True).exclude(pk=record.pk).order_by("canonical_id")
+    return {"view": view, "record": record, "mentions": adr_queries.mentions(record), "successors": same_repo,
+            "actions": record.actions.all(), "nav": "decisions", **extra}
+
+
+@require_GET
+def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(AdrRecord, pk=pk)
+    return render_page(request, "ledger/record_detail.html", record_context(record), fragment="record-card")
+
+
+@require_POST
+@reviewer_required
+def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(AdrRecord, pk=pk)
+    verb = request.POST.get("verb", "")
+    successor = AdrRecord.objects.filter(pk=int_or_none(request.POST.get("successor"))).first()
+    template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
+    try:
+        record = adr_services.record_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
+                                            successor=successor, loaded_sha256=request.POST.get("loaded_sha256", ""),
+                                            note=request.POST.get("note", "").strip())
+    except services.Conflict as exc:
+        return render(request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409)
+    except services.Refused as exc:
+        return render(request, template, record_context(record, error=str(exc)))
+    if not wants_fragment(request):
+        return redirect("ledger:record-detail", pk=record.pk)
+    return render(request, template, record_context(record, message=f"Written: {record.canonical_id} is now "
+                                                                    f"{record.status}."))
+
+
+@require_POST
+@reviewer_required
+def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
+    try:
+        record = adr_services.record_from_knowledge(knowledge=[knowledge], directory=request.POST.get("directory", ""),
+                                                    reviewer=services.Reviewer.of(request.user))
+    except (services.Conflict, services.Refused) as exc:
+        return form_error(request, knowledge, error=str(exc))
+    target = reverse("ledger:record-detail", args=[record.pk])
+    return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
+
+
+def int_or_none(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None

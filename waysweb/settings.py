@@ -48,6 +48,8 @@ WAYSWEB_KEEP_INERT_RAW = env_bool("WAYSWEB_KEEP_INERT_RAW", False)
 # Knowledge derivation at the episode boundary, switchable per trigger like majordomus' policy.
 WAYSWEB_DERIVE_ON_END = env_bool("WAYSWEB_DERIVE_ON_END", True)
 WAYSWEB_DERIVE_ON_COMPACT = env_bool("WAYSWEB_DERIVE_ON_COMPACT", True)
+# ADR directories to look in (relative to each repository) beyond the conventional ones.
+WAYSWEB_ADR_DIRS = env_list("WAYSWEB_ADR_DIRS", [])
 
 
 def data_dir() -> Path:

@@ -10,10 +10,12 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
+
 from introspect.importer import loader
-from introspect.models import Session
+from introspect.models import Project, Session
 from ledger import deriver
-from ledger.importer import load, mj
+from ledger.importer import adr_load, load, mj
 from ledger.models import KnowledgeEvent
 from waysweb.locations import SAMPLE_HOME, Locations
 
@@ -23,19 +25,36 @@ class LedgerPass:
     entries: load.DocumentResult = field(default_factory=load.DocumentResult)
     knowledge: load.DocumentResult = field(default_factory=load.DocumentResult)
     mj_lines: int = 0
+    adrs: load.DocumentResult = field(default_factory=load.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
         e, k = self.entries, self.knowledge
-        return bool(e.added or e.changed or e.gone or k.added or k.changed or k.gone or self.mj_lines or self.derived)
+        return bool(e.added or e.changed or e.gone or k.added or k.changed or k.gone or self.mj_lines or self.derived
+                    or self.adrs.added or self.adrs.changed)
+
+
+def adr_repositories(locs: Locations) -> list[Path]:
+    """Configured repositories and every absolute project path seen in sessions."""
+    repos = list(locs.repos)
+    for path in Project.objects.values_list("path", flat=True):
+        candidate = Path(path)
+        if candidate.is_absolute() and candidate.is_dir() and candidate not in repos:
+            repos.append(candidate)
+    return [repo for repo in repos if repo.is_dir()]
 
 
 def ensure_demo_repos(locs: Locations) -> None:
-    """The demo's majordomus repositories, copied once from the bundled sample."""
+    """The demo's repositories: a copy of the bundled sample's. Files the sample gained since the copy
+    was made are added; files a demo reviewer changed are left as they are."""
     for repo in locs.repos:
-        if not repo.exists():
-            shutil.copytree(SAMPLE_HOME / "repos" / repo.name, repo, symlinks=True)
+        source = SAMPLE_HOME / "repos" / repo.name
+        for path in sorted(source.rglob("*")):
+            target = repo / path.relative_to(source)
+            if path.is_file() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
 
 
 def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool = True) -> LedgerPass:
@@ -51,6 +70,12 @@ def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool
         result.mj_lines += loader.import_file(source).counts.imported
     if derive:
         result.derived = deriver.derive_due(locs.knowledge_dir, Session.objects.all())
+    adr_dirs = tuple(d for d in settings.WAYSWEB_ADR_DIRS)
+    for repo in adr_repositories(locs):
+        found_adrs = adr_load.import_repo(repo, adr_dirs)
+        result.adrs.added += found_adrs.added
+        result.adrs.changed += found_adrs.changed + found_adrs.moved
+        result.adrs.files += found_adrs.files
     for directory in directories:
         found = load.import_knowledge(directory)
         for name in ("files", "added", "changed", "quarantined", "gone"):

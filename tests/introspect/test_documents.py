@@ -213,7 +213,7 @@ def test_it_serves_the_documents_under_api(client, home):
 def test_it_builds_the_replay_document_to_its_schema(home, settings):
     from waysweb import locations
 
-    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())
     for sid in ("d9253f7d-53c6-40ee-932c-a3cba232d3a0", "624f720e-9e95-4496-9c1a-bbb81681fbd4"):
         for matched in (False, True):
@@ -226,7 +226,7 @@ def test_it_builds_every_sample_document_to_its_schema(settings):
     from introspect.models import Session
     from waysweb import locations
 
-    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())
     for session in Session.objects.all():
         dump = documents.dump_document(session.sid, matched=True)

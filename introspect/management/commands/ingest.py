@@ -128,7 +128,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Ledger: {e.files} entries (+{e.added} new, {e.changed} changed, {e.quarantined} quarantined); "
             f"majordomus ledger +{ledger.mj_lines} lines; knowledge: {k.files} records (+{k.added} new, "
-            f"{k.changed} changed); derived at {len(ledger.derived)} episode boundaries"
+            f"{k.changed} changed); decision records: {ledger.adrs.files} files (+{ledger.adrs.added} new, "
+            f"{ledger.adrs.changed} changed); derived at {len(ledger.derived)} episode boundaries"
             + (f", {len(failed)} FAILED (see the Knowledge page)" if failed else ""))
 
     def report_pass(self, result: PassResult) -> None:

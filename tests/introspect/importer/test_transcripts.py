@@ -183,7 +183,7 @@ def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
     # waysweb session counts its subagents in. Per folder, the two must add up the same.
     from waysweb import locations
 
-    settings.WAYSWEB_LOCATIONS = locations.resolve({}, demo=True)
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     ingest()
     reported = json.loads((CCUSAGE / "sample-session.json").read_text())["sessions"]
     fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")

@@ -1,0 +1,218 @@
+"""Reads for decision records: the index, one record with both sides of every edge, and mentions."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Q, QuerySet
+
+from introspect.models import TranscriptEntry
+from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
+
+MENTION_LIMIT = 20
+
+
+@dataclass
+class Flags:
+    """What does not add up across a repository's records (§13): shown, never hidden."""
+
+    dangling: list[tuple[AdrRecord, str]] = field(default_factory=list)
+    one_sided: list[tuple[AdrRecord, str, str]] = field(default_factory=list)
+    no_successor: list[AdrRecord] = field(default_factory=list)
+    duplicates: list[AdrRecord] = field(default_factory=list)
+    cycles: list[list[str]] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.dangling) + len(self.one_sided) + len(self.no_successor) + len(self.duplicates) + \
+            len(self.cycles)
+
+
+def base_id(target: str) -> str:
+    return target.split("#", 1)[0]
+
+
+def is_adr_ref(target: str) -> bool:
+    return target.upper().startswith("ADR-") or ":" not in target
+
+
+def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRecord]:
+    rows = AdrRecord.objects.filter(present=True)
+    if status:
+        rows = rows.filter(status=status)
+    if repo:
+        rows = rows.filter(repo=repo)
+    if q:
+        rows = rows.filter(Q(canonical_id__icontains=q) | Q(title__icontains=q) | Q(body__icontains=q))
+    return rows.order_by("repo", "canonical_id", "rel_path")
+
+
+def repositories() -> list[str]:
+    return list(AdrRecord.objects.filter(present=True).values_list("repo", flat=True).distinct().order_by("repo"))
+
+
+def flags(repo: str | None = None) -> Flags:
+    rows = AdrRecord.objects.filter(present=True)
+    if repo:
+        rows = rows.filter(repo=repo)
+    by_key = {(r.repo, r.canonical_id): r for r in rows}
+    out = Flags(duplicates=[r for r in rows if r.duplicate])
+    declared: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    relations = AdrRelation.objects.filter(source__in=rows, kind__in=("supersedes", "superseded_by"))
+    for rel in relations.select_related("source"):
+        declared[(rel.source.repo, rel.source.canonical_id, rel.kind)].add(base_id(rel.target))
+        if is_adr_ref(rel.target) and (rel.source.repo, base_id(rel.target)) not in by_key:
+            out.dangling.append((rel.source, rel.target))
+    for rel in AdrRelation.objects.filter(source__in=rows, kind__in=("related", "amends")).select_related("source"):
+        if rel.target.upper().startswith("ADR-") and (rel.source.repo, base_id(rel.target)) not in by_key:
+            out.dangling.append((rel.source, rel.target))
+    for (repo_, source, kind), targets in declared.items():
+        reverse = "superseded_by" if kind == "supersedes" else "supersedes"
+        for target in targets:
+            if (repo_, target) in by_key and source not in declared.get((repo_, target, reverse), set()):
+                out.one_sided.append((by_key[(repo_, source)], kind, target))
+    successors = {(r, target) for (r, s, k), targets in declared.items() if k == "supersedes" for target in targets}
+    for record in rows:
+        has_successor = declared.get((record.repo, record.canonical_id, "superseded_by")) or \
+            (record.repo, record.canonical_id) in successors
+        if record.status == "superseded" and not has_successor:
+            out.no_successor.append(record)
+    out.cycles = supersession_cycles(declared)
+    return out
+
+
+def supersession_cycles(declared) -> list[list[str]]:
+    graph: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for (repo, source, kind), targets in declared.items():
+        for target in targets:
+            if kind == "superseded_by":
+                graph[(repo, source)].add((repo, target))
+            else:
+                graph[(repo, target)].add((repo, source))
+    cycles, state = [], {}
+
+    def visit(node, path):
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                cycles.append([n[1] for n in path[path.index(nxt):]] if nxt in path else [nxt[1]])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in list(graph):
+        if node not in state:
+            visit(node, [node])
+    return cycles
+
+
+@dataclass
+class RecordView:
+    record: AdrRecord
+    supersedes: list[tuple[str, AdrRecord | None, bool]]  # (target, record, declared here?)
+    superseded_by: list[tuple[str, AdrRecord | None, bool]]
+    related: list[tuple[str, AdrRecord | None]]
+    previous: AdrRecord | None
+    next: AdrRecord | None
+    others_with_id: list[AdrRecord]
+
+
+def record_view(record: AdrRecord) -> RecordView:
+    """Both directions of every supersession edge, whichever side declared it (§13)."""
+    same_repo = {r.canonical_id: r for r in AdrRecord.objects.filter(repo=record.repo, present=True)}
+    mine = list(record.relations.all())
+    theirs = AdrRelation.objects.filter(source__repo=record.repo, source__present=True,
+                                        target__startswith=record.canonical_id).select_related("source")
+    sup, sup_by = {}, {}
+    for rel in mine:
+        if rel.kind == "supersedes":
+            sup[rel.target] = (rel.target, same_repo.get(base_id(rel.target)), True)
+        elif rel.kind == "superseded_by":
+            sup_by[rel.target] = (rel.target, same_repo.get(base_id(rel.target)), True)
+    for rel in theirs:
+        if base_id(rel.target) != record.canonical_id or rel.source_id == record.pk:
+            continue
+        if rel.kind == "supersedes" and rel.source.canonical_id not in sup_by:
+            sup_by[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
+        elif rel.kind == "superseded_by" and rel.source.canonical_id not in sup:
+            sup[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
+    related = [(rel.target, same_repo.get(base_id(rel.target))) for rel in mine if rel.kind in ("related", "amends")]
+    ordered = sorted(same_repo.values(), key=sort_key)
+    index = next((i for i, r in enumerate(ordered) if r.canonical_id == record.canonical_id), None)
+    return RecordView(
+        record=record, supersedes=list(sup.values()), superseded_by=list(sup_by.values()), related=related,
+        previous=ordered[index - 1] if index else None,
+        next=ordered[index + 1] if index is not None and index + 1 < len(ordered) else None,
+        others_with_id=list(AdrRecord.objects.filter(repo=record.repo, canonical_id=record.canonical_id,
+                                                     present=True).exclude(pk=record.pk)),
+    )
+
+
+def sort_key(record: AdrRecord):
+    number = record.number.split(".")
+    return (0, [int(n) for n in number if n.isdigit()], record.date) if record.number else (1, [], record.date)
+
+
+def id_patterns(record: AdrRecord) -> list[str]:
+    """How people write this id in prose: ADR-0009, ADR-9, adr-0009."""
+    patterns = {record.canonical_id}
+    if record.number:
+        head = record.number.split(".")[0]
+        patterns |= {f"ADR-{head}", f"ADR-{int(head)}" if head.isdigit() else f"ADR-{head}", f"adr-{head}"}
+    return sorted(patterns)
+
+
+@dataclass
+class Mentions:
+    ledger: list[LedgerEntry]
+    knowledge: list[KnowledgeRecord]
+    messages: list[TranscriptEntry]
+
+
+def mentions(record: AdrRecord) -> Mentions:
+    """Sessions (messages), ledger entries and knowledge records that name this record by id."""
+    patterns = id_patterns(record)
+    regex = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(re.escape(p) for p in patterns) + r")(?![0-9])", re.I)
+
+    def hits(queryset, field):
+        query = Q()
+        for pattern in patterns:
+            query |= Q(**{f"{field}__icontains": pattern})
+        return [row for row in queryset.filter(query)[: MENTION_LIMIT * 3] if regex.search(getattr(row, field))][
+            :MENTION_LIMIT]
+
+    return Mentions(
+        ledger=hits(LedgerEntry.objects.filter(present=True).select_related("session"), "body"),
+        knowledge=hits(KnowledgeRecord.objects.filter(present=True), "body"),
+        messages=hits(TranscriptEntry.objects.filter(is_copy=False, inert=False)
+                      .select_related("session").defer("raw"), "text"),
+    )
+
+
+ADR_MENTION = re.compile(r"(?<![A-Za-z0-9])ADR[- ]?(\d{1,4}(?:\.\d+)?)(?![0-9])", re.I)
+
+
+def records_mentioned(*texts: str) -> list[AdrRecord]:
+    """Decision records named in some text (for the link back from sessions, entries and knowledge)."""
+    numbers = {m.group(1).lstrip("0") or "0" for text in texts for m in ADR_MENTION.finditer(text or "")}
+    if not numbers:
+        return []
+    rows = AdrRecord.objects.filter(present=True).exclude(number="")
+    return [row for row in rows if (row.number.split(".")[0].lstrip("0") or "0") in numbers][:20]
+
+
+def timeline(rows) -> list[tuple[str, list[AdrRecord]]]:
+    """Records grouped by month of their date (undated last)."""
+    groups: dict[str, list[AdrRecord]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: (r.date or "9999", r.canonical_id)):
+        groups[row.date[:7] if row.date else "undated"].append(row)
+    return list(groups.items())
+
+
+def directories() -> list[tuple[str, str]]:
+    """ADR directories waysweb found, as (path, label) for the "new record" picker."""
+    rows = AdrRecord.objects.filter(present=True).values_list("directory", "repo").distinct().order_by("directory")
+    return [(directory, f"{repo.rstrip('/').rsplit('/', 1)[-1]}: {directory[len(repo):].lstrip('/')}")
+            for directory, repo in rows]

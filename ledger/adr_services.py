@@ -1,0 +1,118 @@
+"""A person's acts on decision records: status changes and new records, written back to the files.
+
+Status changes go through the format's own writer (ledger/importer/adrs.py), which changes only
+the status lines and keeps every other byte; a supersession updates both files, each atomically,
+and one audit row names them both (knowledge-and-records.md §13). An agent never accepts: only a
+logged-in person reaches these functions.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from django.db import transaction
+
+from ledger import files
+from ledger.importer import adr_load, adrs, documents
+from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
+from ledger.services import Conflict, Refused, Reviewer
+
+VERBS = {"accept": "accepted", "deprecate": "deprecated"}
+
+
+def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, adrs.AdrDoc]:
+    path = Path(record.path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise Conflict(record, f"{record.rel_path} is gone from the repository") from None
+    if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
+        raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
+    return path, raw, adrs.parse_adr(raw, rel_path=record.rel_path)
+
+
+def link_to(record: AdrRecord, from_record: AdrRecord) -> str:
+    """A relative link from one record's file to another's, as adr-tools writes them."""
+    import os
+
+    return os.path.relpath(record.path, Path(from_record.path).parent)
+
+
+def record_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, successor: AdrRecord | None = None,
+                  loaded_sha256: str = "", note: str = "") -> AdrRecord:
+    today = date.today().isoformat()
+    path, raw, doc = current(record, loaded_sha256)
+    if record.duplicate:
+        raise Refused("two files claim this id; resolve the duplicate before changing its status")
+    writes: list[tuple[Path, bytes, bytes]] = []
+    if verb in VERBS:
+        if record.status == VERBS[verb]:
+            raise Refused(f"it is already {record.status}")
+        writes.append((path, raw, adrs.set_status(raw, doc, VERBS[verb], today=today)))
+        after = VERBS[verb]
+    elif verb == "supersede":
+        if successor is None or successor.pk == record.pk or successor.repo != record.repo:
+            raise Refused("pick the record (in the same repository) that supersedes this one")
+        s_path, s_raw, s_doc = current(successor, "")
+        writes.append((path, raw, adrs.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record))))
+        writes.append((s_path, s_raw, adrs.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor))))
+        after = "superseded"
+    else:
+        raise Refused(f"unknown action {verb!r}")
+    for target, _, new in writes:
+        files.write_atomic(target, new)
+    with transaction.atomic():
+        AdrAction.objects.create(
+            record=record, record_id_text=record.canonical_id, verb=verb, reviewer=reviewer.user,
+            reviewer_name=reviewer.name, note=note, status_before=record.status, status_after=after,
+            files=[[str(target), documents.sha256(old), documents.sha256(new)] for target, old, new in writes])
+    adr_load.import_repo(Path(record.repo))
+    return AdrRecord.objects.get(pk=record.pk)
+
+
+def directory_format(directory: str) -> tuple[str, list[int], int]:
+    """The format most records in the directory use, their numbers, and their zero-padding width."""
+    rows = AdrRecord.objects.filter(directory=directory, present=True)
+    formats = [row.format for row in rows if row.format]
+    fmt = max(set(formats), key=formats.count) if formats else "nygard"
+    # Ids are per repository, whatever folder holds them: number above every record of the repo.
+    repo = rows.values_list("repo", flat=True).first()
+    numbers = [int(n.split(".")[0]) for n in AdrRecord.objects.filter(repo=repo).values_list("number", flat=True)
+               if n.split(".")[0].isdigit()]
+    width = max((len(Path(row.rel_path).name.split("-")[0]) for row in rows
+                 if Path(row.rel_path).name.split("-")[0].isdigit()), default=4)
+    return fmt, numbers, width
+
+
+def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, reviewer: Reviewer) -> AdrRecord:
+    """A proposed record in the directory's own format, next free number, provenance included."""
+    if not knowledge or any(k.status != KnowledgeRecord.Status.VERIFIED for k in knowledge):
+        raise Refused("only promoted (verified) knowledge becomes a decision record")
+    known = set(AdrRecord.objects.filter(present=True).values_list("directory", flat=True))
+    if directory not in known:
+        raise Refused("pick one of the ADR directories waysweb found")
+    fmt, numbers, width = directory_format(directory)
+    number = adrs.next_number(numbers)
+    first = knowledge[0]
+    refs = [f"knowledge:{k.record_id}" for k in knowledge] + \
+        [ref for k in knowledge for ref in k.derived_from if ref.startswith(("claude-session:", "ledger:", "session:"))]
+    context = "\n\n".join(k.description for k in knowledge)
+    decision = "\n\n".join(k.title for k in knowledge)
+    evidence = [line for k in knowledge for line in k.body.split("# Evidence", 1)[1:]]
+    consequences = ("Evidence recorded at promotion:\n\n" + "\n".join(e.strip() for e in evidence)) if evidence else \
+        "To be written by the deciders."
+    name, content = adrs.new_record(fmt, number=number, title=first.title, context=context, decision=decision,
+                                    consequences=consequences, provenance_refs=refs,
+                                    today=date.today().isoformat(), width=width)
+    target = Path(directory) / name
+    if target.exists():
+        raise Conflict(first, f"{name} already exists; reload and try again")
+    files.write_atomic(target, content)
+    repo = AdrRecord.objects.filter(directory=directory).values_list("repo", flat=True).first()
+    adr_load.import_repo(Path(repo))
+    record = AdrRecord.objects.get(repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix())
+    AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb="create", reviewer=reviewer.user,
+                             reviewer_name=reviewer.name, note=", ".join(k.record_id for k in knowledge),
+                             status_after=record.status, files=[[str(target), "", documents.sha256(content)]])
+    return record
