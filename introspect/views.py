@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from introspect import queries
+from ledger import adr_queries
 from ledger import queries as ledger_queries
 from introspect.models import Session, Subagent
 from waysweb.htmx import HtmxHttpRequest, render_page
@@ -77,6 +78,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "prev_start": max(start - queries.TURNS_PER_PAGE, 1) if start > 1 else None,
         "windows": queries.window_spans(session),
         "peak_context": queries.peak_context(session),
+        "decisions": adr_queries.records_mentioned(*ledger_queries.entry_texts(session), session.title),
         "conversation": [] if session.turn_count else queries.conversation(session),
         "cursor": turns[-1].epoch if turns else 0,
         "nav": "sessions",

@@ -196,11 +196,20 @@ ADR_MENTION = re.compile(r"(?<![A-Za-z0-9])ADR[- ]?(\d{1,4}(?:\.\d+)?)(?![0-9])"
 
 def records_mentioned(*texts: str) -> list[AdrRecord]:
     """Decision records named in some text (for the link back from sessions, entries and knowledge)."""
-    numbers = {m.group(1).lstrip("0") or "0" for text in texts for m in ADR_MENTION.finditer(text or "")}
-    if not numbers:
-        return []
-    rows = AdrRecord.objects.filter(present=True).exclude(number="")
-    return [row for row in rows if (row.number.split(".")[0].lstrip("0") or "0") in numbers][:20]
+    return mention_map({0: " ".join(t or "" for t in texts)}).get(0, [])
+
+
+def mention_map(texts: dict) -> dict:
+    """For each key, the decision records its text names — one query for all of them."""
+    wanted = {key: {m.group(1).split(".")[0].lstrip("0") or "0" for m in ADR_MENTION.finditer(text or "")}
+              for key, text in texts.items()}
+    if not any(wanted.values()):
+        return {}
+    by_number: dict[str, list[AdrRecord]] = defaultdict(list)
+    for row in AdrRecord.objects.filter(present=True).exclude(number="").order_by("repo", "canonical_id"):
+        by_number[row.number.split(".")[0].lstrip("0") or "0"].append(row)
+    return {key: [row for n in sorted(numbers) for row in by_number.get(n, [])][:20]
+            for key, numbers in wanted.items() if numbers}
 
 
 def timeline(rows) -> list[tuple[str, list[AdrRecord]]]:

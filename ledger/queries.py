@@ -54,6 +54,10 @@ def entries_for_session(session: Session) -> list[LedgerEntry]:
     return list(LedgerEntry.objects.filter(session_key=session.sid).order_by("ts", "epoch"))
 
 
+def entry_texts(session: Session) -> list[str]:
+    return list(LedgerEntry.objects.filter(session_key=session.sid).values_list("body", flat=True))
+
+
 def entries_by_turn(session: Session, turns: list) -> dict[int, list[LedgerEntry]]:
     """Each ledger entry placed after the last turn of the page that started at or before it."""
     if not turns:

@@ -40,6 +40,9 @@ def ledger_stream(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     items = queries.ledger_stream(slug)
     if not items:
         raise Http404(f"no ledger entries for {slug}")
+    mentioned = adr_queries.mention_map({item.entry.pk: item.entry.body for item in items})
+    for item in items:
+        item.entry.decisions = mentioned.get(item.entry.pk, [])
     return render(request, "ledger/ledger_stream.html", {"slug": slug, "items": items, "nav": "ledger"})
 
 

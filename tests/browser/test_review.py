@@ -112,3 +112,53 @@ def test_it_bulk_rejects_from_the_queue(reviewing):
     tab.go("/ledger/knowledge/audit/")
     assert tab.page.locator("table.events tbody tr").count() == 2
     tab.shot("26-audit")
+
+
+@pytest.fixture
+def decisions(reviewing, sample_home, settings):
+    locs = settings.WAYSWEB_LOCATIONS
+    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": (
+        sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")})
+    call_command("ingest", stdout=StringIO())
+    return reviewing
+
+
+def test_it_shows_decision_records_and_their_inconsistencies(decisions):
+    tab = decisions
+    tab.go("/ledger/decisions/")
+    text = tab.page.locator("main").inner_text()
+    assert "duplicate id" in text and "one-sided" in text and "superseded by ?" in text and "dangling" in text
+    tab.shot("30-decisions-index")
+    tab.page.get_by_role("link", name="ADR-0007").first.click()
+    tab.page.wait_for_selector("#record-card")
+    assert "supersedes" in tab.page.locator(".supersession").inner_text()
+    tab.shot("31-decision-page")
+
+
+def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
+    from ledger.importer import adrs
+    from ledger.models import AdrRecord
+
+    tab = decisions
+    older = AdrRecord.objects.get(canonical_id="ADR-0003", repo__endswith="web-ui", present=True)
+    newer = AdrRecord.objects.get(canonical_id="ADR-0004", repo__endswith="web-ui", present=True)
+    tab.go(f"/ledger/decisions/{older.pk}/")
+    tab.page.select_option("#status-form select[name=verb]", "supersede")
+    tab.page.select_option("#status-form select[name=successor]", str(newer.pk))
+    tab.page.click("#status-form button[type=submit]")
+    tab.page.wait_for_selector("text=Written: ADR-0003 is now superseded.")
+    tab.shot("32-superseded")
+    assert adrs.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
+
+
+def test_it_turns_promoted_knowledge_into_a_draft_record(decisions):
+    from ledger.models import AdrRecord
+
+    tab = decisions
+    record = KnowledgeRecord.objects.filter(status="verified").first()
+    open_candidate(tab, record)
+    tab.page.click("#adr-form button[type=submit]")
+    tab.page.wait_for_url("**/ledger/decisions/*/")
+    created = AdrRecord.objects.order_by("-pk").first()
+    assert created.status in ("proposed", "draft") and record.record_id in created.body
+    tab.shot("33-record-from-knowledge")
