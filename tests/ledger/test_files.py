@@ -18,7 +18,8 @@ def test_it_replaces_a_file_whole(tmp_path):
 
 
 def test_it_leaves_the_old_file_and_no_temp_file_when_the_rename_fails(tmp_path, monkeypatch):
-    path = tmp_path / "r.md"
+    path = tmp_path / "records" / "r.md"
+    path.parent.mkdir()
     path.write_bytes(b"old\n")
 
     def failing_replace(src, dst):
@@ -28,4 +29,4 @@ def test_it_leaves_the_old_file_and_no_temp_file_when_the_rename_fails(tmp_path,
     with pytest.raises(OSError):
         files.write_atomic(path, b"new\n")
     assert path.read_bytes() == b"old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["r.md"]
+    assert [p.name for p in path.parent.iterdir()] == ["r.md"]
