@@ -81,7 +81,9 @@ class Command(BaseCommand):
         try:
             result = import_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
                                  record_only_changes=follow and not first)
-            ledger = ledger_pass(locs)
+            # The ledger side (documents, derivation over every session) is heavier than a poll: in
+            # --follow it runs when sessions changed, and with the way rescan otherwise.
+            ledger = ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
         except (OperationalError, loader.CheckpointMoved) as exc:
             if not follow:
                 raise CommandError(f"import failed, nothing half-written: {exc}") from exc
@@ -90,7 +92,7 @@ class Command(BaseCommand):
             return PassResult()
         if result.found or not follow:
             self.report_pass(result)
-        if ledger.found or not follow:
+        if ledger is not None and (ledger.found or not follow):
             self.report_ledger(ledger)
         return result
 
