@@ -65,8 +65,8 @@ def dump_document(session_id: str | None, *, matched: bool) -> dict:
     project = (starts[0].project or "") if starts else ""
     entries = rebuild.trunk_entries(rebuild.locate_trunk(sid, project))
     built = turn_model.build_turns(events)
-    prompts = join.prompt_turns(entries)
-    reason = join.no_match_reason(entries, prompts)
+    prompts = join.PromptIndex(join.prompt_turns(entries))
+    reason = join.no_match_reason(entries, list(prompts.ordered))
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=reason) for turn in built]
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     resolve = way_resolver(project)

@@ -75,9 +75,9 @@ def walk_to_user(entry, nodes: dict[str, object]) -> str | None:
 
 
 def join_turn(turn_second: datetime, turns: Sequence[PromptTurn], *, no_match_reason: str) -> Join:
-    """introspection.md §4.2 for one fire turn."""
-    near = [(abs((pt.second - turn_second).total_seconds()), order, pt) for order, pt in enumerate(turns)
-            if abs((pt.second - turn_second).total_seconds()) <= JOIN_TOLERANCE_SECS]
+    """introspection.md §4.2 for one fire turn. `turns` must be in file order; see `PromptIndex`."""
+    index = turns if isinstance(turns, PromptIndex) else PromptIndex(turns)
+    near = index.within(turn_second, JOIN_TOLERANCE_SECS)
     if not near:
         return Join("heuristic", no_match_reason)
     users = {pt.user_uuid for _, _, pt in near}
@@ -85,6 +85,26 @@ def join_turn(turn_second: datetime, turns: Sequence[PromptTurn], *, no_match_re
         return Join("heuristic", f"ambiguous: {len(users)} prompts within 8 s")
     _, _, best = min(near, key=lambda item: (item[0], item[1]))
     return Join("keyed", KEYED, user_uuid=best.user_uuid, injection=best.injection)
+
+
+class PromptIndex:
+    """Prompt turns sorted by second, so each fire turn looks at its ±8 s neighbours only
+    (a 5,000-turn session would otherwise compare every turn with every prompt)."""
+
+    def __init__(self, turns: Sequence[PromptTurn]):
+        self.ordered = sorted(enumerate(turns), key=lambda item: item[1].second)
+        self.seconds = [pt.second for _, pt in self.ordered]
+
+    def within(self, second: datetime, tolerance: int) -> list[tuple[float, int, PromptTurn]]:
+        from bisect import bisect_left, bisect_right
+        from datetime import timedelta
+
+        lo = bisect_left(self.seconds, second - timedelta(seconds=tolerance))
+        hi = bisect_right(self.seconds, second + timedelta(seconds=tolerance))
+        return [(abs((pt.second - second).total_seconds()), order, pt) for order, pt in self.ordered[lo:hi]]
+
+    def __len__(self) -> int:
+        return len(self.ordered)
 
 
 def version_tuple(version: str) -> tuple[int, ...]:

@@ -119,8 +119,8 @@ def rebuild_session(session: Session) -> None:
     recorded_project = (origin.project or "") if origin else ""
     trunk = locate_trunk(session.sid, recorded_project)
     entries = trunk_entries(trunk)
-    prompts = join.prompt_turns(entries)
-    unmatched = join.no_match_reason(entries, prompts)
+    prompts = join.PromptIndex(join.prompt_turns(entries))
+    unmatched = join.no_match_reason(entries, list(prompts.ordered))
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
     by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
     prompt_entries = [entry for entry in entries if entry.is_prompt and entry.ts is not None]
