@@ -76,7 +76,7 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
 def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
     if trunk is None:
         return []
-    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw"))
+    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "cwd", "flags"))
 
 
 def session_usage(session: Session) -> dict[str, int]:
