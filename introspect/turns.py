@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from bisect import bisect_left, bisect_right
+from datetime import datetime, timedelta
 
 import orjson
 
@@ -108,10 +109,34 @@ def unsigned(value) -> int:
     return 0
 
 
+VERDICT_SPAN = timedelta(seconds=VERDICT_WINDOW_SECS)
+
+
+@dataclass
+class WayRows:
+    """One way's rows with a UTC second, sorted by it, for the verdict search."""
+
+    seconds: list[datetime]
+    rows: list[Row]
+
+    @classmethod
+    def index(cls, rows: list[Row]) -> dict[str, WayRows]:
+        grouped: dict[str, list[Row]] = {}
+        for row in rows:
+            if row.ts is not None:
+                grouped.setdefault(row.way_id, []).append(row)
+        out = {}
+        for way, items in grouped.items():
+            items.sort(key=lambda r: (r.ts, r.order))
+            out[way] = cls([r.ts for r in items], items)
+        return out
+
+
 def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list[Row]:
     """Step 2: a block becomes a row of its own; pass/would_block marks the nearest row of its way."""
     blocks: list[Row] = []
     order = start_order
+    by_way = WayRows.index(rows)
     for event in judged:
         if not event.way or not event.verdict or event.p_yes is None or event.ts is None:
             continue
@@ -124,14 +149,17 @@ def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list
             continue
         best: Row | None = None
         best_distance = None
-        for row in rows:
-            if row.way_id != event.way or row.judge is not None or row.gated or row.ts is None:
-                continue
-            distance = abs((row.ts - event.ts).total_seconds())
-            if distance > VERDICT_WINDOW_SECS:
-                continue
-            if best_distance is None or distance < best_distance:
-                best, best_distance = row, distance
+        candidates = by_way.get(event.way)
+        if candidates:
+            # Only this way's rows within ±3 s: bisect on their seconds (ties keep event order).
+            lo = bisect_left(candidates.seconds, event.ts - VERDICT_SPAN)
+            hi = bisect_right(candidates.seconds, event.ts + VERDICT_SPAN)
+            for row in sorted(candidates.rows[lo:hi], key=lambda r: r.order):
+                if row.judge is not None or row.gated:
+                    continue
+                distance = abs((row.ts - event.ts).total_seconds())
+                if best_distance is None or distance < best_distance:
+                    best, best_distance = row, distance
         if best is not None:
             best.judge, best.judge_event = verdict, event
     return blocks
