@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -174,19 +175,23 @@ def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
-    """Near-misses placed in the turn whose scan they belong to: the last turn starting ≤ 3 s after them."""
+    """Near-misses placed in the turn whose scan they belong to: the last turn starting ≤ 3 s after them.
+
+    Only the page's time span is read (up to the next page's first turn), so long sessions cost the same.
+    """
     if not turns:
         return {}
-    lo, hi = turns[0].ts - timedelta(seconds=3), turns[-1].ts + timedelta(hours=12)
-    misses = WaysEvent.objects.filter(session=session, event="way_nearmiss", ts__gte=lo, ts__lte=hi).order_by("ts")
+    lo = turns[0].ts - timedelta(seconds=3)
+    misses = WaysEvent.objects.filter(session=session, event="way_nearmiss", ts__gte=lo)
+    following = session.turns.filter(epoch=turns[-1].epoch + 1).values_list("ts", flat=True).first()
+    if following is not None:
+        misses = misses.filter(ts__lt=following - timedelta(seconds=3))
+    starts = [turn.ts for turn in turns]
     out: dict[int, list[WaysEvent]] = {}
-    for miss in misses:
-        owner = None
-        for turn in turns:
-            if turn.ts <= miss.ts + timedelta(seconds=3):
-                owner = turn
-        if owner is not None:
-            out.setdefault(owner.pk, []).append(miss)
+    for miss in misses.order_by("ts"):
+        at = bisect_right(starts, miss.ts + timedelta(seconds=3)) - 1
+        if at >= 0:
+            out.setdefault(turns[at].pk, []).append(miss)
     return out
 
 
