@@ -113,61 +113,44 @@ def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> H
     return render(request, template, candidate_context(record, **forms_))
 
 
-@require_POST
-@reviewer_required
-def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, done: str) -> HttpResponse:
+    """The shape every single-record decision shares: validate, act through the service, answer."""
     record = get_object_or_404(KnowledgeRecord, pk=pk)
-    form = forms.PromoteForm(request.POST)
+    form = form_class(request.POST)
     if not form.is_valid():
-        return form_error(request, record, promote_form=form)
+        return form_error(request, record, **{form_key: form})
     try:
-        record = services.candidate_promote(
-            record=record, reviewer=services.Reviewer.of(request.user), evidence=form.cleaned_data["evidence"],
-            new_class=form.cleaned_data["klass"], loaded_sha256=form.cleaned_data["loaded_sha256"])
+        record = act(record, services.Reviewer.of(request.user), form.cleaned_data)
     except services.Conflict as exc:
         return conflict(request, exc)
     except services.Refused as exc:
         form.add_error(None, str(exc))
-        return form_error(request, record, promote_form=form)
-    return decided(request, record, "Promoted: written to curated/ as verified.")
+        return form_error(request, record, **{form_key: form})
+    return decided(request, record, done)
+
+
+@require_POST
+@reviewer_required
+def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return decide(request, pk, forms.PromoteForm, "promote_form", lambda record, who, data: services.candidate_promote(
+        record=record, reviewer=who, evidence=data["evidence"], new_class=data["klass"],
+        loaded_sha256=data["loaded_sha256"]), "Promoted: written to curated/ as verified.")
 
 
 @require_POST
 @reviewer_required
 def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    record = get_object_or_404(KnowledgeRecord, pk=pk)
-    form = forms.RejectForm(request.POST)
-    if not form.is_valid():
-        return form_error(request, record, reject_form=form)
-    try:
-        record = services.candidate_reject(
-            record=record, reviewer=services.Reviewer.of(request.user), reason=form.cleaned_data["reason"],
-            superseded_by=form.cleaned_data["superseded_by"].strip(), loaded_sha256=form.cleaned_data["loaded_sha256"])
-    except services.Conflict as exc:
-        return conflict(request, exc)
-    except services.Refused as exc:
-        form.add_error(None, str(exc))
-        return form_error(request, record, reject_form=form)
-    return decided(request, record, "Rejected: the candidate file now says superseded, with your reason.")
+    return decide(request, pk, forms.RejectForm, "reject_form", lambda record, who, data: services.candidate_reject(
+        record=record, reviewer=who, reason=data["reason"], superseded_by=data["superseded_by"].strip(),
+        loaded_sha256=data["loaded_sha256"]), "Rejected: the candidate file now says superseded, with your reason.")
 
 
 @require_POST
 @reviewer_required
 def candidate_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    record = get_object_or_404(KnowledgeRecord, pk=pk)
-    form = forms.EditForm(request.POST)
-    if not form.is_valid():
-        return form_error(request, record, edit_form=form)
-    try:
-        record = services.candidate_edit(
-            record=record, reviewer=services.Reviewer.of(request.user), title=form.cleaned_data["title"],
-            description=form.cleaned_data["description"], loaded_sha256=form.cleaned_data["loaded_sha256"])
-    except services.Conflict as exc:
-        return conflict(request, exc)
-    except services.Refused as exc:
-        form.add_error(None, str(exc))
-        return form_error(request, record, edit_form=form)
-    return decided(request, record, "Saved: the candidate file was rewritten.")
+    return decide(request, pk, forms.EditForm, "edit_form", lambda record, who, data: services.candidate_edit(
+        record=record, reviewer=who, title=data["title"], description=data["description"],
+        loaded_sha256=data["loaded_sha256"]), "Saved: the candidate file was rewritten.")
 
 
 @require_POST
