@@ -81,11 +81,3 @@ def home(tmp_path, settings) -> Home:
     settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(root)})
     return Home(root)
 
-
-@pytest.fixture
-def demo(settings, tmp_path):
-    """Settings pointed at the bundled sample, with a private data directory for what the demo writes."""
-    from waysweb import locations
-
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(tmp_path / "demo-data")}, demo=True)
-    return settings.WAYSWEB_LOCATIONS
