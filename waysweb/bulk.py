@@ -54,3 +54,13 @@ def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> Non
     with connection.cursor() as cursor:
         for start in range(0, len(rows), batch_size):
             cursor.executemany(sql, rows[start:start + batch_size])
+
+
+def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:
+    """`queryset.filter(<field>__in=values)` in chunks: a gzip member can hold far more lines than
+    SQLite allows bound parameters in one statement."""
+    values = list(values)
+    out = []
+    for start in range(0, len(values), size):
+        out.extend(queryset.filter(**{f"{field}__in": values[start:start + size]}))
+    return out

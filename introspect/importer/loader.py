@@ -152,8 +152,8 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
     out = BatchResult()
     counts = out.counts
     with transaction.atomic():
-        seen = set(RawLine.objects.filter(source=row, offset__in={line.offset for line in chunk.lines})
-                   .values_list("offset", "index"))
+        seen = set(bulk.chunked_in(RawLine.objects.filter(source=row).values_list("offset", "index"), "offset",
+                                   {line.offset for line in chunk.lines}))
         raw_rows: list[RawLine] = []
         quarantine: list[Quarantine] = []
         candidates: list[tuple[tailer.Line, parser.Record]] = []
@@ -226,15 +226,16 @@ def ensure_sessions(keys: set[str]) -> dict[str, int]:
     if not keys:
         return {}
     Session.objects.bulk_create([Session(sid=key) for key in keys], ignore_conflicts=True)
-    return dict(Session.objects.filter(sid__in=keys).values_list("sid", "pk"))
+    return dict(bulk.chunked_in(Session.objects.values_list("sid", "pk"), "sid", keys))
 
 
 def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
                  outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[WaysEvent]:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
     shas = [sha256(record.data) for _, record in candidates]
-    existing = {event.sha256: event for event in WaysEvent.objects.filter(sha256__in=set(shas))}
-    same_source = set(RawLine.objects.filter(source=row, sha256__in=set(existing)).values_list("sha256", flat=True))
+    existing = {event.sha256: event for event in bulk.chunked_in(WaysEvent.objects.all(), "sha256", set(shas))}
+    same_source = set(bulk.chunked_in(RawLine.objects.filter(source=row).values_list("sha256", flat=True),
+                                      "sha256", set(existing)))
     fresh: dict[str, WaysEvent] = {}
     moved: list[WaysEvent] = []
     repeated: list[WaysEvent] = []
@@ -304,9 +305,9 @@ def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Re
     uuids = {(key, fields.uuid) for _, _, fields, key in built if fields.uuid}
     known = set()
     if uuids:
-        known = set(TranscriptEntry.objects.filter(session_key__in={k for k, _ in uuids},
-                                                   uuid__in={u for _, u in uuids})
-                    .exclude(source=row).values_list("session_key", "uuid"))
+        candidates = bulk.chunked_in(TranscriptEntry.objects.exclude(source=row).values_list("session_key", "uuid"),
+                                     "uuid", {u for _, u in uuids})
+        known = set(candidates) & uuids
     ids = ensure_sessions({key for *_, key in built})
     sessions |= set(ids)
     keep_inert = settings.WAYSWEB_KEEP_INERT_RAW

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from introspect.importer.sources import Source
 from ledger.importer.load import mj_ledger_row
+from waysweb import bulk
 from ledger.models import MjLedgerLine
 
 
@@ -26,7 +27,7 @@ def sources(repos: list[Path]) -> list[Source]:
 def store_lines(row, candidates, outcomes, sessions) -> list[MjLedgerLine]:
     """Rows for new lines; a line already stored (a rotation re-wrote it) is a duplicate (fault case 35)."""
     shas = [hashlib.sha256(record.data).hexdigest() for _, record in candidates]
-    known = set(MjLedgerLine.objects.filter(sha256__in=set(shas)).values_list("sha256", flat=True))
+    known = set(bulk.chunked_in(MjLedgerLine.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     repo = str(Path(row.root).parent.parent.parent)
     fresh: dict[str, MjLedgerLine] = {}
     for (line, record), sha in zip(candidates, shas, strict=True):

@@ -1,0 +1,23 @@
+"""Bulk reads and writes that stay within SQLite's limit on bound parameters."""
+
+from __future__ import annotations
+
+import pytest
+
+from introspect.models import Session
+from waysweb import bulk
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_queries_more_values_than_one_statement_may_bind():
+    Session.objects.bulk_create([Session(sid=f"s{n}") for n in range(3)])
+    wanted = {f"s{n}" for n in range(40_000)}  # a gzip member can hold this many lines
+    found = bulk.chunked_in(Session.objects.values_list("sid", flat=True), "sid", wanted)
+    assert sorted(found) == ["s0", "s1", "s2"]
+
+
+def test_it_inserts_and_skips_rows_that_already_exist():
+    bulk.insert_ignore([Session(sid="a"), Session(sid="b")])
+    bulk.insert_ignore([Session(sid="b", event_count=9), Session(sid="c")])
+    assert sorted(Session.objects.values_list("sid", "event_count")) == [("a", 0), ("b", 0), ("c", 0)]
