@@ -215,13 +215,36 @@ def boundaries(session: Session) -> list[tuple[int, str]]:
     return out
 
 
+def sessions_with_evidence() -> set[int]:
+    """Sessions that have anything the table reads: ledger entries, near-misses or judge blocks."""
+    ledger = set(LedgerEntry.objects.filter(present=True, quarantine_reason="").exclude(session=None)
+                 .values_list("session_id", flat=True).distinct())
+    ways = set(WaysEvent.objects.filter(event__in=("way_nearmiss", "way_judged")).exclude(session=None)
+               .values_list("session_id", flat=True).distinct())
+    return ledger | ways
+
+
 def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
-    """Every boundary not derived yet (a failed one is tried again on the next pass)."""
+    """Every boundary not derived yet (a failed one is tried again on the next pass).
+
+    A session with no evidence at all derives nothing; its boundaries are recorded as derived with
+    nothing written in one statement, instead of querying each of them (a first import of thousands
+    of sessions would otherwise spend minutes here).
+    """
     done = set(KnowledgeEvent.objects.exclude(kind=KnowledgeEvent.Kind.FAILED)
                .values_list("session_id", "window", "trigger"))
-    events = []
+    evidence = sessions_with_evidence()
+    events, empty = [], []
     for session in sessions if sessions is not None else Session.objects.all():
         for window, trigger in boundaries(session):
-            if (session.pk, window, trigger) not in done:
+            if (session.pk, window, trigger) in done:
+                continue
+            switch = {"end": settings.WAYSWEB_DERIVE_ON_END,
+                      "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
+            if session.pk in evidence or not switch:
                 events.append(derive(session, window=window, trigger=trigger, directory=directory))
-    return events
+            else:
+                empty.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
+                                            kind=KnowledgeEvent.Kind.DERIVED, detail="no evidence in this episode"))
+    KnowledgeEvent.objects.bulk_create(empty, ignore_conflicts=True, batch_size=500)
+    return events + empty
