@@ -104,18 +104,10 @@ class SemanticFire(Out):
     redisclosed: bool
 
 
-class JudgeBlock(Out):
+class JudgeBlock(JudgeVerdict):
+    """A judge verdict that blocked a way, with where and when (the /fires listing)."""
     way: str
     ts: str
-    verdict: str
-    p_yes: float
-    threshold: float
-    mode: str
-    engine: str
-    model: str
-    judge_ms: int
-    reason: str | None = None
-    ancestor: str | None = None
 
 
 class Fires(Out):
