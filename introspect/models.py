@@ -186,6 +186,8 @@ class Session(models.Model):
     cache_read_input_tokens = models.BigIntegerField(default=0)
     message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
     derived_version = models.PositiveIntegerField(default=0, help_text="rebuild.DERIVED_VERSION when last rebuilt")
+    built_event_id = models.BigIntegerField(default=0, help_text="highest WaysEvent id the derived rows reflect")
+    built_entry_id = models.BigIntegerField(default=0, help_text="highest TranscriptEntry id the derived rows reflect")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
