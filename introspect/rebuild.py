@@ -11,13 +11,23 @@ from itertools import batched
 from pathlib import Path, PurePosixPath
 
 import orjson
-
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Max
 
-from introspect import join, spills
+from introspect import extend, join, spills
 from introspect import turns as turn_model
-from introspect.models import Project, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
+from introspect.models import (
+    Project,
+    Session,
+    SourceFile,
+    Subagent,
+    TranscriptEntry,
+    Turn,
+    TurnWay,
+    WaysEvent,
+    Window,
+)
+from waysweb import bulk
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
 DERIVED_VERSION = 3
@@ -38,12 +48,16 @@ def project_for(path: str) -> Project | None:
 
 
 def rebuild_sessions(sids: Iterable[str]) -> int:
-    """Rebuild every named session, and any built by an older version; returns how many."""
+    """Bring every named session up to date, and any built by an older version; returns how many.
+
+    A session that only grew at its end is extended (introspect/extend.py); any other is rebuilt whole.
+    """
     count = 0
     # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
     for chunk in batched(sorted(set(sids)), 500):
         for session in Session.objects.filter(sid__in=chunk):
-            rebuild_session(session)
+            if not extend.extend_session(session):
+                rebuild_session(session)
             count += 1
     for session in Session.objects.filter(derived_version__lt=DERIVED_VERSION):
         rebuild_session(session)
@@ -111,6 +125,8 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", 
 
 
 def rebuild_session(session: Session) -> None:
+    """Every derived row of the session from all its events and transcript lines."""
+    built_entry_id = TranscriptEntry.objects.filter(session=session).aggregate(top=Max("id"))["top"] or 0
     events = events_in_order(session)
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
@@ -165,6 +181,8 @@ def rebuild_session(session: Session) -> None:
     session.near_misses = sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_nearmiss")
     session.window_count = len(starts)
     session.derived_version = DERIVED_VERSION
+    session.built_event_id = max((event.pk for event in events), default=0)
+    session.built_entry_id = built_entry_id
     session.models_seen = ", ".join(sorted({event.model for event in events if event.model and event.model != "unknown"}))
 
     with transaction.atomic():
@@ -186,17 +204,22 @@ def rebuild_session(session: Session) -> None:
                  nearest_prompt=None if joined.user_uuid else nearest_prompt(prompt_entries, turn.ts))
             for turn, joined in zip(built, joins, strict=True)
         )
-        rebuild_subagents(session, entries)
+        rebuild_subagents(session, trunk)
         if trunk is not None:
             spills.import_spills([e for e in entries if "<persisted-output>" in (e.text or "")], trunk)
-        TurnWay.objects.bulk_create(
-            TurnWay(turn=turn_row, position=position, event=row.event, judge_event=row.judge_event,
-                    way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated,
-                    suppressed=row.suppressed, redisclosed=row.redisclosed, fire_score=row.fire_score,
-                    matched_span=row.matched_span)
-            for turn_row, turn in zip(turn_rows, built, strict=True)
-            for position, row in enumerate(turn.rows, start=1)
-        )
+        TurnWay.objects.bulk_create(turn_way_rows(turn_rows, built))
+
+
+def turn_way_rows(turn_rows: list[Turn], built: list[turn_model.TurnData]) -> Iterable[TurnWay]:
+    """Each turn's `fired_ways` in order, as rows of the turn they belong to."""
+    return (
+        TurnWay(turn=turn_row, position=position, event=row.event, judge_event=row.judge_event,
+                way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated,
+                suppressed=row.suppressed, redisclosed=row.redisclosed, fire_score=row.fire_score,
+                matched_span=row.matched_span)
+        for turn_row, turn in zip(turn_rows, built, strict=True)
+        for position, row in enumerate(turn.rows, start=1)
+    )
 
 
 def nearest_prompt(prompts: list[TranscriptEntry], second) -> TranscriptEntry | None:
@@ -217,7 +240,7 @@ def duration(origin: WaysEvent | None, last: WaysEvent | None) -> int:
     return max(0, int((last.ts - origin.ts).total_seconds()))
 
 
-def rebuild_subagents(session: Session, entries: list[TranscriptEntry]) -> None:
+def rebuild_subagents(session: Session, trunk: SourceFile | None) -> None:
     """Link each subagent run to its spawning tool call (formats-claude-code.md §11, in that order)."""
     files = {row.agent_key: row for row in SourceFile.objects.filter(
         kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid).order_by("generation")}
@@ -226,11 +249,16 @@ def rebuild_subagents(session: Session, entries: list[TranscriptEntry]) -> None:
         meta = read_meta(row)
         if meta.get("toolUseId"):
             links[agent_id] = (meta["toolUseId"], "meta.json")
-    for entry in entries:
-        if entry.spawned_agent_id and entry.tool_result_id and entry.spawned_agent_id not in links:
-            links[entry.spawned_agent_id] = (entry.tool_result_id,
-                                             "agent_progress" if entry.type == "progress" else "tool_result")
-    spawns = {entry.tool_use_id: entry for entry in entries if entry.tool_use_id}
+    trunk_entries = TranscriptEntry.objects.filter(source=trunk).defer("raw", "cwd", "flags").order_by("offset", "index")
+    if trunk is not None:
+        for entry in trunk_entries.exclude(spawned_agent_id=None).exclude(spawned_agent_id="").exclude(
+                tool_result_id=None).exclude(tool_result_id=""):
+            if entry.spawned_agent_id not in links:
+                links[entry.spawned_agent_id] = (entry.tool_result_id,
+                                                 "agent_progress" if entry.type == "progress" else "tool_result")
+    wanted = {tool_use_id for tool_use_id, _ in links.values() if tool_use_id}
+    spawns = {entry.tool_use_id: entry for entry in bulk.chunked_in(trunk_entries, "tool_use_id", wanted)} \
+        if trunk is not None else {}
     Subagent.objects.filter(session=session).delete()
     rows = []
     for agent_id in sorted(set(files) | set(links)):

@@ -11,16 +11,16 @@ import hashlib
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import batched
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from django.conf import settings
-
 from introspect.importer import parser, schema, tailer, transcripts
-from waysweb import bulk
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
+from waysweb import bulk
 
 TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
 # Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).
@@ -264,13 +264,16 @@ def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Rec
     for event in fresh.values():
         event.session_id = ids.get(event.session_key)
     sessions |= keys
-    for event in {id(e): e for e in moved + repeated}.values():
-        if event.pk:
-            WaysEvent.objects.filter(pk=event.pk).update(
-                occurrences=event.occurrences, order_rank=event.order_rank,
-                order_generation=event.order_generation, order_offset=event.order_offset,
-                order_index=event.order_index,
-            )
+    changed = [event for event in {id(e): e for e in moved + repeated}.values() if event.pk]
+    for event in changed:
+        WaysEvent.objects.filter(pk=event.pk).update(
+            occurrences=event.occurrences, order_rank=event.order_rank,
+            order_generation=event.order_generation, order_offset=event.order_offset,
+            order_index=event.order_index,
+        )
+    # An older event counted again or moved in event order: its session cannot just be extended.
+    for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
+        Session.objects.filter(sid__in=keys).update(derived_version=0)
     return list(fresh.values())
 
 

@@ -1,0 +1,360 @@
+"""Extending a session's derived rows with what was appended since its last build.
+
+A live session grows at its end: new events after its last turn, new lines at the end of its
+transcript. Rebuilding a 5,000-turn session on every poll costs seconds; here only the last turn
+is rebuilt together with what follows it, and only the turns a new prompt can reach are joined
+again. The result must equal a whole rebuild (tests/introspect/test_extend.py compares them).
+
+Whatever the tail cannot decide alone — an event that lands before the last turn, an older line
+repeated or re-ordered, a new trunk file, a turn whose neighbour is close enough to share a judge
+verdict — makes `extend_session` answer False, and the caller rebuilds the whole session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from introspect import join, spills
+from introspect import turns as turn_model
+from introspect.importer.parser import utc_second
+from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
+
+ROW_EVENTS = turn_model.TURN_EVENTS | {"way_judged"}
+# No row may lie this close before the last turn: a judge verdict reaches 3 s either way, so with
+# a wider gap no verdict can be shared between the last turn and the one before it.
+QUIET_BEFORE_LAST_TURN = timedelta(seconds=10)
+EVENT_ORDER_DESC = (F("ts_raw").desc(nulls_last=True), "-order_rank", "-order_generation", "-order_offset",
+                    "-order_index")
+ENTRY_DEFER = ("raw", "cwd", "flags")
+
+
+def order_key(event: WaysEvent) -> tuple:
+    return (event.ts_raw, event.order_rank, event.order_generation, event.order_offset, event.order_index)
+
+
+def extend_session(session: Session) -> bool:
+    """Bring the session's derived rows up to date from its appended rows; False: rebuild it whole."""
+    from introspect import rebuild
+
+    if session.derived_version != rebuild.DERIVED_VERSION or not (session.built_event_id or session.built_entry_id):
+        return False
+    trunk = rebuild.locate_trunk(session.sid, session.recorded_project)
+    if (trunk.pk if trunk else None) != session.transcript_id:
+        return False
+    new_events = list(WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id)
+                      .order_by(*rebuild.EVENT_ORDER))
+    new_entries = list(TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
+                       .defer("raw", "flags").order_by("source_id", "offset", "index"))
+    trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
+    if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
+        return False
+    last_turn = Turn.objects.filter(session=session).order_by("-epoch").first()
+    tail: list[WaysEvent] | None = None
+    if new_events:
+        tail = tail_events(session, last_turn)
+        if tail is None:
+            return False
+
+    with transaction.atomic():
+        if new_events:
+            add_events(session, new_events)
+            rebuild_tail(session, trunk, last_turn, tail)
+        if new_entries:
+            add_entries(session, trunk, new_entries, trunk_new)
+        refresh_turn_counts(session)
+        session.transcript_status = (Session.TranscriptStatus.NONE if trunk is None else
+                                     Session.TranscriptStatus.GONE if trunk.status == SourceFile.Status.GONE else
+                                     Session.TranscriptStatus.PRESENT)
+        session.built_event_id = max([session.built_event_id, *(event.pk for event in new_events)])
+        session.built_entry_id = max([session.built_entry_id, *(entry.pk for entry in new_entries)])
+        session.save()
+    return True
+
+
+def events_extend(session: Session, new_events: list[WaysEvent]) -> bool:
+    """New events extend the session only when every one sorts after every event built before."""
+    if not new_events:
+        return True
+    if session.origin == Session.Origin.TRANSCRIPT:
+        return False  # its first events: the origin, project and dates all change
+    if any(event.ts_raw is None for event in new_events):
+        return False
+    if session.origin != Session.Origin.EVENTS and any(e.event == "session_start" for e in new_events):
+        return False  # the first session_start becomes the origin
+    if session.project_id is None and any(event.project for event in new_events):
+        return False
+    last_old = (WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id)
+                .order_by(*EVENT_ORDER_DESC).first())
+    return last_old is None or last_old.ts_raw is None or order_key(new_events[0]) > order_key(last_old)
+
+
+def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
+    """New trunk lines extend the session unless they change what its older lines meant."""
+    if session.project_id is None and any(entry.cwd for entry in trunk_new):
+        return False  # a session known only from its transcript takes its project from the first cwd
+    uuids = [entry.uuid for entry in trunk_new if entry.uuid]
+    if not uuids:
+        return True
+    # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
+    # the line a keyed turn points at. Both are rare enough to rebuild the session for.
+    return not TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id).filter(
+        Q(parent_uuid__in=uuids) | Q(uuid__in=uuids)).exists()
+
+
+def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
+    """The events from the last turn's first row on; None when a row lies too close before it."""
+    from introspect import rebuild
+
+    events = WaysEvent.objects.filter(session=session).order_by(*rebuild.EVENT_ORDER)
+    if last_turn is None:
+        return list(events)
+    quiet_from = (last_turn.ts - QUIET_BEFORE_LAST_TURN).strftime("%Y-%m-%dT%H:%M:%S")
+    if WaysEvent.objects.filter(session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw,
+                                event__in=ROW_EVENTS).exists():
+        return None
+    return list(events.filter(ts_raw__gte=last_turn.ts_raw))
+
+
+def add_events(session: Session, new_events: list[WaysEvent]) -> None:
+    """The session's event counters, windows and dates, moved on by events that all come last."""
+    occurrences = [max(event.occurrences, 1) for event in new_events]
+    session.event_count += sum(occurrences)
+    session.way_fires += sum(n for e, n in zip(new_events, occurrences, strict=True) if e.event == "way_fired")
+    session.near_misses += sum(n for e, n in zip(new_events, occurrences, strict=True) if e.event == "way_nearmiss")
+    models = {m for m in session.models_seen.split(", ") if m} | \
+        {event.model for event in new_events if event.model and event.model != "unknown"}
+    session.models_seen = ", ".join(sorted(models))
+    starts = [event for event in new_events if event.event == "session_start"]
+    Window.objects.bulk_create(
+        Window(session=session, number=session.window_count + number, start_ts=start.ts_raw or "")
+        for number, start in enumerate(starts, start=1)
+    )
+    session.window_count += len(starts)
+    origin_second = utc_second(session.origin_ts) if session.origin == Session.Origin.EVENTS else None
+    valid_ts = [event.ts for event in new_events if event.ts is not None]
+    if valid_ts:
+        # Dates come from the events once any has a valid second, before that from the trunk's lines.
+        earlier = [session.started_at, session.last_event_at] if events_have_ts(session) else []
+        session.last_event_at = max(filter(None, [*earlier, *valid_ts]))
+        session.started_at = origin_second or min(filter(None, [*earlier, *valid_ts]))
+    last = new_events[-1].ts
+    session.duration_secs = max(0, int((last - origin_second).total_seconds())) if origin_second and last else 0
+
+
+def events_have_ts(session: Session) -> bool:
+    return WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id, ts__isnull=False).exists()
+
+
+def rebuild_tail(session: Session, trunk: SourceFile | None, last_turn: Turn | None,
+                 tail: list[WaysEvent]) -> None:
+    """Replace the last turn with the turns its events and the new ones make, joined to the prompts."""
+    from introspect import rebuild
+
+    built = turn_model.build_turns(tail)
+    first_epoch = last_turn.epoch if last_turn else 1
+    Turn.objects.filter(session=session, epoch__gte=first_epoch).delete()
+    if not built:
+        return
+    window_starts = list(Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True))
+    joins = Joiner(session, trunk, [turn.ts for turn in built])
+    rows = []
+    for offset, turn in enumerate(built):
+        joined = joins.join(turn.ts)
+        rows.append(Turn(session=session, epoch=first_epoch + offset,
+                         window=rebuild.window_of(turn.ts_raw, window_starts), ts_raw=turn.ts_raw, ts=turn.ts,
+                         token_position=turn.token_position, **joins.fields(joined, turn.ts)))
+    turn_rows = Turn.objects.bulk_create(rows)
+    TurnWay.objects.bulk_create(rebuild.turn_way_rows(turn_rows, built))
+
+
+def add_entries(session: Session, trunk: SourceFile | None, new_entries: list[TranscriptEntry],
+                trunk_new: list[TranscriptEntry]) -> None:
+    """Transcript-derived fields from appended lines; turns near a new prompt are joined again."""
+    from introspect import rebuild
+
+    if trunk_new:
+        model = join.last_model(trunk_new)
+        if model:
+            session.model = model
+            window, session.window_from_model = join.window_for(model)
+            session.window_k = window // 1000
+        session.title = next((e.text for e in reversed(trunk_new) if e.type in ("ai-title", "custom-title") and e.text),
+                             session.title)
+        session.message_count += sum(1 for e in trunk_new if e.is_prompt or e.type == "assistant")
+        rejoin_near(session, trunk, trunk_new)
+        point_heuristic_turns_at(session, [e for e in trunk_new if e.is_prompt and e.ts is not None])
+        spills.import_spills([e for e in trunk_new if "<persisted-output>" in (e.text or "")], trunk)
+    add_usage(session, new_entries)
+    valid_ts = [entry.ts for entry in trunk_new if entry.ts is not None]
+    if valid_ts and not WaysEvent.objects.filter(session=session, ts__isnull=False).exists():
+        session.started_at = min(filter(None, [session.started_at, *valid_ts]))
+        session.last_event_at = max(filter(None, [session.last_event_at, *valid_ts]))
+        if session.origin == Session.Origin.TRANSCRIPT:
+            session.duration_secs = int((session.last_event_at - session.started_at).total_seconds())
+    if subagents_touched(session, new_entries):
+        rebuild.rebuild_subagents(session, trunk)
+
+
+def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
+    """Add the new lines' usage; a repeated message id + request id re-counts as ccusage would."""
+    from introspect import rebuild
+
+    with_usage = [e for e in new_entries if any(getattr(e, name) is not None for name in rebuild.USAGE_FIELDS)]
+    keys = [(e.message_id, e.request_id) for e in with_usage if e.message_id and e.request_id]
+    repeated = len(set(keys)) != len(keys) or (keys and TranscriptEntry.objects.filter(
+        session=session, pk__lte=session.built_entry_id, message_id__in={m for m, _ in keys},
+        request_id__in={r for _, r in keys}).exists())
+    if repeated:
+        for name, value in rebuild.session_usage(session).items():
+            setattr(session, name, value)
+        return
+    for entry in with_usage:
+        for name in rebuild.USAGE_FIELDS:
+            setattr(session, name, getattr(session, name) + (getattr(entry, name) or 0))
+
+
+def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> bool:
+    """A new spawn link, a new subagent file, or the tool call an unlinked subagent waited for."""
+    if any(entry.spawned_agent_id for entry in new_entries):
+        return True
+    known = dict(Subagent.objects.filter(session=session).values_list("agent_id", "spawn_entry_id"))
+    files = SourceFile.objects.filter(kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid)
+    if set(files.values_list("agent_key", flat=True)) - set(known):
+        return True
+    waiting = set(Subagent.objects.filter(session=session, spawn_entry=None).exclude(tool_use_id="")
+                  .values_list("tool_use_id", flat=True))
+    return any(entry.tool_use_id in waiting for entry in new_entries if entry.tool_use_id)
+
+
+class Joiner:
+    """The §4 join for a few turns, reading only the prompt injections within reach of them."""
+
+    def __init__(self, session: Session, trunk: SourceFile | None, seconds: Sequence[datetime]):
+        self.trunk = trunk
+        self.reason = no_match_reason(trunk)
+        self.prompts = join.PromptIndex(prompt_turns_near(trunk, seconds) if trunk and seconds else [])
+
+    def join(self, second: datetime) -> join.Join:
+        return join.join_turn(second, self.prompts, no_match_reason=self.reason)
+
+    def fields(self, joined: join.Join, second: datetime) -> dict:
+        return {
+            "join_confidence": joined.confidence, "join_reason": joined.reason,
+            "transcript_uuid": joined.user_uuid, "context_entry": joined.injection,
+            "prompt_entry": last_with_uuid(self.trunk, joined.user_uuid) if joined.user_uuid else None,
+            "nearest_prompt": None if joined.user_uuid else nearest_prompt(self.trunk, second),
+        }
+
+
+def no_match_reason(trunk: SourceFile | None) -> str:
+    """join.no_match_reason over the whole trunk, asked of the database instead of its lines."""
+    if trunk is None:
+        return join.NO_TRANSCRIPT
+    entries = TranscriptEntry.objects.filter(source=trunk)
+    if not entries.exists():
+        return join.NO_TRANSCRIPT
+    if entries.filter(type="attachment").exists():
+        return join.NO_INJECTION
+    versions = [join.version_tuple(v) for v in entries.exclude(version="").values_list("version", flat=True).distinct()]
+    return join.PREDATES if not versions or max(versions) < join.ATTACHMENTS_SINCE else join.NO_INJECTION
+
+
+def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[join.PromptTurn]:
+    """join.prompt_turns for the injections within the join tolerance of any of these seconds."""
+    reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
+    lo, hi = min(seconds) - reach, max(seconds) + reach
+    injections = (TranscriptEntry.objects.filter(source=trunk, type="attachment", hook_event="UserPromptSubmit",
+                                                 ts__gte=lo, ts__lt=hi + timedelta(seconds=1))
+                  .defer(*ENTRY_DEFER).order_by("offset", "index"))
+    found = []
+    for entry in injections:
+        second = utc_second(entry.timestamp_raw)
+        if second is None or not lo <= second <= hi:
+            continue
+        user = walk_to_user(trunk, entry)
+        if user is not None:
+            found.append(join.PromptTurn(second=second, user_uuid=user, injection=entry))
+    return found
+
+
+def walk_to_user(trunk: SourceFile, entry: TranscriptEntry) -> str | None:
+    """join.walk_to_user, each hop a lookup of the first line of the file with that uuid."""
+    parent = entry.parent_uuid
+    for _ in range(join.MAX_HOPS):
+        if not parent:
+            return None
+        node = (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=parent)
+                .order_by("offset", "index").values_list("type", "uuid", "parent_uuid").first())
+        if node is None:
+            return None
+        if node[0] == "user":
+            return node[1]
+        parent = node[2]
+    return None
+
+
+def last_with_uuid(trunk: SourceFile | None, uuid: str) -> TranscriptEntry | None:
+    """The prompt line a keyed turn points at: the file's last line with that uuid, as the rebuild's map."""
+    return (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
+            .order_by("-offset", "-index").only("pk").first())
+
+
+def nearest_prompt(trunk: SourceFile | None, second: datetime) -> TranscriptEntry | None:
+    """rebuild.nearest_prompt: the last prompt in file order whose second is at or before this one."""
+    if trunk is None:
+        return None
+    return (TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lt=second + timedelta(seconds=1))
+            .order_by("-offset", "-index").only("pk").first())
+
+
+def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
+    """Turns within reach of a new prompt injection, joined again; the no-match reason refreshed."""
+    reason = no_match_reason(trunk)
+    unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
+    Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
+        join_reason=reason)
+    seconds = [second for e in trunk_new if e.type == "attachment" and e.hook_event == "UserPromptSubmit"
+               and (second := utc_second(e.timestamp_raw)) is not None]
+    if not seconds:
+        return
+    reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
+    near = list(Turn.objects.filter(session=session, ts__gte=min(seconds) - reach,
+                                    ts__lt=max(seconds) + reach + timedelta(seconds=1)))
+    near = [turn for turn in near if any(abs((turn.ts - s).total_seconds()) <= join.JOIN_TOLERANCE_SECS
+                                         for s in seconds)]
+    if not near:
+        return
+    joins = Joiner(session, trunk, [turn.ts for turn in near])
+    for turn in near:
+        for name, value in joins.fields(joins.join(turn.ts), turn.ts).items():
+            setattr(turn, name, value)
+    Turn.objects.bulk_update(near, ["join_confidence", "join_reason", "transcript_uuid", "context_entry",
+                                    "prompt_entry", "nearest_prompt"])
+
+
+def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -> None:
+    """A new prompt is the nearest one of every unkeyed turn at or after its second."""
+    for prompt in prompts:  # file order: a later line wins, as in rebuild.nearest_prompt
+        second = prompt.ts.replace(microsecond=0)
+        Turn.objects.filter(session=session, prompt_entry=None, transcript_uuid="", ts__gte=second).update(
+            nearest_prompt=prompt)
+
+
+def refresh_turn_counts(session: Session) -> None:
+    """turns.summarise's counters, counted by the database over the stored turn rows."""
+    fire = Q(gated=False, suppressed="", redisclosed=False)
+    counts = TurnWay.objects.filter(turn__session=session).aggregate(
+        n_fires=Count("id", filter=fire), n_ways=Count("way_id", filter=fire, distinct=True),
+        n_redisclosed=Count("id", filter=Q(redisclosed=True)), n_gated=Count("id", filter=Q(gated=True)),
+        n_suppressed=Count("id", filter=~Q(suppressed="")), n_judge=Count("id", filter=Q(suppressed="judge")),
+    )
+    session.total_fires, session.distinct_ways = counts["n_fires"], counts["n_ways"]
+    session.redisclosures, session.gated = counts["n_redisclosed"], counts["n_gated"]
+    session.suppressed, session.judge_blocked = counts["n_suppressed"], counts["n_judge"]
+    turn_counts = Turn.objects.filter(session=session).aggregate(
+        turns=Count("id"), keyed=Count("id", filter=Q(join_confidence=Turn.Join.KEYED)))
+    session.turn_count, session.keyed_turns = turn_counts["turns"], turn_counts["keyed"]
