@@ -161,14 +161,14 @@ def rebuild_tail(session: Session, trunk: SourceFile | None, last_turn: Turn | N
         return
     window_starts = list(Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True))
     joins = Joiner(session, trunk, [turn.ts for turn in built])
-    rows = []
+    turns = []
     for offset, turn in enumerate(built):
-        joined = joins.join(turn.ts)
-        rows.append(Turn(session=session, epoch=first_epoch + offset,
-                         window=rebuild.window_of(turn.ts_raw, window_starts), ts_raw=turn.ts_raw, ts=turn.ts,
-                         token_position=turn.token_position, **joins.fields(joined, turn.ts)))
-    turn_rows = Turn.objects.bulk_create(rows)
-    TurnWay.objects.bulk_create(rebuild.turn_way_rows(turn_rows, built))
+        f = joins.fields(joins.join(turn.ts), turn.ts)
+        turns.append((session.pk, first_epoch + offset, rebuild.window_of(turn.ts_raw, window_starts), turn.ts_raw,
+                      turn.ts, turn.token_position, f["join_confidence"], f["join_reason"], f["transcript_uuid"],
+                      rebuild.pk_of(f["prompt_entry"]), rebuild.pk_of(f["context_entry"]),
+                      rebuild.pk_of(f["nearest_prompt"])))
+    rebuild.write_turns(session, turns, built)
 
 
 def add_entries(session: Session, trunk: SourceFile | None, new_entries: list[TranscriptEntry],

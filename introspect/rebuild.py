@@ -6,6 +6,7 @@ a pure function of the imported lines, whatever order the sources were read in.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import batched
 from pathlib import Path, PurePosixPath
@@ -139,7 +140,7 @@ def rebuild_session(session: Session) -> None:
     unmatched = join.no_match_reason(entries, list(prompts.ordered))
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
     by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
-    prompt_entries = [entry for entry in entries if entry.is_prompt and entry.ts is not None]
+    nearest = NearestPrompt([entry for entry in entries if entry.is_prompt and entry.ts is not None])
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     occurrences = [max(event.occurrences, 1) for event in events]
     last = events[-1] if events else None
@@ -195,37 +196,60 @@ def rebuild_session(session: Session) -> None:
             for number, start in enumerate(starts, start=1)
         )
         window_starts = [start.ts_raw or "" for start in starts]
-        turn_rows = Turn.objects.bulk_create(
-            Turn(session=session, epoch=turn.epoch, window=window_of(turn.ts_raw, window_starts), ts_raw=turn.ts_raw,
-                 ts=turn.ts, token_position=turn.token_position, join_confidence=joined.confidence,
-                 join_reason=joined.reason, transcript_uuid=joined.user_uuid,
-                 prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
-                 context_entry=joined.injection,
-                 nearest_prompt=None if joined.user_uuid else nearest_prompt(prompt_entries, turn.ts))
+        write_turns(session, [
+            (session.pk, turn.epoch, window_of(turn.ts_raw, window_starts), turn.ts_raw, turn.ts, turn.token_position,
+             joined.confidence, joined.reason, joined.user_uuid,
+             pk_of(by_uuid.get(joined.user_uuid)) if joined.user_uuid else None, pk_of(joined.injection),
+             None if joined.user_uuid else pk_of(nearest.at(turn.ts)))
             for turn, joined in zip(built, joins, strict=True)
-        )
+        ], built)
         rebuild_subagents(session, trunk)
         if trunk is not None:
             spills.import_spills([e for e in entries if "<persisted-output>" in (e.text or "")], trunk)
-        TurnWay.objects.bulk_create(turn_way_rows(turn_rows, built))
 
 
-def turn_way_rows(turn_rows: list[Turn], built: list[turn_model.TurnData]) -> Iterable[TurnWay]:
-    """Each turn's `fired_ways` in order, as rows of the turn they belong to."""
-    return (
-        TurnWay(turn=turn_row, position=position, event=row.event, judge_event=row.judge_event,
-                way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated,
-                suppressed=row.suppressed, redisclosed=row.redisclosed, fire_score=row.fire_score,
-                matched_span=row.matched_span)
-        for turn_row, turn in zip(turn_rows, built, strict=True)
+TURN_FIELDS = ("session_id", "epoch", "window", "ts_raw", "ts", "token_position", "join_confidence", "join_reason",
+               "transcript_uuid", "prompt_entry_id", "context_entry_id", "nearest_prompt_id")
+TURN_WAY_FIELDS = ("turn_id", "position", "event_id", "judge_event_id", "way_id", "trigger_channel", "gated",
+                   "suppressed", "redisclosed", "fire_score", "matched_span")
+
+
+def pk_of(row) -> int | None:
+    return row.pk if row is not None else None
+
+
+def write_turns(session: Session, turns: list[tuple], built: list[turn_model.TurnData]) -> None:
+    """Insert turns (values of TURN_FIELDS, in epoch order) and each one's `fired_ways` rows."""
+    if not turns:
+        return
+    bulk.insert_values(Turn, TURN_FIELDS, turns)
+    ids = dict(Turn.objects.filter(session=session, epoch__gte=turns[0][1]).values_list("epoch", "id"))
+    bulk.insert_values(TurnWay, TURN_WAY_FIELDS, (
+        (ids[values[1]], position, row.event.pk, pk_of(row.judge_event), row.way_id, row.trigger_channel,
+         row.gated, row.suppressed, row.redisclosed, row.fire_score, row.matched_span)
+        for values, turn in zip(turns, built, strict=True)
         for position, row in enumerate(turn.rows, start=1)
-    )
+    ))
 
 
-def nearest_prompt(prompts: list[TranscriptEntry], second) -> TranscriptEntry | None:
-    """For a heuristic turn: the last prompt at or before its second (a fire follows its prompt)."""
-    before = [entry for entry in prompts if entry.ts.replace(microsecond=0) <= second]
-    return before[-1] if before else None
+class NearestPrompt:
+    """For a heuristic turn: the last prompt in file order at or before its second (a fire follows
+    its prompt). Prompts sorted by second with a running maximum of file position, so each turn
+    costs a bisect instead of a pass over every prompt."""
+
+    def __init__(self, prompts: list[TranscriptEntry]):
+        by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
+        self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
+        self.latest: list[TranscriptEntry] = []
+        best = -1
+        for position, entry in by_second:
+            if position > best:
+                best, chosen = position, entry
+            self.latest.append(chosen)
+
+    def at(self, second) -> TranscriptEntry | None:
+        found = bisect_right(self.seconds, second)
+        return self.latest[found - 1] if found else None
 
 
 def window_of(ts_raw: str, starts: list[str]) -> int:

@@ -21,3 +21,17 @@ def test_it_inserts_and_skips_rows_that_already_exist():
     bulk.insert_ignore([Session(sid="a"), Session(sid="b")])
     bulk.insert_ignore([Session(sid="b", event_count=9), Session(sid="c")])
     assert sorted(Session.objects.values_list("sid", "event_count")) == [("a", 0), ("b", 0), ("c", 0)]
+
+
+def test_it_inserts_plain_values_converting_dates_as_the_field_does():
+    from datetime import UTC, datetime
+
+    from introspect.models import Turn
+
+    session = Session.objects.create(sid="s")
+    second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
+    bulk.insert_values(Turn, ("session_id", "epoch", "ts_raw", "ts", "window", "token_position", "join_confidence",
+                              "join_reason", "transcript_uuid"),
+                       ((session.pk, n, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "") for n in (1, 2)),
+                       batch_size=1)
+    assert list(Turn.objects.order_by("epoch").values_list("epoch", "ts")) == [(1, second), (2, second)]
