@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
 
 from introspect import queries
@@ -89,6 +89,15 @@ class SearchResults:
         ]
 
     @property
+    def total_label(self) -> str:
+        return f"{self.total or 0:,}"
+
+    @property
+    def count_label(self) -> str:
+        """The total as a person reads it: "1,204", or "10,000+" when counting stopped at a cap."""
+        return self.total_label + ("+" if self.capped else "")
+
+    @property
     def page(self) -> int:
         return self.offset // self.limit + 1
 
@@ -129,15 +138,18 @@ def search(query: str, *, limit: int = 50, offset: int = 0) -> SearchResults:
         return SearchResults(hits=[], total=0, query=query, limit=limit, offset=offset)
     # One ranked list, paged across both sources: the bounded way hits, then the text hits.
     ways = way_turns(terms)
-    way_total = ways[:WAY_TURN_CAP].count()
+    # Each count reads one past its cap, so "capped" means there are more, not "exactly the cap".
+    way_matches = ways[:WAY_TURN_CAP + 1].count()
+    way_total = min(way_matches, WAY_TURN_CAP)
     hits = []
     if offset < way_total:
         hits = way_hits(terms, ways, start=offset, stop=min(offset + limit, way_total))
-    text_total = text_count(terms)
+    text_matches = text_count(terms)
+    text_total = min(text_matches, TEXT_COUNT_CAP)
     room = limit - len(hits)
     if room > 0 and text_total:
         hits += text_hits(terms, limit=room, offset=max(offset - way_total, 0))
-    capped = way_total >= WAY_TURN_CAP or text_total >= TEXT_COUNT_CAP
+    capped = way_matches > WAY_TURN_CAP or text_matches > TEXT_COUNT_CAP
     return SearchResults(hits=hits, total=way_total + text_total, query=query, limit=limit, offset=offset,
                          capped=capped)
 
@@ -187,7 +199,7 @@ def mark_terms(text: str, terms: list[str]) -> list[tuple[str, bool]]:
     """`text` in pieces, each case-insensitive occurrence of a term marked."""
     if not text:
         return []
-    pattern = re.compile("|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True)), re.I)
+    pattern = re.compile("|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
     pieces, at = [], 0
     for match in pattern.finditer(text):
         if match.start() > at:
@@ -228,6 +240,7 @@ def entry_table() -> str:
 
 
 def text_count(terms: list[str]) -> int:
+    """Lines matching every term, counted up to one past TEXT_COUNT_CAP."""
     entry = entry_table()
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -236,14 +249,14 @@ def text_count(terms: list[str]) -> int:
                 f"SELECT count(*) FROM (SELECT 1 FROM {entry} e "
                 f"WHERE to_tsvector('simple'::regconfig, coalesce(e.text, '')) @@ ({expression}) "
                 f"AND NOT e.inert AND NOT e.is_copy AND e.session_id IS NOT NULL LIMIT %s) capped",
-                [*params, TEXT_COUNT_CAP],
+                [*params, TEXT_COUNT_CAP + 1],
             )
         elif connection.vendor == "sqlite":
             cursor.execute(
                 f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} JOIN {entry} e ON e.id = {FTS_TABLE}.rowid "
                 f"WHERE {FTS_TABLE} MATCH %s AND e.inert = 0 AND e.is_copy = 0 AND e.session_id IS NOT NULL "
                 f"LIMIT %s)",
-                [fts5_expression(terms), TEXT_COUNT_CAP],
+                [fts5_expression(terms), TEXT_COUNT_CAP + 1],
             )
         else:
             return 0
@@ -313,28 +326,46 @@ def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
 
 
 def page_entries(ids: list[int]) -> list[TranscriptEntry]:
-    """The page's entries with their session, source and the turn each is shown under.
+    """The page's entries with their session, source and the turn each is shown under (`turn_epoch`).
 
     The session page lists turns in pages of queries.TURNS_PER_PAGE and shows a line inside the
     exchange of the prompt before it, under the turn keyed to that prompt (else the first turn
-    near it): so a hit needs that turn's epoch to land on the right page.
+    near it): so a hit needs that turn's epoch to land on the right page. Two reads, each bounded
+    by the page: the entries with the prompt before each (`anchor`), then the turns of those
+    prompts by their indexed foreign keys. (One statement with the turn as a correlated subquery
+    scanned every turn of the session per hit: ~5 ms a hit in a 5,000-turn session.)
     """
     anchor = (TranscriptEntry.objects
               .filter(source_id=OuterRef("source_id"), is_prompt=True, is_copy=False,
                       offset__lte=OuterRef("offset"))
               .order_by("-offset", "-index").values("pk")[:1])
-    turn = (Turn.objects.filter(session_id=OuterRef("session_id"))
-            .filter(Q(prompt_entry_id=OuterRef("anchor")) | Q(nearest_prompt_id=OuterRef("anchor")))
-            .order_by(Case(When(join_confidence=Turn.Join.KEYED, then=Value(0)), default=Value(1),
-                           output_field=IntegerField()), "epoch")
-            .values("epoch")[:1])
-    return list(TranscriptEntry.objects.filter(pk__in=ids)
-                .select_related("session__project", "source")
-                .annotate(anchor=Subquery(anchor), turn_epoch=Subquery(turn))
-                .only("id", "type", "subtype", "uuid", "ts", "is_prompt", "is_meta", "is_compact_summary",
-                      "tool_use_id", "tool_result_id", "tool_name", "hook_event", "offset", "source_id",
-                      "session__sid", "session__title", "session__project__name",
-                      "source__kind", "source__agent_key"))
+    entries = list(TranscriptEntry.objects.filter(pk__in=ids)
+                   .select_related("session__project", "source")
+                   .annotate(anchor=Subquery(anchor))
+                   .only("id", "type", "subtype", "uuid", "ts", "is_prompt", "is_meta", "is_compact_summary",
+                         "tool_use_id", "tool_result_id", "tool_name", "hook_event", "offset", "source_id",
+                         "session__sid", "session__title", "session__project__name",
+                         "source__kind", "source__agent_key"))
+    epochs = turn_epochs({entry.anchor for entry in entries} - {None})
+    for entry in entries:
+        entry.turn_epoch = epochs.get((entry.session_id, entry.anchor))
+    return entries
+
+
+def turn_epochs(anchors: set[int]) -> dict[tuple[int, int], int]:
+    """(session id, prompt id) → the epoch of the turn keyed to that prompt, else the first turn near it."""
+    if not anchors:
+        return {}
+    turns = (Turn.objects.filter(Q(prompt_entry_id__in=anchors) | Q(nearest_prompt_id__in=anchors))
+             .values_list("session_id", "prompt_entry_id", "nearest_prompt_id", "join_confidence", "epoch"))
+    best: dict[tuple[int, int], tuple[bool, int]] = {}
+    for session_id, keyed_to, near, confidence, epoch in turns:
+        for prompt in {keyed_to, near} & anchors:
+            rank = (confidence != Turn.Join.KEYED, epoch)
+            key = (session_id, prompt)
+            if key not in best or rank < best[key]:
+                best[key] = rank
+    return {key: epoch for key, (_, epoch) in best.items()}
 
 
 def session_url(sid: str, epoch: int | None, anchor: str) -> str:

@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.template.loader import render_to_string
+from django.test.utils import CaptureQueriesContext
 
 from introspect import search, search_views
-from introspect.models import TranscriptEntry
+from introspect.models import TranscriptEntry, Turn
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
@@ -164,6 +165,47 @@ def test_it_stops_counting_at_the_cap(home, monkeypatch):
     assert (results.total, results.capped) == (1, True)
 
 
+def test_it_says_how_far_it_counted_when_it_stops(home, client, monkeypatch):
+    imported(home)
+    monkeypatch.setattr(search, "TEXT_COUNT_CAP", 1)
+
+    body = client.get("/search/", {"q": "the"}).content.decode()
+
+    assert "1+ result" in body and "only the first 1 are counted and paged" in body
+    assert "counted and paged" not in client.get("/search/", {"q": "refactor"}).content.decode()
+    big = search.SearchResults(hits=[], total=10_000, query="the", capped=True)
+    assert (big.count_label, big.total_label) == ("10,000+", "10,000")
+    assert search.SearchResults(hits=[], total=1204, query="x").count_label == "1,204"
+
+
+def test_it_shows_a_line_near_unkeyed_turns_under_the_first_of_them(home):
+    # No UserPromptSubmit injection: both turns are placed by time near the one prompt.
+    append(home.live, ev(0, "session_start"), ev(2, "way_fired", way="d/first", trigger="bash"),
+           ev(9, "way_fired", way="d/second", trigger="bash"))
+    home.transcript(P, S, prompt("u1", None, 1, "please wombat the build"),
+                    assistant("a1", "u1", 10, {"type": "text", "text": "the wombat is done"}))
+    call_command("ingest", stdout=StringIO())
+
+    hits = search.search("wombat").hits
+
+    assert set(Turn.objects.values_list("epoch", "join_confidence")) == {(1, "heuristic"), (2, "heuristic")}
+    assert sorted((hit.uuid, hit.epoch) for hit in hits) == [("a1", 1), ("u1", 1)]
+
+
+def test_it_reads_a_page_of_hits_in_the_same_number_of_queries_however_many_it_shows(home):
+    imported(home)
+    for n in range(3, 13):
+        home.transcript(P, f"{S[:-2]}{n:02d}", prompt(f"x{n}", None, n, f"the numbat {n} is hungry"))
+    call_command("ingest", stdout=StringIO())
+
+    with CaptureQueriesContext(connection) as one:
+        assert len(search.search("refactor").hits) == 1
+    with CaptureQueriesContext(connection) as many:
+        assert len(search.search("the").hits) > 10
+
+    assert len(many.captured_queries) == len(one.captured_queries)
+
+
 def test_it_groups_hits_by_session(home):
     imported(home)
 
@@ -280,7 +322,7 @@ def test_it_renders_the_page_and_the_fragment(home, client):
     none = client.get("/search/", {"q": "zzzzqqq"})
 
     assert page.status_code == 200
-    assert [t.name for t in page.templates][0] == "introspect/search.html"
+    assert page.templates[0].name == "introspect/search.html"
     assert page.context["nav"] == "search"
     body = page.content.decode()
     assert 'data-shortcut="/"' in body and 'id="search-results"' in body and 'action="/search/"' in body
