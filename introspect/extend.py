@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 
 from introspect import join, spills
 from introspect import turns as turn_model
@@ -27,13 +27,12 @@ ROW_EVENTS = turn_model.TURN_EVENTS | {"way_judged"}
 # No row may lie this close before the last turn: a judge verdict reaches 3 s either way, so with
 # a wider gap no verdict can be shared between the last turn and the one before it.
 QUIET_BEFORE_LAST_TURN = timedelta(seconds=10)
-EVENT_ORDER_DESC = (F("ts_raw").desc(nulls_last=True), "-order_rank", "-order_generation", "-order_offset",
-                    "-order_index")
+ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
 
 
 def order_key(event: WaysEvent) -> tuple:
-    return (event.ts_raw, event.order_rank, event.order_generation, event.order_offset, event.order_index)
+    return tuple(getattr(event, name) for name in ORDER_FIELDS)
 
 
 def extend_session(session: Session) -> bool:
@@ -87,9 +86,10 @@ def events_extend(session: Session, new_events: list[WaysEvent]) -> bool:
         return False  # the first session_start becomes the origin
     if session.project_id is None and any(event.project for event in new_events):
         return False
-    last_old = (WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id)
-                .order_by(*EVENT_ORDER_DESC).first())
-    return last_old is None or last_old.ts_raw is None or order_key(new_events[0]) > order_key(last_old)
+    first_new = order_key(new_events[0])
+    # Only older events stamped at or after the first new one can sort after it (an index range).
+    later = WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id, ts_raw__gte=first_new[0])
+    return all(order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
 
 
 def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
