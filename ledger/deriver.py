@@ -25,15 +25,17 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db import transaction
+from django.db.models import Q
 
-from introspect.models import Session, Turn, WaysEvent
+from introspect.models import Session, Turn, WaysEvent, Window
 from ledger import files
 from ledger.importer import documents
 from ledger.models import KnowledgeEvent, LedgerEntry
+from waysweb.bulk import chunked_in, insert_ignore
 
-DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.I)
-OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.I)
+DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
+OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.IGNORECASE)
 NEAR_MISS_REPEAT = 2
 
 
@@ -78,26 +80,60 @@ def sentence(text: str, limit: int = 180, *, capital: bool = True) -> str:
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
-def window_bounds(session: Session, window: int) -> tuple[datetime | None, datetime | None]:
-    starts = list(session.windows.order_by("number").values_list("start_ts", flat=True))
-    from introspect.importer.parser import utc_second
+@dataclass
+class Evidence:
+    """What the table reads for a set of sessions, fetched for all of them at once.
 
-    begin = utc_second(starts[window - 1]) if 0 < window <= len(starts) else None
-    end = utc_second(starts[window]) if window < len(starts) else None
-    return begin, end
+    A handful of queries whatever the number of sessions (each IN list chunked under SQLite's
+    bound-parameter limit), grouped here per session; every window is then cut out in memory.
+    """
+
+    starts: dict[int, list[datetime | None]] = field(default_factory=dict)
+    entries: dict[str, list[LedgerEntry]] = field(default_factory=dict)
+    ways: dict[int, list[tuple[str, str, float | None, datetime]]] = field(default_factory=dict)
+    turns: dict[int, list[tuple[datetime, int]]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, sessions: list[Session]) -> Evidence:
+        from introspect.importer.parser import utc_second
+
+        evidence = cls()
+        pks = [session.pk for session in sessions]
+        windows = Window.objects.order_by("session_id", "number").values_list("session_id", "start_ts")
+        for session_id, start_ts in chunked_in(windows, "session_id", pks):
+            evidence.starts.setdefault(session_id, []).append(utc_second(start_ts))
+        entries = (LedgerEntry.objects.filter(quarantine_reason="", present=True).order_by("epoch", "ts", "rel_path")
+                   .only("session_key", "project_slug", "epoch", "ts", "phase", "body"))
+        for entry in chunked_in(entries, "session_key", {session.sid for session in sessions}):
+            evidence.entries.setdefault(entry.session_key, []).append(entry)
+        ways = (WaysEvent.objects.filter(Q(event="way_nearmiss") | Q(event="way_judged", verdict="block"),
+                                         ts__isnull=False).exclude(way=None)
+                .values_list("session_id", "event", "way", "prob_en", "ts"))
+        for session_id, *row in chunked_in(ways, "session_id", pks):
+            evidence.ways.setdefault(session_id, []).append(tuple(row))
+        turns = Turn.objects.order_by("session_id", "epoch").values_list("session_id", "ts", "epoch")
+        for session_id, ts, epoch in chunked_in(turns, "session_id", list(evidence.ways)):
+            evidence.turns.setdefault(session_id, []).append((ts, epoch))
+        return evidence
+
+    def window_bounds(self, session: Session, window: int) -> tuple[datetime | None, datetime | None]:
+        starts = self.starts.get(session.pk, [])
+        begin = starts[window - 1] if 0 < window <= len(starts) else None
+        end = starts[window] if window < len(starts) else None
+        return begin, end
 
 
 def in_window(ts: datetime | None, begin: datetime | None, end: datetime | None) -> bool:
     return ts is not None and (begin is None or ts >= begin) and (end is None or ts < end)
 
 
-def candidates_for(session: Session, window: int) -> list[Candidate]:
+def candidates_for(session: Session, window: int, evidence: Evidence) -> list[Candidate]:
     """Every candidate the episode (a session's compaction window) supports, in a stable order."""
-    begin, end = window_bounds(session, window)
+    begin, end = evidence.window_bounds(session, window)
     found: list[Candidate] = []
     session_ref = f"claude-session:{session.sid}"
-    entries = [e for e in LedgerEntry.objects.filter(session_key=session.sid, quarantine_reason="", present=True)
-               .order_by("epoch", "ts", "rel_path") if in_window(e.ts, begin, end) or (e.ts is None and window == 1)]
+    entries = [e for e in evidence.entries.get(session.sid, [])
+               if in_window(e.ts, begin, end) or (e.ts is None and window == 1)]
     for entry in entries:
         refs = (session_ref, f"ledger:{entry.project_slug}/e{entry.epoch if entry.epoch is not None else '?'}")
         day = entry.ts.date().isoformat() if entry.ts else ""
@@ -114,48 +150,42 @@ def candidates_for(session: Session, window: int) -> list[Candidate]:
             found.append(Candidate("memory", "observed", sentence(entry.body),
                                    f"The handoff written before a compaction in {where}.", day, "handoff", refs,
                                    body=entry.body.strip()))
-    found += way_tuning(session, window, begin, end, session_ref)
+    found += way_tuning(session, window, begin, end, session_ref, evidence)
     return found
 
 
-def way_tuning(session: Session, window: int, begin, end, session_ref: str) -> list[Candidate]:
+def way_tuning(session: Session, window: int, begin, end, session_ref: str, evidence: Evidence) -> list[Candidate]:
     """Ways that nearly fired again and again, or that the judge blocked, in the episode."""
-    events = WaysEvent.objects.filter(session=session, ts__isnull=False)
-    if begin:
-        events = events.filter(ts__gte=begin)
-    if end:
-        events = events.filter(ts__lt=end)
+    misses: dict[str, list[tuple[float | None, datetime]]] = {}
+    blocks: dict[str, list[tuple[float | None, datetime]]] = {}
+    for event, way, prob_en, ts in evidence.ways.get(session.pk, []):
+        if in_window(ts, begin, end):
+            (misses if event == "way_nearmiss" else blocks).setdefault(way, []).append((prob_en, ts))
+    turns = turn_refs(session, evidence.turns.get(session.pk, []), begin, end) if misses or blocks else ()
     found = []
-    misses = (events.filter(event="way_nearmiss").exclude(way=None).values("way")
-              .annotate(n=Count("pk"), best=Max("prob_en"), last=Max("ts")).order_by("way"))
-    for row in misses:
-        if row["n"] < NEAR_MISS_REPEAT:
+    for way, rows in sorted(misses.items()):
+        if len(rows) < NEAR_MISS_REPEAT:
             continue
-        best = f" (best probability {row['best']:.3f})" if row["best"] is not None else ""
+        probabilities = [prob for prob, _ in rows if prob is not None]
+        best = f" (best probability {max(probabilities):.3f})" if probabilities else ""
         found.append(Candidate(
-            "lesson", "observed", f"Way {row['way']} nearly fired {row['n']} times in one episode{best}",
+            "lesson", "observed", f"Way {way} nearly fired {len(rows)} times in one episode{best}",
             f"Repeated near-misses in window {window} of session {session.sid[:8]}: its vocabulary may miss "
-            "how this project talks about the topic.", row["last"].date().isoformat(), "way-tuning",
-            (session_ref, f"way:{row['way']}", *turn_refs(session, begin, end))))
-    blocks = (events.filter(event="way_judged", verdict="block").exclude(way=None).values("way")
-              .annotate(n=Count("pk"), last=Max("ts")).order_by("way"))
-    for row in blocks:
+            "how this project talks about the topic.", max(ts for _, ts in rows).date().isoformat(), "way-tuning",
+            (session_ref, f"way:{way}", *turns)))
+    for way, rows in sorted(blocks.items()):
+        n = len(rows)
         found.append(Candidate(
-            "lesson", "observed", f"The judge blocked way {row['way']} {row['n']} time{'s' if row['n'] > 1 else ''} "
+            "lesson", "observed", f"The judge blocked way {way} {n} time{'s' if n > 1 else ''} "
             "in one episode", f"Judge blocks in window {window} of session {session.sid[:8]}: the way's triggers "
-            "match prompts the judge finds irrelevant.", row["last"].date().isoformat(), "way-tuning",
-            (session_ref, f"way:{row['way']}", *turn_refs(session, begin, end))))
+            "match prompts the judge finds irrelevant.", max(ts for _, ts in rows).date().isoformat(), "way-tuning",
+            (session_ref, f"way:{way}", *turns)))
     return found
 
 
-def turn_refs(session: Session, begin, end) -> tuple[str, ...]:
-    turns = Turn.objects.filter(session=session)
-    if begin:
-        turns = turns.filter(ts__gte=begin)
-    if end:
-        turns = turns.filter(ts__lt=end)
-    first_last = turns.order_by("epoch").values_list("epoch", flat=True)
-    epochs = list(first_last)
+def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -> tuple[str, ...]:
+    """The first and last turn of the window; `turns` is the session's (ts, epoch), in epoch order."""
+    epochs = [epoch for ts, epoch in turns if in_window(ts, begin, end)]
     return (f"turn:{session.sid}#{epochs[0]}-{epochs[-1]}",) if epochs else ()
 
 
@@ -183,30 +213,6 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
     return outcome
 
 
-def derive(session: Session, *, window: int, trigger: str, directory: Path) -> KnowledgeEvent:
-    """Derive one episode's candidates, once; the result (or the failure) is a visible event."""
-    switch = {"end": settings.WAYSWEB_DERIVE_ON_END, "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
-    if not switch:
-        event, _ = KnowledgeEvent.objects.get_or_create(
-            session=session, window=window, trigger=trigger, kind=KnowledgeEvent.Kind.SKIPPED,
-            defaults={"detail": f"WAYSWEB_DERIVE_ON_{trigger.upper()} is off"})
-        return event
-    try:
-        outcome = write_candidates(directory, candidates_for(session, window))
-    except OSError as exc:
-        event, _ = KnowledgeEvent.objects.update_or_create(
-            session=session, window=window, trigger=trigger, kind=KnowledgeEvent.Kind.FAILED,
-            defaults={"detail": f"knowledge: {exc.strerror or exc} ({directory})"})
-        return event
-    event, _ = KnowledgeEvent.objects.update_or_create(
-        session=session, window=window, trigger=trigger, kind=KnowledgeEvent.Kind.DERIVED,
-        defaults={"written": len(outcome.written), "unchanged": len(outcome.unchanged),
-                  "skipped": len(outcome.skipped), "detail": " ".join(outcome.written + outcome.skipped)})
-    KnowledgeEvent.objects.filter(session=session, window=window, trigger=trigger,
-                                  kind=KnowledgeEvent.Kind.FAILED).delete()
-    return event
-
-
 def boundaries(session: Session) -> list[tuple[int, str]]:
     """(window, trigger) pairs at which the session's episodes ended: each compaction, and the end."""
     out = [(window, "compact") for window in range(1, session.window_count)]
@@ -215,36 +221,67 @@ def boundaries(session: Session) -> list[tuple[int, str]]:
     return out
 
 
-def sessions_with_evidence() -> set[int]:
-    """Sessions that have anything the table reads: ledger entries, near-misses or judge blocks."""
-    ledger = set(LedgerEntry.objects.filter(present=True, quarantine_reason="").exclude(session=None)
-                 .values_list("session_id", flat=True).distinct())
-    ways = set(WaysEvent.objects.filter(event__in=("way_nearmiss", "way_judged")).exclude(session=None)
-               .values_list("session_id", flat=True).distinct())
-    return ledger | ways
+def switched_on(trigger: str) -> bool:
+    return {"end": settings.WAYSWEB_DERIVE_ON_END, "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
+
+
+def sessions_with_evidence(pks: list[int]) -> set[int]:
+    """Those of the sessions that have anything the table reads: ledger entries, near-misses or judge verdicts."""
+    ledger = LedgerEntry.objects.filter(present=True, quarantine_reason="").values_list("session_id", flat=True)
+    ways = WaysEvent.objects.filter(event__in=("way_nearmiss", "way_judged")).values_list("session_id", flat=True)
+    return {pk for rows in (ledger, ways) for pk in chunked_in(rows.order_by().distinct(), "session_id", pks)}
 
 
 def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
-    """Every boundary not derived yet (a failed one is tried again on the next pass).
+    """Every boundary not derived yet (a failed one is tried again on the next pass); each result, or
+    the failure, is a visible event.
 
-    A session with no evidence at all derives nothing; its boundaries are recorded as derived with
-    nothing written in one statement, instead of querying each of them (a first import of thousands
-    of sessions would otherwise spend minutes here).
+    Set-based: the evidence of every due session is read up front in a few queries (`Evidence`), the
+    candidates are built in memory and written boundary by boundary, and the events are written in
+    bulk at the end. A session with no evidence at all derives nothing; its boundaries are recorded
+    as derived with nothing written.
     """
-    done = set(KnowledgeEvent.objects.exclude(kind=KnowledgeEvent.Kind.FAILED)
-               .values_list("session_id", "window", "trigger"))
-    evidence = sessions_with_evidence()
-    events, empty = [], []
-    for session in sessions if sessions is not None else Session.objects.all():
-        for window, trigger in boundaries(session):
-            if (session.pk, window, trigger) in done:
-                continue
-            switch = {"end": settings.WAYSWEB_DERIVE_ON_END,
-                      "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
-            if session.pk in evidence or not switch:
-                events.append(derive(session, window=window, trigger=trigger, directory=directory))
-            else:
-                empty.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
-                                            kind=KnowledgeEvent.Kind.DERIVED, detail="no evidence in this episode"))
-    KnowledgeEvent.objects.bulk_create(empty, ignore_conflicts=True, batch_size=500)
+    done, failed = set(), {}
+    for session_id, window, trigger, kind, pk in KnowledgeEvent.objects.values_list(
+            "session_id", "window", "trigger", "kind", "pk"):
+        if kind == KnowledgeEvent.Kind.FAILED:
+            failed[session_id, window, trigger] = pk
+        else:
+            done.add((session_id, window, trigger))
+    due = [(session, window, trigger) for session in (sessions if sessions is not None else Session.objects.all())
+           for window, trigger in boundaries(session) if (session.pk, window, trigger) not in done]
+    wanted = {session.pk: session for session, _, trigger in due if switched_on(trigger)}
+    with_evidence = sessions_with_evidence(list(wanted))
+    evidence = Evidence.read([session for pk, session in wanted.items() if pk in with_evidence])
+    events, empty, cleared = [], [], []
+    for session, window, trigger in due:
+        key = (session.pk, window, trigger)
+        if not switched_on(trigger):
+            events.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
+                                         kind=KnowledgeEvent.Kind.SKIPPED,
+                                         detail=f"WAYSWEB_DERIVE_ON_{trigger.upper()} is off"))
+            continue
+        if session.pk not in with_evidence:
+            empty.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
+                                        kind=KnowledgeEvent.Kind.DERIVED, detail="no evidence in this episode"))
+            continue
+        try:
+            outcome = write_candidates(directory, candidates_for(session, window, evidence))
+        except OSError as exc:  # updates the boundary's earlier failure, if any: it is the same one
+            events.append(KnowledgeEvent(pk=failed.get(key), session=session, window=window, trigger=trigger,
+                                         kind=KnowledgeEvent.Kind.FAILED,
+                                         detail=f"knowledge: {exc.strerror or exc} ({directory})"))
+            continue
+        events.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
+                                     kind=KnowledgeEvent.Kind.DERIVED, written=len(outcome.written),
+                                     unchanged=len(outcome.unchanged), skipped=len(outcome.skipped),
+                                     detail=" ".join(outcome.written + outcome.skipped)))
+        if key in failed:
+            cleared.append(failed[key])
+    with transaction.atomic():
+        insert_ignore([event for event in events if event.pk is None] + empty)
+        KnowledgeEvent.objects.bulk_update([event for event in events if event.pk is not None], ["detail"],
+                                           batch_size=500)
+        for start in range(0, len(cleared), 500):
+            KnowledgeEvent.objects.filter(pk__in=cleared[start:start + 500]).delete()
     return events + empty
