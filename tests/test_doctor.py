@@ -1,0 +1,86 @@
+"""`manage.py doctor` says what is wrong and how to fix it, and fails only on real problems."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.conftest import append, line
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def doctor() -> str:
+    out = StringIO()
+    call_command("doctor", stdout=out)
+    return out.getvalue()
+
+
+def test_an_imported_home_has_no_problems(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    call_command("ingest", stdout=StringIO())
+    out = doctor()
+    assert "every line of 1 files is imported" in out and "no quarantined lines" in out
+    assert out.rstrip().endswith("No problems found, 1 warning(s).")  # no transcripts folder: a warning
+    assert "WAYSWEB_CLAUDE_DIR" in out
+
+
+def test_it_counts_what_the_importer_has_not_read_yet(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    call_command("ingest", stdout=StringIO())
+    append(home.live, line(ts="2026-11-29T10:00:01Z", event="way_fired", way="a/b", session="s1"))
+    append(home.archive("2026-11-28"), b"")
+    out = doctor()
+    assert "1 files never imported and 1 with new lines" in out
+    assert "run `uv run manage.py ingest` once" in out
+
+
+def test_quarantined_lines_are_reported_with_their_reasons(home):
+    append(home.live, b'{"ts": "2026-11-29T10:00:00Z", "event": \n', b"\xff\xfe not utf-8\n")
+    call_command("ingest", stdout=StringIO())
+    out = doctor()
+    assert "2 lines quarantined" in out and "/status/" in out
+
+
+def test_a_missing_data_directory_fails_with_the_fix(home, settings):
+    import shutil
+
+    shutil.rmtree(settings.DATA_DIR)
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("doctor", stdout=out)
+    assert f"FAIL  permissions  the data directory {settings.DATA_DIR} does not exist" in out.getvalue()
+    assert f"mkdir -p {settings.DATA_DIR}" in out.getvalue()
+
+
+def test_no_events_log_is_a_warning_that_names_the_sample(home):
+    out = doctor()
+    assert "warn  sources      no agent-ways events log" in out and "bundled sample" in out
+
+
+def run_doctor(tmp_path: Path, url: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HOME": str(tmp_path), "WAYSWEB_DATA_DIR": str(tmp_path / "data"),
+           "WAYSWEB_DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "waysweb.settings"}
+    return subprocess.run([sys.executable, str(ROOT / "manage.py"), "doctor"], check=False, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_an_unmigrated_database_fails_and_says_to_migrate(tmp_path):
+    done = run_doctor(tmp_path, f"sqlite:///{tmp_path / 'fresh.sqlite3'}")
+    assert done.returncode == 1
+    assert "migrations not applied" in done.stdout and "manage.py migrate" in done.stdout
+
+
+def test_an_unreachable_postgresql_fails_with_how_to_fix_it(tmp_path):
+    pytest.importorskip("psycopg")
+    done = run_doctor(tmp_path, "postgres://nobody@127.0.0.1:1/none")
+    assert done.returncode == 1
+    assert "cannot connect to the postgresql database" in done.stdout and "start PostgreSQL" in done.stdout
