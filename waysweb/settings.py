@@ -129,6 +129,11 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+# A dashboard shared beyond this machine asks for a login before showing anything: transcripts
+# hold file contents and pasted secrets. `serve --host <lan address>` turns this on.
+LOGIN_REQUIRED = env_bool("WAYSWEB_LOGIN_REQUIRED", False)
+if LOGIN_REQUIRED:
+    MIDDLEWARE.append("django.contrib.auth.middleware.LoginRequiredMiddleware")
 
 ROOT_URLCONF = "waysweb.urls"
 WSGI_APPLICATION = "waysweb.wsgi.application"

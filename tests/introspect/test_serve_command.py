@@ -25,6 +25,7 @@ def test_it_refuses_every_interface_without_allowed_hosts(monkeypatch):
         serve.Command().check_host("0.0.0.0")
 
 
+@pytest.mark.django_db
 def test_it_allows_a_named_host_it_is_told_to_listen_on(settings):
     settings.ALLOWED_HOSTS = ["127.0.0.1"]
     serve.Command().check_host("192.168.1.20")

@@ -15,12 +15,14 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from introspect.models import Session
 
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 
 
 def is_loopback(host: str) -> bool:
@@ -52,9 +54,14 @@ class Command(BaseCommand):
         parser.add_argument("--demo", action="store_true", help="show the bundled sample instead of your data")
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
         parser.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
+        parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                            help="a name people use to reach a LAN server (repeatable); sets ALLOWED_HOSTS")
+        parser.add_argument("--open-reads", action="store_true",
+                            help="on a LAN address, let anyone who can reach it read without logging in")
 
-    def handle(self, *args, host: str, port: int, demo: bool, no_ingest: bool, threads: int, **options) -> None:
-        self.check_host(host)
+    def handle(self, *args, host: str, port: int, demo: bool, no_ingest: bool, threads: int, allow_host: list[str],
+               open_reads: bool, **options) -> None:
+        self.check_host(host, allow_host, open_reads=open_reads)
         if demo and not settings.WAYSWEB_DEMO:
             self.restart_as_demo("--demo given")
         self.prepare_database()
@@ -72,19 +79,34 @@ class Command(BaseCommand):
         finally:
             self.stop(follower)
 
-    def check_host(self, host: str) -> None:
+    def check_host(self, host: str, names: list[str] = (), *, open_reads: bool = False) -> None:
+        """Loopback needs nothing; a wider address needs the names people will use, and a login to read."""
         if is_loopback(host):
             return
-        if host in ("0.0.0.0", "::") and not os.environ.get("DJANGO_ALLOWED_HOSTS"):
+        names = [*names, *(n.strip() for n in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if n.strip())]
+        if host in ("0.0.0.0", "::") and not names:
             raise CommandError(
-                f"--host {host} listens on every interface. Set DJANGO_ALLOWED_HOSTS to the names people "
-                "will use (for example DJANGO_ALLOWED_HOSTS=myhost.lan,192.168.1.20) and read the README's "
-                "section on sharing before exposing your transcripts to the network."
+                f"--host {host} listens on every interface. Name the hosts people will use with --allow-host "
+                "(for example --allow-host myhost.lan --allow-host 192.168.1.20) or DJANGO_ALLOWED_HOSTS, and "
+                "read the README's section on sharing before exposing your transcripts to the network."
             )
-        if host not in settings.ALLOWED_HOSTS and host not in ("0.0.0.0", "::"):
-            settings.ALLOWED_HOSTS.append(host)
+        wanted = [*names, *([] if host in ("0.0.0.0", "::") else [host])]
+        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, *(n for n in dict.fromkeys(wanted)
+                                                              if n not in settings.ALLOWED_HOSTS)]
+        if open_reads:
+            self.stderr.write(self.style.WARNING(
+                f"Listening on {host} with --open-reads: anyone who can reach it can read these sessions "
+                "(writes still need a reviewer's login)."))
+            return
+        settings.LOGIN_REQUIRED = True
+        if LOGIN_MIDDLEWARE not in settings.MIDDLEWARE:  # before the WSGI handler loads its middleware
+            settings.MIDDLEWARE = [*settings.MIDDLEWARE, LOGIN_MIDDLEWARE]
+        if not get_user_model().objects.exists():
+            self.stderr.write(self.style.WARNING(
+                "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
+                "(add --reviewer to let them decide on knowledge)."))
         self.stderr.write(self.style.WARNING(
-            f"Listening on {host}: anyone who can reach it can read these sessions (writes need a login)."))
+            f"Listening on {host} for {', '.join(names or [host])}: every page asks for a login."))
 
     def restart_as_demo(self, why: str) -> None:
         self.stdout.write(self.style.WARNING(f"Showing the bundled sample: {why}. "
