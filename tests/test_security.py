@@ -65,7 +65,7 @@ def test_no_route_accepts_a_write_without_a_reviewer(records, who):
     before = state(records)
     # Logging in and out are the only POSTs open to everyone; they change no records.
     routes = [route.format(pk=pk) for route in every_route() if not route.startswith("/accounts/")]
-    assert "/ledger/knowledge/{pk}/promote/".format(pk=pk) in routes
+    assert f"/ledger/knowledge/{pk}/promote/" in routes
     for route in routes:
         response = client.post(route, {"evidence": "x", "reason": "x", "title": "x", "status": "accepted",
                                        "action": "promote", "ids": [pk]}, headers=headers)
