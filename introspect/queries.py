@@ -7,12 +7,21 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.core.paginator import Page, Paginator
-from django.utils import timezone
 from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from introspect import evidence, tool_cards
 from introspect.models import (
-    Project, Quarantine, Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, Way, WaysEvent,
+    Project,
+    Quarantine,
+    Session,
+    SourceFile,
+    Subagent,
+    TranscriptEntry,
+    Turn,
+    TurnWay,
+    Way,
+    WaysEvent,
 )
 from introspect.rebuild import EVENT_ORDER
 
@@ -89,10 +98,15 @@ CONVERSATION_LIMIT = 2000
 
 def turns_page(session: Session, *, start: int = 1, after: int | None = None,
                size: int = TURNS_PER_PAGE) -> list[Turn]:
-    """A page of turns from epoch `start` (or after `after`, for live follow), rows and entries joined."""
+    """A page of turns from epoch `start` (or after `after`, for live follow), with their rows.
+
+    Of a turn's prompt only the file offset is read (`prompt_offset`, `nearest_offset`): the page
+    shows the prompt from the conversation window (conversation_by_turn), not from a joined row.
+    """
     rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
     turns = session.turns.filter(epoch__gt=after) if after is not None else session.turns.filter(epoch__gte=start)
-    return list(turns.order_by("epoch").select_related("prompt_entry", "context_entry", "nearest_prompt")
+    return list(turns.order_by("epoch")
+                .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
                 .prefetch_related(Prefetch("ways", queryset=rows))[:size])
 
 
@@ -128,15 +142,14 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
     cost follows the page, not the session. A prompt several fire turns share is shown once: under
     its keyed turn, else the first turn near it; the others point there.
     """
-    anchors = {turn.prompt_entry or turn.nearest_prompt for turn in turns} - {None}
-    if session.transcript_id is None or not anchors:
+    offsets = [turn.prompt_offset if turn.prompt_entry_id else turn.nearest_offset for turn in turns
+               if turn.prompt_entry_id or turn.nearest_prompt_id]
+    if session.transcript_id is None or not offsets:
         return {}
-    first = min(anchors, key=lambda entry: entry.offset)
-    last = max(anchors, key=lambda entry: entry.offset)
     following = (TranscriptEntry.objects.filter(source_id=session.transcript_id, is_prompt=True, is_copy=False,
-                                                offset__gt=last.offset)
+                                                offset__gt=max(offsets))
                  .order_by("offset").values_list("offset", flat=True).first())
-    window = conversation_entries(session).filter(offset__gte=first.offset)
+    window = conversation_entries(session).filter(offset__gte=min(offsets))
     if following is not None:
         window = window.filter(offset__lt=following)
     entries = with_cards(list(window[:CONVERSATION_LIMIT]))
@@ -195,11 +208,6 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[W
     return out
 
 
-def peak_context(session: Session) -> int:
-    """The largest context position any turn recorded (0: none recorded)."""
-    return session.turns.aggregate(peak=Max("token_position"))["peak"] or 0
-
-
 @dataclass(frozen=True)
 class WindowSpan:
     number: int
@@ -207,17 +215,23 @@ class WindowSpan:
     first_turn: int | None
     last_turn: int | None
     turns: int
+    peak: int = 0  # the largest context position a turn of the window recorded
 
 
 def window_spans(session: Session) -> list[WindowSpan]:
-    """The compaction windows with the turns each holds, for the scrubber."""
+    """The compaction windows with the turns each holds, for the scrubber (one covering-index scan)."""
     spans = {row["window"]: row for row in session.turns.values("window").annotate(
-        first=Min("epoch"), last=Max("epoch"), n=Count("pk"))}
+        first=Min("epoch"), last=Max("epoch"), n=Count("pk"), peak=Max("token_position"))}
     windows = list(session.windows.order_by("number")) or []
     numbers = sorted({w.number for w in windows} | set(spans))
     starts = {w.number: w.start_ts for w in windows}
     return [WindowSpan(n, starts.get(n, ""), spans.get(n, {}).get("first"), spans.get(n, {}).get("last"),
-                       spans.get(n, {}).get("n", 0)) for n in numbers]
+                       spans.get(n, {}).get("n", 0), spans.get(n, {}).get("peak") or 0) for n in numbers]
+
+
+def peak_context(windows: list[WindowSpan]) -> int:
+    """The largest context position any turn recorded (0: none recorded)."""
+    return max((window.peak for window in windows), default=0)
 
 
 def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:

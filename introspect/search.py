@@ -146,8 +146,8 @@ def search(query: str, *, limit: int = 50, offset: int = 0) -> SearchResults:
         hits = way_hits(terms, ways, start=offset, stop=min(offset + limit, way_total))
     text_matches = text_count(terms)
     text_total = min(text_matches, TEXT_COUNT_CAP)
-    room = limit - len(hits)
-    if room > 0 and text_total:
+    room = min(limit - len(hits), way_total + text_total - offset)  # the pages end at the counted total
+    if room > 0:
         hits += text_hits(terms, limit=room, offset=max(offset - way_total, 0))
     capped = way_matches > WAY_TURN_CAP or text_matches > TEXT_COUNT_CAP
     return SearchResults(hits=hits, total=way_total + text_total, query=query, limit=limit, offset=offset,

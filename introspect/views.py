@@ -7,9 +7,9 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from introspect import queries
+from introspect.models import Session, Subagent
 from ledger import adr_queries
 from ledger import queries as ledger_queries
-from introspect.models import Session, Subagent
 from waysweb.htmx import HtmxHttpRequest, render_page
 from waysweb.params import date_param, int_param
 
@@ -70,14 +70,15 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
     start = max(int_param(request, "from", 1) or 1, 1)
     turns = queries.turns_page(session, start=start)
+    windows = queries.window_spans(session)
     context = {
         "session": session,
         **turn_context(session, turns),
         "start": start,
         "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
         "prev_start": max(start - queries.TURNS_PER_PAGE, 1) if start > 1 else None,
-        "windows": queries.window_spans(session),
-        "peak_context": queries.peak_context(session),
+        "windows": windows,
+        "peak_context": queries.peak_context(windows),
         "decisions": adr_queries.records_mentioned(*ledger_queries.entry_texts(session), session.title),
         "conversation": [] if session.turn_count else queries.conversation(session),
         "cursor": turns[-1].epoch if turns else 0,

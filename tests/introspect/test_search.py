@@ -161,8 +161,10 @@ def test_it_stops_counting_at_the_cap(home, monkeypatch):
     monkeypatch.setattr(search, "TEXT_COUNT_CAP", 1)
 
     results = search.search("the")
+    beyond = search.search("the", limit=1, offset=1)
 
     assert (results.total, results.capped) == (1, True)
+    assert (beyond.hits, beyond.total, beyond.has_next) == ([], 1, False)  # the pages end where counting did
 
 
 def test_it_says_how_far_it_counted_when_it_stops(home, client, monkeypatch):

@@ -49,7 +49,7 @@ def test_it_lists_sessions_newest_first_with_their_counts(client, home):
     imported(home)
     response = client.get("/")
     assert response.status_code == 200
-    assert [t.name for t in response.templates][0] == "introspect/session_list.html"
+    assert response.templates[0].name == "introspect/session_list.html"
     body = response.content.decode()
     positions = [body.index(f'href="/sessions/sess-000{n}-aaaa-bbbb/"') for n in (2, 1, 0)]
     assert positions == sorted(positions)
@@ -108,6 +108,17 @@ def test_it_shows_a_sessions_turns_with_channel_score_and_span(client, home):
     assert "No way file with this id exists today" in body  # d/s has no file: criteria not invented
 
 
+def test_it_repeats_a_ways_current_file_under_each_of_its_rows(client, home):
+    imported(home, sessions=1)
+    body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
+    # d/a fired in turn 1 and was re-disclosed in turn 2: its file is shown under both rows (the
+    # second from the first's HTML); d/s and d/b have no file, each says so under its own row.
+    assert body.count('<a href="/ways/d/a/">way page</a>') == 2
+    assert body.count("No way file with this id exists today") == 2
+    assert 'id="turn-2-way-1" data-way="d/a"' in body
+    assert "peak 1.5K" in body
+
+
 def test_it_escapes_agent_text(client, home):
     imported(home, sessions=1)
     body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
@@ -135,7 +146,7 @@ def test_it_bounds_the_queries_per_page(client, home, django_assert_max_num_quer
     imported(home, sessions=3)
     with django_assert_max_num_queries(6):
         client.get("/")
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(13):
         client.get("/sessions/sess-0000-aaaa-bbbb/")
     with django_assert_max_num_queries(6):
         client.get("/sessions/sess-0000-aaaa-bbbb/events/")
@@ -205,9 +216,9 @@ def long_session(home, turns: int, sid: str = "long") -> None:
 def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(client, home, django_assert_max_num_queries):
     long_session(home, 120, sid="big")
     long_session(home, 5, sid="small")
-    with django_assert_max_num_queries(18) as small:
+    with django_assert_max_num_queries(17) as small:
         client.get("/sessions/small/")
-    with django_assert_max_num_queries(18) as big:
+    with django_assert_max_num_queries(17) as big:
         response = client.get("/sessions/big/")
     assert len(big.captured_queries) == len(small.captured_queries)
     body = response.content.decode()
