@@ -16,6 +16,7 @@ from introspect.models import (
     Quarantine,
     Session,
     SourceFile,
+    Spill,
     Subagent,
     TranscriptEntry,
     Turn,
@@ -122,12 +123,21 @@ class Exchange:
 def conversation_entries(session: Session) -> QuerySet[TranscriptEntry]:
     return (TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
             .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
-            .order_by("offset", "index").prefetch_related("spills"))
+            .order_by("offset", "index"))
 
 
-def with_cards(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
-    """Tool calls and results parsed into display cards (introspect/tool_cards.py)."""
+def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
+    """Tool calls and results parsed into display cards (introspect/tool_cards.py), and each
+    entry's spilled outputs as `spill_list`: one query for all of them.
+
+    (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
+    """
+    spilled: dict[int, list[Spill]] = {}
+    if entries:
+        for spill in Spill.objects.filter(entry_id__in=[entry.pk for entry in entries]).order_by("pk"):
+            spilled.setdefault(spill.entry_id, []).append(spill)
     for entry in entries:
+        entry.spill_list = spilled.get(entry.pk, [])
         if entry.type == "assistant" and entry.tool_use_id:
             entry.call = tool_cards.tool_call(entry)
         elif entry.type == "user" and entry.tool_result_id:
@@ -152,7 +162,7 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
     window = conversation_entries(session).filter(offset__gte=min(offsets))
     if following is not None:
         window = window.filter(offset__lt=following)
-    entries = with_cards(list(window[:CONVERSATION_LIMIT]))
+    entries = for_display(list(window[:CONVERSATION_LIMIT]))
     starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
     position = {entry.pk: n for n, entry in enumerate(entries)}
     exchanges: dict[int, Exchange] = {}
@@ -175,16 +185,16 @@ def conversation(session: Session) -> list[TranscriptEntry]:
     """The whole conversation of a session without fire turns (plain Claude Code)."""
     if session.transcript_id is None:
         return []
-    return with_cards(list(conversation_entries(session)[:CONVERSATION_LIMIT]))
+    return for_display(list(conversation_entries(session)[:CONVERSATION_LIMIT]))
 
 
 def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
     """A subagent's own transcript, loaded on demand under the call that spawned it."""
     if agent.source_id is None:
         return []
-    return with_cards(list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
-                .exclude(type__in=("progress", "queue-operation")).order_by("offset", "index")
-                .prefetch_related("spills")[:CONVERSATION_LIMIT]))
+    return for_display(list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+                            .exclude(type__in=("progress", "queue-operation"))
+                            .order_by("offset", "index")[:CONVERSATION_LIMIT]))
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:

@@ -119,6 +119,23 @@ def test_it_repeats_a_ways_current_file_under_each_of_its_rows(client, home):
     assert "peak 1.5K" in body
 
 
+def test_it_shows_spilled_output_under_the_line_that_names_it(client, home):
+    stub = ("<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
+            "~/.claude/projects/-p/s1/tool-results/{name}\n\nPreview (first 2KB):\n# Way\n</persisted-output>")
+    path = home.transcript("/p", "s1", *({"type": "user", "uuid": f"m{n}", "isMeta": True, "sessionId": "s1",
+                                          "message": {"role": "user", "content": stub.format(name=name)}}
+                                         for n, name in enumerate(["kept.txt", "lost.txt"])))
+    (path.with_suffix("") / "tool-results").mkdir(parents=True)
+    (path.with_suffix("") / "tool-results" / "kept.txt").write_text("# Way\nthe whole body")
+    call_command("ingest", stdout=StringIO())
+
+    body = client.get("/sessions/s1/").content.decode()
+
+    assert body.count("Full output behind the stub") == 2
+    assert "<code>tool-results/kept.txt</code>" in body and "the whole body" in body
+    assert '<code>tool-results/lost.txt</code> <span class="badge badge--warn">not on disk</span>' in body
+
+
 def test_it_escapes_agent_text(client, home):
     imported(home, sessions=1)
     body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
