@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 ADVISORY_KEY = 0x57A75_1DB  # "waysweb importer"
 
@@ -30,16 +31,18 @@ def lock_path() -> Path:
 
 
 @contextmanager
-def importer_lock() -> Iterator[None]:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+def importer_lock(using: BaseDatabaseWrapper = connection) -> Iterator[None]:
+    """Held for one importer's whole run. PostgreSQL advisory locks belong to a session (they are
+    re-entrant inside it), so another importer is another connection — as it is in real life."""
+    if using.vendor == "postgresql":
+        with using.cursor() as cursor:
             cursor.execute("SELECT pg_try_advisory_lock(%s)", [ADVISORY_KEY])
             if not cursor.fetchone()[0]:
                 raise ImporterBusy("another importer is feeding this PostgreSQL database")
         try:
             yield
         finally:
-            with connection.cursor() as cursor:
+            with using.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [ADVISORY_KEY])
         return
     path = lock_path()

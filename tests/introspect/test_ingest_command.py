@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connections
 
 from introspect.importer.lock import importer_lock
 from introspect.models import Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent
@@ -244,6 +245,10 @@ def test_it_marks_a_deleted_source_gone_and_keeps_its_rows(home):
 
 def test_it_refuses_to_run_beside_another_importer(home):
     append(home.live, CURRENT[0])
-    with importer_lock(), pytest.raises(CommandError, match="Only one importer"):
-        ingest()
+    other = connections.create_connection("default")  # the other importer's own database session
+    try:
+        with importer_lock(other), pytest.raises(CommandError, match="Only one importer"):
+            ingest()
+    finally:
+        other.close()
     assert WaysEvent.objects.count() == 0
