@@ -3,13 +3,18 @@
     uv run python bench/session_page.py [--turns 5000] [--requests 30]
 
 Builds a HOME with one long session (events + transcript), imports it into a throwaway SQLite
-database, then times the session page (first screen), the next page fragment and the dump JSON
-through Django's test client (server time, no network). Prints p50/p95 and the query counts.
+database, then times the session page (first screen), the next page fragment, the event log and
+the session list through Django's test client (server time, no network). Prints p50/p95 and the
+query counts, with this process's CPU time and the time spent in full garbage collections beside
+them: on a shared machine a wall p95 far above the CPU p95 is other load, and a p95 far above p50
+with a full collection counted is the collector (it walks every live object: tens of ms on this
+2-core machine), not the page.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -120,20 +125,33 @@ def main() -> None:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
             return
+        full_gc: list[float] = []  # perf_counter at the start and stop of each full collection
+
+        def stamp(phase: str, info: dict) -> None:
+            if info["generation"] == 2:
+                full_gc.append(time.perf_counter())
+
+        gc.callbacks.append(stamp)
+        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
         for name, (url, extra) in targets.items():
-            timings = []
+            timings, cpu = [], []
+            full_gc.clear()
             for _ in range(args.requests):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 response = client.get(url, **extra)
                 timings.append((time.perf_counter() - t0) * 1000)
+                cpu.append((time.process_time() - c0) * 1000)
                 assert response.status_code == 200, (url, response.status_code)
+            collected = 1000 * sum(stop - start for start, stop in zip(full_gc[::2], full_gc[1::2]))
             connection.force_debug_cursor = True
             reset_queries()
             client.get(url, **extra)
             queries = len(connection.queries)
             connection.force_debug_cursor = False
             print(f"{name:28s} p50 {statistics.median(timings):7.1f} ms   p95 {percentile(timings, 0.95):7.1f} ms   "
-                  f"{queries} queries   {len(response.content) / 1024:.0f} KiB")
+                  f"{queries} queries   {len(response.content) / 1024:.0f} KiB   "
+                  f"(cpu p50 {statistics.median(cpu):.1f} p95 {percentile(cpu, 0.95):.1f} ms; "
+                  f"{len(full_gc) // 2} full gc, {collected:.0f} ms)")
 
 
 if __name__ == "__main__":
