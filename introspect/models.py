@@ -57,6 +57,10 @@ class SourceFile(models.Model):
     inode = models.BigIntegerField(default=0)
     head_fp = models.CharField(max_length=64, blank=True, default="")
     offset = models.BigIntegerField(default=0, help_text="end of the last committed complete line or member")
+    # gzip: a batch may end inside a member hundreds of MB long; the checkpoint is then the member's
+    # start (`offset`) plus how much of it is committed, so a restart skips exactly that much.
+    member_lines = models.BigIntegerField(default=0, help_text="gz: lines of the member at offset already committed")
+    member_bytes = models.BigIntegerField(default=0, help_text="gz: their uncompressed bytes, newlines included")
     anchor = models.CharField(max_length=64, blank=True, default="")
     size_seen = models.BigIntegerField(default=0)
     mtime_ns = models.BigIntegerField(default=0)

@@ -1,13 +1,17 @@
 """Chunks of lines into rows: one transaction per batch writes the rows and moves the checkpoint.
 
-The checkpoint update is a compare-and-set on the offset the batch started from, so a crash
-rolls rows and offset back together and a second importer can never move an offset backwards
-(importer-reliability.md §3, §9). Events are de-duplicated by the sha256 of their line.
+The checkpoint update is a compare-and-set on the offset the batch started from (inside a gzip
+member: the member's start and how far into it), so a crash rolls rows and offset back together
+and a second importer can never move an offset backwards (importer-reliability.md §3, §9).
+Events are de-duplicated by the sha256 of their line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import operator
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +19,7 @@ from itertools import batched
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 
 from introspect.importer import parser, schema, tailer, transcripts
 from introspect.importer.sources import Source
@@ -61,7 +65,7 @@ class FileResult:
 def checkpoint_of(row: SourceFile) -> tailer.Checkpoint:
     return tailer.Checkpoint(dev=row.dev, inode=row.inode, offset=row.offset, anchor=row.anchor,
                              head_fp=row.head_fp, size=row.size_seen, mtime_ns=row.mtime_ns,
-                             ctime_ns=row.ctime_ns)
+                             ctime_ns=row.ctime_ns, member_lines=row.member_lines, member_bytes=row.member_bytes)
 
 
 def current_generation(source: Source) -> SourceFile | None:
@@ -102,31 +106,35 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
     if tailer.unchanged(st, checkpoint):
         result.status = "unchanged"
         return result
-    read = tailer.read_gzip_chunk if source.gzip else tailer.read_chunk
-    kwargs = {} if source.gzip else {"max_line": max_line}
-    while True:
-        chunk = read(source.path, checkpoint, **kwargs)
-        if chunk is None:
-            result.status = "gone"
-            break
-        if row is None or chunk.new_generation:
-            # Truncated, replaced or rewritten: the chunk was read from 0 as a new generation.
-            row = open_generation(source, row)
-            result.status = "new generation" if row.generation > 1 else "read"
-            checkpoint = None
-        start = 0 if checkpoint is None else checkpoint.offset
-        batch = load_batch(row, chunk, expected_offset=row.offset, replay=ignore_checkpoint)
-        result.counts.add(batch.counts)
-        result.sessions |= batch.sessions
-        result.bytes_read += chunk.next_offset - start
-        row.refresh_from_db()
-        checkpoint = tailer.Checkpoint(dev=chunk.dev, inode=chunk.inode, offset=chunk.next_offset,
-                                       anchor=chunk.anchor, head_fp=chunk.head_fp, size=chunk.size,
-                                       mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns)
-        if progress is not None:
-            progress(result, chunk.next_offset, chunk.size)
-        if chunk.at_end:
-            break
+    with contextlib.ExitStack() as stack:
+        if source.gzip:
+            # One open archive for every batch of this call: the member being read keeps inflating
+            # where the last batch stopped instead of being inflated again from its start.
+            read = stack.enter_context(tailer.GzipTail(source.path)).chunk
+        else:
+            read = functools.partial(tailer.read_chunk, source.path)
+        while True:
+            chunk = read(checkpoint, max_line=max_line)
+            if chunk is None:
+                result.status = "gone"
+                break
+            if row is None or chunk.new_generation:
+                # Truncated, replaced or rewritten: the chunk was read from 0 as a new generation.
+                row = open_generation(source, row)
+                result.status = "new generation" if row.generation > 1 else "read"
+                checkpoint = None
+            start = 0 if checkpoint is None else checkpoint.offset
+            batch = load_batch(row, chunk, expected_offset=row.offset, expected_member_bytes=row.member_bytes,
+                               replay=ignore_checkpoint)
+            result.counts.add(batch.counts)
+            result.sessions |= batch.sessions
+            result.bytes_read += chunk.next_offset - start
+            row.refresh_from_db()
+            checkpoint = chunk.checkpoint()
+            if progress is not None:
+                progress(result, max(chunk.next_offset, chunk.read_to), chunk.size)
+            if chunk.at_end:
+                break
     return result
 
 
@@ -144,16 +152,39 @@ def order_key(event: WaysEvent) -> tuple[int, int, int, int]:
     return (event.order_rank, event.order_generation, event.order_offset, event.order_index)
 
 
-def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, replay: bool = False) -> BatchResult:
+def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int, int]]:
+    """(offset, index) of those of `lines` this generation already holds (a replay).
+
+    The lines of a gzip member share its offset, so they are looked up by index range per member:
+    by offset alone one batch would fetch every line of a member a million lines long.
+    """
+    spans: dict[int, tuple[int, int]] = {}
+    for line in lines:
+        low, high = spans.get(line.offset, (line.index, line.index))
+        spans[line.offset] = (min(low, line.index), max(high, line.index))
+    known = RawLine.objects.filter(source=row).values_list("offset", "index")
+    seen = set(bulk.chunked_in(known.filter(index=0), "offset", [o for o, span in spans.items() if span == (0, 0)]))
+    ranged = [Q(offset=o, index__range=span) for o, span in spans.items() if span != (0, 0)]
+    for start in range(0, len(ranged), 200):  # three bound parameters each
+        seen.update(known.filter(functools.reduce(operator.or_, ranged[start:start + 200])))
+    return seen
+
+
+def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, expected_member_bytes: int | None = None,
+               replay: bool = False) -> BatchResult:
     """Write one chunk's rows and advance the checkpoint, all in one transaction.
 
-    With `replay` (re-reading from 0 with --ignore-checkpoints) the offset only ever moves forward.
+    The checkpoint is compare-and-set on (`expected_offset`, `expected_member_bytes`, default the
+    row's): inside a gzip member the offset stays at the member's start while the member position
+    moves. With `replay` (re-reading from 0 with --ignore-checkpoints) the position only ever
+    moves forward.
     """
     out = BatchResult()
     counts = out.counts
+    if expected_member_bytes is None:
+        expected_member_bytes = row.member_bytes
     with transaction.atomic():
-        seen = set(bulk.chunked_in(RawLine.objects.filter(source=row).values_list("offset", "index"), "offset",
-                                   {line.offset for line in chunk.lines}))
+        seen = committed_lines(row, chunk.lines)
         raw_rows: list[RawLine] = []
         quarantine: list[Quarantine] = []
         candidates: list[tuple[tailer.Line, parser.Record]] = []
@@ -199,9 +230,12 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
         bulk.insert_ignore(raw_rows)
         bulk.insert_ignore(quarantine, batch_size=50)
         bulk.insert_ignore(new_rows, batch_size=200)
-        new_offset = max(chunk.next_offset, expected_offset) if replay else chunk.next_offset
-        updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset).update(
-            offset=new_offset,
+        reached = (chunk.next_offset, chunk.member_bytes, chunk.member_lines)
+        expected = (expected_offset, expected_member_bytes, row.member_lines)
+        new_offset, member_bytes, member_lines = max(reached, expected) if replay else reached
+        updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset,
+                                            member_bytes=expected_member_bytes).update(
+            offset=new_offset, member_bytes=member_bytes, member_lines=member_lines,
             anchor=chunk.anchor if new_offset == chunk.next_offset else row.anchor,
             head_fp=chunk.head_fp or row.head_fp,
             dev=chunk.dev, inode=chunk.inode, size_seen=chunk.size, mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns,
@@ -210,7 +244,8 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, re
             duplicate=F("duplicate") + counts.duplicate,
         )
         if updated != 1:
-            raise CheckpointMoved(f"{row.path}: another importer moved the checkpoint from {expected_offset}")
+            raise CheckpointMoved(f"{row.path}: another importer moved the checkpoint from {expected_offset}"
+                                  + (f" (+{expected_member_bytes} bytes into the member)" if expected_member_bytes else ""))
     return out
 
 

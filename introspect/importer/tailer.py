@@ -5,7 +5,9 @@ No Django here: the loader decides what to do with a `Chunk`; this module only r
 - split on b"\\n" only, and never consume bytes after the last b"\\n" (a torn line is re-read);
 - a file whose (dev, inode), size or anchor no longer matches the checkpoint starts a new
   generation read from 0 (truncation, replacement, rewrite in place);
-- a line longer than the cap is skipped to its b"\\n" while being hashed, never buffered whole.
+- a line longer than the cap is skipped to its b"\\n" while being hashed, never buffered whole;
+- a gzip archive is inflated from the file in bounded pieces (`GzipTail`), never read or inflated
+  whole: memory stays one batch plus the longest accepted line whatever the member's size.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 ANCHOR_WINDOW = 4096
 HEAD_KEEP = 1024
 GZIP_MAGIC = b"\x1f\x8b\x08"
+READ_BLOCK = 1 << 20  # compressed bytes read from an archive at a time
+INFLATE_STEP = 1 << 20  # most inflated bytes one zlib call returns, however well the input compressed
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,14 @@ class Checkpoint:
     size: int = 0
     mtime_ns: int = 0
     ctime_ns: int = 0
+    # gzip, a batch boundary inside a member: `offset` is the member's start, and these lines
+    # (these uncompressed bytes, each line's b"\n" included) of it are already committed.
+    member_lines: int = 0
+    member_bytes: int = 0
+
+    @property
+    def position(self) -> tuple[int, int, int]:
+        return self.offset, self.member_bytes, self.member_lines
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,15 @@ class Chunk:
     head_fp: str
     at_end: bool
     damage: list[Damage] = field(default_factory=list)
+    member_lines: int = 0  # see Checkpoint: the batch stopped inside the member at `next_offset`
+    member_bytes: int = 0
+    read_to: int = 0  # compressed bytes read so far (progress); `next_offset` stays at a member's start
+
+    def checkpoint(self) -> Checkpoint:
+        """The checkpoint this chunk leaves once its batch is committed."""
+        return Checkpoint(dev=self.dev, inode=self.inode, offset=self.next_offset, anchor=self.anchor,
+                          head_fp=self.head_fp, size=self.size, mtime_ns=self.mtime_ns, ctime_ns=self.ctime_ns,
+                          member_lines=self.member_lines, member_bytes=self.member_bytes)
 
 
 def sha256(data: bytes) -> str:
@@ -98,7 +121,7 @@ def head_fingerprint(fh) -> str:
 
 def is_same_file(st: os.stat_result, checkpoint: Checkpoint | None, fh) -> bool:
     """False when the file at the path is not the generation the checkpoint describes."""
-    if checkpoint is None or checkpoint.offset == 0:
+    if checkpoint is None or checkpoint.position == (0, 0, 0):
         return True  # nothing read yet: there is nothing a different file could make us lose
     if (st.st_dev, st.st_ino) != (checkpoint.dev, checkpoint.inode):
         return False
@@ -144,41 +167,52 @@ def split_lines(buf: bytes, base: int, *, index_from: int = 0, indexed: bool = F
         pos = end + 1
 
 
+class Hashed:
+    """A line over the cap: hashed as it streams past; only its first KiB is kept."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.head = b""
+        self.length = 0
+
+    def update(self, part: bytes | bytearray) -> None:
+        self.digest.update(part)
+        if len(self.head) < HEAD_KEEP:
+            self.head += part[: HEAD_KEEP - len(self.head)]
+        self.length += len(part)
+
+    def line(self, offset: int, index: int = 0) -> Line:
+        data, nuls = clean(self.head)
+        return Line(offset=offset, index=index, data=data, length=self.length, nul_prefix=nuls,
+                    too_long_sha256=self.digest.hexdigest())
+
+
 def read_long_line(fh, start: int, *, max_line: int, block: int = 1 << 20) -> tuple[Line | None, int]:
     """Read the line starting at `start` whatever its length; over `max_line` only hash it.
 
     Returns (line, offset after its b"\\n"), or (None, start) when it has no b"\\n" yet.
+    The b"\\n" is found first and the line then read in one piece, so a 50 MB line is held once,
+    never as blocks and their join at the same time.
     """
-    pieces: list[bytes] = []
-    digest = None
-    head = b""
-    length = 0
     fh.seek(start)
+    length = 0
     while True:
         piece = fh.read(block)
         if not piece:
             return None, start
         end = piece.find(b"\n")
-        part = piece if end < 0 else piece[:end]
-        length += len(part)
-        if digest is None and length > max_line:
-            # Too long to keep: from here on hash, never buffer (memory stays bounded).
-            whole = b"".join(pieces)
-            head = (whole + part)[:HEAD_KEEP]
-            digest = hashlib.sha256(whole)
-            pieces = []
-        if digest is None:
-            pieces.append(part)
-        else:
-            digest.update(part)
         if end >= 0:
+            length += end
             break
-    if digest is None:
-        data, nuls = clean(b"".join(pieces))
+        length += len(piece)
+    fh.seek(start)
+    if length <= max_line:
+        data, nuls = clean(fh.read(length))
         return Line(offset=start, data=data, length=length, nul_prefix=nuls), start + length + 1
-    data, nuls = clean(head)
-    return (Line(offset=start, data=data, length=length, nul_prefix=nuls, too_long_sha256=digest.hexdigest()),
-            start + length + 1)
+    hashed = Hashed()  # too long to keep: hash it, memory stays one block
+    while hashed.length < length:
+        hashed.update(fh.read(min(block, length - hashed.length)))
+    return hashed.line(start), start + length + 1
 
 
 def open_at(path: Path, checkpoint: Checkpoint | None):
@@ -220,6 +254,11 @@ def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 2
                 continue
             if pos + len(buf) >= st.st_size:
                 break  # a torn last line: leave it unconsumed, re-read on the next poll
+            if lines:
+                # A line longer than a block starts a batch of its own: memory then holds one such
+                # line and what parsing and storing it take, never that on top of a full batch.
+                at_end = False
+                break
             line, after = read_long_line(fh, pos, max_line=max_line, block=block)
             if line is None:
                 break
@@ -231,91 +270,314 @@ def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 2
                      anchor=anchor_of(fh, pos) if pos else "", head_fp=head_fingerprint(fh), at_end=at_end)
 
 
-def decode_member(data: bytes, start: int, *, step: int = 1 << 16) -> tuple[bytes, int | None, str]:
-    """Inflate the gzip member at data[start:], in small pieces so output before damage is kept.
-
-    Returns (text, end offset or None when the member did not end, error message or "").
-    A member cut off mid-stream runs on into the next member's bytes and inflates garbage from
-    them; so when it does not end cleanly, only the text inflated from bytes before the next gzip
-    header is returned.
-    """
-    inflater = zlib.decompressobj(wbits=31)
-    out = bytearray()
-    next_header = data.find(GZIP_MAGIC, start + 1)
-    before_header: int | None = None
+def find_magic(fh, start: int, size: int, *, block: int = READ_BLOCK) -> int:
+    """File offset of the first gzip header (`1f 8b 08`) at or after `start`, or -1."""
     pos = start
+    while pos < size:
+        fh.seek(pos)
+        piece = fh.read(min(block, size - pos))
+        found = piece.find(GZIP_MAGIC)
+        if found >= 0:
+            return pos + found
+        if pos + len(piece) >= size or len(piece) < len(GZIP_MAGIC):
+            return -1
+        pos += len(piece) - (len(GZIP_MAGIC) - 1)  # a header may straddle two pieces
+    return -1
+
+
+class Inflation:
+    """One gzip member inflated from the file piece by piece, from `start` up to at most `stop`.
+
+    Every piece of output is at most `step` bytes, whatever the compression ratio; a damaged
+    member raises `zlib.error` from `pieces()`.
+    """
+
+    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP):
+        self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
+        self.inflater = zlib.decompressobj(wbits=31)
+
+    @property
+    def ended(self) -> bool:
+        return self.inflater.eof
+
+    @property
+    def end(self) -> int:
+        """The offset after the member's trailer (once `ended`)."""
+        return self.pos - len(self.inflater.unused_data)
+
+    def pieces(self) -> Iterator[bytes]:
+        inflater = self.inflater
+        while self.pos < self.stop and not inflater.eof:
+            self.fh.seek(self.pos)  # the file is shared: anchors and probes seek it too
+            data = self.fh.read(min(self.block, self.stop - self.pos))
+            if not data:
+                return
+            self.pos += len(data)
+            while True:
+                out = inflater.decompress(data, self.step)
+                data = inflater.unconsumed_tail
+                if out:
+                    yield out
+                if inflater.eof or not (out or data):
+                    break
+
+
+@dataclass(frozen=True)
+class Member:
+    """A gzip member, and how far to feed it: to its end, or only up to where it is damaged."""
+
+    start: int
+    end: int | None  # the offset after its trailer; None when it does not end cleanly
+    stop: int  # feed bytes up to here: `end`, else the next gzip header or the end of the file
+    error: str = ""
+
+
+def probe_member(fh, start: int, size: int) -> Member | None:
+    """Inflate the member at `start` once, keeping no output, to learn whether and where it ends.
+
+    None: it reaches the end of the file without an error and no gzip header follows, a member
+    still being appended (left for the next poll). A member cut off mid-stream runs on into the
+    next member's bytes and inflates garbage from them, or fails there; so a damaged member is
+    fed only up to the first gzip header after its first byte, and reading resumes there
+    (importer-reliability.md §6). Knowing this before emitting a line keeps the member's text
+    streamable: no line past that header is ever handed out for a member that turns out damaged.
+    """
+    probe = Inflation(fh, start, size)
     error = ""
     try:
-        while pos < len(data):
-            stop = min(pos + step, len(data))
-            if before_header is None and next_header >= 0:
-                stop = min(stop, next_header) if pos < next_header else stop
-            piece = data[pos:stop]
-            out += inflater.decompress(piece)
-            if inflater.eof:
-                return bytes(out), stop - len(inflater.unused_data), ""
-            pos = stop
-            if before_header is None and pos == next_header:
-                before_header = len(out)
+        for _ in probe.pieces():
+            pass
     except zlib.error as exc:
         error = str(exc)
-    keep = len(out) if before_header is None else before_header
-    return bytes(out[:keep]), None, error
+    if probe.ended:
+        return Member(start, probe.end, probe.end)
+    later = find_magic(fh, start + 1, size)
+    if not error and later < 0:
+        return None
+    return Member(start, None, size if later < 0 else later, error or "member cut off before its end")
 
 
-def read_gzip_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20,
-                    max_lines: int = 1000) -> Chunk | None:
-    """Lines of the complete gzip members after the checkpoint (agent-ways appends members).
+class GzipTail:
+    """A gzip archive of members (agent-ways appends them) read batch after batch, in bounded memory.
+
+    Between `chunk` calls the member being read stays open and inflating, so a batch that stops
+    after 1000 lines inside a member hundreds of MB long resumes where it stopped. The checkpoint
+    of such a batch is the member's start plus the lines (and uncompressed bytes) of it already
+    committed; a new process (after a crash or a restart) inflates the member again from its
+    start and skips those. Memory: one batch of lines, one read block, one inflate step and the
+    line being assembled; a line longer than `max_line` is hashed, not kept.
 
     A damaged member (importer-reliability.md §6): its complete lines are imported, the rest is
     reported as `Damage`, and reading resumes at the next gzip header after the member's first
-    byte. A member still being written (it reaches the end of the file with no later header) is
-    left for the next poll.
+    byte. A member still being written is left for the next poll. Lines keep the identity the
+    loader de-duplicates by: `offset` is their member's start and `index` their line number in it.
     """
-    opened = open_at(path, checkpoint)
-    if opened is None:
-        return None
-    fh, st, new_generation, pos = opened
-    with fh:
-        fh.seek(pos)
-        data = fh.read()
-        base = pos
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fh = None
+        self.dev = self.inode = 0
+        self.offset = 0  # start of the member being read, or of the next one
+        self.member: Member | None = None
+        self.inflation: Inflation | None = None
+        self.pieces: Iterator[bytes] = iter(())
+        self.error = ""
+        self.lines_done = 0  # lines of the member handed out: the next line's index
+        self.bytes_done = 0  # their uncompressed bytes, each b"\n" included
+        self.pending = bytearray()  # inflated bytes after the last complete line
+        self.hashed: Hashed | None = None  # the line being assembled, once it passed `max_line`
+        self.max_line = 64 << 20
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
+
+    def position(self) -> tuple[int, int, int]:
+        if self.member is None:
+            return self.offset, 0, 0
+        return self.member.start, self.bytes_done, self.lines_done
+
+    def chunk(self, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
+              max_line: int = 64 << 20) -> Chunk | None:
+        """Lines after the checkpoint, up to about `limit` bytes or `max_lines`; None when the file is gone."""
+        self.max_line = max_line
+        new_generation = False
+        continues = (self.fh is not None and checkpoint is not None
+                     and (checkpoint.dev, checkpoint.inode) == (self.dev, self.inode)
+                     and checkpoint.position == self.position())
+        if not continues:
+            new_generation = self.open(checkpoint)
+            if self.fh is None:
+                return None
+        st = os.fstat(self.fh.fileno())
         lines: list[Line] = []
         damage: list[Damage] = []
         produced = 0
         at_end = True
-        while pos - base < len(data):
+        while not (self.member is None and self.offset >= st.st_size):
             if produced >= limit or len(lines) >= max_lines:
                 at_end = False
                 break
-            rel = pos - base
-            if not data.startswith(GZIP_MAGIC, rel):
-                nxt = data.find(GZIP_MAGIC, rel + 1)
-                end = len(data) if nxt < 0 else nxt
-                damage.append(Damage(offset=pos, length=end - rel, detail="bytes between members are not gzip"))
-                pos = base + end
+            if self.member is None:
+                if not self.start_member(st.st_size, damage):
+                    break  # a trailing member still being appended
                 continue
-            text, end, error = decode_member(data, rel)
-            if end is not None:
-                found, used = split_lines(text, pos, indexed=True)
-                if used < len(text):  # a member's last line may lack its b"\n": the member is complete
-                    data_, nuls = clean(text[used:])
-                    found.append(Line(offset=pos, index=len(found), data=data_, length=len(text) - used,
-                                      nul_prefix=nuls))
-                lines.extend(found)
-                produced += len(text)
-                pos = base + end
+            line = self.next_line()
+            if line is None:
+                self.finish_member(lines, damage)
                 continue
-            later = data.find(GZIP_MAGIC, rel + 1)
-            if not error and later < 0:
-                break  # trailing member still being appended
-            found, used = split_lines(text, pos, indexed=True)
-            lines.extend(found)
-            stop = len(data) if later < 0 else later
-            damage.append(Damage(offset=pos, length=stop - rel, detail=error or "member cut off before its end",
-                                 tail=text[used:]))
-            produced += len(text)
-            pos = base + stop
-        return Chunk(lines=lines, next_offset=pos, new_generation=new_generation, dev=st.st_dev,
+            lines.append(line)
+            produced += line.length + 1
+        offset, member_bytes, member_lines = self.position()
+        return Chunk(lines=lines, next_offset=offset, new_generation=new_generation, dev=st.st_dev,
                      inode=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns,
-                     anchor=anchor_of(fh, pos) if pos else "", head_fp="", at_end=at_end, damage=damage)
+                     anchor=anchor_of(self.fh, offset) if offset else "", head_fp="", at_end=at_end,
+                     damage=damage, member_lines=member_lines, member_bytes=member_bytes,
+                     read_to=self.inflation.pos if self.member is not None else offset)
+
+    def open(self, checkpoint: Checkpoint | None) -> bool:
+        """Open the file at the checkpoint (`fh` stays None when it is gone); True for a new generation."""
+        self.close()
+        self.member = None
+        opened = open_at(self.path, checkpoint)
+        if opened is None:
+            return False
+        self.fh, st, new_generation, self.offset = opened
+        self.dev, self.inode = st.st_dev, st.st_ino
+        resumed = checkpoint is None or new_generation or not checkpoint.member_bytes or self.resume(
+            st.st_size, checkpoint)
+        if not resumed:
+            # The member no longer holds the lines the checkpoint says were committed from it:
+            # this is another file under the same inode, read as a new generation.
+            self.member, self.offset = None, 0
+            new_generation = True
+        return new_generation
+
+    def resume(self, size: int, checkpoint: Checkpoint) -> bool:
+        """Inflate the checkpoint's member again and skip what was committed; False if it does not fit."""
+        member = probe_member(self.fh, checkpoint.offset, size)
+        if member is None:
+            return False
+        self.begin(member)
+        left = checkpoint.member_bytes
+        newlines = 0
+        last = b""
+        while left:
+            piece = self.more()
+            if not piece:
+                return False
+            part = piece[:left]
+            newlines += part.count(b"\n")
+            last = part[-1:]
+            left -= len(part)
+            self.pending += piece[len(part):]
+        if newlines != checkpoint.member_lines or last != b"\n":
+            return False
+        self.lines_done, self.bytes_done = checkpoint.member_lines, checkpoint.member_bytes
+        return True
+
+    def start_member(self, size: int, damage: list[Damage]) -> bool:
+        """Start reading the member at `offset`; False when it is still being appended."""
+        self.fh.seek(self.offset)
+        magic = self.fh.read(len(GZIP_MAGIC))
+        if magic != GZIP_MAGIC:
+            if GZIP_MAGIC.startswith(magic):
+                return False  # the first bytes of a header: a member being appended
+            later = find_magic(self.fh, self.offset + 1, size)
+            end = size if later < 0 else later
+            damage.append(Damage(offset=self.offset, length=end - self.offset,
+                                 detail="bytes between members are not gzip"))
+            self.offset = end
+            return True
+        member = probe_member(self.fh, self.offset, size)
+        if member is None:
+            return False
+        self.begin(member)
+        return True
+
+    def begin(self, member: Member) -> None:
+        self.member = member
+        self.inflation = Inflation(self.fh, member.start, member.stop)
+        self.pieces = self.inflation.pieces()
+        self.error = ""
+        self.lines_done = self.bytes_done = 0
+        self.pending = bytearray()
+        self.hashed = None
+
+    def more(self) -> bytes:
+        """The member's next inflated piece; b"" once its output is exhausted (ended or damaged)."""
+        try:
+            return next(self.pieces, b"")
+        except zlib.error as exc:
+            self.error = str(exc)
+            return b""
+
+    def next_line(self) -> Line | None:
+        """The member's next complete line; None when it has no more (its end, or its damage)."""
+        scan = 0
+        while (end := self.pending.find(b"\n", scan)) < 0:
+            if self.hashed is not None:
+                self.hashed.update(self.pending)
+                self.pending.clear()
+            elif len(self.pending) > self.max_line:
+                self.hashed = Hashed()  # too long to keep: hash it from here on
+                self.hashed.update(self.pending)
+                self.pending.clear()
+            scan = len(self.pending)
+            piece = self.more()
+            if not piece:
+                return None
+            self.pending += piece
+        with memoryview(self.pending) as view:
+            raw = bytes(view[:end])
+        del self.pending[: end + 1]  # cheap: a bytearray drops its head without moving the rest
+        return self.emit(raw, ended=True)
+
+    def emit(self, raw: bytes, *, ended: bool) -> Line:
+        """The line made of `raw` (plus what was hashed of it); `ended` when a b"\\n" followed it."""
+        index = self.lines_done
+        if self.hashed is None and len(raw) > self.max_line:
+            self.hashed = Hashed()
+        if self.hashed is not None:
+            self.hashed.update(raw)
+            line = self.hashed.line(self.member.start, index)
+            self.hashed = None
+        else:
+            data, nuls = clean(raw)
+            line = Line(offset=self.member.start, index=index, data=data, length=len(raw), nul_prefix=nuls)
+        self.lines_done += 1
+        self.bytes_done += line.length + ended
+        return line
+
+    def finish_member(self, lines: list[Line], damage: list[Damage]) -> None:
+        """The member's output is exhausted: its last line, or its damage; then on to the next member."""
+        member = self.member
+        ended = self.inflation.ended and not self.error
+        if ended:
+            if self.pending or self.hashed is not None:
+                # A member's last line may lack its b"\n": the member is complete, so is the line.
+                lines.append(self.emit(bytes(self.pending), ended=False))
+            self.offset = self.inflation.end
+        else:
+            tail = self.hashed.head if self.hashed is not None else bytes(self.pending)
+            damage.append(Damage(offset=member.start, length=member.stop - member.start,
+                                 detail=self.error or member.error or "member cut off before its end", tail=tail))
+            self.offset = member.stop
+        self.member = self.inflation = None
+        self.pieces = iter(())
+        self.pending = bytearray()
+        self.hashed = None
+
+
+def read_gzip_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20,
+                    max_lines: int = 1000, max_line: int = 64 << 20) -> Chunk | None:
+    """One batch of a gzip archive from a fresh open (`GzipTail` keeps the stream across batches)."""
+    with GzipTail(path) as tail:
+        return tail.chunk(checkpoint, limit=limit, max_lines=max_lines, max_line=max_line)

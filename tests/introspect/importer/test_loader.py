@@ -7,7 +7,7 @@ import pytest
 from introspect.importer import loader, tailer
 from introspect.importer.sources import LIVE_RANK, Source
 from introspect.models import RawLine, SourceFile, WaysEvent
-from tests.conftest import append, line
+from tests.conftest import append, gzip_member, line
 
 pytestmark = pytest.mark.django_db
 
@@ -74,8 +74,6 @@ def test_it_commits_in_batches_of_at_most_a_thousand_lines(home, monkeypatch):
 
 
 def test_it_quarantines_a_corrupt_archive_member_and_keeps_the_rest(home):
-    from tests.conftest import gzip_member
-
     good = gzip_member(LINES[0])
     broken = gzip_member(*(LINES[1:3] * 300))
     tail = gzip_member(LINES[4])
@@ -86,3 +84,97 @@ def test_it_quarantines_a_corrupt_archive_member_and_keeps_the_rest(home):
     row = SourceFile.objects.get()
     assert row.quarantine.get().reason == "gzip_corrupt"
     assert result.counts.quarantined == 1
+
+
+MANY = [line(ts="2026-11-02T10:00:00Z", event="x", n=i) for i in range(2500)]
+
+
+def archive(home, *members: bytes) -> Source:
+    append(home.archive("2026-11-01"), *members)
+    return Source("events_archive", home.state, "events-2026-11-01.jsonl.gz", 20261101)
+
+
+def member_position(row: SourceFile) -> tuple[int, int, int]:
+    row.refresh_from_db()
+    return row.offset, row.member_bytes, row.member_lines
+
+
+def test_it_commits_an_archive_member_in_batches_of_at_most_a_thousand_lines(home, monkeypatch):
+    source = archive(home, gzip_member(*MANY))
+    positions = []
+    original = loader.load_batch
+
+    def recording(row, chunk, **kwargs):
+        out = original(row, chunk, **kwargs)
+        positions.append((len(chunk.lines), member_position(row)))
+        return out
+
+    monkeypatch.setattr(loader, "load_batch", recording)
+    loader.import_file(source)
+    size = home.archive("2026-11-01").stat().st_size
+    # Inside the member the checkpoint is its start plus the lines (and bytes) committed of it.
+    assert positions == [(1000, (0, sum(map(len, MANY[:1000])), 1000)),
+                         (1000, (0, sum(map(len, MANY[:2000])), 2000)), (500, (size, 0, 0))]
+
+
+def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same_rows(home, monkeypatch):
+    source = archive(home, gzip_member(*MANY))
+    original = loader.bulk.insert_ignore
+    batches = []
+
+    def second_batch_dies(objs, **kwargs):
+        original(objs, **kwargs)
+        if objs and isinstance(objs[0], WaysEvent):
+            batches.append(len(objs))
+            if len(batches) == 2:
+                raise Crash("killed inside the member, between the rows and the checkpoint")
+
+    monkeypatch.setattr(loader.bulk, "insert_ignore", second_batch_dies)
+    with pytest.raises(Crash):
+        loader.import_file(source)
+    row = SourceFile.objects.get()
+    assert member_position(row) == (0, sum(map(len, MANY[:1000])), 1000)
+    assert RawLine.objects.count() == WaysEvent.objects.count() == 1000
+
+    monkeypatch.undo()
+    result = loader.import_file(source)  # a new run: the member is inflated again and skipped into
+    assert (result.counts.imported, result.counts.duplicate) == (1500, 0)
+    assert sorted(RawLine.objects.values_list("offset", "index", "sha256")) == [
+        (0, i, loader.sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)]
+    assert sorted(WaysEvent.objects.values_list("order_offset", "order_index")) == [(0, i) for i in range(2500)]
+    assert member_position(row) == (home.archive("2026-11-01").stat().st_size, 0, 0)
+    assert (row.lines_seen, row.imported) == (2500, 2500)
+
+
+def test_it_replays_an_archive_without_new_rows_or_moving_its_checkpoint_back(home):
+    source = archive(home, gzip_member(*MANY[:1500]), gzip_member(*MANY[1500:]))
+    loader.import_file(source)
+    row = SourceFile.objects.get()
+    end = member_position(row)
+    again = loader.import_file(source, ignore_checkpoint=True)
+    assert (again.counts.imported, again.counts.duplicate) == (0, 2500)
+    assert member_position(row) == end
+    assert RawLine.objects.count() == WaysEvent.objects.count() == 2500
+
+
+def test_it_refuses_a_batch_whose_member_position_another_importer_moved(home):
+    source = archive(home, gzip_member(*MANY[:1500]))
+    loader.import_file(source)
+    row = SourceFile.objects.get()
+    chunk = tailer.read_gzip_chunk(source.path, None, max_lines=10)
+    SourceFile.objects.filter(pk=row.pk).update(offset=0, member_bytes=5, member_lines=1)
+    row.refresh_from_db()
+    with pytest.raises(loader.CheckpointMoved):
+        loader.load_batch(row, chunk, expected_offset=0, expected_member_bytes=0)
+    assert member_position(row) == (0, 5, 1)
+
+
+def test_it_picks_up_a_member_appended_to_an_archive(home):
+    first = gzip_member(*MANY[:3])
+    source = archive(home, first)
+    loader.import_file(source)
+    append(source.path, gzip_member(*MANY[3:5]))
+    result = loader.import_file(source)
+    assert (result.status, result.counts.imported) == ("read", 2)
+    assert sorted(RawLine.objects.values_list("offset", "index"))[-2:] == [(len(first), 0), (len(first), 1)]
+    assert member_position(SourceFile.objects.get()) == (source.path.stat().st_size, 0, 0)

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
+import tracemalloc
+import zlib
 
 from introspect.importer import tailer
 from tests.conftest import append, gzip_member
 
 
 def checkpoint_after(chunk: tailer.Chunk) -> tailer.Checkpoint:
-    return tailer.Checkpoint(dev=chunk.dev, inode=chunk.inode, offset=chunk.next_offset, anchor=chunk.anchor,
-                             head_fp=chunk.head_fp, size=chunk.size, mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns)
+    return chunk.checkpoint()
+
+
+def numbered(count: int, *, start: int = 0) -> list[bytes]:
+    return [b'{"i":%d}\n' % i for i in range(start, start + count)]
+
+
+def read_all(read, checkpoint=None, **kwargs) -> tuple[list[tailer.Chunk], tailer.Checkpoint]:
+    """Every chunk until the reader says it reached the end, each read from the last one's checkpoint."""
+    chunks = []
+    while True:
+        chunk = read(checkpoint, **kwargs)
+        chunks.append(chunk)
+        checkpoint = chunk.checkpoint()
+        if chunk.at_end:
+            return chunks, checkpoint
+
+
+def keys(chunks: list[tailer.Chunk]) -> list[tuple[int, int, bytes]]:
+    return [(line.offset, line.index, line.data) for chunk in chunks for line in chunk.lines]
 
 
 def test_it_leaves_a_torn_last_line_unconsumed(tmp_path):
@@ -134,3 +155,129 @@ def test_it_skips_a_corrupt_middle_member_and_resumes_at_the_next(tmp_path):
     assert len(chunk.damage) == 1
     assert chunk.damage[0].offset == len(first)
     assert chunk.next_offset == path.stat().st_size
+
+
+def test_it_holds_a_long_line_once_while_reading_it(tmp_path):
+    long_line = b'{"out":"' + b"z" * (20 << 20) + b'"}'
+    path = append(tmp_path / "e.jsonl", long_line + b"\n", b"{}\n")
+    tracemalloc.start()
+    try:
+        chunk = tailer.read_chunk(path, None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert chunk.lines[0].data == long_line
+    assert peak < len(long_line) + (4 << 20)  # not the blocks and their join at once (2x)
+
+
+def test_it_inflates_a_200_mb_member_in_bounded_memory(tmp_path):
+    path = tmp_path / "events-2026-01-01.jsonl.gz"
+    deflate = zlib.compressobj(1, zlib.DEFLATED, 31)  # one gzip member, written without holding it
+    line_count = 3200
+    with open(path, "wb") as fh:
+        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + b"p" * (64 << 10) + b'"}\n')
+                      for i in range(line_count))
+        fh.write(deflate.flush())
+    tracemalloc.start()
+    try:
+        with tailer.GzipTail(path) as tail:
+            count = batches = 0
+            checkpoint = None
+            while True:
+                chunk = tail.chunk(checkpoint)
+                count += len(chunk.lines)
+                batches += 1
+                assert [line.index for line in chunk.lines] == list(range(count - len(chunk.lines), count))
+                checkpoint = chunk.checkpoint()
+                del chunk
+                if checkpoint.position == (path.stat().st_size, 0, 0):
+                    break
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == line_count and batches > 20  # 200 MiB in batches of at most 8 MiB
+    assert peak < 24 << 20  # one batch, one read block, one inflate step, one line being assembled
+
+
+def test_it_keeps_inflating_a_member_across_batches_instead_of_starting_it_again(tmp_path, monkeypatch):
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*numbered(2500)))
+    inflaters = []
+    original = zlib.decompressobj
+
+    def counted(*args, **kwargs):
+        inflaters.append(args or kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(tailer.zlib, "decompressobj", counted)
+    with tailer.GzipTail(path) as tail:
+        chunks, _ = read_all(tail.chunk)
+    assert [len(chunk.lines) for chunk in chunks] == [1000, 1000, 500]
+    assert len(inflaters) == 2  # one pass to learn where the member ends, one reading it: not one per batch
+
+
+def test_it_resumes_inside_a_member_from_a_fresh_open(tmp_path):
+    first = gzip_member(*numbered(7))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, gzip_member(*numbered(2, start=7)))
+    whole = tailer.read_gzip_chunk(path, None)
+    # A fresh open for every batch, as after a restart: the member is inflated again and skipped into.
+    chunks, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=3)
+    assert keys(chunks) == keys([whole])
+    assert [(c.next_offset, c.member_bytes, c.member_lines) for c in chunks] == [
+        (0, 24, 3), (0, 48, 6), (len(first), 16, 2), (path.stat().st_size, 0, 0)]
+    assert checkpoint.position == (path.stat().st_size, 0, 0)
+
+
+def test_it_reads_a_member_as_a_new_generation_when_it_no_longer_holds_the_committed_lines(tmp_path):
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*numbered(5)))
+    stopped = tailer.read_gzip_chunk(path, None, max_lines=3)
+    assert stopped.member_lines == 3
+    path.write_bytes(gzip_member(b'{"x":1}\n' * 2))  # rewritten in place: the same inode, other lines
+    again = tailer.read_gzip_chunk(path, stopped.checkpoint())
+    assert again.new_generation
+    assert [(line.index, line.data) for line in again.lines] == [(0, b'{"x":1}'), (1, b'{"x":1}')]
+
+
+def test_it_recovers_a_damaged_member_read_in_several_batches(tmp_path):
+    first = gzip_member(*numbered(1))
+    broken = gzip_member(*numbered(400, start=1))
+    third = gzip_member(b'{"c":3}\n')
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, broken[: len(broken) - 20], third)
+    whole = tailer.read_gzip_chunk(path, None)
+    chunks, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=50)
+    assert keys(chunks) == keys([whole])
+    assert keys(chunks)[-1] == (len(first) + len(broken) - 20, 0, b'{"c":3}')
+    damage = [d for chunk in chunks for d in chunk.damage]
+    assert damage == whole.damage and len(damage) == 1
+    assert (damage[0].offset, damage[0].length) == (len(first), len(broken) - 20)
+    assert checkpoint.position == (path.stat().st_size, 0, 0)
+
+
+def test_it_picks_up_a_member_appended_after_the_end_was_reached(tmp_path):
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*numbered(3)))
+    with tailer.GzipTail(path) as tail:
+        _, checkpoint = read_all(tail.chunk)
+        header = gzip_member(*numbered(2, start=3))
+        append(path, header[:2])  # the first bytes of a header: being written, not damage
+        waiting = tail.chunk(checkpoint)
+        assert waiting.lines == [] and waiting.damage == [] and waiting.next_offset == checkpoint.offset
+        append(path, header[2:])
+        later = tail.chunk(waiting.checkpoint())
+    assert [(line.offset, line.index) for line in later.lines] == [(checkpoint.offset, 0), (checkpoint.offset, 1)]
+    assert later.next_offset == path.stat().st_size and not later.new_generation
+
+
+def test_it_hashes_an_archived_line_over_the_cap_without_keeping_it(tmp_path):
+    long_line = b'{"big":"' + b"x" * 5000 + b'"}'
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(long_line + b"\n", b'{"after":1}\n'))
+    chunk = tailer.read_gzip_chunk(path, None, max_line=1000)
+    big, after = chunk.lines
+    assert big.too_long and big.length == len(long_line) and big.too_long_sha256 == tailer.sha256(long_line)
+    assert len(big.data) == tailer.HEAD_KEEP
+    assert (after.index, after.data) == (1, b'{"after":1}')
+
+
+def test_it_gives_a_line_longer_than_a_block_a_batch_of_its_own(tmp_path):
+    long_line = b'{"big":"' + b"y" * 3000 + b'"}'
+    path = append(tmp_path / "e.jsonl", b"{}\n", long_line + b"\n", b'{"after":1}\n')
+    chunks, _ = read_all(functools.partial(tailer.read_chunk, path), block=256)
+    assert [[line.data for line in chunk.lines] for chunk in chunks] == [[b"{}"], [long_line, b'{"after":1}']]
