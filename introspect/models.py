@@ -286,6 +286,8 @@ class WaysEvent(models.Model):
                 name="event_session_order",
             ),
             models.Index(fields=["event", "way"]),
+            # A session page reads one kind of event in the page's time span (near-misses).
+            models.Index(fields=["session", "event", "ts"], name="event_session_kind_ts"),
         ]
 
     def __str__(self) -> str:
@@ -334,6 +336,8 @@ class Turn(models.Model):
     class Meta:
         ordering = ["session", "epoch"]
         constraints = [models.UniqueConstraint(fields=["session", "epoch"], name="turn_epoch_unique")]
+        # Covers the session page's per-window summary (queries.window_spans): no table reads.
+        indexes = [models.Index(fields=["session", "window", "epoch", "token_position"], name="turn_session_window")]
 
     def __str__(self) -> str:
         return f"turn {self.epoch} of {self.session_id}"
