@@ -46,6 +46,7 @@ class SourceFile(models.Model):
         SUPERSEDED = "superseded"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
+    host = models.CharField(max_length=255, default="", help_text="WAYSWEB_HOST of the importer that read it")
     root = models.TextField(help_text="the configured directory the file was found under")
     rel_path = models.TextField(help_text="path under root; display only, identity is dev/inode/anchor")
     generation = models.PositiveIntegerField(default=1)
@@ -77,7 +78,7 @@ class SourceFile(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["root", "rel_path", "generation"], name="source_generation_unique"),
+            models.UniqueConstraint(fields=["host", "root", "rel_path", "generation"], name="source_generation_unique"),
         ]
         indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["session_key"])]
 

@@ -24,6 +24,7 @@ class LedgerEntry(models.Model):
         HANDOFF = "handoff"
         RESUME = "resume"
 
+    host = models.CharField(max_length=255, default="", help_text="WAYSWEB_HOST of the importer that read it")
     root = models.TextField()
     rel_path = models.TextField()
     project_slug = models.CharField(max_length=512)
@@ -45,7 +46,7 @@ class LedgerEntry(models.Model):
 
     class Meta:
         ordering = ["project_slug", "epoch", "ts", "rel_path"]
-        constraints = [models.UniqueConstraint(fields=["root", "rel_path"], name="ledger_entry_unique")]
+        constraints = [models.UniqueConstraint(fields=["host", "root", "rel_path"], name="ledger_entry_unique")]
         indexes = [models.Index(fields=["session_key"]), models.Index(fields=["project_slug", "epoch"])]
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
@@ -129,7 +130,8 @@ def check_import(locs: Locations) -> Iterator[Finding]:
     if readable_dir(projects):
         found += sources.transcript_sources(projects)
     known = {(row.root, row.rel_path): row for row in
-             SourceFile.objects.filter(status=SourceFile.Status.ACTIVE).only("root", "rel_path", "offset")}
+             SourceFile.objects.filter(status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST)
+             .only("root", "rel_path", "offset")}
     never = behind_files = behind_bytes = 0
     for source in found:
         row = known.get((str(source.root), source.rel_path))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import secrets
 from pathlib import Path
 
@@ -50,6 +51,9 @@ WAYSWEB_DERIVE_ON_END = env_bool("WAYSWEB_DERIVE_ON_END", True)
 WAYSWEB_DERIVE_ON_COMPACT = env_bool("WAYSWEB_DERIVE_ON_COMPACT", True)
 # ADR directories to look in (relative to each repository) beyond the conventional ones.
 WAYSWEB_ADR_DIRS = env_list("WAYSWEB_ADR_DIRS", [])
+# The label of this machine's importer: several machines may feed one PostgreSQL database, and two
+# of them can hold files at the same paths.
+WAYSWEB_HOST = (os.environ.get("WAYSWEB_HOST") or socket.gethostname() or "localhost").strip()[:255]
 
 
 def data_dir() -> Path:

@@ -69,7 +69,7 @@ def checkpoint_of(row: SourceFile) -> tailer.Checkpoint:
 
 
 def current_generation(source: Source) -> SourceFile | None:
-    return (SourceFile.objects.filter(root=str(source.root), rel_path=source.rel_path)
+    return (SourceFile.objects.filter(host=settings.WAYSWEB_HOST, root=str(source.root), rel_path=source.rel_path)
             .order_by("-generation").first())
 
 
@@ -79,7 +79,8 @@ def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
         if previous is not None:
             SourceFile.objects.filter(pk=previous.pk).update(status=SourceFile.Status.SUPERSEDED)
         return SourceFile.objects.create(
-            kind=source.kind, root=str(source.root), rel_path=source.rel_path, rank=source.rank,
+            kind=source.kind, host=settings.WAYSWEB_HOST, root=str(source.root), rel_path=source.rel_path,
+            rank=source.rank,
             session_key=source.session_key, agent_key=source.agent_key,
             generation=(previous.generation + 1) if previous else 1,
         )

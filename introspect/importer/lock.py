@@ -7,6 +7,7 @@ harmless. SQLite: an exclusive `flock` beside the database; PostgreSQL: an advis
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,10 @@ from django.conf import settings
 from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-ADVISORY_KEY = 0x57A75_1DB  # "waysweb importer"
+def advisory_key(host: str) -> int:
+    """One lock per machine label: several machines feed one PostgreSQL database side by side."""
+    digest = hashlib.sha256(f"waysweb importer {host}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 class ImporterBusy(Exception):
@@ -35,15 +39,17 @@ def importer_lock(using: BaseDatabaseWrapper = connection) -> Iterator[None]:
     """Held for one importer's whole run. PostgreSQL advisory locks belong to a session (they are
     re-entrant inside it), so another importer is another connection — as it is in real life."""
     if using.vendor == "postgresql":
+        key = advisory_key(settings.WAYSWEB_HOST)
         with using.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s)", [ADVISORY_KEY])
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
             if not cursor.fetchone()[0]:
-                raise ImporterBusy("another importer is feeding this PostgreSQL database")
+                raise ImporterBusy(f"another importer labelled {settings.WAYSWEB_HOST!r} (WAYSWEB_HOST) is "
+                                   "feeding this PostgreSQL database")
         try:
             yield
         finally:
             with using.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [ADVISORY_KEY])
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
         return
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)

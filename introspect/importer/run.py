@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.utils import timezone
 
 from introspect import rebuild
@@ -88,7 +89,9 @@ def import_pass(locs: Locations, options: Options, *,
 def vanished(found: list[sources.Source]) -> list[sources.Source]:
     """Sources imported before that are not there now, so that they are marked gone (rows kept)."""
     present = {(str(source.root), source.rel_path) for source in found}
-    rows = SourceFile.objects.filter(kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE)
+    # Only this machine's files: another importer's paths are not ours to find missing.
+    rows = SourceFile.objects.filter(kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE,
+                                     host=settings.WAYSWEB_HOST)
     return [
         sources.Source(row.kind, Path(row.root), row.rel_path, row.rank, row.session_key, row.agent_key)
         for row in rows.only("kind", "root", "rel_path", "rank", "session_key", "agent_key")

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -38,7 +39,8 @@ def import_ledger(root: Path) -> DocumentResult:
         return result
     now = timezone.now()
     seen: set[str] = set()
-    existing = {entry.rel_path: entry for entry in LedgerEntry.objects.filter(root=str(root))}
+    existing = {entry.rel_path: entry for entry in LedgerEntry.objects.filter(host=settings.WAYSWEB_HOST,
+                                                                             root=str(root))}
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink()):
         for path in sorted(folder.glob("*.md")):
             if not path.is_file():
@@ -54,7 +56,8 @@ def import_ledger(root: Path) -> DocumentResult:
             parsed = documents.parse_entry(raw)
             with transaction.atomic():
                 if entry is None:
-                    entry = LedgerEntry(root=str(root), rel_path=rel, project_slug=folder.name, read_at=now)
+                    entry = LedgerEntry(host=settings.WAYSWEB_HOST, root=str(root), rel_path=rel,
+                                        project_slug=folder.name, read_at=now)
                     result.added += 1
                 else:
                     result.changed += 1

@@ -1,0 +1,64 @@
+"""Several machines feed one database: each importer's files are its own, even at the same paths."""
+
+from __future__ import annotations
+
+import shutil
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection, connections
+
+from introspect.importer.lock import importer_lock
+from introspect.models import SourceFile, WaysEvent
+from tests.conftest import append, line
+
+pytestmark = pytest.mark.django_db
+
+
+def ingest() -> str:
+    out = StringIO()
+    call_command("ingest", stdout=out)
+    return out.getvalue()
+
+
+def event(second: int, session: str) -> bytes:
+    return line(ts=f"2026-11-29T10:00:{second:02d}Z", event="way_fired", way="a/b", trigger="bash", session=session)
+
+
+def test_two_machines_with_the_same_paths_keep_their_own_files(home, settings):
+    settings.WAYSWEB_HOST = "alice"
+    append(home.live, event(1, "alice-1"), event(2, "shared"))
+    ingest()
+    alice_file = home.live.read_bytes()
+
+    settings.WAYSWEB_HOST = "bob"  # bob's machine: the same path, other lines
+    shutil.rmtree(home.state)
+    append(home.live, event(3, "bob-1"), event(2, "shared"))
+    ingest()
+    assert sorted(SourceFile.objects.values_list("host", "rel_path", "generation", "status")) == [
+        ("alice", "events.jsonl", 1, "active"), ("bob", "events.jsonl", 1, "active")]
+    assert sorted(WaysEvent.objects.values_list("session_key", flat=True)) == ["alice-1", "bob-1", "shared"]
+
+    settings.WAYSWEB_HOST = "alice"  # back on alice's machine, where one more line was written
+    home.live.write_bytes(alice_file)
+    append(home.live, event(4, "alice-1"))
+    assert "Imported 1 files: 1 lines, 1 imported" in ingest()
+    assert SourceFile.objects.get(host="alice").generation == 1
+    assert WaysEvent.objects.count() == 4
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="one SQLite file cannot be shared between machines")
+def test_importers_of_two_machines_run_side_by_side_but_not_twice_on_one(home, settings):
+    append(home.live, event(1, "s"))
+    other = connections.create_connection("default")
+    try:
+        settings.WAYSWEB_HOST = "alice"
+        with importer_lock(other):
+            with pytest.raises(CommandError, match="Only one importer"):
+                ingest()
+            settings.WAYSWEB_HOST = "bob"
+            assert "1 imported" in ingest()
+    finally:
+        other.close()
