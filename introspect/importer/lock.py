@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+
 def advisory_key(host: str) -> int:
     """One lock per machine label: several machines feed one PostgreSQL database side by side."""
     digest = hashlib.sha256(f"waysweb importer {host}".encode()).digest()
