@@ -7,6 +7,7 @@ on this machine — no events log and nothing imported before — it shows the b
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import signal
@@ -74,6 +75,10 @@ class Command(BaseCommand):
         if not no_ingest:
             call_command("ingest", stdout=self.stdout, stderr=self.stderr)
             follower = self.start_follower()
+        # The first import leaves many long-lived objects behind; frozen, the collector stops
+        # walking them on every full collection (50–110 ms pauses in page p95 otherwise).
+        gc.collect()
+        gc.freeze()
         try:
             self.serve(host, port, threads)
         finally:
