@@ -42,12 +42,18 @@ def parse_line(data: bytes) -> Parsed:
     if not data.strip():
         return Parsed(inert="blank")
     try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():
-            return Parsed(quarantine=("too_deep", str(exc)))
-        return parse_lenient(data)
-    return as_record(obj, data, ())
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            # orjson stops at 1024 levels ("depth limit exceeded"); the stdlib parses a little deeper.
+            if any(word in str(exc).lower() for word in ("recursion", "depth limit")):
+                return Parsed(quarantine=("too_deep", str(exc)))
+            return parse_lenient(data)
+        return as_record(obj, data, ())
+    except RecursionError:
+        # `sanitise` walks the object recursively: a line nested nearly as deep as the
+        # interpreter allows must be quarantined, never stop the stream (§0.6).
+        return Parsed(quarantine=("too_deep", "nesting deeper than the parser allows"))
 
 
 def as_record(obj: object, data: bytes, flags: tuple[str, ...]) -> Parsed:

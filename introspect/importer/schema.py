@@ -36,17 +36,25 @@ def str_or_float(value: object) -> float | None:
     raise ValueError(f"expected a number or numeric text, got {type(value).__name__}")
 
 
+# The largest integer a BigIntegerField holds on SQLite and PostgreSQL alike.
+MAX_STORED_INT = 2**63 - 1
+
+
 def str_or_u64(value: object) -> int | None:
-    """An unsigned integer from text or a JSON number (upstream str_or_num_u64)."""
+    """An unsigned integer from text or a JSON number (upstream str_or_num_u64).
+
+    Past the signed 64-bit range it is refused (flagged `unparsed:`, the raw line keeps it): such a
+    number cannot be stored and is never trusted (importer-reliability.md §7.7).
+    """
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
-    if isinstance(value, int) and value >= 0:
-        return value
     if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    raise ValueError(f"expected an unsigned integer, got {value!r}")
+        value = int(value.strip())
+    if isinstance(value, int) and 0 <= value <= MAX_STORED_INT:
+        return value
+    raise ValueError(f"expected an unsigned integer below 2**63, got {value!r}")
 
 
 Num = Annotated[float | None, BeforeValidator(str_or_float)]

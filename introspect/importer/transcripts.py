@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from introspect.importer.schema import MAX_STORED_INT
+
 KNOWN_TYPES = frozenset({
     "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
     "attachment", "pr-link", "ai-title", "custom-title", "agent-name", "last-prompt", "permission-mode",
@@ -105,7 +107,8 @@ def parse_timestamp(value: object) -> datetime | None:
 
 
 def count(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    """A token count; None for anything else, including integers no database column holds (§7.7)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STORED_INT:
         return None
     return value
 
@@ -208,6 +211,10 @@ def message_fields(obj: dict, out: EntryFields) -> None:
             out.flags.append("unparsed:message")
         return
     content = message.get("content")
+    if not isinstance(content, (str, list)):
+        # Schema drift (importer-reliability.md §7.9: e.g. a message that is an object with
+        # numeric keys): the raw line keeps everything, the flag says the columns are partial.
+        out.flags.append("unparsed:message.content")
     out.text = text_of(content)
     if out.type == "assistant":
         out.message_id = message.get("id") if isinstance(message.get("id"), str) else None

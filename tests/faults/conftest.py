@@ -1,0 +1,318 @@
+"""Shared helpers of the fault suite (importer-reliability.md §14).
+
+Every case test compares the STORED ROW SET with what it wrote: the multiset of sha256 of the
+stored rows (`WaysEvent`, `TranscriptEntry`, `RawLine`) against the sha256 of the complete, valid
+lines, plus the exact quarantine rows (reason, offset). `stored()` reads it in-process; a
+`FileDatabase` holds a database that `manage.py` subprocesses share with the test (crash loop,
+concurrency, storage faults) and reads it back with plain SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+import pytest
+from django.core.management import call_command
+
+from tests.ledger.conftest import knowledge, reviewer  # noqa: F401 (fixtures of the review cases)
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+MANAGE = BASE_DIR / "manage.py"
+ZYGOTE = Path(__file__).with_name("zygote.py")
+ARTIFACTS = BASE_DIR / "test-artifacts"
+SUITE_URL = os.environ.get("WAYSWEB_DATABASE_URL", "")
+BACKEND = "postgresql" if SUITE_URL.startswith(("postgres:", "postgresql:")) else "sqlite"
+
+
+# --- lines and their identity -------------------------------------------------------------------
+
+def sha(line: bytes) -> str:
+    """The sha256 the importer stores for one physical line: without its b"\\n", one trailing
+    b"\\r" and leading NULs (importer-reliability.md §5)."""
+    data = line[:-1] if line.endswith(b"\n") else line
+    data = data[:-1] if data.endswith(b"\r") else data
+    return hashlib.sha256(data.lstrip(b"\x00")).hexdigest()
+
+
+def event(n: int, *, session: str = "s1", name: str = "way_fired", **fields) -> bytes:
+    """One events-log line, `ts` first as agent-ways writes it; distinct for each `n`."""
+    stamp = f"2026-11-02T{10 + n // 3600 % 10:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
+    body = {"ts": stamp, "event": name, "session": session}
+    if name == "way_fired":
+        body |= {"way": f"d/w{n % 7}", "trigger": "keyword", "n": n}
+    else:
+        body |= {"n": n}
+    return orjson.dumps(body | fields) + b"\n"
+
+
+def entry(session: str, n: int, *, kind: str = "user", text: str = "", **fields) -> dict:
+    """A Claude Code transcript object (user prompt or assistant reply) with a stable uuid."""
+    body: dict = {"type": kind, "uuid": f"{session}-u{n}", "sessionId": session,
+                  "timestamp": f"2026-11-02T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"}
+    if n:
+        body["parentUuid"] = f"{session}-u{n - 1}"
+    if kind == "user":
+        body["message"] = {"role": "user", "content": text or f"prompt {n} of {session}"}
+    else:
+        body["requestId"] = f"req-{session}-{n}"
+        body["message"] = {"id": f"msg-{session}-{n}", "role": "assistant", "model": "claude-opus-4-6",
+                           "content": [{"type": "text", "text": text or f"reply {n}"}],
+                           "usage": {"input_tokens": 10, "output_tokens": n + 1, "cache_creation_input_tokens": 0,
+                                     "cache_read_input_tokens": 0}}
+    return body | fields
+
+
+def jsonl(obj: dict) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+# --- the stored row set, in-process ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RowSet:
+    """sha256 multisets of the stored rows, and the quarantine as (reason, offset) pairs."""
+
+    events: Counter = field(default_factory=Counter)
+    entries: Counter = field(default_factory=Counter)
+    raw: Counter = field(default_factory=Counter)
+    quarantine: Counter = field(default_factory=Counter)
+
+
+def expected(*, events=(), entries=(), raw=(), quarantine=()) -> RowSet:
+    """The row set lines written should give. `events` are distinct by content (one `WaysEvent` per
+    distinct line, whatever the number of sources holding it); `entries` and `raw` count every
+    physical line; `quarantine` is (reason, offset) pairs."""
+    return RowSet(events=Counter({sha(line): 1 for line in events}), entries=Counter(sha(line) for line in entries),
+                  raw=Counter(sha(line) for line in raw), quarantine=Counter(quarantine))
+
+
+def stored() -> RowSet:
+    from introspect.models import Quarantine, RawLine, TranscriptEntry, WaysEvent
+
+    return RowSet(
+        events=Counter(WaysEvent.objects.values_list("sha256", flat=True)),
+        entries=Counter(TranscriptEntry.objects.values_list("sha256", flat=True)),
+        raw=Counter(RawLine.objects.values_list("sha256", flat=True)),
+        quarantine=Counter(Quarantine.objects.values_list("reason", "offset")),
+    )
+
+
+def assert_rows(want: RowSet, *, got: RowSet | None = None) -> None:
+    """No loss, no duplicate: each multiset equal, with the difference named when it is not."""
+    got = stored() if got is None else got
+    for name in ("events", "entries", "raw", "quarantine"):
+        have, need = getattr(got, name), getattr(want, name)
+        assert have == need, f"{name}: missing {dict(need - have)}, unexpected {dict(have - need)}"
+
+
+def assert_counters_add_up() -> None:
+    """Principle 0.1: per source generation lines_seen = imported + quarantined + inert + duplicate."""
+    from introspect.models import SourceFile
+
+    for row in SourceFile.objects.all():
+        assert row.lines_seen == row.imported + row.quarantined + row.inert + row.duplicate, row
+
+
+def ingest(*args: str) -> str:
+    out = StringIO()
+    call_command("ingest", *args, "--no-ways", stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+# --- databases shared with subprocesses --------------------------------------------------------
+
+def pg_url(name: str) -> str:
+    parts = urlsplit(SUITE_URL)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def pg_admin():
+    import psycopg
+
+    return psycopg.connect(SUITE_URL.replace("postgres://", "postgresql://", 1), autocommit=True)
+
+
+def child_env(url: str, home: Path, data_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment of a `manage.py` subprocess: this database, this HOME, nothing of ours."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("WAYSWEB_", "XDG_", "CLAUDE_CONFIG_DIR", "DJANGO_", "PYTEST"))}
+    env.update(HOME=str(home), WAYSWEB_DATABASE_URL=url, WAYSWEB_DATA_DIR=str(data_dir),
+               DJANGO_SETTINGS_MODULE="waysweb.settings", DJANGO_SECRET_KEY="fault-suite", PYTHONUNBUFFERED="1",
+               PYTHONPATH=str(BASE_DIR))
+    env.update(extra)
+    return env
+
+
+def manage(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(MANAGE), *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=BASE_DIR, check=False)
+
+
+class FileDatabase:
+    """A migrated database on the suite's backend that subprocesses and the test both open."""
+
+    def __init__(self, url: str, *, path: Path | None = None, name: str = ""):
+        self.url, self.path, self.name = url, path, name
+
+    @property
+    def vendor(self) -> str:
+        return "sqlite" if self.path is not None else "postgresql"
+
+    def env(self, home: Path, data_dir: Path, **extra: str) -> dict[str, str]:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return child_env(self.url, home, data_dir, **extra)
+
+    def connect(self):
+        if self.path is not None:
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        import psycopg
+
+        return psycopg.connect(self.url.replace("postgres://", "postgresql://", 1), autocommit=True)
+
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        connection = self.connect()
+        try:
+            return [tuple(row) for row in connection.execute(sql, params).fetchall()]
+        finally:
+            connection.close()
+
+    def snapshot(self) -> dict[str, list]:
+        """Every imported row by content and position (never by primary key), sorted."""
+        with_source = 'JOIN introspect_sourcefile s ON s.id = t.source_id'
+        queries = {
+            "events": 'SELECT sha256, occurrences, order_rank, order_generation, order_offset, order_index '
+                      'FROM introspect_waysevent',
+            "entries": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.is_copy, '
+                       f't.session_key FROM introspect_transcriptentry t {with_source}',
+            "raw": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.outcome '
+                   f'FROM introspect_rawline t {with_source}',
+            "quarantine": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.reason, t.sha256 '
+                          f'FROM introspect_quarantine t {with_source}',
+            "sources": 'SELECT kind, rel_path, generation, status, "offset", member_bytes, member_lines, lines_seen, '
+                       'imported, quarantined, inert, duplicate FROM introspect_sourcefile',
+            "sessions": 'SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, '
+                        'window_count, input_tokens, output_tokens, message_count, transcript_status '
+                        'FROM introspect_session',
+        }
+        return {name: sorted(self.rows(sql), key=repr) for name, sql in queries.items()}
+
+    def count(self, table: str) -> int:
+        return self.rows(f"SELECT count(*) FROM {table}")[0][0]
+
+    def drop(self) -> None:
+        if self.path is not None:
+            for suffix in ("", "-wal", "-shm", ".import.lock"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            return
+        with pg_admin() as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def create_database(directory: Path, *, template: FileDatabase | None = None) -> FileDatabase:
+    """An empty database (to migrate), or a copy of `template`, on the suite's backend."""
+    if BACKEND == "sqlite":
+        path = directory / f"waysweb-{uuid.uuid4().hex[:8]}.sqlite3"
+        if template is not None:
+            shutil.copy(template.path, path)
+        return FileDatabase(f"sqlite:///{path}", path=path)
+    name = f"waysweb_fault_{uuid.uuid4().hex[:12]}"
+    with pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template.name}"' if template else ""))
+    return FileDatabase(pg_url(name), name=name)
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory):
+    """One migrated database per run; each test copies it (a file copy, or a PostgreSQL template)."""
+    folder = tmp_path_factory.mktemp("fault-template")
+    template = create_database(folder)
+    done = manage("migrate", "--no-input", env=template.env(folder / "home", folder / "data"))
+    assert done.returncode == 0, done.stderr
+    yield template
+    template.drop()
+
+
+@pytest.fixture
+def file_db(migrated_template, tmp_path):
+    """`file_db()`: a fresh migrated database for subprocesses (optionally in a given folder); dropped afterwards."""
+    made: list[FileDatabase] = []
+
+    def make(directory: Path | None = None) -> FileDatabase:
+        made.append(create_database(directory or tmp_path, template=migrated_template))
+        return made[-1]
+
+    yield make
+    for db in made:
+        db.drop()
+
+
+# --- a warmed-up Django that forks importers (crash loop, racing runners) -----------------------
+
+class Zygote:
+    """`tests/faults/zygote.py`: Django set up once; each importer is a forked child process.
+
+    Starting `manage.py ingest` costs ~0.5 s of imports (2 s on a loaded two-core machine); a
+    crash loop of a hundred kills would spend most of its time starting Django. Each child is
+    still its own process running the `ingest` command, and dies of a real SIGKILL.
+    """
+
+    def __init__(self, env: dict[str, str]):
+        self.proc = subprocess.Popen([sys.executable, str(ZYGOTE)], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, cwd=BASE_DIR)
+        assert self.ask({"op": "ping"}) == {"ok": True}
+
+    def ask(self, message: dict) -> dict:
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline()
+        assert reply, "the zygote died"
+        return json.loads(reply)
+
+    def start(self, op: str, log: Path, *args: str) -> int:
+        return self.ask({"op": op, "log": str(log), "args": list(args)})["pid"]
+
+    def wait(self, pid: int) -> dict:
+        return self.ask({"op": "wait", "pid": pid})
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.send_signal(signal.SIGKILL)
+                self.proc.wait()
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return ordered[int(rank) - 1]
+
+
+def write_figures(section: str, figures: dict) -> None:
+    """Merge `figures` under `section` into test-artifacts/faults-<backend>.json (quoted in the issue)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"faults-{BACKEND}.json"
+    try:
+        data = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        data = {}
+    data[section] = figures | {"backend": BACKEND, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
