@@ -164,7 +164,14 @@ def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int,
         low, high = spans.get(line.offset, (line.index, line.index))
         spans[line.offset] = (min(low, line.index), max(high, line.index))
     known = RawLine.objects.filter(source=row).values_list("offset", "index")
-    seen = set(bulk.chunked_in(known.filter(index=0), "offset", [o for o, span in spans.items() if span == (0, 0)]))
+    single = [o for o, span in spans.items() if span == (0, 0)]
+    if row.rel_path.endswith(".gz"):
+        seen = set(bulk.chunked_in(known.filter(index=0), "offset", single))
+    else:
+        # A plain file's line is its offset: rows imported before its index was fixed at 0 hold the
+        # line's place in a read buffer instead, and must still be recognised on a replay.
+        offsets = RawLine.objects.filter(source=row).values_list("offset", flat=True)
+        seen = {(offset, 0) for offset in bulk.chunked_in(offsets, "offset", single)}
     ranged = [Q(offset=o, index__range=span) for o, span in spans.items() if span != (0, 0)]
     for start in range(0, len(ranged), 200):  # three bound parameters each
         seen.update(known.filter(functools.reduce(operator.or_, ranged[start:start + 200])))

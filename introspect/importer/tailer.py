@@ -151,19 +151,20 @@ def clean(raw: bytes) -> tuple[bytes, int]:
     return stripped, len(raw) - len(stripped)
 
 
-def split_lines(buf: bytes, base: int, *, index_from: int = 0, indexed: bool = False) -> tuple[list[Line], int]:
-    """Complete lines of `buf` (whose first byte is at file offset `base`) and the bytes consumed."""
+def split_lines(buf: bytes, base: int) -> tuple[list[Line], int]:
+    """Complete lines of `buf` (whose first byte is at file offset `base`) and the bytes consumed.
+
+    A line of a plain file is identified by its offset alone (index 0): never by its place in the
+    buffer, which depends on where the read started and so on the checkpoint.
+    """
     lines: list[Line] = []
     pos = 0
-    index = index_from
     while True:
         end = buf.find(b"\n", pos)
         if end < 0:
             return lines, pos
         data, nuls = clean(buf[pos:end])
-        lines.append(Line(offset=base if indexed else base + pos, index=index, data=data, length=end - pos,
-                          nul_prefix=nuls))
-        index += 1
+        lines.append(Line(offset=base + pos, data=data, length=end - pos, nul_prefix=nuls))
         pos = end + 1
 
 

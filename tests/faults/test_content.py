@@ -66,6 +66,24 @@ def test_case_17_running_twice_and_ignoring_checkpoints_adds_nothing(home):
     assert_counters_add_up()
 
 
+def test_case_17_replaying_a_file_imported_in_several_runs_adds_nothing(home):
+    lines = [event(n, session="s1") for n in range(30)]
+    for part in (lines[:10], lines[10:25], lines[25:]):  # each run starts reading at another offset
+        append(home.live, *part)
+        ingest()
+    rows = stored()
+    assert_rows(expected(events=lines, raw=lines), got=rows)
+    assert set(RawLine.objects.values_list("index", flat=True)) == {0}  # a plain line is its offset
+    assert " 0 imported" in ingest("--ignore-checkpoints")
+    assert_rows(rows)
+    # Rows written before plain lines were indexed 0 held their place in a read buffer instead.
+    for raw in RawLine.objects.all():
+        RawLine.objects.filter(pk=raw.pk).update(index=raw.offset % 7)
+    assert " 0 imported" in ingest("--ignore-checkpoints")
+    assert_rows(rows)
+    assert_counters_add_up()
+
+
 def test_case_18_resumed_session_file_repeating_lines_is_one_logical_entry(home):
     first = [entry("s1", 0), entry("s1", 1, kind="assistant"), entry("s1", 2), entry("s1", 3, kind="assistant")]
     trunk = [jsonl(obj) for obj in first]
