@@ -100,6 +100,23 @@ def cold_import(info: corpus.CorpusInfo, work: Path) -> tuple[float, float, str]
     return seconds, max(peak_kb, before) / 1024, summary
 
 
+def transcripts_import(info: corpus.CorpusInfo, work: Path) -> float:
+    """Seconds to import the transcripts alone into a fresh database: what claude-code-log reads."""
+    scratch = work / "transcripts-only"
+    shutil.rmtree(scratch, ignore_errors=True)
+    (scratch / "no-events").mkdir(parents=True)
+    env = {**child_env(info, work), "WAYSWEB_DATA_DIR": str(scratch / "data"),
+           "WAYSWEB_DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}"}
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], env=env, check=True)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), "ingest", "--no-ways", "--state-dir",
+                    str(scratch / "no-events"), "--legacy", str(scratch / "no-events" / "events.jsonl")],
+                   env=env, check=True, capture_output=True)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(scratch, ignore_errors=True)
+    return seconds
+
+
 def timed(client, url: str, requests: int, **extra) -> tuple[float, float, int]:
     timings = []
     for _ in range(requests):
@@ -225,7 +242,10 @@ def main() -> None:
         ccl = claude_code_log(info, work)
         if ccl is not None:
             record(results, "claude_code_log_s", ccl, "s")
-            record(results, "vs_claude_code_log_ratio", (import_s + render_all) / ccl)
+            # The same work as claude-code-log: read the transcripts, then render every session.
+            transcripts_s = transcripts_import(info, work)
+            record(results, "transcripts_import_s", transcripts_s, "s")
+            record(results, "vs_claude_code_log_ratio", (transcripts_s + render_all) / ccl)
 
     print_table(results, notes)
     if args.json:
