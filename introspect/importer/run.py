@@ -34,6 +34,7 @@ class Options:
     user_ways: Path | None = None
     core_ways: Path | None = None
     ignore_checkpoints: bool = False
+    verify: bool = False
     ways: bool = True
     max_line: int = 64 << 20
 
@@ -63,6 +64,8 @@ def import_pass(locs: Locations, options: Options, *,
     if options.transcripts:
         found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects")
     for source in found + vanished(found):
+        if options.verify:
+            loader.verify_file(source, max_line=options.max_line)
         file_result = loader.import_file(source, ignore_checkpoint=options.ignore_checkpoints,
                                          max_line=options.max_line, progress=progress)
         result.files.append(file_result)

@@ -132,6 +132,28 @@ def is_same_file(st: os.stat_result, checkpoint: Checkpoint | None, fh) -> bool:
     return not (checkpoint.head_fp and head_fingerprint(fh) != checkpoint.head_fp)
 
 
+def find_rotated(path: Path, checkpoint: Checkpoint) -> Path | None:
+    """The checkpoint's file under another name beside `path` (a rename rotation), or None.
+
+    Only a file whose bytes were read (offset > 0) is looked for: its anchor then proves the file
+    found is that one, not another that reuses the inode number.
+    """
+    if not checkpoint.offset:
+        return None
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            if (entry.inode() == checkpoint.inode and entry.name != path.name and entry.is_file(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_dev == checkpoint.dev):
+                return Path(entry.path)
+        except OSError:
+            continue
+    return None
+
+
 def unchanged(st: os.stat_result, checkpoint: Checkpoint | None) -> bool:
     """Cheap idle check: same inode, nothing past the offset, mtime and ctime as last seen."""
     return (

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
+import errno
 import signal
 import time
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import OperationalError
+from django.db import DatabaseError, OperationalError, connection
+from django.db.models import F
 
+from introspect import rebuild
 from introspect.importer import loader
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.run import Options, PassResult, import_pass
+from introspect.models import TranscriptEntry, WaysEvent
 from ledger.importer.run import import_pass as ledger_pass
 
 PROGRESS_EVERY_SECS = 1.0
+LOCKED_RETRIES = 3  # a single pass waits out another writer this many times (each after the busy timeout)
+RETRY_SECS = 2.0
 
 
 class Command(BaseCommand):
@@ -36,6 +43,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-ways", action="store_true", help="skip the way catalog")
         parser.add_argument("--ignore-checkpoints", action="store_true",
                             help="re-read every file from the start (writes no new rows)")
+        parser.add_argument("--verify", action="store_true",
+                            help="hash every imported line again: a file rewritten in place without changing "
+                                 "its size is read again as a new generation")
 
     def handle(self, *args, follow: bool, interval: float, **options) -> None:
         if interval <= 0:
@@ -43,27 +53,34 @@ class Command(BaseCommand):
         self.stopping = False
         self.verbosity = options["verbosity"]
         self.last_progress = 0.0
+        self.retries_left = LOCKED_RETRIES
         opts = Options(
             state_dir=options["state_dir"], legacy=options["legacy"], extra=tuple(options["events"]),
             user_ways=options["user_ways"], core_ways=options["core_ways"], ways=not options["no_ways"],
             claude_dir=options["claude_dir"], transcripts=not options["no_transcripts"],
-            ignore_checkpoints=options["ignore_checkpoints"], max_line=settings.WAYSWEB_MAX_LINE_BYTES,
+            ignore_checkpoints=options["ignore_checkpoints"], verify=options["verify"],
+            max_line=settings.WAYSWEB_MAX_LINE_BYTES,
         )
         locs = settings.WAYSWEB_LOCATIONS
         if follow:
             signal.signal(signal.SIGTERM, self.on_signal)
             signal.signal(signal.SIGINT, self.on_signal)
         try:
+            self.check_database()
             with importer_lock():
                 self.describe(locs, opts, follow)
+                self.catch_up = True  # a run killed or failed before its rebuild left sessions behind
                 first = True
                 last_ways = 0.0
                 while True:
                     # The way roots change rarely: rescan them every 30 s, not on every poll.
                     scan_ways = opts.ways and (time.monotonic() - last_ways > 30)
                     result = self.import_once(locs, opts, scan_ways=scan_ways, follow=follow, first=first)
+                    if result is None:
+                        continue  # a failed pass, waited out: the next one resumes from the checkpoints
                     last_ways = time.monotonic() if scan_ways else last_ways
                     first = False
+                    opts = dataclasses.replace(opts, verify=False)  # once per run, not on every poll
                     if not follow or self.stopping:
                         break
                     if not result.found:
@@ -71,25 +88,48 @@ class Command(BaseCommand):
         except ImporterBusy as exc:
             raise CommandError(f"{exc}. Only one importer runs at a time; stop the other one "
                                "(or let `manage.py serve` do the importing).") from exc
+        except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
+            raise CommandError(explain(exc)) from exc
+
+    def check_database(self) -> None:
+        """Refuse a SQLite database file that is not there: connecting would create an empty one."""
+        if connection.vendor != "sqlite" or connection.is_in_memory_db():
+            return
+        path = Path(connection.settings_dict["NAME"])
+        if not path.exists():
+            raise CommandError(f"there is no database at {path} (deleted, or never created): run "
+                               "`manage.py migrate` (or `manage.py serve`, which migrates) to create it, then "
+                               "ingest again; every file is read again from its start.")
 
     def on_signal(self, signum, frame) -> None:
         self.stopping = True
 
-    def import_once(self, locs, opts: Options, *, scan_ways: bool, follow: bool, first: bool) -> PassResult:
-        """One pass; in --follow mode a locked database is waited out instead of ending the loop."""
+    def import_once(self, locs, opts: Options, *, scan_ways: bool, follow: bool, first: bool) -> PassResult | None:
+        """One pass. A pass that fails is retried (None) in --follow mode, and once a locked database
+        was waited out a few times; otherwise the error ends the command (nothing is half-written:
+        every batch commits its rows and checkpoint together)."""
         pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
         try:
+            if self.catch_up:
+                rebuild.rebuild_sessions(sessions_behind())
+                self.catch_up = False
             result = import_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
                                  record_only_changes=follow and not first)
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise.
             ledger = ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
         except (OperationalError, loader.CheckpointMoved) as exc:
-            if not follow:
-                raise CommandError(f"import failed, nothing half-written: {exc}") from exc
-            self.stderr.write(f"import pass failed ({exc}); retrying")
-            time.sleep(2)
-            return PassResult()
+            self.catch_up = True  # batches may have committed whose sessions were not rebuilt
+            if follow:
+                self.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
+            elif is_locked(exc) and self.retries_left:
+                self.retries_left -= 1
+                self.stderr.write(f"another writer holds the database ({one_line(exc)}); retrying in "
+                                  f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits")
+            else:
+                raise
+            time.sleep(RETRY_SECS)
+            return None
         if result.found or not follow:
             self.report_pass(result)
         if ledger is not None and (ledger.found or not follow):
@@ -147,3 +187,71 @@ class Command(BaseCommand):
             f"{t.quarantined:,} quarantined, {t.inert:,} inert, {t.duplicate:,} duplicates, "
             f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
         ))
+
+
+def sessions_behind() -> set[str]:
+    """Sessions holding rows newer than their derived rows reflect.
+
+    A pass commits batches, then rebuilds the sessions they touched; a pass killed or failed in
+    between leaves those sessions behind, and no later pass would name them again (their files
+    are read). Run once per command start and after a failed pass.
+    """
+    events = WaysEvent.objects.filter(session__isnull=False, pk__gt=F("session__built_event_id"))
+    entries = TranscriptEntry.objects.filter(session__isnull=False, pk__gt=F("session__built_entry_id"))
+    return ({*events.values_list("session__sid", flat=True).distinct()}
+            | {*entries.values_list("session__sid", flat=True).distinct()})
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def is_locked(exc: BaseException) -> bool:
+    return "locked" in str(exc).lower()
+
+
+def database_name() -> str:
+    settings_dict = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return str(settings_dict["NAME"])
+    return f"{settings_dict.get('NAME')} on {settings_dict.get('HOST') or 'the local socket'}"
+
+
+def explain(exc: BaseException) -> str:
+    """One line: what stopped the importer and what to do about it (importer-reliability.md §2:
+    non-zero only when the importer itself could not run; fault case 22)."""
+    what = one_line(exc)
+    lowered = what.lower()
+    where = database_name()
+    resume = "then run ingest again: it resumes from its checkpoints, nothing was half-written"
+    if isinstance(exc, OSError):
+        target = f" {exc.filename}" if exc.filename else ""
+        if exc.errno == errno.ENOSPC:
+            return f"the disk is full (writing{target}: {exc.strerror}): free some space, {resume}."
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return (f"cannot write{target} ({exc.strerror}): make it writable (a read-only mount? its "
+                    f"permissions?), {resume}.")
+        return f"import failed ({target.strip() or 'a file'}: {exc.strerror or what}); {resume}."
+    if isinstance(exc, loader.CheckpointMoved):
+        return f"{what}; {resume}."
+    if "readonly" in lowered or "read-only" in lowered:
+        return (f"the database {where} is read-only ({what}): make it writable (a read-only mount? the "
+                f"file's permissions? a read-only PostgreSQL transaction?), {resume}.")
+    if "disk is full" in lowered or "no space left" in lowered or "could not extend" in lowered:
+        return f"the disk holding the database {where} is full ({what}): free some space, {resume}."
+    if "no such table" in lowered or ("relation" in lowered and "does not exist" in lowered):
+        return (f"the database {where} has no waysweb tables ({what}): it was deleted or never migrated; run "
+                "`manage.py migrate` (or `manage.py serve`, which migrates), then ingest again.")
+    if "database" in lowered and "does not exist" in lowered:
+        return (f"the database {where} does not exist ({what}): create it (createdb) and run `manage.py "
+                "migrate`, or fix WAYSWEB_DATABASE_URL; then ingest again.")
+    if "unable to open database file" in lowered:
+        return (f"cannot open the database {where} ({what}): check that its folder exists and is writable "
+                "(SQLite writes -wal and -shm files beside it), then ingest again.")
+    if is_locked(exc):
+        return (f"another writer held the database {where} past every retry ({what}): find it (a long "
+                f"transaction, another tool), {resume}.")
+    if isinstance(exc, OperationalError):
+        return f"the database {where} could not be used ({what}); {resume}."
+    return f"import failed ({type(exc).__name__}: {what}); {resume}."
