@@ -26,7 +26,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from introspect.models import Session, Turn, WaysEvent, Window
 from ledger import files
@@ -106,6 +106,7 @@ class Evidence:
                    .only("session_key", "project_slug", "epoch", "ts", "phase", "body"))
         for entry in chunked_in(entries, "session_key", {session.sid for session in sessions}):
             evidence.entries.setdefault(entry.session_key, []).append(entry)
+        # Read through the event index (there is none on session and event): one scan per chunk.
         ways = (WaysEvent.objects.filter(Q(event="way_nearmiss") | Q(event="way_judged", verdict="block"),
                                          ts__isnull=False).exclude(way=None)
                 .values_list("session_id", "event", "way", "prob_en", "ts"))
@@ -226,10 +227,15 @@ def switched_on(trigger: str) -> bool:
 
 
 def sessions_with_evidence(pks: list[int]) -> set[int]:
-    """Those of the sessions that have anything the table reads: ledger entries, near-misses or judge verdicts."""
-    ledger = LedgerEntry.objects.filter(present=True, quarantine_reason="").values_list("session_id", flat=True)
-    ways = WaysEvent.objects.filter(event__in=("way_nearmiss", "way_judged")).values_list("session_id", flat=True)
-    return {pk for rows in (ledger, ways) for pk in chunked_in(rows.order_by().distinct(), "session_id", pks)}
+    """Those of the sessions that have anything the table reads: ledger entries, near-misses or judge verdicts.
+
+    Asked per session (EXISTS), so that each answer comes from the session's own index entries: a
+    plain `session_id IN (…)` lets SQLite scan every near-miss and verdict through the event index.
+    """
+    ledger = LedgerEntry.objects.filter(session=OuterRef("pk"), present=True, quarantine_reason="")
+    ways = WaysEvent.objects.filter(session=OuterRef("pk"), event__in=("way_nearmiss", "way_judged"))
+    return set(chunked_in(Session.objects.filter(Exists(ledger) | Exists(ways)).values_list("pk", flat=True), "pk",
+                          pks))
 
 
 def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
@@ -278,6 +284,8 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
                                      detail=" ".join(outcome.written + outcome.skipped)))
         if key in failed:
             cleared.append(failed[key])
+    if not events and not empty:
+        return []
     with transaction.atomic():
         insert_ignore([event for event in events if event.pk is None] + empty)
         KnowledgeEvent.objects.bulk_update([event for event in events if event.pk is not None], ["detail"],
