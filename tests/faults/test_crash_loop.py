@@ -1,0 +1,249 @@
+"""Fault case 19 (importer-reliability.md §14): SIGKILL at random points, then resume.
+
+The crash loop starts the `ingest` command on a corpus that needs many batches — a live log, a
+gzip archive whose first member takes three batches, a legacy log, transcripts, torn lines —
+kills it with SIGKILL after a random (seeded) delay, lets the writers append a little, and starts
+it again, at least a hundred times. Between kills every source's checkpoint must match its rows
+(nothing half-written) and never move back. Finally one run completes, and every row — events,
+entries, raw lines, quarantine, source counters, session aggregates — must equal a clean import
+of the same files into a fresh database. The figures go to test-artifacts/faults-<backend>.json.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+
+import pytest
+
+from introspect import rebuild
+from introspect.importer import run
+from introspect.models import Session
+from tests.conftest import Home, append, gzip_member
+from tests.faults.conftest import (
+    BACKEND,
+    Zygote,
+    assert_rows,
+    entry,
+    event,
+    expected,
+    ingest,
+    jsonl,
+    manage,
+    write_figures,
+)
+
+SEED = 8  # issue 8
+ITERATIONS = int(os.environ.get("WAYSWEB_CRASH_ITERATIONS", "100"))
+ARGS = ("--no-ways",)
+
+
+@dataclass
+class Corpus:
+    """Appends per stage (stage 0 is what is there before the first run); appends only, so
+    applying every stage gives the same files whatever the order runs saw them in."""
+
+    stages: list[list[tuple[str, bytes]]] = field(default_factory=list)
+
+    def apply(self, home: Home, stage: int) -> None:
+        for rel, data in self.stages[stage]:
+            append(home.root / rel, data)
+
+    @staticmethod
+    def lines(home: Home) -> int:
+        """Physical lines in the files of a HOME (inflated for the archives)."""
+        count = 0
+        for path in home.root.rglob("*.jsonl*"):
+            data = path.read_bytes()
+            count += (gzip.decompress(data) if path.suffix == ".gz" else data).count(b"\n")
+        return count
+
+
+def build_corpus(stages: int, seed: int = SEED) -> Corpus:
+    rnd = random.Random(seed)
+    state = ".local/state/agent-ways"
+    live, legacy = f"{state}/events.jsonl", ".claude/stats/events.jsonl"
+    sessions = [f"crash-{n:02d}" for n in range(24)]
+    counter = iter(range(10**9))
+
+    def ev(session: str | None = None, **fields) -> bytes:
+        n = next(counter)
+        session = session or rnd.choice(sessions)
+        name = rnd.choice(["way_fired", "way_fired", "way_fired", "way_suppressed", "way_nearmiss", "judge_call"])
+        return event(n, session=session, name=name, **fields)
+
+    def trunk(session: str, project: str = "/work/crash") -> str:
+        from introspect.join import project_slug
+
+        return f".claude/projects/{project_slug(project)}/{session}.jsonl"
+
+    first: list[tuple[str, bytes]] = []
+    starts = [event(next(counter), name="session_start", session=s, project="/work/crash") for s in sessions]
+    archived_1 = [ev(surface="a" * rnd.randint(0, 120)) for _ in range(2400)]  # one member, three batches
+    archived_2 = [ev() for _ in range(300)]
+    first.append((f"{state}/events-2026-10-30.jsonl.gz", gzip_member(*starts[:12], *archived_1)))
+    first.append((f"{state}/events-2026-10-30.jsonl.gz", gzip_member(*archived_2)))
+    body = [*starts[12:], *archived_2[:150]]  # overlaps the archive: absorbed, not duplicated
+    body += [ev(surface="l" * rnd.randint(0, 200)) for _ in range(1800)]
+    repeated = ev()
+    body[100:100] = [b"{not json at all\n", b"\n", repeated, repeated, b'{"ts":"\xff\xfe"}\n', b"   \n"]
+    first.append((live, b"".join(body)))
+    first.append((legacy, b"".join([*body[300:350], *(ev() for _ in range(250))])))
+    said: dict[str, list[dict]] = {}
+    for session in sessions[:5]:
+        said[session] = [entry(session, n, kind="user" if n % 2 == 0 else "assistant") for n in range(200)]
+        first.append((trunk(session), b"".join(jsonl(obj) for obj in said[session])))
+    resumed = said[sessions[0]][:80] + [entry(sessions[0], n) for n in range(300, 320)]
+    first.append((trunk(sessions[0], "/work/elsewhere"), b"".join(jsonl(obj) for obj in resumed)))
+    agent = [entry(sessions[1], n, isSidechain=True, agentId="a1") | {"uuid": f"a1-{n}"} for n in range(100)]
+    agent_path = trunk(sessions[1]).removesuffix(".jsonl") + "/subagents/agent-a1.jsonl"
+    first.append((agent_path, b"".join(jsonl(obj) for obj in agent)))
+    plan = Corpus([first])
+    torn: dict[str, bytes] = {}
+    next_uuid = 1000
+    for stage in range(1, stages):
+        appends: list[tuple[str, bytes]] = []
+        for rel, rest in torn.items():  # the writer completes what it left torn
+            appends.append((rel, rest))
+        torn = {}
+        lines = b"".join(ev() for _ in range(rnd.randint(10, 50)))
+        if rnd.random() < 0.3:  # leave the last line torn until the next stage
+            cut = len(lines) - rnd.randint(1, 30)
+            lines, torn[live] = lines[:cut], lines[cut:]
+        appends.append((live, lines))
+        if stage % 6 == 0:
+            member = gzip_member(*(ev() for _ in range(60)))
+            half = len(member) // 2 if rnd.random() < 0.5 else len(member)
+            appends.append((f"{state}/events-2026-10-31.jsonl.gz", member[:half]))
+            if half < len(member):
+                torn[f"{state}/events-2026-10-31.jsonl.gz"] = member[half:]
+        session = rnd.choice(sessions[:5])
+        grown = [entry(session, next_uuid + n) for n in range(5)]
+        next_uuid += 5
+        appends.append((trunk(session), b"".join(jsonl(obj) for obj in grown)))
+        plan.stages.append(appends)
+    if torn:
+        plan.stages.append(list(torn.items()))
+    return plan
+
+
+def checkpoints_match_rows(db) -> dict[tuple, int]:
+    """Nothing half-written: every generation's lines_seen equals its raw rows, and its counters add up."""
+    rows = db.rows('SELECT s.kind, s.rel_path, s.generation, s."offset", s.member_bytes, s.lines_seen, s.imported, '
+                   's.quarantined, s.inert, s.duplicate, (SELECT count(*) FROM introspect_rawline r '
+                   'WHERE r.source_id = s.id) FROM introspect_sourcefile s')
+    positions = {}
+    for kind, rel, generation, offset, member_bytes, seen, imported, quarantined, inert, duplicate, raw in rows:
+        assert seen == raw == imported + quarantined + inert + duplicate, (kind, rel, generation, seen, raw)
+        positions[(kind, rel, generation)] = (offset, member_bytes)
+    return positions
+
+
+def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
+    rnd = random.Random(SEED)
+    corpus = build_corpus(stages=ITERATIONS // 2)
+    clean_home, crash_home = Home(tmp_path / "clean"), Home(tmp_path / "crash")
+    for stage in range(len(corpus.stages)):
+        corpus.apply(clean_home, stage)
+    clean_db, crash_db = file_db(), file_db()
+    started = time.monotonic()
+    clean = manage("ingest", *ARGS, env=clean_db.env(clean_home.root, tmp_path / "clean-data"))
+    clean_seconds = time.monotonic() - started
+    assert clean.returncode == 0, clean.stderr
+    zygote = Zygote(crash_db.env(crash_home.root, tmp_path / "crash-data"))
+    figures = {"iterations": 0, "killed_before_import": 0, "killed_mid_import": 0, "killed_after_import": 0,
+               "completed_before_kill": 0, "lock_still_held": 0, "clean_import_seconds": round(clean_seconds, 2)}
+    kill_window = max(clean_seconds, 1.0)
+    positions: dict[tuple, tuple[int, int]] = {}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    loop_started = time.monotonic()
+    try:
+        stage = 0
+        while figures["iterations"] < ITERATIONS:
+            if stage < len(corpus.stages) and (figures["iterations"] % 2 == 0 or stage == 0):
+                corpus.apply(crash_home, stage)
+                stage += 1
+            log = logs / f"run-{figures['iterations']:03d}.log"
+            delay = rnd.uniform(0.02, kill_window)
+            pid = zygote.start("ingest", log, *ARGS)
+            began = time.monotonic()
+            time.sleep(delay)
+            os.kill(pid, signal.SIGKILL)
+            status = zygote.wait(pid)
+            text = log.read_text(errors="replace")
+            if status["signal"] == signal.SIGKILL:
+                if "Reading agent-ways events" not in text:
+                    figures["killed_before_import"] += 1
+                elif "Imported" not in text:
+                    figures["killed_mid_import"] += 1
+                else:
+                    figures["killed_after_import"] += 1
+            elif "Only one importer" in text:
+                figures["lock_still_held"] += 1  # the killed run's session lock not yet released
+                time.sleep(0.2)
+            else:
+                assert status["code"] == 0, text[-3000:]
+                figures["completed_before_kill"] += 1
+                kill_window = min(max(1.2 * (time.monotonic() - began), 0.5), kill_window)
+            figures["iterations"] += 1
+            now = checkpoints_match_rows(crash_db)
+            for key, position in positions.items():
+                assert now.get(key, position) >= position, f"{key} moved back from {position} to {now[key]}"
+            positions = now
+        figures["loop_seconds"] = round(time.monotonic() - loop_started, 1)
+        while stage < len(corpus.stages):
+            corpus.apply(crash_home, stage)
+            stage += 1
+        for _ in range(2):  # resume to the end; the second run finds nothing new
+            pid = zygote.start("ingest", logs / "final.log", *ARGS)
+            status = zygote.wait(pid)
+            assert status == {"code": 0, "signal": None}, (logs / "final.log").read_text()[-3000:]
+    finally:
+        zygote.close()
+    assert "0 lines, 0 imported" in (logs / "final.log").read_text()
+    checkpoints_match_rows(crash_db)
+    got, want = crash_db.snapshot(), clean_db.snapshot()
+    for table in want:
+        missing = [row for row in want[table] if row not in got[table]][:5]
+        extra = [row for row in got[table] if row not in want[table]][:5]
+        assert got[table] == want[table], f"{table}: missing {missing}, unexpected {extra}"
+    figures["rows_compared"] = {table: len(rows) for table, rows in want.items()}
+    figures["rows_compared_total"] = sum(figures["rows_compared"].values())
+    figures["corpus_lines"] = corpus.lines(clean_home)
+    print(f"crash loop ({BACKEND}): {figures}")
+    write_figures("crash_loop", figures)
+    assert figures["killed_mid_import"] >= ITERATIONS // 3, figures
+
+
+class Crash(Exception):
+    pass
+
+
+@pytest.mark.django_db
+def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behind(home, monkeypatch):
+    lines = [event(0, name="session_start", project="/p", session="s1"), *(event(n, session="s1") for n in range(1, 6))]
+    append(home.live, *lines[:3])
+    ingest()
+    assert Session.objects.get(sid="s1").event_count == 3
+    append(home.live, *lines[3:])
+
+    def killed(sids):
+        if sids:  # the command's catch-up at start names no session yet
+            raise Crash("killed after the batches committed, before the sessions were rebuilt")
+
+    monkeypatch.setattr(run.rebuild, "rebuild_sessions", killed)
+    with pytest.raises(Crash):
+        ingest()
+    monkeypatch.undo()
+    assert_rows(expected(events=lines, raw=lines))  # the rows are in: the file will not be read again
+    ingest()
+    session = Session.objects.get(sid="s1")
+    assert session.event_count == len(lines)
+    rebuild.rebuild_session(session)  # a whole rebuild agrees with what the catch-up built
+    assert Session.objects.get(sid="s1").event_count == session.event_count
+
