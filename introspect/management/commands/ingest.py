@@ -28,6 +28,10 @@ RETRY_SECS = 2.0
 class Command(BaseCommand):
     help = ("Import agent-ways events (live log, archives, legacy log), Claude Code transcripts and way files "
             "into the database.")
+    # No system checks (`serve` and `migrate` run them): Django's SQLite JSON probe opens a write
+    # transaction (transaction_mode IMMEDIATE), so while another writer held the database past the
+    # busy timeout, the importer died at start with a false "SQLite does not support JSONFields".
+    requires_system_checks = ()
 
     def add_arguments(self, parser):
         parser.add_argument("--follow", action="store_true", help="keep tailing; new lines land within a second")
