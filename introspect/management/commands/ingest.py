@@ -240,8 +240,9 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, loader.CheckpointMoved):
         return f"{what}; {resume}."
     if "readonly" in lowered or "read-only" in lowered:
-        return (f"the database {where} is read-only ({what}): make it writable (a read-only mount? the "
-                f"file's permissions? a read-only PostgreSQL transaction?), {resume}.")
+        how = ("default_transaction_read_only? a standby server?" if connection.vendor == "postgresql"
+               else "a read-only mount? the file's or its folder's permissions?")
+        return f"the database {where} is read-only ({what}): make it writable ({how}), {resume}."
     if "disk is full" in lowered or "no space left" in lowered or "could not extend" in lowered:
         return f"the disk holding the database {where} is full ({what}): free some space, {resume}."
     if "no such table" in lowered or ("relation" in lowered and "does not exist" in lowered):
