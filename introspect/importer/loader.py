@@ -73,6 +73,15 @@ def current_generation(source: Source) -> SourceFile | None:
             .order_by("-generation").first())
 
 
+def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], SourceFile]:
+    """The newest generation of every file of these kinds, by (root, rel_path), in one query: an idle
+    pass over thousands of files then costs a stat per file, not a query per file (fault case 28)."""
+    newest: dict[tuple[str, str], SourceFile] = {}
+    for row in SourceFile.objects.filter(host=settings.WAYSWEB_HOST, kind__in=kinds).order_by("generation"):
+        newest[(row.root, row.rel_path)] = row
+    return newest
+
+
 def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
     """Start reading a file from 0 as a new generation; the old generation's rows stay."""
     with transaction.atomic():
@@ -87,10 +96,17 @@ def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
 
 
 def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: int = 64 << 20,
-                progress: Callable[[FileResult, int, int], None] | None = None) -> FileResult:
-    """Import everything complete past the checkpoint of one events-log file."""
+                progress: Callable[[FileResult, int, int], None] | None = None,
+                generations: dict[tuple[str, str], SourceFile] | None = None) -> FileResult:
+    """Import everything complete past the checkpoint of one events-log file.
+
+    `generations` (from `current_generations`) saves the query for the file's newest generation.
+    """
     result = FileResult(source)
-    row = current_generation(source)
+    if generations is None:
+        row = current_generation(source)
+    else:
+        row = generations.get((str(source.root), source.rel_path))
     try:
         st = source.path.stat()
     except OSError:

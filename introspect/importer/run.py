@@ -63,11 +63,12 @@ def import_pass(locs: Locations, options: Options, *,
     found = sources.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra)
     if options.transcripts:
         found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects")
+    generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     for source in found + vanished(found):
-        if options.verify:
-            loader.verify_file(source, max_line=options.max_line)
+        if options.verify and not loader.verify_file(source, max_line=options.max_line):
+            generations[(str(source.root), source.rel_path)] = loader.current_generation(source)  # just opened
         file_result = loader.import_file(source, ignore_checkpoint=options.ignore_checkpoints,
-                                         max_line=options.max_line, progress=progress)
+                                         max_line=options.max_line, progress=progress, generations=generations)
         result.files.append(file_result)
         result.totals.add(file_result.counts)
         result.sessions |= file_result.sessions
