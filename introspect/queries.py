@@ -11,6 +11,7 @@ from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from introspect import evidence, tool_cards
+from introspect.importer import health
 from introspect.models import (
     Project,
     Quarantine,
@@ -290,6 +291,7 @@ def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:
 def import_status() -> dict:
     """Per-source counters and quarantine counts for the status page."""
     return {
+        "failure": health.last_failure(),
         "sources": SourceFile.objects.order_by("kind", "root", "rel_path", "generation"),
         "quarantine_by_reason": Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"),
         "quarantine": Quarantine.objects.select_related("source").order_by("-pk")[:50],

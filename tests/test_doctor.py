@@ -84,3 +84,17 @@ def test_an_unreachable_postgresql_fails_with_how_to_fix_it(tmp_path):
     done = run_doctor(tmp_path, "postgres://nobody@127.0.0.1:1/none")
     assert done.returncode == 1
     assert "cannot connect to the postgresql database" in done.stdout and "start PostgreSQL" in done.stdout
+
+
+def test_an_importer_that_stopped_is_a_problem_until_a_pass_completes(home):
+    from introspect.importer import health
+
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    call_command("ingest", stdout=StringIO())
+    health.record("the disk holding the database is full")
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("doctor", stdout=out)
+    assert "FAIL  importer     the importer stopped: the disk holding the database is full" in out.getvalue()
+    call_command("ingest", stdout=StringIO())
+    assert "No problems found" in doctor()

@@ -122,7 +122,7 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
 
 def check_import(locs: Locations) -> Iterator[Finding]:
     """Importer lag: bytes on disk not yet imported, files never seen, the last pass's error."""
-    from introspect.importer import sources
+    from introspect.importer import health, sources
     from introspect.models import ImportRun, Quarantine, SourceFile
 
     found = sources.event_sources(locs)
@@ -145,6 +145,11 @@ def check_import(locs: Locations) -> Iterator[Finding]:
         elif size > row.offset:
             behind_files += 1
             behind_bytes += size - row.offset
+    failure = health.last_failure()
+    if failure is not None:
+        yield Finding(FAIL, "importer", f"the importer stopped: {failure['message']}",
+                      "fix what it names, then run `uv run manage.py ingest` (or restart `serve`): it resumes "
+                      "from its checkpoints")
     last = ImportRun.objects.order_by("-started_at").first()
     if never or behind_files:
         yield Finding(WARN, "importer", f"{never} files never imported and {behind_files} with new lines: "

@@ -252,3 +252,23 @@ def test_it_refuses_to_run_beside_another_importer(home):
     finally:
         other.close()
     assert WaysEvent.objects.count() == 0
+
+
+def test_a_failed_pass_is_shown_on_the_status_page_until_a_pass_completes(home, monkeypatch, client):
+    from django.db import OperationalError
+
+    from introspect.management.commands import ingest as command
+
+    append(home.live, CURRENT[0])
+
+    def failing(*args, **kwargs):
+        raise OperationalError("disk I/O error")
+
+    monkeypatch.setattr(command, "import_pass", failing)
+    with pytest.raises(CommandError, match="disk I/O error"):
+        ingest()
+    page = client.get("/status/").content.decode()
+    assert 'role="alert"' in page and "The importer stopped" in page and "disk I/O error" in page
+    monkeypatch.undo()
+    ingest()
+    assert 'role="alert"' not in client.get("/status/").content.decode()

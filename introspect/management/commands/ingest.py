@@ -14,7 +14,7 @@ from django.db import DatabaseError, OperationalError, connection
 from django.db.models import F
 
 from introspect import rebuild
-from introspect.importer import loader
+from introspect.importer import health, loader
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import TranscriptEntry, WaysEvent
@@ -93,7 +93,9 @@ class Command(BaseCommand):
             raise CommandError(f"{exc}. Only one importer runs at a time; stop the other one "
                                "(or let `manage.py serve` do the importing).") from exc
         except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
-            raise CommandError(explain(exc)) from exc
+            message = explain(exc)
+            health.record(message)
+            raise CommandError(message) from exc
 
     def check_database(self) -> None:
         """Refuse a SQLite database file that is not there: connecting would create an empty one."""
@@ -125,6 +127,7 @@ class Command(BaseCommand):
         except (OperationalError, loader.CheckpointMoved) as exc:
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
             if follow:
+                health.record(f"import pass failed ({one_line(exc)}); retrying")
                 self.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
             elif is_locked(exc) and self.retries_left:
                 self.retries_left -= 1
@@ -134,6 +137,7 @@ class Command(BaseCommand):
                 raise
             time.sleep(RETRY_SECS)
             return None
+        health.clear()
         if result.found or not follow:
             self.report_pass(result)
         if ledger is not None and (ledger.found or not follow):
