@@ -23,10 +23,12 @@ from introspect import turns as turn_model
 from introspect.importer.parser import utc_second
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 
-ROW_EVENTS = turn_model.TURN_EVENTS | {"way_judged"}
-# No row may lie this close before the last turn: a judge verdict reaches 3 s either way, so with
-# a wider gap no verdict can be shared between the last turn and the one before it.
-QUIET_BEFORE_LAST_TURN = timedelta(seconds=10)
+# A judge verdict reaches rows 3 s either way. The tail starts one reach (and a second of margin)
+# before the last turn, so the verdicts that can mark its rows are rebuilt with it; and no row may
+# lie within two reaches before it, so no verdict is shared with the turn before.
+VERDICT_REACH = timedelta(seconds=turn_model.VERDICT_WINDOW_SECS + 1)
+QUIET_BEFORE_LAST_TURN = 2 * VERDICT_REACH
+ROWS = Q(event__in=turn_model.TURN_EVENTS) | Q(event="way_judged", verdict="block")
 ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
 
@@ -106,17 +108,16 @@ def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[T
 
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
-    """The events from the last turn's first row on; None when a row lies too close before it."""
+    """The events from one verdict reach before the last turn on; None when a row lies too close before it."""
     from introspect import rebuild
 
     events = WaysEvent.objects.filter(session=session).order_by(*rebuild.EVENT_ORDER)
     if last_turn is None:
         return list(events)
     quiet_from = (last_turn.ts - QUIET_BEFORE_LAST_TURN).strftime("%Y-%m-%dT%H:%M:%S")
-    if WaysEvent.objects.filter(session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw,
-                                event__in=ROW_EVENTS).exists():
+    if WaysEvent.objects.filter(ROWS, session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw).exists():
         return None
-    return list(events.filter(ts_raw__gte=last_turn.ts_raw))
+    return list(events.filter(ts_raw__gte=(last_turn.ts - VERDICT_REACH).strftime("%Y-%m-%dT%H:%M:%S")))
 
 
 def add_events(session: Session, new_events: list[WaysEvent]) -> None:

@@ -251,3 +251,12 @@ def test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(hom
     grown = snapshot()
     assert grown["sessions"][SID]["title"] == "Routes"
     assert grown == rebuilt_whole()
+
+
+def test_a_verdict_just_before_the_last_turn_is_rebuilt_with_it(home, extended):
+    grow(home, start(0), fire(10, "a/one"), judged(29, "a/two", "pass"), fire(30, "a/two"))
+    grow(home, fire(60, "a/three"), judged(61, "a/two", "pass"))
+    assert extended == [False, True]
+    row = TurnWay.objects.get(turn__session__sid=SID, turn__epoch=2)
+    assert row.judge_event.ts_raw == "2026-11-29T10:00:29Z"  # the nearest verdict, 1 s before its fire
+    assert snapshot() == rebuilt_whole()
