@@ -113,7 +113,10 @@ def import_knowledge(directory: Path) -> DocumentResult:
             for path in sorted(folder.glob("*.md")):
                 if path.name != "README.md" and path.is_file():
                     files[path.stem] = (source_class, path)
-    existing = {r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory))}
+    # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
+    # load than the file costs to hash); a changed record loads the rest when it is written.
+    existing = {r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
+        "record_id", "sha256", "source_class", "present", "directory")}
     leftovers = {stem for stem in files if files[stem][0] == "curated" and (directory / "candidates" / f"{stem}.md").exists()}
     for stem, (source_class, path) in files.items():
         result.files += 1
