@@ -21,7 +21,6 @@ import argparse
 import os
 import pickle
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -103,14 +102,21 @@ def cold_import(info: corpus.CorpusInfo, work: Path) -> tuple[float, float, str]
     shutil.rmtree(work / "data", ignore_errors=True)
     env = child_env(info, work)
     subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], env=env, check=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "ingest"], env=env, check=True,
-                          capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    summary = next((line for line in done.stdout.splitlines() if line.startswith("Imported")), "")
-    return seconds, max(peak_kb, before) / 1024, summary
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "ingest"], env=env, stdout=out,
+                                 stderr=subprocess.DEVNULL)
+        # This child's own peak: RUSAGE_CHILDREN would be the largest of every child so far (the
+        # corpus generator among them).
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if child.returncode != 0:
+            raise SystemExit(f"ingest failed with exit status {child.returncode}")
+        out.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+    summary = next((line for line in stdout.splitlines() if line.startswith("Imported")), "")
+    return seconds, usage.ru_maxrss / 1024, summary
 
 
 def transcripts_import(info: corpus.CorpusInfo, work: Path) -> float:
