@@ -276,26 +276,16 @@ def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[jo
         second = utc_second(entry.timestamp_raw)
         if second is None or not lo <= second <= hi:
             continue
-        user = walk_to_user(trunk, entry)
+        user = join.walk_to_user(entry, lambda uuid: first_with_uuid(trunk, uuid))
         if user is not None:
             found.append(join.PromptTurn(second=second, user_uuid=user, injection=entry))
     return found
 
 
-def walk_to_user(trunk: SourceFile, entry: TranscriptEntry) -> str | None:
-    """join.walk_to_user, each hop a lookup of the first line of the file with that uuid."""
-    parent = entry.parent_uuid
-    for _ in range(join.MAX_HOPS):
-        if not parent:
-            return None
-        node = (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=parent)
-                .order_by("offset", "index").values_list("type", "uuid", "parent_uuid").first())
-        if node is None:
-            return None
-        if node[0] == "user":
-            return node[1]
-        parent = node[2]
-    return None
+def first_with_uuid(trunk: SourceFile, uuid: str) -> TranscriptEntry | None:
+    """The file's first line with that uuid, as join.prompt_turns' node map holds it (one hop of a walk)."""
+    return (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
+            .order_by("offset", "index").only("type", "uuid", "parent_uuid").first())
 
 
 def last_with_uuid(trunk: SourceFile | None, uuid: str) -> TranscriptEntry | None:

@@ -9,7 +9,7 @@ says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -54,18 +54,19 @@ def prompt_turns(entries: Sequence) -> list[PromptTurn]:
         if entry.type != "attachment" or entry.hook_event != "UserPromptSubmit":
             continue
         second = utc_second(entry.timestamp_raw)
-        user = walk_to_user(entry, nodes)
+        user = walk_to_user(entry, nodes.get)
         if second is not None and user is not None:
             found.append(PromptTurn(second=second, user_uuid=user, injection=entry))
     return found
 
 
-def walk_to_user(entry, nodes: dict[str, object]) -> str | None:
+def walk_to_user(entry, node_of: Callable[[str], object | None]) -> str | None:
+    """Up parentUuid from `entry` to the first user line; `node_of` finds a uuid's first line in the file."""
     parent = entry.parent_uuid
     for _ in range(MAX_HOPS):
         if not parent:
             return None
-        node = nodes.get(parent)
+        node = node_of(parent)
         if node is None:
             return None  # a parent that is not a line of this file ends the walk unresolved
         if node.type == "user":
