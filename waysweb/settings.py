@@ -194,4 +194,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
+    # psycopg warns "error ignored terminating <Pipeline>" only while another error is already on its way
+    # up (a full disk, a dropped database): that error is reported once, in the user's words.
+    "loggers": {"psycopg": {"level": "ERROR"}},
 }
