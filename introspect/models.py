@@ -51,9 +51,9 @@ class SourceFile(models.Model):
     rel_path = models.TextField(help_text="path under root; display only, identity is dev/inode/anchor")
     generation = models.PositiveIntegerField(default=1)
     rank = models.BigIntegerField(default=0, help_text="source rank in event order (archives oldest first)")
-    session_key = models.CharField(max_length=255, blank=True, default="",
+    session_key = models.CharField(max_length=512, blank=True, default="",
                                    help_text="transcripts: the session the file belongs to (its name or folder)")
-    agent_key = models.CharField(max_length=255, blank=True, default="", help_text="subagent files: the agent id")
+    agent_key = models.CharField(max_length=512, blank=True, default="", help_text="subagent files: the agent id")
     dev = models.BigIntegerField(default=0)
     inode = models.BigIntegerField(default=0)
     head_fp = models.CharField(max_length=64, blank=True, default="")
@@ -154,7 +154,7 @@ class Session(models.Model):
         GONE = "gone", "deleted upstream; kept here"
         NONE = "none", "never imported"
 
-    sid = models.CharField(max_length=255, unique=True)
+    sid = models.CharField(max_length=512, unique=True)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
     recorded_project = models.TextField(
         default="", blank=True, help_text="project of the first session_start; '' when there is none"
@@ -250,13 +250,13 @@ class WaysEvent(models.Model):
     ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
     event = models.CharField(max_length=64, null=True, blank=True, db_index=True)
     session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
-    session_key = models.CharField(max_length=255, null=True, blank=True)
+    session_key = models.CharField(max_length=512, null=True, blank=True)
     project = models.TextField(null=True, blank=True)
     way = models.CharField(max_length=512, null=True, blank=True, db_index=True)
     domain = models.CharField(max_length=255, null=True, blank=True)
     trigger = models.CharField(max_length=255, null=True, blank=True)
     scope = models.CharField(max_length=64, null=True, blank=True)
-    agent_id = models.CharField(max_length=255, null=True, blank=True)
+    agent_id = models.CharField(max_length=512, null=True, blank=True)
     model = models.CharField(max_length=255, null=True, blank=True)
     token_position = models.BigIntegerField(null=True, blank=True)
     fire_score = models.FloatField(null=True, blank=True)
@@ -441,8 +441,8 @@ class TranscriptEntry(models.Model):
     offset = models.BigIntegerField()
     index = models.IntegerField(default=0)
     session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries")
-    session_key = models.CharField(max_length=255)
-    line_session_id = models.CharField(max_length=255, null=True, blank=True)
+    session_key = models.CharField(max_length=512)
+    line_session_id = models.CharField(max_length=512, null=True, blank=True)
     type = models.CharField(max_length=64)
     subtype = models.CharField(max_length=64, blank=True, default="")
     uuid = models.CharField(max_length=64, null=True, blank=True)
@@ -451,7 +451,7 @@ class TranscriptEntry(models.Model):
     timestamp_raw = models.CharField(max_length=64, null=True, blank=True)
     ts = models.DateTimeField(null=True, blank=True)
     is_sidechain = models.BooleanField(default=False)
-    agent_id = models.CharField(max_length=255, null=True, blank=True)
+    agent_id = models.CharField(max_length=512, null=True, blank=True)
     version = models.CharField(max_length=32, blank=True, default="")
     cwd = models.TextField(blank=True, default="")
     is_meta = models.BooleanField(default=False)
@@ -466,7 +466,7 @@ class TranscriptEntry(models.Model):
     tool_name = models.CharField(max_length=255, null=True, blank=True)
     tool_result_id = models.CharField(max_length=128, null=True, blank=True)
     is_error = models.BooleanField(default=False)
-    spawned_agent_id = models.CharField(max_length=255, null=True, blank=True)
+    spawned_agent_id = models.CharField(max_length=512, null=True, blank=True)
     text = models.TextField(blank=True, default="")
     input_tokens = models.BigIntegerField(null=True, blank=True)
     output_tokens = models.BigIntegerField(null=True, blank=True)
@@ -505,7 +505,7 @@ class Subagent(models.Model):
     """A subagent run of a session, linked to the tool call that spawned it when the files say so."""
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="subagents")
-    agent_id = models.CharField(max_length=255)
+    agent_id = models.CharField(max_length=512)
     source = models.ForeignKey(SourceFile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     tool_use_id = models.CharField(max_length=128, blank=True, default="")
     spawn_entry = models.ForeignKey(TranscriptEntry, null=True, blank=True, on_delete=models.SET_NULL,
@@ -531,3 +531,29 @@ class Spill(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["entry", "name"], name="spill_unique")]
+
+
+class SourceProblem(models.Model):
+    """A path under a configured root the importer did not read, and why (waysweb/safefs.py).
+
+    A link leaving its root, a FIFO or device, an unreadable file or folder, a root past its file
+    cap. Each area (events, transcripts, ways, ledger, knowledge, records, majordomus ledgers,
+    spills) replaces its own rows for this host whenever it is scanned, so a problem fixed upstream
+    disappears on the next pass; the status page and every page's header show what is left.
+    """
+
+    host = models.CharField(max_length=255, default="")
+    area = models.CharField(max_length=32)
+    path = models.TextField()
+    path_sha256 = models.CharField(max_length=64, help_text="the key: a path may be longer than an index allows")
+    reason = models.CharField(max_length=32)
+    detail = models.TextField(blank=True, default="")
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["area", "path"]
+        constraints = [models.UniqueConstraint(fields=["host", "area", "path_sha256"], name="source_problem_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.path}"

@@ -28,7 +28,7 @@ from introspect.models import (
     WaysEvent,
     Window,
 )
-from waysweb import bulk
+from waysweb import bulk, fit, safefs
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
 DERIVED_VERSION = 3
@@ -41,10 +41,12 @@ def events_in_order(session: Session) -> list[WaysEvent]:
 
 
 def project_for(path: str) -> Project | None:
-    if not path:
+    """The project a session names; None for none, or for a path no file system has (longer than
+    an index key may be: the events keep it as written)."""
+    if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(path=path, defaults={"name": name})
+    project, _ = Project.objects.get_or_create(path=path, defaults={"name": fit.cut(name, Project, "name")})
     return project
 
 
@@ -293,7 +295,8 @@ def rebuild_subagents(session: Session, trunk: SourceFile | None) -> None:
         rows.append(Subagent(
             session=session, agent_id=agent_id, source=files.get(agent_id), tool_use_id=tool_use_id,
             spawn_entry=spawn, link=method,
-            agent_type=str(spawn_input.get("subagent_type") or meta.get("agentType") or ""),
+            agent_type=fit.cut(str(spawn_input.get("subagent_type") or meta.get("agentType") or ""), Subagent,
+                               "agent_type"),
             description=str(spawn_input.get("description") or meta.get("description") or ""),
         ))
     Subagent.objects.bulk_create(rows)
@@ -303,8 +306,12 @@ def read_meta(row: SourceFile) -> dict:
     """The `.meta.json` beside a subagent file the importer discovered (never a path from data)."""
     path = Path(row.root) / (row.rel_path[: -len(".jsonl")] + ".meta.json")
     try:
-        data = orjson.loads(path.read_bytes()[:65536])
-    except (OSError, orjson.JSONDecodeError):
+        raw = safefs.read_capped(Path(row.root), path, 65536)
+    except OSError:
+        return {}  # missing, unreadable, a FIFO, or a link out of the transcripts folder: no meta
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -8,10 +8,12 @@ importer discovered under the configured Claude directory (importer-reliability.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path, PurePosixPath
 
 from introspect.models import SourceFile, Spill, TranscriptEntry
+from waysweb import safefs
 
 MAX_SPILL_BYTES = 8 << 20
 STUB = re.compile(r"<persisted-output>.*?Full output saved to:\s*(\S+)", re.S)
@@ -32,30 +34,32 @@ def spill_folder(source: SourceFile) -> Path | None:
     """`<projects>/<slug>/<session>/tool-results/` for a trunk file; None for other files."""
     if source.kind != SourceFile.Kind.TRANSCRIPT:
         return None
-    root = Path(source.root).resolve()
-    folder = (Path(source.root) / source.rel_path).with_suffix("") / "tool-results"
-    try:
-        resolved = folder.resolve()
-    except OSError:
-        return None
-    return resolved if resolved.is_relative_to(root) else None
+    return (Path(source.root) / source.rel_path).with_suffix("") / "tool-results"
 
 
 def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
-    """Read the spill files the session's stubs name; returns how many were found."""
+    """Read the spill files the session's stubs name; returns how many were found.
+
+    A spill is read only as a regular file inside the transcripts root (waysweb/safefs.py): a link
+    out of it, a FIFO or an unreadable file is a spill not found, never opened.
+    """
     folder = spill_folder(source)
+    root = Path(source.root)
     found = 0
     for entry in entries:
         if "<persisted-output>" not in (entry.text or ""):
             continue
         for name in named_spills(entry.text):
-            path = folder / name if folder else None
             spill, _ = Spill.objects.get_or_create(entry=entry, name=name)
-            if path is None or not path.is_file() or not path.resolve().is_relative_to(folder):
+            if folder is None:
                 continue
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_SPILL_BYTES + 1)
-            spill.found, spill.size = True, path.stat().st_size
+            try:
+                with safefs.open_file(root, folder / name) as fh:
+                    size = os.fstat(fh.fileno()).st_size
+                    data = safefs.read_upto(fh, MAX_SPILL_BYTES + 1)
+            except OSError:
+                continue
+            spill.found, spill.size = True, size
             spill.truncated = len(data) > MAX_SPILL_BYTES
             spill.sha256 = hashlib.sha256(data[:MAX_SPILL_BYTES]).hexdigest()
             spill.text = data[:MAX_SPILL_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd")

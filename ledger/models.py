@@ -28,7 +28,7 @@ class LedgerEntry(models.Model):
     root = models.TextField()
     rel_path = models.TextField()
     project_slug = models.CharField(max_length=512)
-    session_key = models.CharField(max_length=255, blank=True, default="")
+    session_key = models.CharField(max_length=512, blank=True, default="")
     session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="ledger_entries")
     epoch = models.IntegerField(null=True, blank=True, help_text="project-monotonic entry number (ADR-112)")
@@ -41,6 +41,7 @@ class LedgerEntry(models.Model):
     sha256 = models.CharField(max_length=64)
     quarantine_reason = models.CharField(max_length=64, blank=True, default="")
     quarantine_detail = models.TextField(blank=True, default="")
+    flags = models.JSONField(default=list, blank=True, help_text="overlong:<field>: a value too long for its column")
     present = models.BooleanField(default=True)
     read_at = models.DateTimeField()
 
@@ -157,9 +158,10 @@ class MjLedgerLine(models.Model):
     event = models.CharField(max_length=128, blank=True, default="")
     provider_event = models.CharField(max_length=128, blank=True, default="")
     episode = models.CharField(max_length=128, blank=True, default="")
-    provider_session = models.CharField(max_length=255, blank=True, default="")
+    provider_session = models.CharField(max_length=512, blank=True, default="")
     payload = models.JSONField(default=dict, blank=True)
     raw = models.TextField()
+    flags = models.JSONField(default=list, blank=True, help_text="overlong:<field>: a value too long for its column")
 
     class Meta:
         ordering = ["ts_raw", "pk"]

@@ -24,7 +24,7 @@ from django.db.models import F, Q
 from introspect.importer import parser, schema, tailer, transcripts
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
-from waysweb import bulk
+from waysweb import bulk, fit, safefs
 
 TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
 # Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).
@@ -58,8 +58,9 @@ class FileResult:
     source: Source
     counts: Counts = field(default_factory=Counts)
     sessions: set[str] = field(default_factory=set)
-    status: str = "read"  # read, unchanged, gone, new generation
+    status: str = "read"  # read, unchanged, gone, new generation, skipped (see `problem`)
     bytes_read: int = 0
+    problem: safefs.Problem | None = None
 
 
 def checkpoint_of(row: SourceFile) -> tailer.Checkpoint:
@@ -109,13 +110,17 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
         row = generations.get((str(source.root), source.rel_path))
     try:
         st = source.path.stat()
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         if row is not None and row.status == SourceFile.Status.ACTIVE:
             SourceFile.objects.filter(pk=row.pk).update(status=SourceFile.Status.GONE)
             if row.session_key:
                 result.sessions.add(row.session_key)  # its session now says "deleted upstream"
         result.status = "gone"
         return result
+    except OSError as exc:
+        # Untraversable or unnameable (EACCES, ENAMETOOLONG): not gone, only unreadable now; its
+        # rows stay active and the pass goes on with the next file.
+        return skipped(result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc)))
     if row is not None and row.status == SourceFile.Status.GONE:
         row.status = SourceFile.Status.ACTIVE
         SourceFile.objects.filter(pk=row.pk).update(status=row.status)
@@ -127,18 +132,28 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
         if source.gzip:
             # One open archive for every batch of this call: the member being read keeps inflating
             # where the last batch stopped instead of being inflated again from its start.
-            read = stack.enter_context(tailer.GzipTail(source.path)).chunk
+            read = stack.enter_context(tailer.GzipTail(source.path, root=source.read_root)).chunk
         else:
-            read = functools.partial(tailer.read_chunk, source.path)
+            read = functools.partial(tailer.read_chunk, source.path, root=source.read_root)
         while True:
-            chunk = read(checkpoint, max_line=max_line)
+            try:
+                chunk = read(checkpoint, max_line=max_line)
+            except safefs.Refused as refused:
+                return skipped(result, refused.problem)
+            except OSError as exc:
+                # One unreadable file (EACCES, EIO) is reported as that file's problem; the batches
+                # it committed stand and every other file is still read.
+                return skipped(result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc)))
             if chunk is None:
                 result.status = "gone"
                 break
             if row is None or chunk.new_generation:
                 # Truncated, replaced or rewritten: the chunk was read from 0 as a new generation.
                 if row is not None and checkpoint is not None and not source.gzip:
-                    drain_rotated(source, row, checkpoint, result, max_line=max_line)
+                    try:
+                        drain_rotated(source, row, checkpoint, result, max_line=max_line)
+                    except OSError:
+                        pass  # the renamed copy is unreadable or leaves the root: nothing of it to drain
                 row = open_generation(source, row)
                 result.status = "new generation" if row.generation > 1 else "read"
                 checkpoint = None
@@ -157,6 +172,11 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
     return result
 
 
+def skipped(result: FileResult, problem: safefs.Problem) -> FileResult:
+    result.status, result.problem = "skipped", problem
+    return result
+
+
 def verify_file(source: Source, *, max_line: int = 64 << 20) -> bool:
     """`--verify`: hash every committed line of a plain file again and compare it with its raw row.
 
@@ -170,7 +190,10 @@ def verify_file(source: Source, *, max_line: int = 64 << 20) -> bool:
         return True
     checkpoint = None
     while True:
-        chunk = tailer.read_chunk(source.path, checkpoint, max_line=max_line)
+        try:
+            chunk = tailer.read_chunk(source.path, checkpoint, max_line=max_line, root=source.read_root)
+        except OSError:
+            return True  # unreadable now: the import that follows reports it
         if chunk is None or chunk.new_generation:
             return True  # gone, or changed in a way the next import notices anyway
         lines = [line for line in chunk.lines if line.offset < row.offset]
@@ -191,7 +214,7 @@ def drain_rotated(source: Source, row: SourceFile, checkpoint: tailer.Checkpoint
     generation, before the file now at the path is read from 0."""
     rotated = tailer.find_rotated(source.path, checkpoint)
     while rotated is not None:
-        chunk = tailer.read_chunk(rotated, checkpoint, max_line=max_line)
+        chunk = tailer.read_chunk(rotated, checkpoint, max_line=max_line, root=source.read_root)
         if chunk is None or chunk.new_generation:
             return  # gone meanwhile, or no longer the bytes we read: nothing of ours to drain
         batch = load_batch(row, chunk, expected_offset=row.offset)
@@ -393,13 +416,16 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
     if line_model.ts is not None and ts is None:
         all_flags.append("ts_invalid")
     fields = line_model.model_dump(exclude={"ts", "session", "check"})
+    fields.update(ts_raw=line_model.ts, session_key=line_model.session, schema_gen=line_model.schema_gen,
+                  check_id=line_model.check)
+    overlong = fit.fit(WaysEvent, fields)
+    if "overlong:ts_raw" in overlong:
+        ts = None  # the raw line keeps the stamp; the row is placed as a line without one
     return WaysEvent(
         sha256=sha, source=row, order_rank=row.rank, order_generation=row.generation,
         order_offset=line.offset, order_index=line.index,
-        raw=record.data.decode("utf-8", "replace"), flags=all_flags, empty_fields=schema.empty_fields(record.obj),
-        ts_raw=line_model.ts, ts=ts, session_key=line_model.session, schema_gen=line_model.schema_gen,
-        check_id=line_model.check,
-        **fields,
+        raw=record.data.decode("utf-8", "replace"), flags=[*all_flags, *overlong],
+        empty_fields=schema.empty_fields(record.obj), ts=ts, **fields,
     )
 
 
@@ -407,12 +433,15 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
 def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
                   outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[TranscriptEntry]:
     """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
-    built: list[tuple[tailer.Line, parser.Record, transcripts.EntryFields, str]] = []
+    built: list[tuple[tailer.Line, parser.Record, dict, str]] = []
     for line, record in candidates:
-        fields = transcripts.fields_of(record.obj)
-        key = row.session_key or fields.line_session_id or ""
+        parsed = transcripts.fields_of(record.obj)
+        fields = {name: getattr(parsed, name) for name in ENTRY_COLUMNS}
+        overlong = fit.fit(TranscriptEntry, fields)
+        fields["flags"] = [*record.flags, *parsed.flags, *overlong]
+        key = row.session_key or fields["line_session_id"] or ""
         built.append((line, record, fields, key))
-    uuids = {(key, fields.uuid) for _, _, fields, key in built if fields.uuid}
+    uuids = {(key, fields["uuid"]) for _, _, fields, key in built if fields["uuid"]}
     known = set()
     if uuids:
         candidates = bulk.chunked_in(TranscriptEntry.objects.exclude(source=row).values_list("session_key", "uuid"),
@@ -426,21 +455,21 @@ def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Re
     for line, record, fields, key in built:
         position = (line.offset, line.index)
         part = parts[position] = parts.get(position, -1) + 1  # records recovered from one spliced line
-        copy = bool(fields.uuid) and (key, fields.uuid) in known
-        if fields.inert:
+        copy = bool(fields["uuid"]) and (key, fields["uuid"]) in known
+        if fields["inert"]:
             outcomes[position] = "inert"
-            if not fields.uuid:
+            if not fields["uuid"]:
                 continue  # no DAG node to keep: counted only
         elif outcomes.get(position) != "imported":
             outcomes[position] = "duplicate" if copy else "imported"
-        data = record.data if (not fields.inert or keep_inert) else b""
+        data = record.data if (not fields["inert"] or keep_inert) else b""
         compressed = len(data) > COMPRESS_ABOVE
+        if line.nul_prefix:
+            fields["flags"].append(f"nul_prefix={line.nul_prefix}")
         entries.append(TranscriptEntry(
             source=row, offset=line.offset, index=line.index + part, session_id=ids.get(key),
             session_key=key, sha256=sha256(record.data), raw=zlib.compress(data, 1) if compressed else data,
-            raw_compressed=compressed, is_copy=copy,
-            flags=[*record.flags, *fields.flags] + ([f"nul_prefix={line.nul_prefix}"] if line.nul_prefix else []),
-            **{name: getattr(fields, name) for name in ENTRY_COLUMNS},
+            raw_compressed=compressed, is_copy=copy, **fields,
         ))
     return entries
 

@@ -14,8 +14,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from introspect import rebuild
-from introspect.importer import catalog, loader, sources
+from introspect.importer import catalog, loader, problems, sources
 from introspect.models import ImportRun, SourceFile
+from waysweb import safefs
 from waysweb.locations import Locations
 
 EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
@@ -46,6 +47,7 @@ class PassResult:
     sessions: set[str] = field(default_factory=set)
     catalog: catalog.CatalogResult | None = None
     seconds: float = 0.0
+    problems: list[safefs.Problem] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
@@ -60,9 +62,13 @@ def import_pass(locs: Locations, options: Options, *,
     started = time.monotonic()
     started_at = timezone.now()
     result = PassResult()
-    found = sources.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra)
+    event_problems: list[safefs.Problem] = []
+    transcript_problems: list[safefs.Problem] = []
+    found = sources.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra,
+                                  problems=event_problems)
     if options.transcripts:
-        found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects")
+        found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects",
+                                            transcript_problems)
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     for source in found + vanished(found):
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
@@ -72,8 +78,14 @@ def import_pass(locs: Locations, options: Options, *,
         result.files.append(file_result)
         result.totals.add(file_result.counts)
         result.sessions |= file_result.sessions
+        if file_result.problem is not None:
+            (transcript_problems if source.kind in TRANSCRIPT_KINDS else event_problems).append(file_result.problem)
         if on_file is not None:
             on_file(file_result)
+    problems.record("events", event_problems)
+    if options.transcripts:
+        problems.record("transcripts", transcript_problems)
+    result.problems = event_problems + transcript_problems
     rebuild.rebuild_sessions(result.sessions)
     if options.ways:
         roots = catalog.way_roots(locs, user=options.user_ways, core=options.core_ways)
@@ -99,5 +111,5 @@ def vanished(found: list[sources.Source]) -> list[sources.Source]:
     return [
         sources.Source(row.kind, Path(row.root), row.rel_path, row.rank, row.session_key, row.agent_key)
         for row in rows.only("kind", "root", "rel_path", "rank", "session_key", "agent_key")
-        if (row.root, row.rel_path) not in present and not (Path(row.root) / row.rel_path).exists()
+        if (row.root, row.rel_path) not in present and not safefs.exists(Path(row.root) / row.rel_path)
     ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from waysweb import safefs
 from waysweb.locations import Locations
 
 ARCHIVE_NAME = re.compile(r"^events-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
@@ -27,10 +28,16 @@ class Source:
     rank: int
     session_key: str = ""
     agent_key: str = ""
+    confine_to: str = ""  # a root above `root` the file must stay inside (the legacy log: ~/.claude)
 
     @property
     def path(self) -> Path:
         return self.root / self.rel_path
+
+    @property
+    def read_root(self) -> Path:
+        """The root the file is opened inside (waysweb/safefs.py)."""
+        return Path(self.confine_to) if self.confine_to else self.root
 
     @property
     def gzip(self) -> bool:
@@ -49,44 +56,107 @@ def archive_day(name: str) -> date | None:
 
 
 def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Path | None = None,
-                  extra: tuple[Path, ...] = ()) -> list[Source]:
-    """Every events-log file that exists now, in rank order."""
+                  extra: tuple[Path, ...] = (), problems: list[safefs.Problem] | None = None) -> list[Source]:
+    """Every events-log file that exists now, in rank order.
+
+    The live log and its archives are read inside the state directory, the legacy log inside the
+    Claude directory (waysweb/safefs.py): a link out of them, or a FIFO named like a log, is put in
+    `problems`, never read. A log named on the command line is the user's own choice: its real
+    path is read, inside its real folder.
+    """
+    problems = [] if problems is None else problems
     state = state_dir or locs.state_dir
     found: list[Source] = []
-    if state.is_dir():
-        for child in sorted(state.iterdir()):
-            day = archive_day(child.name)
-            if day is not None and child.is_file():
-                found.append(Source("events_archive", state, child.name, int(day.strftime("%Y%m%d"))))
-        if (state / "events.jsonl").is_file():
+    if safefs.is_dir(state):
+        def wanted(name: str) -> bool:
+            return name == "events.jsonl" or archive_day(name) is not None
+
+        live = False
+        for entry in safefs.entries(state, state, problems, want=wanted):
+            if entry.kind != "file":
+                continue
+            day = archive_day(entry.name)
+            if day is not None:
+                found.append(Source("events_archive", state, entry.name, int(day.strftime("%Y%m%d"))))
+            elif entry.name == "events.jsonl":
+                live = True
+        if live:
             found.append(Source("events", state, "events.jsonl", LIVE_RANK))
-    legacy_path = legacy or locs.legacy_events
-    if legacy_path.is_file():
-        found.append(Source("events_legacy", legacy_path.parent, legacy_path.name, LEGACY_RANK))
+    if legacy is not None:
+        named = user_named(legacy, problems)
+        if named is not None:
+            found.append(Source("events_legacy", named.parent, named.name, LEGACY_RANK))
+    elif confined_file(locs.claude_dir, locs.legacy_events, problems):
+        found.append(Source("events_legacy", locs.legacy_events.parent, locs.legacy_events.name, LEGACY_RANK,
+                            confine_to=str(locs.claude_dir)))
     for number, path in enumerate(extra):
-        if path.is_file():
-            found.append(Source("events_extra", path.parent, path.name, EXTRA_RANK + number))
+        named = user_named(path, problems)
+        if named is not None:
+            found.append(Source("events_extra", named.parent, named.name, EXTRA_RANK + number))
     return found
 
 
-def transcript_sources(projects: Path) -> list[Source]:
+def confined_file(root: Path, path: Path, problems: list[safefs.Problem]) -> bool:
+    """True when `path` is a regular file inside `root`; a refusal goes to `problems`."""
+    try:
+        resolved = safefs.inside(root, path)
+    except FileNotFoundError:
+        return False
+    except safefs.Refused as refused:
+        problems.append(refused.problem)
+        return False
+    if safefs.is_file(resolved):
+        return True
+    if safefs.exists(resolved) and not safefs.is_dir(resolved):
+        problems.append(safefs.Problem(str(path), safefs.NOT_REGULAR, "not a regular file"))
+    return False
+
+
+def user_named(path: Path, problems: list[safefs.Problem]) -> Path | None:
+    """The real path of a log named on the command line, when it is a regular file."""
+    resolved = safefs.real(path)
+    return resolved if confined_file(resolved.parent, resolved, problems) else None
+
+
+def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = None) -> list[Source]:
     """Trunk transcripts, legacy `agent-*.jsonl` beside them, and `<session>/subagents/**/agent-*.jsonl`.
 
     formats-claude-code.md §1: a trunk belongs to the session named by its file stem; a subagent
     file to the session folder it sits under. Legacy agent files name their session in their lines.
+    Everything is found inside `projects` only (waysweb/safefs.py); what is refused goes to `problems`.
     """
-    if not projects.is_dir():
+    problems = [] if problems is None else problems
+    if not safefs.is_dir(projects):
         return []
     found: list[Source] = []
-    for folder in sorted(p for p in projects.iterdir() if p.is_dir()):
-        for path in sorted(folder.glob("*.jsonl")):
-            rel = path.relative_to(projects).as_posix()
-            if path.name.startswith("agent-"):
-                found.append(Source("subagent_transcript", projects, rel, 0, "", path.stem[len("agent-"):]))
-            else:
-                found.append(Source("transcript", projects, rel, 0, path.stem, ""))
-        for path in sorted(folder.glob("*/subagents/**/agent-*.jsonl")):
-            session = path.relative_to(folder).parts[0]
-            found.append(Source("subagent_transcript", projects, path.relative_to(projects).as_posix(), 0,
-                                session, path.stem[len("agent-"):]))
+
+    def jsonl(name: str) -> bool:
+        return name.endswith(".jsonl")
+
+    def agent_file(name: str) -> bool:
+        return name.startswith("agent-") and name.endswith(".jsonl")
+
+    for folder in safefs.entries(projects, projects, problems, want=lambda name: False):
+        if folder.kind != "dir":
+            continue
+        session_dirs = []
+        for entry in safefs.entries(projects, folder.path, problems, want=jsonl):
+            if entry.kind == "dir":
+                session_dirs.append(entry)
+            elif jsonl(entry.name):
+                rel = entry.path.relative_to(projects).as_posix()
+                if entry.name.startswith("agent-"):
+                    found.append(Source("subagent_transcript", projects, rel, 0, "",
+                                        entry.name[len("agent-"):-len(".jsonl")]))
+                else:
+                    found.append(Source("transcript", projects, rel, 0, entry.name[:-len(".jsonl")], ""))
+        for session_dir in session_dirs:
+            subagents = session_dir.path / "subagents"
+            if not safefs.is_dir(subagents):
+                continue
+            listing = safefs.walk(projects, want=agent_file, start=subagents)
+            problems.extend(listing.problems)
+            for path in listing.files:
+                found.append(Source("subagent_transcript", projects, path.relative_to(projects).as_posix(), 0,
+                                    session_dir.name, path.name[len("agent-"):-len(".jsonl")]))
     return found

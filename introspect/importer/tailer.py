@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
+from waysweb import safefs
+
 ANCHOR_WINDOW = 4096
 HEAD_KEEP = 1024
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -238,10 +240,14 @@ def read_long_line(fh, start: int, *, max_line: int, block: int = 1 << 20) -> tu
     return hashed.line(start), start + length + 1
 
 
-def open_at(path: Path, checkpoint: Checkpoint | None):
-    """(file, stat, new generation?, offset to read from), or None when the file is gone."""
+def open_at(path: Path, checkpoint: Checkpoint | None, *, root: Path | None = None):
+    """(file, stat, new generation?, offset to read from), or None when the file is gone.
+
+    The file is opened only inside `root` (default: its own folder) and only when it is a regular
+    file (waysweb/safefs.py); anything else raises `safefs.Refused`.
+    """
     try:
-        fh = open(path, "rb")
+        fh = safefs.open_file(root or path.parent, path)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     st = os.fstat(fh.fileno())
@@ -251,9 +257,9 @@ def open_at(path: Path, checkpoint: Checkpoint | None):
 
 
 def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
-               max_line: int = 64 << 20, block: int = 1 << 20) -> Chunk | None:
+               max_line: int = 64 << 20, block: int = 1 << 20, root: Path | None = None) -> Chunk | None:
     """Complete lines after the checkpoint, up to about `limit` bytes; None when the file is gone."""
-    opened = open_at(path, checkpoint)
+    opened = open_at(path, checkpoint, root=root)
     if opened is None:
         return None
     fh, st, new_generation, pos = opened
@@ -396,8 +402,9 @@ class GzipTail:
     loader de-duplicates by: `offset` is their member's start and `index` their line number in it.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, root: Path | None = None):
         self.path = path
+        self.root = root
         self.fh = None
         self.dev = self.inode = 0
         self.offset = 0  # start of the member being read, or of the next one
@@ -469,7 +476,7 @@ class GzipTail:
         """Open the file at the checkpoint (`fh` stays None when it is gone); True for a new generation."""
         self.close()
         self.member = None
-        opened = open_at(self.path, checkpoint)
+        opened = open_at(self.path, checkpoint, root=self.root)
         if opened is None:
             return False
         self.fh, st, new_generation, self.offset = opened
@@ -600,7 +607,7 @@ class GzipTail:
 
 
 def read_gzip_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20,
-                    max_lines: int = 1000, max_line: int = 64 << 20) -> Chunk | None:
+                    max_lines: int = 1000, max_line: int = 64 << 20, root: Path | None = None) -> Chunk | None:
     """One batch of a gzip archive from a fresh open (`GzipTail` keeps the stream across batches)."""
-    with GzipTail(path) as tail:
+    with GzipTail(path, root=root) as tail:
         return tail.chunk(checkpoint, limit=limit, max_lines=max_lines, max_line=max_line)

@@ -1,0 +1,53 @@
+"""Values longer than their typed column: the column is left empty and the row flagged.
+
+PostgreSQL refuses a value longer than its `varchar(n)` and fails the whole batch with it, so
+one 65-character `scope` would stop every later pass; SQLite would store it. Both backends must
+keep the same rows, and no input may stop the importer: the value stays in the row's raw line
+(events, transcript entries, majordomus lines) or file content (documents), the typed column is
+emptied (NULL where the column allows it) and the row carries `overlong:<field>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from functools import cache
+
+from django.db import models
+
+
+@cache
+def limits(model: type[models.Model]) -> dict[str, tuple[int, bool]]:
+    """attname → (max_length, null) for every bounded character column of `model`."""
+    return {field.attname: (field.max_length, field.null) for field in model._meta.concrete_fields
+            if isinstance(field, models.CharField) and field.max_length}
+
+
+def fit(model: type[models.Model], values: MutableMapping[str, object]) -> list[str]:
+    """Empty the values of `values` (attname → value) too long for `model`'s columns, in place;
+    returns their flags (`overlong:<field>`)."""
+    bounds = limits(model)
+    flags = []
+    for name, value in values.items():
+        bound = bounds.get(name)
+        if bound is not None and isinstance(value, str) and len(value) > bound[0]:
+            values[name] = None if bound[1] else ""
+            flags.append(f"overlong:{name}")
+    return flags
+
+
+def fit_instance(obj: models.Model) -> list[str]:
+    """`fit` on a model instance's own attributes."""
+    bounds = limits(type(obj))
+    flags = []
+    for name, (length, null) in bounds.items():
+        value = getattr(obj, name, None)
+        if isinstance(value, str) and len(value) > length:
+            setattr(obj, name, None if null else "")
+            flags.append(f"overlong:{name}")
+    return flags
+
+
+def cut(value: str, model: type[models.Model], name: str) -> str:
+    """A display-only column (a title, a name): keep what fits instead of nothing."""
+    length = limits(model)[name][0]
+    return value if len(value) <= length else value[: length - 1] + "…"

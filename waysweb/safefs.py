@@ -1,0 +1,411 @@
+"""Files read and written only inside the root they belong to (importer-reliability.md §13.2).
+
+No Django here. Every source waysweb reads lives under a root (the agent-ways state directory,
+Claude Code's projects folder, a way root, a repository); a path under a root may still be a
+symbolic link to anything (git stores symlinks: a repository can carry `docs/adr/x.md ->
+~/.ssh/id_ed25519`). So:
+- a path is opened only after its real path is found inside the root's real path, with
+  `O_NOFOLLOW` on that real path and the opened descriptor's own path checked again (a link
+  swapped in between the check and the open is caught);
+- only regular files are read: opened `O_NONBLOCK` so a FIFO cannot block, then `S_ISREG`
+  checked on the open descriptor (a device or FIFO is refused, never read);
+- reads are capped while reading, never after (`/dev/zero` would otherwise be read until memory
+  runs out);
+- writes walk from the root one directory at a time with `O_NOFOLLOW`, so a symlinked
+  directory on the way is refused instead of followed, and keep the replaced file's mode.
+What is refused is a `Problem`, which the importer records and the status page shows.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LEAVES_ROOT = "leaves_root"
+NOT_REGULAR = "not_regular"
+UNREADABLE = "unreadable"
+TOO_MANY_FILES = "too_many_files"
+PATH_TOO_LONG = "path_too_long"
+TOO_LARGE = "too_large"
+REASONS = {
+    LEAVES_ROOT: "skipped: leaves its root",
+    NOT_REGULAR: "skipped: not a regular file",
+    UNREADABLE: "cannot read",
+    TOO_MANY_FILES: "stopped: too many files",
+    PATH_TOO_LONG: "skipped: path too long",
+    TOO_LARGE: "cut: larger than the cap",
+}
+# A path longer than this cannot be a key of the database's unique indexes (PostgreSQL's b-tree
+# keeps at most 2,704 bytes per entry); such a file is reported, not imported.
+MAX_PATH_BYTES = 2048
+READ_BLOCK = 1 << 20
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A path under a root that was not read (or not wholly), and why."""
+
+    path: str
+    reason: str
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.path}" + (f" ({self.detail})" if self.detail else "")
+
+
+class Refused(OSError):
+    """A path that must not be read or written: outside its root, not a regular file, unreadable."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def real(path: Path | str) -> Path:
+    """The real path, resolving every link that exists (a missing tail stays as written)."""
+    return Path(os.path.realpath(path))
+
+
+def inside(root: Path, path: Path) -> Path:
+    """The real path of `path` when it lies inside the real path of `root`; else `Refused`.
+
+    FileNotFoundError when it does not exist (callers treat that as "gone", not as a problem).
+    """
+    if len(os.fsencode(path)) > MAX_PATH_BYTES:
+        raise Refused(Problem(str(path), PATH_TOO_LONG, f"{len(os.fsencode(path))} bytes"))
+    try:
+        resolved = Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Refused(Problem(str(path), LEAVES_ROOT, "a symbolic link loop")) from None
+        raise Refused(Problem(str(path), UNREADABLE, exc.strerror or str(exc))) from None
+    base = real(root)
+    if resolved != base and not resolved.is_relative_to(base):
+        raise Refused(Problem(str(path), LEAVES_ROOT, f"links to {resolved}"))
+    return resolved
+
+
+def _descriptor_path(fd: int) -> Path | None:
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return None  # no /proc (not Linux): the O_NOFOLLOW open of the resolved path stands alone
+
+
+def open_fd(root: Path, path: Path) -> int:
+    """A read-only descriptor of the regular file `path` inside `root` (see the module docstring)."""
+    resolved = inside(root, path)
+    try:
+        fd = os.open(resolved, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the leaf became a link after it was resolved
+            raise Refused(Problem(str(path), LEAVES_ROOT, "replaced by a symbolic link while being read")) from None
+        raise Refused(Problem(str(path), UNREADABLE, exc.strerror or str(exc))) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(Problem(str(path), NOT_REGULAR, kind_of(st.st_mode)))
+        opened = _descriptor_path(fd)
+        base = real(root)
+        if opened is not None and opened != base and not opened.is_relative_to(base):
+            raise Refused(Problem(str(path), LEAVES_ROOT, f"links to {opened}"))
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_file(root: Path, path: Path):
+    """`open_fd` as a binary file object (unbuffered reads are the tailer's own)."""
+    return os.fdopen(open_fd(root, path), "rb")
+
+
+def read_capped(root: Path, path: Path, cap: int) -> bytes:
+    """At most `cap` + 1 bytes of the file (one more than the cap says it was longer), read piece by
+    piece so nothing beyond that is ever held."""
+    with open_file(root, path) as fh:
+        return read_upto(fh, cap + 1)
+
+
+def read_upto(fh, limit: int) -> bytes:
+    parts: list[bytes] = []
+    left = limit
+    while left > 0:
+        piece = fh.read(min(READ_BLOCK, left))
+        if not piece:
+            break
+        parts.append(piece)
+        left -= len(piece)
+    return b"".join(parts)
+
+
+def is_dir(path: Path) -> bool:
+    """`Path.is_dir` that never raises: a path too long or behind an untraversable directory is
+    simply not a directory here (Python re-raises ENAMETOOLONG and EACCES)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+@dataclass
+class Listing:
+    """What a walk found under a root: the files wanted, in path order, and what it refused."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One directory entry, its links resolved and confined: `kind` is "dir" or "file"."""
+
+    path: Path
+    name: str
+    kind: str
+
+
+def entries(root: Path, directory: Path, problems: list[Problem], *,
+            want: Callable[[str], bool] = lambda name: True) -> Iterator[Entry]:
+    """The entries of `directory` (inside `root`), sorted by name. A link is followed only when its
+    target is inside the root; anything else that `want`s its name is reported in `problems`.
+    Devices, FIFOs and sockets are never yielded."""
+    try:
+        with os.scandir(directory) as scan:
+            found = sorted(scan, key=lambda e: e.name)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        problems.append(Problem(str(directory), UNREADABLE, exc.strerror or str(exc)))
+        return
+    for item in found:
+        path = Path(item.path)
+        try:
+            if item.is_symlink():
+                try:
+                    target = inside(root, path)
+                except FileNotFoundError:
+                    continue  # a dangling link: nothing to read
+                except Refused as refused:
+                    problems.append(refused.problem)  # whatever its name: a way out of the root is news
+                    continue
+                mode = os.stat(target).st_mode
+            else:
+                mode = item.stat(follow_symlinks=False).st_mode
+        except OSError as exc:
+            if want(item.name):
+                problems.append(Problem(str(path), UNREADABLE, exc.strerror or str(exc)))
+            continue
+        if stat.S_ISDIR(mode):
+            yield Entry(path, item.name, "dir")
+        elif stat.S_ISREG(mode):
+            yield Entry(path, item.name, "file")
+        elif want(item.name):
+            problems.append(Problem(str(path), NOT_REGULAR, kind_of(mode)))
+
+
+def walk(root: Path, *, want: Callable[[str], bool] = lambda name: True,
+         prune: Callable[[str], bool] = lambda name: False, max_files: int | None = None,
+         start: Path | None = None) -> Listing:
+    """Every regular file under `root` (or under `start`, a folder inside it) whose name is
+    wanted, depth first in path order; links are followed only inside the root, each directory
+    once (a link loop ends). At `max_files` the walk stops and says so."""
+    listing = Listing()
+    seen: set[tuple[int, int]] = set()
+    stack = [start or root]
+    while stack:
+        directory = stack.pop()
+        try:
+            st = os.stat(directory)
+        except OSError as exc:
+            listing.problems.append(Problem(str(directory), UNREADABLE, exc.strerror or str(exc)))
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            continue  # reached again through a link
+        seen.add((st.st_dev, st.st_ino))
+        subdirs = []
+        for entry in entries(root, directory, listing.problems, want=want):
+            if entry.kind == "dir":
+                if not prune(entry.name):
+                    subdirs.append(entry.path)
+                continue
+            if not want(entry.name):
+                continue
+            if max_files is not None and len(listing.files) >= max_files:
+                listing.problems.append(Problem(str(root), TOO_MANY_FILES, f"more than {max_files:,} files"))
+                return listing
+            listing.files.append(entry.path)
+        stack.extend(reversed(subdirs))
+    listing.files.sort()
+    return listing
+
+
+# --- writes ---------------------------------------------------------------------------------------
+
+def _relative(root: Path, path: Path) -> tuple[str, ...]:
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        raise Refused(Problem(str(path), LEAVES_ROOT, f"not inside {root}")) from None
+    if not parts or any(part in ("", ".", "..") for part in parts):
+        raise Refused(Problem(str(path), LEAVES_ROOT, f"not a file inside {root}"))
+    return parts
+
+
+def _open_parent(root: Path, parts: tuple[str, ...], *, create: bool) -> int:
+    """A descriptor of the directory holding `parts[-1]`, reached from `root` one real directory
+    at a time; a symbolic link or a non-directory on the way is refused."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Refused(Problem(str(root), UNREADABLE, exc.strerror or str(exc))) from None
+    walked = root
+    for part in parts[:-1]:
+        walked = walked / part
+        try:
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o777, dir_fd=fd)
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise Refused(Problem(str(walked), LEAVES_ROOT,
+                                      "a symbolic link or not a directory: waysweb writes only into real "
+                                      "directories inside the repository")) from None
+            if isinstance(exc, FileNotFoundError):
+                raise
+            raise Refused(Problem(str(walked), UNREADABLE, exc.strerror or str(exc))) from None
+        os.close(fd)
+        fd = child
+    return fd
+
+
+def write_atomic(root: Path, path: Path, data: bytes) -> None:
+    """Replace `path` (inside `root`) with `data`: a reader sees the old file or the new one, never
+    half (temp file, fsync, rename, fsync of the directory; knowledge-and-records.md §5.2).
+
+    Only real directories inside `root` are written into; an existing file keeps its mode (a new
+    one gets the umask's); a symlink or non-regular file at `path` is refused, never followed.
+    """
+    parts = _relative(root, path)
+    name = parts[-1]
+    dfd = _open_parent(root, parts, create=True)
+    try:
+        mode = None
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                raise Refused(Problem(str(path), NOT_REGULAR, f"{kind_of(st.st_mode)}: waysweb replaces only "
+                                                              "regular files"))
+            mode = stat.S_IMODE(st.st_mode)
+        temp = f".tmp.{name[:100]}.{os.getpid()}.{os.urandom(4).hex()}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dfd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                if mode is not None:
+                    os.fchmod(fh.fileno(), mode)
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(temp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        os.fsync(dfd)  # the rename itself survives a power cut
+    finally:
+        os.close(dfd)
+
+
+def remove(root: Path, path: Path) -> None:
+    """Remove the file `path` inside `root` (a link is removed itself, never its target)."""
+    parts = _relative(root, path)
+    try:
+        dfd = _open_parent(root, parts, create=False)
+    except FileNotFoundError:
+        return
+    try:
+        os.unlink(parts[-1], dir_fd=dfd)
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def read_for_edit(root: Path, path: Path, cap: int) -> bytes:
+    """The current bytes of a file a person is about to change, read through the same confinement
+    as the write that follows (its parents real directories inside `root`, the file regular)."""
+    parts = _relative(root, path)
+    dfd = _open_parent(root, parts, create=False)
+    try:
+        try:
+            fd = os.open(parts[-1], _OPEN_FLAGS, dir_fd=dfd)
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            if exc.errno == errno.ELOOP:
+                raise Refused(Problem(str(path), LEAVES_ROOT, "a symbolic link")) from None
+            raise Refused(Problem(str(path), UNREADABLE, exc.strerror or str(exc))) from None
+    finally:
+        os.close(dfd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(Problem(str(path), NOT_REGULAR, kind_of(st.st_mode)))
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return read_upto(fh, cap + 1)
