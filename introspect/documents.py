@@ -18,8 +18,7 @@ from django.conf import settings
 from introspect import api_models as m
 from introspect import join, rebuild, replay
 from introspect import turns as turn_model
-from introspect.importer import wayfiles
-from introspect.models import Session, WaysEvent
+from introspect.models import Session, Way, WaysEvent
 
 NO_EVENTS = "no events recorded yet"
 
@@ -30,18 +29,30 @@ class Resolved:
     path: str | None
 
 
+def way_roots(project: str) -> list[str]:
+    """The roots a session's way ids resolve in, highest precedence first (formats-agent-ways.md §10.1)."""
+    locs = settings.WAYSWEB_LOCATIONS
+    roots = [str(Path(project) / ".claude" / "ways")] if project and Path(project).is_absolute() else []
+    return [*roots, str(locs.user_ways), str(locs.core_ways)]
+
+
+def catalog(project: str) -> dict[str, Way]:
+    """The way catalog as the last import pass found it on disk, first root first: requests read
+    the catalog, never the way roots themselves (a root is scanned once per pass)."""
+    roots = way_roots(project)
+    rank = {root: n for n, root in enumerate(roots)}
+    table: dict[str, Way] = {}
+    rows = Way.objects.filter(root__in=roots, present=True).only("root", "way_id", "rel_path", "criteria",
+                                                                  "frontmatter")
+    for way in sorted(rows, key=lambda way: rank[way.root]):
+        table.setdefault(way.way_id, way)
+    return table
+
+
 def way_resolver(project: str) -> Callable[[str], Resolved]:
     """Today's criteria and file for each way id: project root, then user, then core."""
-    locs = settings.WAYSWEB_LOCATIONS
-    roots = []
-    if project and Path(project).is_absolute():
-        roots.append(Path(project) / ".claude" / "ways")
-    roots += [locs.user_ways, locs.core_ways]
-    table: dict[str, Resolved] = {}
-    for root in roots:
-        for way in wayfiles.scan_root(root):
-            # The root joined with the file's path as found: a symlinked root stays unresolved.
-            table.setdefault(way.way_id, Resolved(way.criteria, str(root / way.rel_path)))
+    # The root joined with the file's path as found: a symlinked root stays unresolved.
+    table = {way_id: Resolved(way.criteria, f"{way.root}/{way.rel_path}") for way_id, way in catalog(project).items()}
     return lambda way_id: table.get(way_id, Resolved({}, None))
 
 
@@ -201,16 +212,12 @@ REFIRE_PRESETS = {"once": 1.0, "rare": 0.4, "normal": 0.15, "frequent": 0.05}
 
 def refire_thresholds(way_ids: set[str], project: str, window_k: int) -> dict[str, int]:
     """way_refire_threshold_k: today's `refire:` as an exponential half-life, crossed at half-life + 1."""
-    locs = settings.WAYSWEB_LOCATIONS
-    roots = ([Path(project) / ".claude" / "ways"] if project and Path(project).is_absolute() else []) + \
-        [locs.user_ways, locs.core_ways]
     found: dict[str, int] = {}
-    for root in roots:
-        for way in wayfiles.scan_root(root):
-            if way.way_id in way_ids and way.way_id not in found:
-                threshold = refire_k(way.frontmatter.get("refire"), window_k * 1000)
-                if threshold is not None:
-                    found[way.way_id] = threshold
+    for way_id, way in catalog(project).items():
+        if way_id in way_ids:
+            threshold = refire_k(way.frontmatter.get("refire"), window_k * 1000)
+            if threshold is not None:
+                found[way_id] = threshold
     return found
 
 

@@ -14,6 +14,8 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
+from waysweb import safefs
+
 
 class Project(models.Model):
     """A project directory as agent-ways records it (`CLAUDE_PROJECT_DIR` or the hook's cwd)."""
@@ -557,3 +559,7 @@ class SourceProblem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.path}"
+
+    @property
+    def label(self) -> str:
+        return safefs.REASONS.get(self.reason, self.reason)

@@ -8,6 +8,7 @@ logged-in person reaches these functions.
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from ledger import files
 from ledger.importer import adr_load, adrs, documents
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
 from ledger.services import Conflict, Refused, Reviewer
+from waysweb import safefs
 
 VERBS = {"accept": "accepted", "deprecate": "deprecated"}
 
@@ -24,18 +26,26 @@ VERBS = {"accept": "accepted", "deprecate": "deprecated"}
 def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, adrs.AdrDoc]:
     path = Path(record.path)
     try:
-        raw = path.read_bytes()
+        raw = files.read(Path(record.repo), path)
     except FileNotFoundError:
         raise Conflict(record, f"{record.rel_path} is gone from the repository") from None
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
     if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, adrs.parse_adr(raw, rel_path=record.rel_path)
 
 
+def write(repo: Path, target: Path, data: bytes) -> None:
+    """Write a record file, refused (nothing written) when it would leave the repository."""
+    try:
+        files.write_atomic(repo, target, data)
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
+
+
 def link_to(record: AdrRecord, from_record: AdrRecord) -> str:
     """A relative link from one record's file to another's, as adr-tools writes them."""
-    import os
-
     return os.path.relpath(record.path, Path(from_record.path).parent)
 
 
@@ -61,7 +71,7 @@ def record_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, successor
     else:
         raise Refused(f"unknown action {verb!r}")
     for target, _, new in writes:
-        files.write_atomic(target, new)
+        write(Path(record.repo), target, new)
     with transaction.atomic():
         AdrAction.objects.create(
             record=record, record_id_text=record.canonical_id, verb=verb, reviewer=reviewer.user,
@@ -85,10 +95,29 @@ def directory_format(directory: str) -> tuple[str, list[int], int]:
     return fmt, numbers, width
 
 
+def made_from(knowledge: list[KnowledgeRecord]) -> AdrRecord | None:
+    """The record a person already made of exactly this knowledge, if it is still there."""
+    wanted = sorted(k.record_id for k in knowledge)
+    for action in AdrAction.objects.filter(verb="create", record__present=True).select_related("record"):
+        if sorted(part.strip() for part in action.note.split(",")) == wanted:
+            return action.record
+    return None
+
+
+@transaction.atomic
 def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, reviewer: Reviewer) -> AdrRecord:
-    """A proposed record in the directory's own format, next free number, provenance included."""
+    """A proposed record in the directory's own format, next free number, provenance included.
+
+    Idempotent: the same knowledge made into a record again (a repeated POST, a second tab) is the
+    record made the first time. The knowledge rows are locked for the transaction, so two requests
+    at once cannot both find none and write two files.
+    """
     if not knowledge or any(k.status != KnowledgeRecord.Status.VERIFIED for k in knowledge):
         raise Refused("only promoted (verified) knowledge becomes a decision record")
+    list(KnowledgeRecord.objects.select_for_update().filter(pk__in=[k.pk for k in knowledge]).order_by("pk"))
+    existing = made_from(knowledge)
+    if existing is not None:
+        return existing
     known = set(AdrRecord.objects.filter(present=True).values_list("directory", flat=True))
     if directory not in known:
         raise Refused("pick one of the ADR directories waysweb found")
@@ -106,10 +135,10 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
                                     consequences=consequences, provenance_refs=refs,
                                     today=date.today().isoformat(), width=width)
     target = Path(directory) / name
-    if target.exists():
-        raise Conflict(first, f"{name} already exists; reload and try again")
-    files.write_atomic(target, content)
     repo = AdrRecord.objects.filter(directory=directory).values_list("repo", flat=True).first()
+    if safefs.exists(target):
+        raise Conflict(first, f"{name} already exists; reload and try again")
+    write(safefs.real(repo), target, content)
     adr_load.import_repo(Path(repo))
     record = AdrRecord.objects.get(repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix())
     AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb="create", reviewer=reviewer.user,

@@ -32,6 +32,7 @@ from introspect.models import Session, Turn, WaysEvent, Window
 from ledger import files
 from ledger.importer import documents
 from ledger.models import KnowledgeEvent, LedgerEntry
+from waysweb import safefs
 from waysweb.bulk import chunked_in, insert_ignore
 
 DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
@@ -192,15 +193,21 @@ def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -
 
 def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
     outcome = Outcome()
+    if found:
+        directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
     for candidate in sorted({c.record_id: c for c in found}.values(), key=lambda c: c.record_id):
         curated = directory / "curated" / f"{candidate.record_id}.md"
         path = directory / "candidates" / f"{candidate.record_id}.md"
-        if curated.exists():
+        if safefs.exists(curated):
             outcome.skipped.append(f"{candidate.record_id} (promoted)")
             continue
         data = candidate.render()
-        if path.exists():
-            current = path.read_bytes()
+        if safefs.exists(path):
+            try:
+                current = files.read(directory, path)
+            except (OSError, files.Unsafe) as exc:
+                outcome.skipped.append(f"{candidate.record_id} ({exc})")
+                continue
             if current == data:
                 outcome.unchanged.append(candidate.record_id)
                 continue
@@ -209,7 +216,11 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")
                 continue
-        files.write_atomic(path, data)
+        try:
+            files.write_atomic(directory, path, data)
+        except files.Unsafe as exc:
+            outcome.skipped.append(f"{candidate.record_id} ({exc})")
+            continue
         outcome.written.append(candidate.record_id)
     return outcome
 

@@ -1,31 +1,65 @@
-"""Durable writes: a temp file in the target directory, fsync, rename (knowledge-and-records.md §5.2)."""
+"""Durable writes into a repository: a temp file in the target directory, fsync, rename
+(knowledge-and-records.md §5.2), only ever through real directories inside the repository
+(waysweb/safefs.py) and keeping the replaced file's mode.
+
+A promotion writes text a person accepted into a file; if `.ai/repo/knowledge/curated` were a
+link to `~/.claude/commands`, following it would plant that text as a command. Such a write is
+refused with the reason, and nothing is written.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from django.conf import settings
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".tmp.", dir=path.parent)
+from waysweb import safefs
+
+KNOWLEDGE_PARTS = (".ai", "repo", "knowledge")
+# A record a person edits is read whole (its every other byte is written back); one this large is
+# not a decision record or a knowledge file, and is refused rather than read into memory.
+EDIT_CAP = 16 << 20
+
+
+class Unsafe(ValueError):
+    """A write or read that would leave the repository: refused, nothing changed."""
+
+
+def knowledge_root(directory: Path) -> Path:
+    """The root a knowledge directory is written inside: its repository for `<repo>/.ai/repo/knowledge`,
+    else the directory itself (waysweb's own, in the data directory)."""
+    if directory.parts[-3:] == KNOWLEDGE_PARTS and directory != settings.WAYSWEB_LOCATIONS.knowledge_dir:
+        return directory.parent.parent.parent
+    return directory
+
+
+def unsafe(refused: safefs.Refused) -> Unsafe:
+    problem = refused.problem
+    return Unsafe(f"waysweb did not touch {problem.path}: {problem.label}"
+                  + (f" ({problem.detail})" if problem.detail else ""))
+
+
+def write_atomic(root: Path, path: Path, data: bytes) -> None:
+    """Replace `path` inside `root` with `data` so that a reader sees the old file or the new one."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
+        safefs.write_atomic(root, path, data)
+    except safefs.Refused as refused:
+        raise unsafe(refused) from None
+
+
+def remove(root: Path, path: Path) -> None:
     try:
-        os.fsync(directory)  # the rename itself survives a power cut
-    finally:
-        os.close(directory)
+        safefs.remove(root, path)
+    except safefs.Refused as refused:
+        raise unsafe(refused) from None
 
 
-def remove(path: Path) -> None:
-    path.unlink(missing_ok=True)
+def read(root: Path, path: Path) -> bytes:
+    """The bytes of a file about to be changed, read the way it will be written; FileNotFoundError when gone."""
+    try:
+        data = safefs.read_for_edit(root, path, EDIT_CAP)
+    except safefs.Refused as refused:
+        raise unsafe(refused) from None
+    if len(data) > EDIT_CAP:
+        raise Unsafe(f"waysweb did not touch {path}: larger than {EDIT_CAP >> 20} MiB")
+    return data

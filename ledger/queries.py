@@ -102,10 +102,6 @@ def queue_counts() -> dict[str, int]:
     return {row["status"]: row["n"] for row in rows}
 
 
-def pending_count() -> int:
-    return KnowledgeRecord.objects.filter(present=True, status=KnowledgeRecord.Status.CANDIDATE).count()
-
-
 def projects_with_knowledge() -> QuerySet[Project]:
     return Project.objects.filter(sessions__knowledge__isnull=False).distinct().order_by("name")
 

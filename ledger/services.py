@@ -43,12 +43,19 @@ class Reviewer:
         return cls(user=user, name=user.get_username())
 
 
+def root_of(record: KnowledgeRecord) -> Path:
+    """Where a record's files may be read and written: inside its repository (ledger/files.py)."""
+    return files.knowledge_root(Path(record.directory))
+
+
 def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
     path = Path(record.path)
     try:
-        return path, path.read_bytes()
+        return path, files.read(root_of(record), path)
     except FileNotFoundError:
         raise Conflict(record, f"{path} is gone; the record was moved or deleted outside waysweb") from None
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
 
 
 def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, documents.Knowledge]:
@@ -61,6 +68,14 @@ def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, by
     if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parsed
+
+
+def write(record: KnowledgeRecord, path: Path, data: bytes) -> None:
+    """Write one of the record's files, refused (nothing written) when it would leave its repository."""
+    try:
+        files.write_atomic(root_of(record), path, data)
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
 
 
 def stamp(verb: str, reviewer: Reviewer) -> str:
@@ -99,8 +114,11 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
     rendered = documents.render_knowledge(data, body)
     curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
-    files.write_atomic(curated, rendered)
-    files.remove(candidate_path)
+    write(record, curated, rendered)
+    try:
+        files.remove(root_of(record), candidate_path)
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
     class_before, sha_before = record.klass, documents.sha256(raw)
     record.source_class, record.status, record.klass = "curated", KnowledgeRecord.Status.VERIFIED, new_class
     record.sha256, record.body, record.conflict, record.date = documents.sha256(rendered), body, "", data["date"]
@@ -127,7 +145,7 @@ def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str
         data["superseded_by"] = superseded_by
     body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
     rendered = documents.render_knowledge(data, body)
-    files.write_atomic(path, rendered)
+    write(record, path, rendered)
     sha_before = documents.sha256(raw)
     record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
     record.sha256, record.conflict = documents.sha256(rendered), ""
@@ -151,7 +169,7 @@ def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, d
     rest = rest.strip().split("\n\n", 1)[1] if "\n\n" in rest.strip() else ""
     body = f"# {title}\n\n{description}\n\n{rest}\n\n{stamp('Edited', reviewer)}".replace("\n\n\n\n", "\n\n")
     rendered = documents.render_knowledge(data, body)
-    files.write_atomic(path, rendered)
+    write(record, path, rendered)
     sha_before = documents.sha256(raw)
     record.title, record.description, record.body = title, description, body
     record.sha256 = documents.sha256(rendered)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import batched
 
-from django.db import connections, models, router
+from django.db import IntegrityError, connections, models, router, transaction
 
 PLAIN = (models.CharField, models.TextField, models.IntegerField, models.BigIntegerField, models.FloatField,
          models.BooleanField, models.PositiveIntegerField, models.SmallIntegerField)
@@ -82,3 +82,19 @@ def insert_values(model: type[models.Model], names: Sequence[str], rows: Iterabl
     with connection.cursor() as cursor:
         for batch in batched(converted, batch_size):
             cursor.executemany(sql, batch)
+
+
+def save_racing(obj: models.Model, **lookup) -> None:
+    """Save `obj`; when it is new and another importer (another host on one PostgreSQL database)
+    inserted the same natural key meanwhile, adopt that row's primary key and update it instead of
+    failing the pass on the unique constraint."""
+    if obj.pk is not None:
+        obj.save()
+        return
+    try:
+        with transaction.atomic():  # a savepoint: the failed insert must not poison the outer transaction
+            obj.save()
+    except IntegrityError:
+        obj.pk = type(obj).objects.filter(**lookup).values_list("pk", flat=True).get()
+        obj._state.adding = False
+        obj.save()

@@ -1,13 +1,42 @@
-"""Values every page needs: whether the dashboard shows the bundled sample."""
+"""Values every page's frame needs: the sample badge, and the counts the header shows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.conf import settings
+from django.db import connection
 from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from introspect.importer import health
+from introspect.models import SourceProblem
+from ledger.models import KnowledgeRecord
+
+
+@dataclass(frozen=True)
+class Header:
+    pending_knowledge: int
+    unread: int
+    failure: dict | None
+
+    @property
+    def trouble(self) -> bool:
+        return bool(self.unread or self.failure)
+
+
+def header() -> Header:
+    """Every count of the header in one query (a page's query budget is fixed), plus the importer's
+    last failure, which lives in a file because it may be about a database that cannot be written."""
+    quote = connection.ops.quote_name
+    sql = (f"SELECT (SELECT COUNT(*) FROM {quote(KnowledgeRecord._meta.db_table)} WHERE present AND status = %s), "
+           f"(SELECT COUNT(*) FROM {quote(SourceProblem._meta.db_table)})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [KnowledgeRecord.Status.CANDIDATE])
+        pending, unread = cursor.fetchone()
+    return Header(pending_knowledge=pending, unread=unread, failure=health.last_failure())
 
 
 def waysweb(request: HttpRequest) -> dict:
-    from ledger.queries import pending_count
-
-    # Lazy: only pages that show the navigation pay for the count (one indexed query).
-    return {"demo": settings.WAYSWEB_DEMO, "pending_knowledge": pending_count}
+    # Lazy: only pages that render the frame pay for the query, once however often it is read.
+    return {"demo": settings.WAYSWEB_DEMO, "header": SimpleLazyObject(header)}

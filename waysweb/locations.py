@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from waysweb import safefs
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_HOME = BASE_DIR / "sample" / "home"
 
@@ -41,7 +43,7 @@ class Locations:
     def core_ways(self) -> Path:
         """paths.rs shipped_ways_root: the ~/.claude projection when it is a directory, else the app copy."""
         projection = self.claude_dir / "hooks" / "ways"
-        return projection if projection.is_dir() else self.agent_ways_data / "hooks" / "ways"
+        return projection if safefs.is_dir(projection) else self.agent_ways_data / "hooks" / "ways"
 
     @property
     def live_events(self) -> Path:
@@ -49,9 +51,12 @@ class Locations:
 
     def has_agent_ways_data(self) -> bool:
         """True when any events log exists; way files alone make no dashboard."""
-        if self.live_events.is_file() or self.legacy_events.is_file():
+        if safefs.is_file(self.live_events) or safefs.is_file(self.legacy_events):
             return True
-        return self.state_dir.is_dir() and any(self.state_dir.glob("events-*.jsonl.gz"))
+        try:
+            return safefs.is_dir(self.state_dir) and any(self.state_dir.glob("events-*.jsonl.gz"))
+        except OSError:
+            return False
 
 
 def xdg_dir(env: Mapping[str, str], name: str, home: Path, default: str) -> Path:

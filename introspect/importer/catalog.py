@@ -6,14 +6,15 @@ distinct content, and a way that disappears is marked absent, never deleted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
 
-from introspect.importer import wayfiles
+from introspect.importer import problems, wayfiles
 from introspect.models import Project, Way, WayVersion
+from waysweb import safefs
 from waysweb.locations import Locations
 
 
@@ -31,6 +32,7 @@ class CatalogResult:
     added: int = 0
     changed: int = 0
     gone: int = 0
+    problems: list[safefs.Problem] = field(default_factory=list)
 
 
 def way_roots(locs: Locations, *, user: Path | None = None, core: Path | None = None,
@@ -48,17 +50,20 @@ def way_roots(locs: Locations, *, user: Path | None = None, core: Path | None = 
 
 
 def import_roots(roots: list[WayRoot]) -> CatalogResult:
+    """Scan every root once (the documents and pages read the catalog, never the disk) and record
+    what was refused under the "ways" area."""
     result = CatalogResult()
     for root in roots:
-        if not root.path.is_dir():
+        if not safefs.is_dir(root.path):
             continue
         result.roots += 1
         import_root(root, result)
+    problems.record("ways", result.problems)
     return result
 
 
 def import_root(root: WayRoot, result: CatalogResult) -> None:
-    found = wayfiles.scan_root(root.path)
+    found = wayfiles.scan_root(root.path, result.problems)
     result.files += len(found)
     now = timezone.now()
     with transaction.atomic():

@@ -1,18 +1,18 @@
 """Way files under a way root: ids, front matter and current criteria (introspection.md §3.1).
 
 No Django here. The id of a way is its directory relative to the root; the way file is a `.md`
-whose first line is exactly `---` and whose name does not contain `.check.`. Roots are walked
-following symlinks (the core root is often a projection), in path order, without looping.
+whose first line is exactly `---` and whose name does not contain `.check.`. A root that is itself a
+link (the core root is often a projection) is read where it points; links inside it are followed
+only while they stay inside it (waysweb/safefs.py), in path order, without looping.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waysweb import frontmatter
+from waysweb import frontmatter, safefs
 
 CRITERIA_KEYS = ("pattern", "commands", "files", "trigger", "vocabulary", "scope")
 GONE_FIELDS = {
@@ -21,6 +21,9 @@ GONE_FIELDS = {
     "redisclose": "removed by ADR-123",
 }
 MAX_WAY_FILE_BYTES = 1 << 20
+# agent-ways ships ~100 ways; a user with thousands is plausible, a root holding more than this is
+# not a way root (a link to a home or to `/`): the walk stops there and says so.
+MAX_WAY_FILES = 20_000
 
 
 @dataclass(frozen=True)
@@ -39,51 +42,39 @@ class WayFile:
         return self.way_id.split("/", 1)[0]
 
 
-def walk(root: Path) -> list[Path]:
-    """Every file under `root`, following symlinked directories once each, in path order."""
-    found: list[Path] = []
-    seen: set[tuple[int, int]] = set()
-    for current, dirs, files in os.walk(root, followlinks=True):
-        try:
-            st = os.stat(current)
-        except OSError:
-            dirs[:] = []
-            continue
-        if (st.st_dev, st.st_ino) in seen:
-            dirs[:] = []  # a symlink loop, or a directory reached twice
-            continue
-        seen.add((st.st_dev, st.st_ino))
-        dirs.sort()
-        found.extend(Path(current) / name for name in files)
-    return sorted(found)
+def wanted(name: str) -> bool:
+    return name.endswith(".md") and ".check." not in name
 
 
-def is_way_file(path: Path) -> bool:
-    if not path.name.endswith(".md") or ".check." in path.name:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline(64)
-    except OSError:
-        return False
-    return first.rstrip(b"\n").rstrip(b"\r") == b"---"
+def scan_root(root: Path, problems: list[safefs.Problem] | None = None) -> list[WayFile]:
+    """The ways of one root, one per id (the first file in path order wins).
 
-
-def scan_root(root: Path) -> list[WayFile]:
-    """The ways of one root, one per id (the first file in path order wins)."""
-    if not root.is_dir():
+    Walked inside the root only (a link leaving it is a problem, never followed: a way root linked
+    to `/` must not make `/usr` a catalog), at most `MAX_WAY_FILES` candidate files, each read as a
+    regular file capped while reading (a FIFO named `x.md` cannot block the pass).
+    """
+    problems = [] if problems is None else problems
+    if not safefs.is_dir(root):
         return []
+    listing = safefs.walk(root, want=wanted, max_files=MAX_WAY_FILES)
+    problems.extend(listing.problems)
     ways: dict[str, WayFile] = {}
-    for path in walk(root):
-        if not is_way_file(path):
-            continue
+    for path in listing.files:
         rel = path.relative_to(root)
         way_id = "/".join(rel.parent.parts)
         if not way_id or way_id in ways:
             continue  # a file directly in the root has no id
         try:
-            raw = path.read_bytes()[:MAX_WAY_FILE_BYTES]
-        except OSError:
+            with safefs.open_file(root, path) as fh:
+                first = fh.readline(64)
+                if first.rstrip(b"\n").rstrip(b"\r") != b"---":
+                    continue
+                raw = first + safefs.read_upto(fh, MAX_WAY_FILE_BYTES - len(first))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(exc.problem if isinstance(exc, safefs.Refused) else
+                            safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
             continue
         ways[way_id] = parse_way(way_id, rel.as_posix(), raw)
     return list(ways.values())

@@ -6,8 +6,8 @@ appears is a move of the same record; two live files with one id are both kept a
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from ledger.importer import adrs, documents
 from ledger.models import AdrRecord, AdrRelation
+from waysweb import bulk, fit, safefs
 
 DEFAULT_DIRS = ("doc/adr", "docs/adr", "docs/decisions", ".ai/repo/adrs", "docs/architecture")
 SKIP_NAMES = {"readme.md", "index.md", "template.md", "adr-template.md", "0000-template.md"}
@@ -28,53 +29,84 @@ class AdrResult:
     changed: int = 0
     moved: int = 0
     gone: int = 0
+    problems: list[safefs.Problem] = field(default_factory=list)
 
 
-def adr_directories(repo: Path, extra: tuple[str, ...] = ()) -> list[Path]:
-    """`.adr-dir`'s target, then the conventional places, then configured ones — those that exist."""
+def adr_directories(repo: Path, extra: tuple[str, ...] = (), problems: list[safefs.Problem] | None = None) -> list[Path]:
+    """`.adr-dir`'s target, then the conventional places, then configured ones — those that exist
+    inside the repository (a directory reached through a link out of it is a problem, never read)."""
+    problems = [] if problems is None else problems
     found: list[Path] = []
-    marker = repo / ".adr-dir"
     candidates = []
-    if marker.is_file():
-        candidates.append(marker.read_text().strip().splitlines()[0] if marker.read_text().strip() else "")
+    marker = repo / ".adr-dir"
+    if safefs.exists(marker):
+        try:
+            text = safefs.read_capped(repo, marker, 4096).decode("utf-8", "replace").strip()
+        except FileNotFoundError:
+            text = ""
+        except safefs.Refused as refused:
+            problems.append(refused.problem)
+            text = ""
+        except OSError as exc:
+            problems.append(safefs.Problem(str(marker), safefs.UNREADABLE, exc.strerror or str(exc)))
+            text = ""
+        candidates.append(text.splitlines()[0] if text else "")
     candidates += list(DEFAULT_DIRS) + list(extra)
+    base = safefs.real(repo)
     for rel in candidates:
         if not rel:
             continue
-        path = (repo / rel).resolve()
-        if path.is_dir() and path.is_relative_to(repo.resolve()) and path not in found:
+        path = safefs.real(repo / rel)
+        if not safefs.is_dir(path) or path in found:
+            continue
+        if path.is_relative_to(base):
             found.append(path)
+        else:
+            problems.append(safefs.Problem(str(repo / rel), safefs.LEAVES_ROOT, f"links to {path}"))
     return found
 
 
-def adr_files(directory: Path) -> list[Path]:
-    files = []
-    for current, dirs, names in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if name.endswith(".md") and name.lower() not in SKIP_NAMES:
-                path = Path(current) / name
-                # docs/architecture holds more than ADRs: only ADR-NNN files there.
-                if directory.name == "architecture" and not name.upper().startswith("ADR-"):
-                    continue
-                files.append(path)
-    return files
+def adr_file(directory: Path, name: str) -> bool:
+    if not name.endswith(".md") or name.lower() in SKIP_NAMES:
+        return False
+    # docs/architecture holds more than ADRs: only ADR-NNN files there.
+    return directory.name != "architecture" or name.upper().startswith("ADR-")
+
+
+def adr_files(repo: Path, directory: Path, problems: list[safefs.Problem] | None = None) -> list[Path]:
+    """The record files under one ADR directory, read inside the repository."""
+    listing = safefs.walk(safefs.real(repo), start=directory, want=lambda name: adr_file(directory, name),
+                          prune=lambda name: name.startswith("."))
+    if problems is not None:
+        problems.extend(listing.problems)
+    return listing.files
 
 
 def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
     result = AdrResult()
     now = timezone.now()
     root = str(repo)
+    base = safefs.real(repo)
     existing = {row.rel_path: row for row in AdrRecord.objects.filter(repo=root)}
     seen: set[str] = set()
-    for directory in adr_directories(repo, extra):
-        for path in adr_files(directory):
-            rel = path.relative_to(repo.resolve()).as_posix()
+    for directory in adr_directories(repo, extra, result.problems):
+        for path in adr_files(repo, directory, result.problems):
+            rel = path.relative_to(base).as_posix()
             if rel in seen:
                 continue
-            seen.add(rel)
+            seen.add(rel)  # an unreadable record is not gone: its row keeps what was last read
+            try:
+                raw = safefs.read_capped(base, path, documents.MAX_DOCUMENT_BYTES)[: documents.MAX_DOCUMENT_BYTES]
+            except FileNotFoundError:
+                seen.discard(rel)
+                continue
+            except safefs.Refused as refused:
+                result.problems.append(refused.problem)
+                continue
+            except OSError as exc:
+                result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
+                continue
             result.files += 1
-            raw = path.read_bytes()[: documents.MAX_DOCUMENT_BYTES]
             digest = documents.sha256(raw)
             row = existing.get(rel)
             if row is not None and row.sha256 == digest and row.present:
@@ -92,10 +124,11 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 else:
                     result.changed += 1
                 fill(row, doc, rel, str(directory), digest, raw, now)
-                row.save()
+                bulk.save_racing(row, repo=root, rel_path=rel)
                 AdrRelation.objects.filter(source=row).delete()
                 AdrRelation.objects.bulk_create(
-                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in edges(doc)],
+                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in edges(doc)
+                     if len(target) <= AdrRelation._meta.get_field("target").max_length],
                     ignore_conflicts=True)
     for rel, row in existing.items():
         if rel not in seen and row.present:
@@ -108,7 +141,7 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
 def moved_from(root: str, record_id: str, existing: dict, seen: set[str], repo: Path) -> AdrRecord | None:
     """A row of the same id whose file is gone: the record was renamed or moved, not created."""
     for rel, row in existing.items():
-        if row.canonical_id == record_id and rel not in seen and not (repo / rel).exists():
+        if row.canonical_id == record_id and rel not in seen and not safefs.exists(repo / rel):
             return row
     return None
 
@@ -124,11 +157,10 @@ def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes,
     row.body = raw.decode("utf-8", "replace")
     row.sha256, row.present, row.read_at = digest, True, now
     row.problems = list(doc.problems) + ([f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else [])
+    row.problems += fit.fit_instance(row)  # the file keeps the value; the column cannot
 
 
 def documents_json(value):
-    import json
-
     return json.loads(json.dumps(value or {}, default=str))
 
 

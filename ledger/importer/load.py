@@ -17,9 +17,10 @@ from django.utils import timezone
 
 from introspect.importer.parser import utc_second
 from introspect.join import project_slug
-from introspect.models import Project, Session
+from introspect.models import Session
 from ledger.importer import documents
 from ledger.models import KnowledgeRecord, LedgerEntry, LedgerEntryVersion, MjLedgerLine, ReviewAction
+from waysweb import bulk, fit, safefs
 
 
 @dataclass
@@ -30,25 +31,49 @@ class DocumentResult:
     quarantined: int = 0
     gone: int = 0
     sessions: set[str] = field(default_factory=set)
+    problems: list[safefs.Problem] = field(default_factory=list)
+
+
+def markdown(name: str) -> bool:
+    return name.endswith(".md")
+
+
+def read_document(root: Path, path: Path, result: DocumentResult) -> bytes | None:
+    """The first MAX_DOCUMENT_BYTES + 1 bytes of a document inside `root`; None when it is gone or
+    refused (the refusal goes to `result.problems`)."""
+    try:
+        return safefs.read_capped(root, path, documents.MAX_DOCUMENT_BYTES)
+    except FileNotFoundError:
+        return None
+    except safefs.Refused as refused:
+        result.problems.append(refused.problem)
+    except OSError as exc:
+        result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
+    return None
 
 
 def import_ledger(root: Path) -> DocumentResult:
-    """Every `<slug>/*.md` entry under the ledger root."""
+    """Every `<slug>/*.md` entry under the ledger root, read inside it (waysweb/safefs.py)."""
     result = DocumentResult()
-    if not root.is_dir():
+    if not safefs.is_dir(root):
         return result
     now = timezone.now()
     seen: set[str] = set()
     existing = {entry.rel_path: entry for entry in LedgerEntry.objects.filter(host=settings.WAYSWEB_HOST,
                                                                              root=str(root))}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink()):
-        for path in sorted(folder.glob("*.md")):
-            if not path.is_file():
+    for folder in safefs.entries(root, root, result.problems, want=lambda name: False):
+        if folder.kind != "dir":
+            continue
+        for found in safefs.entries(root, folder.path, result.problems, want=markdown):
+            if found.kind != "file" or not markdown(found.name):
                 continue
+            path = found.path
             rel = path.relative_to(root).as_posix()
-            seen.add(rel)
+            seen.add(rel)  # an unreadable entry is not gone: its row keeps what was last read
+            raw = read_document(root, path, result)
+            if raw is None:
+                continue
             result.files += 1
-            raw = path.read_bytes()[: documents.MAX_DOCUMENT_BYTES + 1]
             digest = documents.sha256(raw)
             entry = existing.get(rel)
             if entry is not None and entry.sha256 == digest and entry.present:
@@ -66,9 +91,12 @@ def import_ledger(root: Path) -> DocumentResult:
                 result.quarantined += bool(parsed.quarantine)
                 entry.session_key = parsed.session
                 entry.session = Session.objects.filter(sid=parsed.session).first() if parsed.session else None
+                if len(parsed.session) > 512:
+                    entry.session = None  # no session id is that long: the key is emptied below
                 entry.epoch = parsed.epoch if parsed.epoch is not None else documents.name_epoch(path.name)
                 entry.context_pct, entry.timestamp_raw, entry.ts = parsed.context_pct, parsed.timestamp, parsed.ts
                 entry.phase, entry.transcript_path, entry.body = parsed.phase, parsed.transcript, parsed.body
+                entry.flags = fit.fit_instance(entry)
                 entry.save()
                 LedgerEntryVersion.objects.get_or_create(
                     entry=entry, sha256=digest,
@@ -90,37 +118,44 @@ def link_entries_to_sessions() -> None:
             LedgerEntry.objects.filter(pk=entry.pk).update(session=session)
 
 
-def knowledge_directories(repos: tuple[Path, ...], own: Path) -> list[Path]:
-    """waysweb's own knowledge directory, then each repository's `.ai/repo/knowledge`."""
-    found = [own]
-    candidates = list(repos) + [Path(p) for p in Project.objects.values_list("path", flat=True)]
-    for repo in candidates:
-        if repo.is_absolute():
-            directory = repo / ".ai" / "repo" / "knowledge"
-            if directory.is_dir() and directory not in found:
-                found.append(directory)
+def knowledge_directories(repos: list[Path], own: Path) -> list[tuple[Path, Path]]:
+    """(directory, the root it is read inside): waysweb's own knowledge directory, then each
+    repository's `.ai/repo/knowledge` (`repos` as `run.repositories` chose them)."""
+    found = [(own, own)]
+    for repo in repos:
+        directory = repo / ".ai" / "repo" / "knowledge"
+        if safefs.is_dir(directory) and directory not in [d for d, _ in found]:
+            found.append((directory, repo))
     return found
 
 
-def import_knowledge(directory: Path) -> DocumentResult:
-    """Candidates and curated records of one knowledge directory; curated wins for one id."""
+def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResult:
+    """Candidates and curated records of one knowledge directory; curated wins for one id.
+
+    Files are read inside `root` (the repository, or the directory itself): a candidate that is a
+    link to a file elsewhere is a problem, never shown.
+    """
+    root = root or directory
     result = DocumentResult()
     now = timezone.now()
     files: dict[str, tuple[str, Path]] = {}
     for source_class in ("candidates", "curated"):  # curated second: it overrides a leftover candidate
         folder = directory / source_class
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.md")):
-                if path.name != "README.md" and path.is_file():
-                    files[path.stem] = (source_class, path)
+        if safefs.is_dir(folder):
+            for found in safefs.entries(root, folder, result.problems, want=markdown):
+                if found.kind == "file" and markdown(found.name) and found.name != "README.md":
+                    files[found.path.stem] = (source_class, found.path)
     # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
     # load than the file costs to hash); a changed record loads the rest when it is written.
     existing = {r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
         "record_id", "sha256", "source_class", "present", "directory")}
-    leftovers = {stem for stem in files if files[stem][0] == "curated" and (directory / "candidates" / f"{stem}.md").exists()}
+    leftovers = {stem for stem in files
+                 if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")}
     for stem, (source_class, path) in files.items():
+        raw = read_document(root, path, result)
+        if raw is None:
+            continue  # unreadable or refused (a problem), or gone since the listing: the row stays
         result.files += 1
-        raw = path.read_bytes()[: documents.MAX_DOCUMENT_BYTES + 1]
         digest = documents.sha256(raw)
         record = existing.get(stem)
         if record is not None and record.sha256 == digest and record.source_class == source_class and record.present:
@@ -137,7 +172,7 @@ def import_knowledge(directory: Path) -> DocumentResult:
             if stem in leftovers:
                 record.conflict = ("a candidate file is still beside the curated record: an interrupted "
                                    "promotion; promoting again finishes it")
-            record.save()
+            bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
             recover_audit(record, parsed)
     for stem, record in existing.items():
         if stem not in files and record.present:
@@ -170,6 +205,9 @@ def apply_file(record: KnowledgeRecord, parsed: documents.Knowledge, source_clas
     record.superseded_by = str(data.get("superseded_by") or "")
     record.about = str(data.get("about") or "")
     record.body, record.frontmatter = parsed.body, json.loads(json.dumps(data, default=str))
+    overlong = fit.fit_instance(record)  # the file keeps the value; the column cannot
+    if overlong:
+        record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
     link_provenance(record)
 
 
@@ -207,7 +245,8 @@ def recover_audit(record: KnowledgeRecord, parsed: documents.Knowledge) -> None:
     line = next((line for line in parsed.body.splitlines() if line.startswith(marker) and "waysweb" in line), "")
     if line:
         ReviewAction.objects.create(record=record, verb=ReviewAction.Verb.RECOVER,
-                                    reviewer_name=line[len(marker):].split(" via ", 1)[0].strip(),
+                                    reviewer_name=fit.cut(line[len(marker):].split(" via ", 1)[0].strip(),
+                                                          ReviewAction, "reviewer_name"),
                                     note=line, file_sha_after=record.sha256, class_after=record.klass)
 
 
@@ -234,12 +273,14 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
     obj = parse_mj_line(record.data) or record.obj
     ts = obj.get("ts") if isinstance(obj.get("ts"), str) else ""
     payload = {k: v for k, v in obj.items() if k not in ("ts", "event", "head", "branch", "by", "session")}
+    typed = {"ts_raw": ts, "event": str(obj.get("event") or ""), "provider_event": str(obj.get("provider_event") or ""),
+             "episode": str(obj.get("session") or obj.get("episode") or ""),
+             "provider_session": str(obj.get("provider_session") or "")}
+    flags = fit.fit(MjLedgerLine, typed)
     return MjLedgerLine(
-        source=source, offset=line.offset, index=line.index, sha256=sha, repo=repo, ts_raw=ts, ts=utc_second(ts),
-        event=str(obj.get("event") or ""), provider_event=str(obj.get("provider_event") or ""),
-        episode=str(obj.get("session") or obj.get("episode") or ""),
-        provider_session=str(obj.get("provider_session") or ""), payload=json.loads(json.dumps(payload, default=str)),
-        raw=record.data.decode("utf-8", "replace"),
+        source=source, offset=line.offset, index=line.index, sha256=sha, repo=repo, ts=utc_second(typed["ts_raw"]),
+        payload=json.loads(json.dumps(payload, default=str)), raw=record.data.decode("utf-8", "replace"),
+        flags=flags, **typed,
     )
 
 

@@ -7,21 +7,34 @@ from pathlib import Path
 
 from introspect.importer.sources import Source
 from ledger.importer.load import mj_ledger_row
-from waysweb import bulk
 from ledger.models import MjLedgerLine
+from waysweb import bulk, safefs
 
 
-def sources(repos: list[Path]) -> list[Source]:
-    """Archives first (oldest name first), then the live ledger, per repository."""
+def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> list[Source]:
+    """Archives first (oldest name first), then the live ledger, per repository; each file read
+    inside its repository only (waysweb/safefs.py), what is refused put in `problems`."""
+    problems = [] if problems is None else problems
     found = []
     for repo in repos:
         state = repo / ".ai" / "local" / "state"
-        if not state.is_dir():
+        if not safefs.is_dir(state):
             continue
-        for rank, path in enumerate(sorted(state.glob("ledger.*.jsonl.archived")) + [state / "ledger.jsonl"]):
-            if path.is_file():
-                found.append(Source("mj_ledger", state, path.name, rank))
+        archives, live = [], False
+        for entry in safefs.entries(repo, state, problems, want=ledger_name):
+            if entry.kind != "file":
+                continue
+            if entry.name == "ledger.jsonl":
+                live = True
+            elif ledger_name(entry.name):
+                archives.append(entry.name)
+        names = sorted(archives) + (["ledger.jsonl"] if live else [])
+        found += [Source("mj_ledger", state, name, rank, confine_to=str(repo)) for rank, name in enumerate(names)]
     return found
+
+
+def ledger_name(name: str) -> bool:
+    return name == "ledger.jsonl" or (name.startswith("ledger.") and name.endswith(".jsonl.archived"))
 
 
 def store_lines(row, candidates, outcomes, sessions) -> list[MjLedgerLine]:

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from django.conf import settings
 
-from introspect.importer import loader
+from introspect.importer import loader, problems
 from introspect.models import Project, Session
 from ledger import deriver
 from ledger.importer import adr_load, load, mj
 from ledger.models import KnowledgeEvent
+from waysweb import safefs
 from waysweb.locations import SAMPLE_HOME, Locations
 
 
@@ -27,6 +28,7 @@ class LedgerPass:
     mj_lines: int = 0
     adrs: load.DocumentResult = field(default_factory=load.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
+    problems: list[safefs.Problem] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
@@ -35,14 +37,20 @@ class LedgerPass:
                     or self.adrs.added or self.adrs.changed)
 
 
-def adr_repositories(locs: Locations) -> list[Path]:
-    """Configured repositories and every absolute project path seen in sessions."""
+def repositories(locs: Locations) -> list[Path]:
+    """Where knowledge, decision records and majordomus ledgers are read: every repository listed
+    in WAYSWEB_REPOS, and each absolute project path seen in sessions that lies under the user's
+    home. A session's `project` is data (another machine's, in team mode): naming `/etc` there must
+    not make this importer read `/etc`."""
     repos = list(locs.repos)
+    home = safefs.real(locs.home)
     for path in Project.objects.values_list("path", flat=True):
         candidate = Path(path)
-        if candidate.is_absolute() and candidate.is_dir() and candidate not in repos:
+        if not candidate.is_absolute() or candidate in repos or not safefs.is_dir(candidate):
+            continue
+        if safefs.real(candidate).is_relative_to(home):
             repos.append(candidate)
-    return [repo for repo in repos if repo.is_dir()]
+    return [repo for repo in repos if safefs.is_dir(repo)]
 
 
 def ensure_demo_repos(locs: Locations) -> None:
@@ -52,7 +60,7 @@ def ensure_demo_repos(locs: Locations) -> None:
         source = SAMPLE_HOME / "repos" / repo.name
         for path in sorted(source.rglob("*")):
             target = repo / path.relative_to(source)
-            if path.is_file() and not target.exists():
+            if path.is_file() and not path.is_symlink() and not safefs.exists(target):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
 
@@ -62,22 +70,33 @@ def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool
     if locs.demo:
         ensure_demo_repos(locs)
     result.entries = load.import_ledger(ledger_dir or locs.ledger_dir)
+    problems.record("ledger", result.entries.problems)
     load.link_entries_to_sessions()
-    directories = load.knowledge_directories(locs.repos, locs.knowledge_dir)
-    repos = [directory.parent.parent.parent for directory in directories[1:]] + \
-        [repo for repo in locs.repos if repo not in [d.parent.parent.parent for d in directories[1:]]]
-    for source in mj.sources(repos):
-        result.mj_lines += loader.import_file(source).counts.imported
+    repos = repositories(locs)
+    mj_problems: list[safefs.Problem] = []
+    for source in mj.sources(repos, mj_problems):
+        found = loader.import_file(source)
+        result.mj_lines += found.counts.imported
+        if found.problem is not None:
+            mj_problems.append(found.problem)
+    problems.record("majordomus", mj_problems)
     if derive:
         result.derived = deriver.derive_due(locs.knowledge_dir, Session.objects.all())
     adr_dirs = tuple(d for d in settings.WAYSWEB_ADR_DIRS)
-    for repo in adr_repositories(locs):
+    record_problems: list[safefs.Problem] = []
+    for repo in repos:
         found_adrs = adr_load.import_repo(repo, adr_dirs)
         result.adrs.added += found_adrs.added
         result.adrs.changed += found_adrs.changed + found_adrs.moved
         result.adrs.files += found_adrs.files
-    for directory in directories:
-        found = load.import_knowledge(directory)
+        record_problems += found_adrs.problems
+    problems.record("records", record_problems)
+    knowledge_problems: list[safefs.Problem] = []
+    for directory, root in load.knowledge_directories(repos, locs.knowledge_dir):
+        found = load.import_knowledge(directory, root)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
+        knowledge_problems += found.problems
+    problems.record("knowledge", knowledge_problems)
+    result.problems = result.entries.problems + mj_problems + record_problems + knowledge_problems
     return result

@@ -102,7 +102,7 @@ def test_it_never_undoes_a_persons_decision(episode, reviewer):
 
 
 def test_it_records_a_failure_visibly_and_retries_it(episode, monkeypatch):
-    def unwritable(path, data):
+    def unwritable(root, path, data):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(deriver.files, "write_atomic", unwritable)

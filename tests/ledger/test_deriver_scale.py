@@ -234,7 +234,7 @@ def test_it_derives_exactly_these_candidates_and_events_over_many_sessions(corpu
 
 
 def test_it_records_each_failed_boundary_then_clears_it_once_written(corpus, monkeypatch):
-    def unwritable(path, data):
+    def unwritable(root, path, data):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(deriver.files, "write_atomic", unwritable)

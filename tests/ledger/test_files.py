@@ -11,8 +11,8 @@ from ledger import files
 
 def test_it_replaces_a_file_whole(tmp_path):
     path = tmp_path / "curated" / "r.md"
-    files.write_atomic(path, b"first\n")
-    files.write_atomic(path, b"second\n")
+    files.write_atomic(tmp_path, path, b"first\n")
+    files.write_atomic(tmp_path, path, b"second\n")
     assert path.read_bytes() == b"second\n"
     assert [p.name for p in path.parent.iterdir()] == ["r.md"]
 
@@ -22,11 +22,11 @@ def test_it_leaves_the_old_file_and_no_temp_file_when_the_rename_fails(tmp_path,
     path.parent.mkdir()
     path.write_bytes(b"old\n")
 
-    def failing_replace(src, dst):
+    def failing_replace(src, dst, **dir_fds):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(OSError):
-        files.write_atomic(path, b"new\n")
+        files.write_atomic(tmp_path, path, b"new\n")
     assert path.read_bytes() == b"old\n"
     assert [p.name for p in path.parent.iterdir()] == ["r.md"]

@@ -23,6 +23,7 @@ from ledger.importer.run import import_pass as ledger_pass
 PROGRESS_EVERY_SECS = 1.0
 LOCKED_RETRIES = 3  # a single pass waits out another writer this many times (each after the busy timeout)
 RETRY_SECS = 2.0
+SHOW_PROBLEMS = 10
 
 
 class Command(BaseCommand):
@@ -58,6 +59,7 @@ class Command(BaseCommand):
         self.verbosity = options["verbosity"]
         self.last_progress = 0.0
         self.retries_left = LOCKED_RETRIES
+        self.reported: set = set()
         opts = Options(
             state_dir=options["state_dir"], legacy=options["legacy"], extra=tuple(options["events"]),
             user_ways=options["user_ways"], core_ways=options["core_ways"], ways=not options["no_ways"],
@@ -124,12 +126,12 @@ class Command(BaseCommand):
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise.
             ledger = ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
-        except (OperationalError, loader.CheckpointMoved) as exc:
+        except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
             if follow:
                 health.record(f"import pass failed ({one_line(exc)}); retrying")
                 self.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
-            elif is_locked(exc) and self.retries_left:
+            elif isinstance(exc, OperationalError) and is_locked(exc) and self.retries_left:
                 self.retries_left -= 1
                 self.stderr.write(f"another writer holds the database ({one_line(exc)}); retrying in "
                                   f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits")
@@ -155,11 +157,16 @@ class Command(BaseCommand):
         c = file.counts
         if self.verbosity < 1 or (file.status == "unchanged" and self.verbosity < 2):
             return
+        name = printable(str(file.source.path))
         if file.status == "gone":
-            self.stdout.write(f"  {file.source.kind} {file.source.path}: gone upstream; its rows are kept")
+            self.stdout.write(f"  {file.source.kind} {name}: gone upstream; its rows are kept")
+            return
+        if file.status == "skipped" and file.problem is not None:
+            detail = f" ({printable(file.problem.detail)})" if file.problem.detail else ""
+            self.stderr.write(f"  {file.source.kind} {name}: {file.problem.label}{detail}; the other files go on")
             return
         note = " (new generation: truncated or replaced)" if file.status == "new generation" else ""
-        self.stdout.write(f"  {file.source.kind} {file.source.path}: +{c.imported} rows, {c.quarantined} quarantined, "
+        self.stdout.write(f"  {file.source.kind} {name}: +{c.imported} rows, {c.quarantined} quarantined, "
                           f"{c.inert} inert, {c.duplicate} dup{note}")
 
     def report_progress(self, file: loader.FileResult, offset: int, size: int) -> None:
@@ -167,7 +174,7 @@ class Command(BaseCommand):
         if self.verbosity < 1 or now - self.last_progress < PROGRESS_EVERY_SECS or offset >= size:
             return
         self.last_progress = now
-        self.stdout.write(f"  … {file.source.rel_path}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "
+        self.stdout.write(f"  … {printable(file.source.rel_path)}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "
                           f"{file.counts.lines:,} lines")
 
     def report_ledger(self, ledger) -> None:
@@ -181,6 +188,7 @@ class Command(BaseCommand):
             f"{k.changed} changed); decision records: {ledger.adrs.files} files (+{ledger.adrs.added} new, "
             f"{ledger.adrs.changed} changed); derived at {len(ledger.derived)} episode boundaries"
             + (f", {len(failed)} FAILED (see the Knowledge page)" if failed else ""))
+        self.report_problems(ledger.problems)
 
     def report_pass(self, result: PassResult) -> None:
         if self.verbosity < 1:
@@ -195,6 +203,20 @@ class Command(BaseCommand):
             f"{t.quarantined:,} quarantined, {t.inert:,} inert, {t.duplicate:,} duplicates, "
             f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
         ))
+        unread = list(result.problems)
+        if result.catalog is not None:
+            unread += result.catalog.problems
+        self.report_problems(unread)
+
+    def report_problems(self, found: list) -> None:
+        """Paths not read, each once per run (a --follow loop would repeat them every poll)."""
+        fresh = [problem for problem in found if problem not in self.reported]
+        self.reported.update(fresh)
+        for problem in fresh[:SHOW_PROBLEMS]:
+            detail = f" ({printable(problem.detail)})" if problem.detail else ""
+            self.stderr.write(f"  not read: {printable(problem.path)}: {problem.label}{detail}")
+        if len(fresh) > SHOW_PROBLEMS:
+            self.stderr.write(f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page")
 
 
 def sessions_behind() -> set[str]:
@@ -212,7 +234,15 @@ def sessions_behind() -> set[str]:
 
 def one_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return printable(text.splitlines()[0]) if text else type(exc).__name__
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: a file name may hold escape sequences (`\\x1b]0;…`) or
+    bytes that are not UTF-8; each such character is shown escaped, never sent to the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
 
 
 def is_locked(exc: BaseException) -> bool:

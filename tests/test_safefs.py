@@ -1,0 +1,177 @@
+"""Confined file access: nothing outside a root is read, nothing non-regular is opened, writes
+never follow a link on the way, and a replaced file keeps its mode."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from waysweb import safefs
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.md").write_text("inside")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("TOP-SECRET")
+    return root, outside
+
+
+def test_it_reads_a_regular_file_inside_its_root(tree):
+    root, _ = tree
+    assert safefs.read_capped(root, root / "sub" / "a.md", 100) == b"inside"
+
+
+def test_it_follows_a_link_that_stays_inside_the_root(tree):
+    root, _ = tree
+    (root / "alias.md").symlink_to("sub/a.md")
+    assert safefs.read_capped(root, root / "alias.md", 100) == b"inside"
+
+
+def test_it_refuses_a_link_that_leaves_the_root(tree):
+    root, outside = tree
+    (root / "sub" / "leak.md").symlink_to(outside / "secret.md")
+    with pytest.raises(safefs.Refused) as refused:
+        safefs.read_capped(root, root / "sub" / "leak.md", 100)
+    assert refused.value.problem.reason == safefs.LEAVES_ROOT
+    assert str(outside / "secret.md") in refused.value.problem.detail
+
+
+def test_it_refuses_a_directory_link_that_leaves_the_root(tree):
+    root, outside = tree
+    (root / "escape").symlink_to(outside)
+    with pytest.raises(safefs.Refused):
+        safefs.open_fd(root, root / "escape" / "secret.md")
+
+
+def test_it_refuses_a_fifo_without_blocking(tree):
+    root, _ = tree
+    os.mkfifo(root / "events.jsonl")
+    with pytest.raises(safefs.Refused) as refused:
+        safefs.open_fd(root, root / "events.jsonl")
+    assert refused.value.problem.reason == safefs.NOT_REGULAR
+    assert refused.value.problem.detail == "a FIFO"
+
+
+def test_it_refuses_a_device_even_through_a_link_inside(tree):
+    root, _ = tree
+    (root / "zero.md").symlink_to("/dev/zero")
+    with pytest.raises(safefs.Refused):
+        safefs.read_capped(root, root / "zero.md", 100)
+
+
+def test_a_missing_file_is_not_found_not_a_problem(tree):
+    root, _ = tree
+    with pytest.raises(FileNotFoundError):
+        safefs.open_fd(root, root / "nope.md")
+
+
+def test_it_caps_a_read_while_reading(tree):
+    root, _ = tree
+    (root / "big.md").write_bytes(b"x" * 5000)
+    assert safefs.read_capped(root, root / "big.md", 1000) == b"x" * 1001
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its mode")
+def test_an_unreadable_file_is_a_problem(tree):
+    root, _ = tree
+    path = root / "sub" / "a.md"
+    path.chmod(0)
+    with pytest.raises(safefs.Refused) as refused:
+        safefs.open_fd(root, path)
+    assert refused.value.problem.reason == safefs.UNREADABLE
+
+
+def test_the_walk_lists_wanted_files_and_reports_what_it_did_not_follow(tree):
+    root, outside = tree
+    (root / "sub" / "b.md").write_text("b")
+    (root / "sub" / "notes.txt").write_text("n")
+    (root / "out").symlink_to(outside)
+    (root / "loop").symlink_to(".")
+    os.mkfifo(root / "sub" / "pipe.md")
+    listing = safefs.walk(root, want=lambda name: name.endswith(".md"))
+    assert listing.files == [root / "sub" / "a.md", root / "sub" / "b.md"]
+    reasons = {(problem.path, problem.reason) for problem in listing.problems}
+    assert (str(root / "out"), safefs.LEAVES_ROOT) in reasons
+    assert (str(root / "sub" / "pipe.md"), safefs.NOT_REGULAR) in reasons
+
+
+def test_the_walk_stops_at_its_file_cap_and_says_so(tree):
+    root, _ = tree
+    for n in range(10):
+        (root / f"w{n}.md").write_text("x")
+    listing = safefs.walk(root, want=lambda name: name.endswith(".md"), max_files=5)
+    assert len(listing.files) == 5
+    assert [problem.reason for problem in listing.problems] == [safefs.TOO_MANY_FILES]
+
+
+def test_is_dir_never_raises(tmp_path):
+    assert safefs.is_dir(tmp_path / ("x" * 5000)) is False
+    assert safefs.is_dir(tmp_path) is True
+
+
+def test_a_write_replaces_the_file_and_keeps_its_mode(tree):
+    root, _ = tree
+    path = root / "sub" / "a.md"
+    path.chmod(0o640)
+    safefs.write_atomic(root, path, b"new")
+    assert path.read_bytes() == b"new"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.md"]
+
+
+def test_a_new_file_gets_the_umask_mode_and_its_folders_are_created(tree):
+    root, _ = tree
+    old = os.umask(0o022)
+    try:
+        safefs.write_atomic(root, root / "new" / "deeper" / "r.md", b"r")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((root / "new" / "deeper" / "r.md").stat().st_mode) == 0o644
+
+
+def test_a_write_through_a_symlinked_folder_is_refused(tree):
+    root, outside = tree
+    (root / "curated").symlink_to(outside)
+    with pytest.raises(safefs.Refused) as refused:
+        safefs.write_atomic(root, root / "curated" / "deploy.md", b"planted")
+    assert refused.value.problem.reason == safefs.LEAVES_ROOT
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+
+
+def test_a_write_over_a_symlinked_file_is_refused(tree):
+    root, outside = tree
+    (root / "sub" / "x.md").symlink_to(outside / "secret.md")
+    with pytest.raises(safefs.Refused):
+        safefs.write_atomic(root, root / "sub" / "x.md", b"planted")
+    assert (outside / "secret.md").read_text() == "TOP-SECRET"
+
+
+def test_a_write_outside_the_root_is_refused(tree):
+    root, outside = tree
+    with pytest.raises(safefs.Refused):
+        safefs.write_atomic(root, root / ".." / "outside" / "secret.md", b"planted")
+    with pytest.raises(safefs.Refused):
+        safefs.write_atomic(root, outside / "secret.md", b"planted")
+    assert (outside / "secret.md").read_text() == "TOP-SECRET"
+
+
+def test_remove_takes_away_a_link_never_its_target(tree):
+    root, outside = tree
+    (root / "link.md").symlink_to(outside / "secret.md")
+    safefs.remove(root, root / "link.md")
+    assert not (root / "link.md").is_symlink()
+    assert (outside / "secret.md").exists()
+
+
+def test_reading_for_an_edit_refuses_a_link_on_the_way(tree):
+    root, outside = tree
+    (root / "adr").symlink_to(outside)
+    with pytest.raises(safefs.Refused):
+        safefs.read_for_edit(root, root / "adr" / "secret.md", 100)
+    assert safefs.read_for_edit(root, root / "sub" / "a.md", 100) == b"inside"
