@@ -356,7 +356,8 @@ class TurnWay(models.Model):
     way_id = models.CharField(max_length=512, db_index=True)
     trigger_channel = models.CharField(max_length=255)
     gated = models.BooleanField(default=False)
-    suppressed = models.CharField(max_length=32, blank=True, default="")
+    # The event's `reason` as logged (free text: no column length would fit every one).
+    suppressed = models.TextField(blank=True, default="")
     redisclosed = models.BooleanField(default=False)
     fire_score = models.FloatField(null=True, blank=True)
     matched_span = models.TextField(null=True, blank=True)

@@ -98,3 +98,14 @@ def test_an_importer_that_stopped_is_a_problem_until_a_pass_completes(home):
     assert "FAIL  importer     the importer stopped: the disk holding the database is full" in out.getvalue()
     call_command("ingest", stdout=StringIO())
     assert "No problems found" in doctor()
+
+
+def test_it_names_the_paths_the_importer_would_not_read(home, tmp_path):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    (tmp_path / "shadow").write_text("secret")
+    home.legacy.parent.mkdir(parents=True)
+    home.legacy.symlink_to(tmp_path / "shadow")
+    call_command("ingest", stdout=StringIO(), stderr=StringIO())
+    out = doctor()
+    assert "1 paths under the imported roots were not read (skipped: leaves its root 1)" in out
+    assert str(home.legacy) in out and "see Not read on /status/" in out

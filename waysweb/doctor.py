@@ -7,6 +7,7 @@ read: the data, the files and the database are left as they were.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
+from waysweb import safefs
 from waysweb.locations import Locations
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -30,7 +32,7 @@ class Finding:
 
 
 def readable_dir(path: Path) -> bool:
-    return path.is_dir() and os.access(path, os.R_OK | os.X_OK)
+    return safefs.is_dir(path) and os.access(path, os.R_OK | os.X_OK)
 
 
 def check_sources(locs: Locations) -> Iterator[Finding]:
@@ -123,7 +125,7 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
 def check_import(locs: Locations) -> Iterator[Finding]:
     """Importer lag: bytes on disk not yet imported, files never seen, the last pass's error."""
     from introspect.importer import health, sources
-    from introspect.models import ImportRun, Quarantine, SourceFile
+    from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
 
     found = sources.event_sources(locs)
     projects = locs.claude_dir / "projects"
@@ -161,6 +163,15 @@ def check_import(locs: Locations) -> Iterator[Finding]:
     if last is not None and last.error:
         yield Finding(FAIL, "importer", f"the last import pass failed: {last.error.splitlines()[0]}",
                       "run `uv run manage.py ingest` to see the whole error")
+    unread = SourceProblem.objects.filter(host=settings.WAYSWEB_HOST)
+    by_label = Counter(problem.label for problem in unread.only("reason"))
+    if by_label:
+        kinds = ", ".join(f"{label} {count:,}" for label, count in by_label.most_common())
+        first = unread.order_by("area", "path").first()
+        yield Finding(WARN, "sources", f"{sum(by_label.values()):,} paths under the imported roots were not read "
+                                       f"({kinds}); e.g. {first.path}",
+                      "a link out of its root, a FIFO or device, or a file this user cannot read: fix or remove "
+                      "it (see Not read on /status/); every other file is imported")
     open_rows = Quarantine.objects.filter(resolution="")
     by_reason = dict(open_rows.values_list("reason").annotate(n=Count("id")).order_by("-n")[:5])
     if by_reason:

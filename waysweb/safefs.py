@@ -36,7 +36,7 @@ REASONS = {
     LEAVES_ROOT: "skipped: leaves its root",
     NOT_REGULAR: "skipped: not a regular file",
     UNREADABLE: "cannot read",
-    TOO_MANY_FILES: "stopped: too many files",
+    TOO_MANY_FILES: "stopped: too many files or folders",
     PATH_TOO_LONG: "skipped: path too long",
     TOO_LARGE: "cut: larger than the cap",
 }
@@ -247,14 +247,18 @@ def entries(root: Path, directory: Path, problems: list[Problem], *,
 
 def walk(root: Path, *, want: Callable[[str], bool] = lambda name: True,
          prune: Callable[[str], bool] = lambda name: False, max_files: int | None = None,
-         start: Path | None = None) -> Listing:
+         max_dirs: int | None = None, start: Path | None = None) -> Listing:
     """Every regular file under `root` (or under `start`, a folder inside it) whose name is
     wanted, depth first in path order; links are followed only inside the root, each directory
-    once (a link loop ends). At `max_files` the walk stops and says so."""
+    once (a link loop ends). At `max_files` wanted files or `max_dirs` folders the walk stops and
+    says so (a root that is really a home or `/` must not be walked to its end)."""
     listing = Listing()
     seen: set[tuple[int, int]] = set()
     stack = [start or root]
     while stack:
+        if max_dirs is not None and len(seen) >= max_dirs:
+            listing.problems.append(Problem(str(root), TOO_MANY_FILES, f"more than {max_dirs:,} folders"))
+            break
         directory = stack.pop()
         try:
             st = os.stat(directory)

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from introspect.importer import problems, wayfiles
 from introspect.models import Project, Way, WayVersion
-from waysweb import safefs
+from waysweb import bulk, safefs
 from waysweb.locations import Locations
 
 
@@ -88,7 +88,8 @@ def import_root(root: WayRoot, result: CatalogResult) -> None:
             way.body = item.body
             way.present = True
             way.read_at = now
-            way.save()
+            # Two hosts' importers may find the same root path on one PostgreSQL database.
+            bulk.save_racing(way, root=way.root, way_id=way.way_id)
             WayVersion.objects.get_or_create(way=way, sha256=item.sha256,
                                              defaults={"content": item.content, "first_seen": now})
         for way in existing.values():

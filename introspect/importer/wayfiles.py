@@ -24,6 +24,7 @@ MAX_WAY_FILE_BYTES = 1 << 20
 # agent-ways ships ~100 ways; a user with thousands is plausible, a root holding more than this is
 # not a way root (a link to a home or to `/`): the walk stops there and says so.
 MAX_WAY_FILES = 20_000
+MAX_WAY_DIRS = 20_000
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def scan_root(root: Path, problems: list[safefs.Problem] | None = None) -> list[
     problems = [] if problems is None else problems
     if not safefs.is_dir(root):
         return []
-    listing = safefs.walk(root, want=wanted, max_files=MAX_WAY_FILES)
+    listing = safefs.walk(root, want=wanted, max_files=MAX_WAY_FILES, max_dirs=MAX_WAY_DIRS)
     problems.extend(listing.problems)
     ways: dict[str, WayFile] = {}
     for path in listing.files:

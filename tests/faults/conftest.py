@@ -316,3 +316,92 @@ def write_figures(section: str, figures: dict) -> None:
         data = {}
     data[section] = figures | {"backend": BACKEND, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+# --- what a pass touched (PEP 578 audit hooks) -------------------------------------------------
+
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class Touched:
+    """Paths this process opened, listed, created, renamed or removed while `watching`; relative
+    names are resolved against their directory descriptor (safefs writes through dir fds)."""
+
+    def __init__(self):
+        self.watching = False
+        self.reads: list[str] = []
+        self.writes: list[str] = []
+
+    @staticmethod
+    def where(path, dir_fd=None) -> str | None:
+        if isinstance(path, int) or path is None:
+            return None
+        path = os.fsdecode(path)
+        if not os.path.isabs(path):
+            base = os.getcwd()
+            if isinstance(dir_fd, int) and dir_fd >= 0:
+                try:
+                    base = os.readlink(f"/proc/self/fd/{dir_fd}")
+                except OSError:
+                    return None
+            path = os.path.join(base, path)
+        return path
+
+    def hook(self, name: str, args: tuple) -> None:
+        if not self.watching:
+            return
+        if name == "open" and args:
+            path = self.where(args[0])
+            mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & WRITE_FLAGS)
+            if path is not None:
+                (self.writes if writing else self.reads).append(path)
+        elif name in ("os.listdir", "os.scandir") and args:
+            path = self.where(args[0])
+            if path is not None:
+                self.reads.append(path)
+        elif name == "os.rename" and len(args) >= 2:
+            self.writes += [p for p in (self.where(args[0], args[2] if len(args) > 2 else None),
+                                        self.where(args[1], args[3] if len(args) > 3 else None)) if p]
+        elif name in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.symlink") and args:
+            dir_fd = args[-1] if isinstance(args[-1], int) else None
+            path = self.where(args[0], dir_fd)
+            if path is not None:
+                self.writes.append(path)
+
+    def under(self, *places: Path, writes: bool = False) -> list[str]:
+        """The touched paths (reads, or writes) whose real path is one of `places` or inside one."""
+        real = [Path(os.path.realpath(place)) for place in places]
+        found = []
+        for path in self.writes if writes else self.reads:
+            resolved = Path(os.path.realpath(path))
+            if any(resolved == place or resolved.is_relative_to(place) for place in real):
+                found.append(path)
+        return found
+
+
+_TOUCHED = Touched()
+sys.addaudithook(_TOUCHED.hook)  # cannot be removed; inert while nothing is watching
+
+
+@pytest.fixture
+def touched():
+    """`touched.watching = True` around what must not reach outside its roots."""
+    _TOUCHED.reads.clear()
+    _TOUCHED.writes.clear()
+    yield _TOUCHED
+    _TOUCHED.watching = False
+
+
+@pytest.fixture
+def no_hang():
+    """A blocking read (a FIFO opened without O_NONBLOCK) fails the test instead of hanging the suite."""
+
+    def stop(signum, frame):
+        raise TimeoutError("blocked: something opened a FIFO or device without O_NONBLOCK")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(120)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
