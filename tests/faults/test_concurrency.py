@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import Home, append
 from tests.faults.conftest import (
@@ -34,6 +35,7 @@ from tests.faults.conftest import (
     write_figures,
 )
 from tests.faults.test_crash_loop import build_corpus, checkpoints_match_rows
+from tests.ledger.conftest import record_file
 
 READER = Path(__file__).with_name("reader.py")
 
@@ -271,3 +273,29 @@ def test_case_21_pages_stay_fast_while_an_import_writes(file_db, tmp_path):
     # §15 target "dashboard query during import: p99 ≤ 50 ms": each query. A whole page is reported
     # beside it: on two shared cores its template rendering alone can pass 50 ms.
     assert figures["during_import"]["query_p99_ms"] < 50, figures
+
+
+@pytest.mark.skipif(BACKEND != "postgresql", reason="one SQLite file takes one importer whatever the host")
+def test_importers_of_two_hosts_on_one_database_race_through_knowledge_and_records(file_db, tmp_path):
+    """Two machines (WAYSWEB_HOST) whose repositories sit at the same path import one database at
+    once: every knowledge record and ADR upsert meets the other's insert of the same key; both
+    passes end cleanly and each record is one row (issue 12: `duplicate key … knowledge_unique`)."""
+    home = Home(tmp_path / "home")
+    repo = home.root / "src" / "api"
+    for n in range(150):
+        record_file(repo / ".ai" / "repo" / "knowledge", f"s-20261102000001-aaaa-{n:012d}", title=f"Record {n}")
+    adr_dir = repo / "docs" / "adr"
+    adr_dir.mkdir(parents=True)
+    for n in range(60):
+        (adr_dir / f"{n + 1:04d}-decision-{n}.md").write_text(f"# {n + 1}. Decision {n}\n\n## Status\n\nAccepted\n")
+    append(home.live, event(0, name="session_start", project=str(repo), session="s1"))
+    for attempt in range(3):
+        db = file_db()
+        logs = [tmp_path / f"alice{attempt}.log", tmp_path / f"bob{attempt}.log"]
+        runners = [popen_manage("ingest", "--no-ways", env=db.env(home.root, tmp_path / f"data-{host}-{attempt}",
+                                                                  WAYSWEB_HOST=host), log=log)
+                   for host, log in zip(("alice", "bob"), logs, strict=True)]
+        codes = [runner.wait(timeout=300) for runner in runners]
+        assert codes == [0, 0], [log.read_text()[-2000:] for log in logs]
+        assert db.rows("SELECT count(*), count(DISTINCT record_id) FROM ledger_knowledgerecord") == [(150, 150)]
+        assert db.rows("SELECT count(*), count(DISTINCT rel_path) FROM ledger_adrrecord") == [(60, 60)]
