@@ -300,38 +300,55 @@ def test_no_review_action_writes_outside_the_repository(home, outside, touched, 
     repo = repository(home)
     append(home.live, event(0, name="session_start", project=str(repo), session="s1"))
     directory = repo / ".ai" / "repo" / "knowledge"
-    record_file(directory, PLANTED_ID, title="Deploy with make deploy")
-    record_file(directory, "s-20261102000001-aaaa-000000000003", title="A third one")
+    for n, title in enumerate(["Deploy with make deploy", "A third one", "A fourth one", "A fifth one"]):
+        record_file(directory, f"s-20261102000001-aaaa-00000000001{n}", title=title)
+    (repo / "docs" / "adr" / "0002-use-streams.md").write_text(
+        ADR.format(n=2, title="Use streams", status="Proposed", body="valid record"))
     ingest()
-    planted = KnowledgeRecord.objects.get(record_id=PLANTED_ID)
-    third = KnowledgeRecord.objects.get(record_id="s-20261102000001-aaaa-000000000003")
-    adr = AdrRecord.objects.get()
+    client.force_login(reviewer)
+    verified = KnowledgeRecord.objects.get(record_id=VALID_ID)
+    client.post(reverse("ledger:candidate-promote", args=[verified.pk]),
+                {"evidence": "Measured.", "klass": "fact", "loaded_sha256": verified.sha256})
+    assert KnowledgeRecord.objects.get(pk=verified.pk).status == "verified"
+    first, second, third, fourth = (KnowledgeRecord.objects.get(record_id=f"s-20261102000001-aaaa-00000000001{n}")
+                                    for n in range(4))
+    adr, successor = AdrRecord.objects.order_by("rel_path")
     # Then the repository turns hostile: curated/ is a link to ~/.claude/commands, a candidate
     # becomes a link to a file outside, the ADR folder is replaced by a link.
+    (directory / "curated" / f"{VALID_ID}.md").rename(tmp_path / "kept.md")
+    (directory / "curated").rmdir()
     (directory / "curated").symlink_to(outside / "commands")
-    third_path = directory / "candidates" / f"{third.record_id}.md"
-    third_path.unlink()
-    third_path.symlink_to(outside / "planted" / f"{PLANTED_ID}.md")
+    second_path = directory / "candidates" / f"{second.record_id}.md"
+    second_path.unlink()
+    second_path.symlink_to(outside / "planted" / f"{PLANTED_ID}.md")
     adr_dir = repo / "docs" / "adr"
     adr_dir.rename(repo / "docs" / "adr-real")
-    adr_dir.symlink_to(outside / "repo" / "docs" / "adr")
     (outside / "repo" / "docs" / "adr" / "0001-use-queues.md").write_text(
         ADR.format(n=1, title="Use queues", status="Proposed", body="OUTSIDE-REPO copy"))
+    adr_dir.symlink_to(outside / "repo" / "docs" / "adr")
     before = snapshot(tmp_path)
-    client.force_login(reviewer)
     touched.watching = True
-    answers = [
-        client.post(reverse("ledger:candidate-promote", args=[planted.pk]),
-                    {"evidence": "Seen it work.", "klass": "fact", "loaded_sha256": planted.sha256},
-                    headers={"HX-Request": "true"}),
-        client.post(reverse("ledger:candidate-reject", args=[third.pk]),
-                    {"reason": "Not true.", "loaded_sha256": third.sha256}, headers={"HX-Request": "true"}),
-        client.post(reverse("ledger:candidate-edit", args=[third.pk]),
-                    {"title": "Reworded", "description": "Reworded too.", "loaded_sha256": third.sha256},
-                    headers={"HX-Request": "true"}),
-        client.post(reverse("ledger:record-status", args=[adr.pk]),
-                    {"verb": "accept", "loaded_sha256": adr.sha256}, headers={"HX-Request": "true"}),
-    ]
+    fragment = {"headers": {"HX-Request": "true"}}
+    answers = {
+        "promote": client.post(reverse("ledger:candidate-promote", args=[first.pk]),
+                               {"evidence": "Seen it work.", "klass": "fact", "loaded_sha256": first.sha256}, **fragment),
+        "reject": client.post(reverse("ledger:candidate-reject", args=[second.pk]),
+                              {"reason": "Not true.", "loaded_sha256": second.sha256}, **fragment),
+        "edit": client.post(reverse("ledger:candidate-edit", args=[second.pk]),
+                            {"title": "Reworded", "description": "Reworded too.", "loaded_sha256": second.sha256},
+                            **fragment),
+        "merge": client.post(reverse("ledger:candidate-merge", args=[third.pk]),
+                             {"keep": third.pk, "duplicates": [fourth.pk], "evidence": "Same thing."}, **fragment),
+        "bulk": client.post(reverse("ledger:candidate-bulk"),
+                            {"verb": "promote", "note": "All seen.", "records": [third.pk, fourth.pk]}, **fragment),
+        "accept": client.post(reverse("ledger:record-status", args=[adr.pk]),
+                              {"verb": "accept", "loaded_sha256": adr.sha256}, **fragment),
+        "supersede": client.post(reverse("ledger:record-status", args=[adr.pk]),
+                                 {"verb": "supersede", "successor": successor.pk, "loaded_sha256": adr.sha256},
+                                 **fragment),
+        "new record": client.post(reverse("ledger:record-from-knowledge", args=[verified.pk]),
+                                  {"directory": adr.directory}, **fragment),
+    }
     touched.watching = False
     after = snapshot(tmp_path)
     changed = {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
@@ -340,12 +357,16 @@ def test_no_review_action_writes_outside_the_repository(home, outside, touched, 
     assert touched.under(outside, writes=True) == []
     assert [p for p in touched.writes if not Path(p).resolve().is_relative_to(repo.resolve())
             and not p.startswith(data_dir)] == []
-    bodies = [answer.content.decode() for answer in answers]
-    assert all(answer.status_code in (200, 409) for answer in answers), [a.status_code for a in answers]
-    assert "waysweb did not touch" in bodies[0] and "real directories inside the repository" in bodies[0]
-    assert "waysweb did not touch" in bodies[1]
-    assert not ReviewAction.objects.exists() and not AdrAction.objects.exists()
-    assert KnowledgeRecord.objects.get(pk=planted.pk).status == "candidate"
+    bodies = {verb: answer.content.decode() for verb, answer in answers.items()}
+    assert all(answer.status_code in (200, 409) for answer in answers.values()), {
+        verb: answer.status_code for verb, answer in answers.items()}
+    assert "waysweb did not touch" in bodies["promote"] and "real directories inside the repository" in bodies["promote"]
+    for verb in ("reject", "edit", "merge", "accept", "supersede", "new record"):
+        assert "waysweb did not touch" in bodies[verb], (verb, bodies[verb][:300])
+    assert answers["bulk"]["HX-Redirect"].endswith("?problems=2")  # both refused, each its own act
+    assert list(ReviewAction.objects.values_list("verb", flat=True)) == ["promote"]  # the one before the attack
+    assert not AdrAction.objects.exists()
+    assert sorted(KnowledgeRecord.objects.values_list("status", flat=True)) == ["candidate"] * 4 + ["verified"]
 
 
 def test_review_writes_keep_each_file_s_mode(home, client, reviewer):
