@@ -27,6 +27,9 @@ HEAD_KEEP = 1024
 GZIP_MAGIC = b"\x1f\x8b\x08"
 READ_BLOCK = 1 << 20  # compressed bytes read from an archive at a time
 INFLATE_STEP = 1 << 20  # most inflated bytes one zlib call returns, however well the input compressed
+# Replaying a failed zlib call: its input is fed again this many bytes at a time, and the piece that
+# fails once more one output byte at a time (see `Inflation.salvage`).
+SALVAGE_PIECE = 256
 
 
 @dataclass(frozen=True)
@@ -317,13 +320,16 @@ def find_magic(fh, start: int, size: int, *, block: int = READ_BLOCK) -> int:
 class Inflation:
     """One gzip member inflated from the file piece by piece, from `start` up to at most `stop`.
 
-    Every piece of output is at most `step` bytes, whatever the compression ratio; a damaged
-    member raises `zlib.error` from `pieces()`.
+    Every piece of output is at most `step` bytes, whatever the compression ratio. A damaged member
+    raises `zlib.error` from `pieces()`, but only after the output decoded before the damage came
+    out (with `salvage`).
     """
 
-    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP):
+    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP,
+                 salvage: bool = True):
         self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
         self.inflater = zlib.decompressobj(wbits=31)
+        self.salvaging = salvage
 
     @property
     def ended(self) -> bool:
@@ -335,20 +341,73 @@ class Inflation:
         return self.pos - len(self.inflater.unused_data)
 
     def pieces(self) -> Iterator[bytes]:
-        inflater = self.inflater
-        while self.pos < self.stop and not inflater.eof:
+        while self.pos < self.stop and not self.inflater.eof:
             self.fh.seek(self.pos)  # the file is shared: anchors and probes seek it too
             data = self.fh.read(min(self.block, self.stop - self.pos))
             if not data:
                 return
             self.pos += len(data)
-            while True:
-                out = inflater.decompress(data, self.step)
-                data = inflater.unconsumed_tail
-                if out:
-                    yield out
-                if inflater.eof or not (out or data):
-                    break
+            yield from self.feed(data, finer=self.salvage if self.salvaging else None)
+
+    def feed(self, data, *, finer) -> Iterator[bytes]:
+        """All the output of `data`, a piece per zlib call.
+
+        zlib discards the whole output of a call that fails. So each call starts from a copy of the
+        inflater, and when it fails, `finer` replays its input from that copy in smaller calls.
+        """
+        while not self.inflater.eof:
+            before = self.inflater.copy() if finer is not None else None
+            try:
+                out = self.inflater.decompress(data, self.step)
+            except zlib.error:
+                if before is None:
+                    raise
+                self.inflater = before
+                yield from finer(data)
+                raise  # the replay fails at the same byte; should it not, the member is still damaged
+            data = self.inflater.unconsumed_tail
+            if out:
+                yield out
+            if not (out or data):
+                return
+
+    def salvage(self, data) -> Iterator[bytes]:
+        """Replay a failed call's input `SALVAGE_PIECE` bytes at a time; the piece failing again, bytewise."""
+        with memoryview(data) as view:
+            for start in range(0, len(view), SALVAGE_PIECE):
+                yield from self.feed(view[start: start + SALVAGE_PIECE], finer=self.trickle)
+                if self.inflater.eof:
+                    return
+
+    def trickle(self, data) -> Iterator[bytes]:
+        """Replay one small failed call a byte of input and a byte of output per zlib call.
+
+        zlib then decodes only as far as the bits it was given and stops at each byte it writes, so
+        the call that fails writes nothing, or (when one input byte ends a symbol and holds the bad
+        bits after it) one byte. Fed whole, the call that writes a member's last b"\n" would go on
+        to its trailer and lose that b"\n" to a failed checksum. The output is handed out in pieces
+        of up to `step`, not byte by byte.
+        """
+        out = bytearray()
+        try:
+            with memoryview(data) as view:
+                for at in range(len(view)):
+                    rest = view[at: at + 1]
+                    while not self.inflater.eof:
+                        byte = self.inflater.decompress(rest, 1)
+                        rest = self.inflater.unconsumed_tail
+                        out += byte
+                        if len(out) >= self.step:
+                            yield bytes(out)
+                            out.clear()
+                        if not (byte or rest):
+                            break
+        except zlib.error:
+            if out:
+                yield bytes(out)
+            raise
+        if out:
+            yield bytes(out)
 
 
 @dataclass(frozen=True)
@@ -371,7 +430,7 @@ def probe_member(fh, start: int, size: int) -> Member | None:
     (importer-reliability.md §6). Knowing this before emitting a line keeps the member's text
     streamable: no line past that header is ever handed out for a member that turns out damaged.
     """
-    probe = Inflation(fh, start, size)
+    probe = Inflation(fh, start, size, salvage=False)
     error = ""
     try:
         for _ in probe.pieces():
