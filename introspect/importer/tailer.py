@@ -7,7 +7,8 @@ No Django here: the loader decides what to do with a `Chunk`; this module only r
   generation read from 0 (truncation, replacement, rewrite in place);
 - a line longer than the cap is skipped to its b"\\n" while being hashed, never buffered whole;
 - a gzip archive is inflated from the file in bounded pieces (`GzipTail`), never read or inflated
-  whole: memory stays one batch plus the longest accepted line whatever the member's size.
+  whole: memory stays one batch plus the longest accepted line whatever the member's size, and no
+  member inflates past `BOMB_RATIO` times the bytes it took (a decompression bomb stops there).
 """
 
 from __future__ import annotations
@@ -30,6 +31,15 @@ INFLATE_STEP = 1 << 20  # most inflated bytes one zlib call returns, however wel
 # Replaying a failed zlib call: its input is fed again this many bytes at a time, and the piece that
 # fails once more one output byte at a time (see `Inflation.salvage`).
 SALVAGE_PIECE = 256
+# The decompression-bomb cap. Events archives inflate 5-20x (agent-ways writes them at flate2's
+# default level, 6) and deflate cannot exceed ~1032x, so a member that has inflated 200x the compressed bytes it
+# consumed is not a log. Under the floor a member is never cut: it is what any member may yield
+# whatever its ratio, kept small because the cost of a line is paid per line, and 64 KiB of blank
+# lines is already 65,536 of them.
+BOMB_RATIO = 200
+BOMB_FLOOR = 64 << 10
+BOMB_DETAIL = (f"inflates more than {BOMB_RATIO}× its size: a decompression bomb? "
+               "the rest of this member was not read")
 
 
 @dataclass(frozen=True)
@@ -322,7 +332,8 @@ class Inflation:
 
     Every piece of output is at most `step` bytes, whatever the compression ratio. A damaged member
     raises `zlib.error` from `pieces()`, but only after the output decoded before the damage came
-    out (with `salvage`).
+    out (with `salvage`). A member inflating more than `BOMB_RATIO` times the compressed bytes it
+    consumed (past `BOMB_FLOOR`) stops there, `capped`: the rest of it is never inflated.
     """
 
     def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP,
@@ -330,6 +341,9 @@ class Inflation:
         self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
         self.inflater = zlib.decompressobj(wbits=31)
         self.salvaging = salvage
+        self.consumed = 0  # compressed bytes zlib took, the gzip header included
+        self.produced = 0
+        self.capped = False
 
     @property
     def ended(self) -> bool:
@@ -341,7 +355,7 @@ class Inflation:
         return self.pos - len(self.inflater.unused_data)
 
     def pieces(self) -> Iterator[bytes]:
-        while self.pos < self.stop and not self.inflater.eof:
+        while self.pos < self.stop and not (self.inflater.eof or self.capped):
             self.fh.seek(self.pos)  # the file is shared: anchors and probes seek it too
             data = self.fh.read(min(self.block, self.stop - self.pos))
             if not data:
@@ -349,16 +363,31 @@ class Inflation:
             self.pos += len(data)
             yield from self.feed(data, finer=self.salvage if self.salvaging else None)
 
+    def room(self) -> int:
+        """How many more bytes the bomb cap lets this member inflate (0: it is capped)."""
+        return min(self.step, max(BOMB_FLOOR, BOMB_RATIO * self.consumed) - self.produced)
+
+    def inflate(self, data, limit: int) -> bytes:
+        """One zlib call; a call that raises leaves the counts as they were."""
+        out = self.inflater.decompress(data, limit)
+        self.consumed += len(data) - len(self.inflater.unconsumed_tail) - len(self.inflater.unused_data)
+        self.produced += len(out)
+        return out
+
     def feed(self, data, *, finer) -> Iterator[bytes]:
-        """All the output of `data`, a piece per zlib call.
+        """All the output of `data`, a piece per zlib call, within the bomb cap.
 
         zlib discards the whole output of a call that fails. So each call starts from a copy of the
         inflater, and when it fails, `finer` replays its input from that copy in smaller calls.
         """
         while not self.inflater.eof:
+            limit = self.room()
+            if limit <= 0:
+                self.capped = True
+                return
             before = self.inflater.copy() if finer is not None else None
             try:
-                out = self.inflater.decompress(data, self.step)
+                out = self.inflate(data, limit)
             except zlib.error:
                 if before is None:
                     raise
@@ -376,7 +405,7 @@ class Inflation:
         with memoryview(data) as view:
             for start in range(0, len(view), SALVAGE_PIECE):
                 yield from self.feed(view[start: start + SALVAGE_PIECE], finer=self.trickle)
-                if self.inflater.eof:
+                if self.inflater.eof or self.capped:
                     return
 
     def trickle(self, data) -> Iterator[bytes]:
@@ -393,8 +422,8 @@ class Inflation:
             with memoryview(data) as view:
                 for at in range(len(view)):
                     rest = view[at: at + 1]
-                    while not self.inflater.eof:
-                        byte = self.inflater.decompress(rest, 1)
+                    while not self.inflater.eof and self.room() > 0:
+                        byte = self.inflate(rest, 1)
                         rest = self.inflater.unconsumed_tail
                         out += byte
                         if len(out) >= self.step:
@@ -429,6 +458,7 @@ def probe_member(fh, start: int, size: int) -> Member | None:
     fed only up to the first gzip header after its first byte, and reading resumes there
     (importer-reliability.md §6). Knowing this before emitting a line keeps the member's text
     streamable: no line past that header is ever handed out for a member that turns out damaged.
+    A member the bomb cap stops is damaged the same way, without inflating the rest of it.
     """
     probe = Inflation(fh, start, size, salvage=False)
     error = ""
@@ -437,6 +467,8 @@ def probe_member(fh, start: int, size: int) -> Member | None:
             pass
     except zlib.error as exc:
         error = str(exc)
+    if probe.capped:
+        error = BOMB_DETAIL
     if probe.ended:
         return Member(start, probe.end, probe.end)
     later = find_magic(fh, start + 1, size)
@@ -457,7 +489,8 @@ class GzipTail:
 
     A damaged member (importer-reliability.md §6): its complete lines are imported, the rest is
     reported as `Damage`, and reading resumes at the next gzip header after the member's first
-    byte. A member still being written is left for the next poll. Lines keep the identity the
+    byte. A decompression bomb is damage too: the lines it gave before the cap are imported, the
+    rest of it is never inflated. A member still being written is left for the next poll. Lines keep the identity the
     loader de-duplicates by: `offset` is their member's start and `index` their line number in it.
     """
 
@@ -656,8 +689,9 @@ class GzipTail:
             self.offset = self.inflation.end
         else:
             tail = self.hashed.head if self.hashed is not None else bytes(self.pending)
+            detail = self.error or (BOMB_DETAIL if self.inflation.capped else member.error)
             damage.append(Damage(offset=member.start, length=member.stop - member.start,
-                                 detail=self.error or member.error or "member cut off before its end", tail=tail))
+                                 detail=detail or "member cut off before its end", tail=tail))
             self.offset = member.stop
         self.member = self.inflation = None
         self.pieces = iter(())

@@ -5,8 +5,11 @@ from __future__ import annotations
 import functools
 import gzip
 import os
+import random
 import tracemalloc
 import zlib
+
+import pytest
 
 from introspect.importer import tailer
 from tests.conftest import append, gzip_member, rejected_member
@@ -174,8 +177,11 @@ def test_it_inflates_a_200_mb_member_in_bounded_memory(tmp_path):
     path = tmp_path / "events-2026-01-01.jsonl.gz"
     deflate = zlib.compressobj(1, zlib.DEFLATED, 31)  # one gzip member, written without holding it
     line_count = 3200
+    rng = random.Random(31)
     with open(path, "wb") as fh:
-        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + b"p" * (64 << 10) + b'"}\n')
+        # 4 KiB of hex repeated: ~21:1, as well as real archives compress (a run of one letter is
+        # ~218:1, over the decompression-bomb cap).
+        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + rng.randbytes(2048).hex().encode() * 16 + b'"}\n')
                       for i in range(line_count))
         fh.write(deflate.flush())
     tracemalloc.start()
@@ -335,10 +341,52 @@ def test_it_keeps_the_lines_before_the_byte_zlib_rejects_and_reports_the_torn_on
     assert chunk.next_offset == path.stat().st_size
 
 
-def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_path):
+def test_it_stops_inflating_a_member_at_the_floor_when_it_inflates_more_than_200_times_its_size(tmp_path):
+    bomb = gzip_member(b"\n" * 2_000_000)  # 1,973 bytes
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", bomb, gzip_member(b'{"after":1}\n'))
+    with tailer.GzipTail(path) as tail:
+        chunks, checkpoint = read_all(tail.chunk)
+    lines = [line for chunk in chunks for line in chunk.lines]
+    assert len(lines) == tailer.BOMB_FLOOR + 1 and {line.data for line in lines[:-1]} == {b""}
+    assert (lines[-1].offset, lines[-1].index, lines[-1].data) == (len(bomb), 0, b'{"after":1}')
+    [damage] = [d for chunk in chunks for d in chunk.damage]
+    assert (damage.offset, damage.length, damage.tail) == (0, len(bomb), b"")
+    assert damage.detail == ("inflates more than 200× its size: a decompression bomb? "
+                             "the rest of this member was not read")
+    assert checkpoint.position == (path.stat().st_size, 0, 0)
+
+
+def test_it_cuts_a_member_past_the_floor_where_it_has_inflated_200_times_what_it_consumed(tmp_path):
+    rng = random.Random(8)
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+    real = b"".join(b'{"pad":"%s"}\n' % rng.randbytes(100).hex().encode() for _ in range(2000))  # ~2:1
+    member = deflate.compress(real) + b"".join(deflate.compress(b"\n" * (1 << 20)) for _ in range(100))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", member + deflate.flush())
+    with open(path, "rb") as fh:
+        inflation = tailer.Inflation(fh, 0, path.stat().st_size)
+        inflated = sum(len(piece) for piece in inflation.pieces())
+    assert inflation.capped and not inflation.ended
+    assert inflated == inflation.produced == tailer.BOMB_RATIO * inflation.consumed
+    assert len(real) < inflated < 100 << 20
+
+
+def test_it_does_not_cap_a_member_that_compresses_like_a_real_archive(tmp_path):
+    lines = numbered(50_000)  # 590 KB inflating 5:1, nine times the floor
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*lines))
+    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    assert len(chunk.lines) == len(lines) and chunk.damage == []
+
+
+def hostile(kind: str) -> bytes:
+    if kind == "rejected":
+        return rejected_member(b"".join(numbered(3000)) + b'{"torn":', b"".join(numbered(10, start=3000)))
+    return gzip_member(b"\n" * 2_000_000)
+
+
+@pytest.mark.parametrize("kind", ["rejected", "bomb"])
+def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_path, kind):
     first = gzip_member(*numbered(5))
-    broken = rejected_member(b"".join(numbered(3000)) + b'{"torn":', b"".join(numbered(10, start=3000)))
-    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, broken, gzip_member(b'{"after":1}\n'))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, hostile(kind), gzip_member(b'{"after":1}\n'))
     whole = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     with tailer.GzipTail(path) as tail:
         kept_open, _ = read_all(tail.chunk, max_lines=333)
