@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import zlib
 from pathlib import Path
 
 import orjson
@@ -40,6 +41,18 @@ def append(path: Path, *chunks: bytes) -> Path:
 
 def gzip_member(*lines: bytes) -> bytes:
     return gzip.compress(b"".join(lines), mtime=0)
+
+
+def rejected_member(before: bytes, after: bytes) -> bytes:
+    """A gzip member that zlib rejects ("invalid block type") right after it decoded `before`.
+
+    A full flush ends the output of `before` on a byte boundary, and the header of the block after
+    it gets the reserved block type 3. `after` is compressed past that point, never to be decoded.
+    """
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+    head = deflate.compress(before) + deflate.flush(zlib.Z_FULL_FLUSH)
+    rest = deflate.compress(after) + deflate.flush()
+    return head + bytes([rest[0] | 0b110]) + rest[1:]
 
 
 class Home:

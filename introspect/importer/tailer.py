@@ -7,7 +7,8 @@ No Django here: the loader decides what to do with a `Chunk`; this module only r
   generation read from 0 (truncation, replacement, rewrite in place);
 - a line longer than the cap is skipped to its b"\\n" while being hashed, never buffered whole;
 - a gzip archive is inflated from the file in bounded pieces (`GzipTail`), never read or inflated
-  whole: memory stays one batch plus the longest accepted line whatever the member's size.
+  whole: memory stays one batch plus the longest accepted line whatever the member's size, and no
+  member inflates past `BOMB_RATIO` times the bytes it took (a decompression bomb stops there).
 """
 
 from __future__ import annotations
@@ -27,6 +28,18 @@ HEAD_KEEP = 1024
 GZIP_MAGIC = b"\x1f\x8b\x08"
 READ_BLOCK = 1 << 20  # compressed bytes read from an archive at a time
 INFLATE_STEP = 1 << 20  # most inflated bytes one zlib call returns, however well the input compressed
+# Replaying a failed zlib call: its input is fed again this many bytes at a time, and the piece that
+# fails once more one output byte at a time (see `Inflation.salvage`).
+SALVAGE_PIECE = 256
+# The decompression-bomb cap. Events archives inflate 5-20x (agent-ways writes them at flate2's
+# default level, 6) and deflate cannot exceed ~1032x, so a member that has inflated 200x the compressed bytes it
+# consumed is not a log. Under the floor a member is never cut: it is what any member may yield
+# whatever its ratio, kept small because the cost of a line is paid per line, and 64 KiB of blank
+# lines is already 65,536 of them.
+BOMB_RATIO = 200
+BOMB_FLOOR = 64 << 10
+BOMB_DETAIL = (f"inflates more than {BOMB_RATIO}× its size: a decompression bomb? "
+               "the rest of this member was not read")
 
 
 @dataclass(frozen=True)
@@ -317,13 +330,20 @@ def find_magic(fh, start: int, size: int, *, block: int = READ_BLOCK) -> int:
 class Inflation:
     """One gzip member inflated from the file piece by piece, from `start` up to at most `stop`.
 
-    Every piece of output is at most `step` bytes, whatever the compression ratio; a damaged
-    member raises `zlib.error` from `pieces()`.
+    Every piece of output is at most `step` bytes, whatever the compression ratio. A damaged member
+    raises `zlib.error` from `pieces()`, but only after the output decoded before the damage came
+    out (with `salvage`). A member inflating more than `BOMB_RATIO` times the compressed bytes it
+    consumed (past `BOMB_FLOOR`) stops there, `capped`: the rest of it is never inflated.
     """
 
-    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP):
+    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP,
+                 salvage: bool = True):
         self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
         self.inflater = zlib.decompressobj(wbits=31)
+        self.salvaging = salvage
+        self.consumed = 0  # compressed bytes zlib took, the gzip header included
+        self.produced = 0
+        self.capped = False
 
     @property
     def ended(self) -> bool:
@@ -335,20 +355,88 @@ class Inflation:
         return self.pos - len(self.inflater.unused_data)
 
     def pieces(self) -> Iterator[bytes]:
-        inflater = self.inflater
-        while self.pos < self.stop and not inflater.eof:
+        while self.pos < self.stop and not (self.inflater.eof or self.capped):
             self.fh.seek(self.pos)  # the file is shared: anchors and probes seek it too
             data = self.fh.read(min(self.block, self.stop - self.pos))
             if not data:
                 return
             self.pos += len(data)
-            while True:
-                out = inflater.decompress(data, self.step)
-                data = inflater.unconsumed_tail
-                if out:
-                    yield out
-                if inflater.eof or not (out or data):
-                    break
+            yield from self.feed(data, finer=self.salvage if self.salvaging else None)
+
+    def room(self) -> int:
+        """How many more bytes the bomb cap lets this member inflate (0: it is capped)."""
+        return min(self.step, max(BOMB_FLOOR, BOMB_RATIO * self.consumed) - self.produced)
+
+    def inflate(self, data, limit: int) -> bytes:
+        """One zlib call; a call that raises leaves the counts as they were."""
+        out = self.inflater.decompress(data, limit)
+        self.consumed += len(data) - len(self.inflater.unconsumed_tail) - len(self.inflater.unused_data)
+        self.produced += len(out)
+        return out
+
+    def feed(self, data, *, finer) -> Iterator[bytes]:
+        """All the output of `data`, a piece per zlib call, within the bomb cap.
+
+        zlib discards the whole output of a call that fails. So each call starts from a copy of the
+        inflater, and when it fails, `finer` replays its input from that copy in smaller calls.
+        """
+        while not self.inflater.eof:
+            limit = self.room()
+            if limit <= 0:
+                self.capped = True
+                return
+            before = self.inflater.copy() if finer is not None else None
+            try:
+                out = self.inflate(data, limit)
+            except zlib.error:
+                if before is None:
+                    raise
+                self.inflater = before
+                yield from finer(data)
+                raise  # the replay fails at the same byte; should it not, the member is still damaged
+            data = self.inflater.unconsumed_tail
+            if out:
+                yield out
+            if not (out or data):
+                return
+
+    def salvage(self, data) -> Iterator[bytes]:
+        """Replay a failed call's input `SALVAGE_PIECE` bytes at a time; the piece failing again, bytewise."""
+        with memoryview(data) as view:
+            for start in range(0, len(view), SALVAGE_PIECE):
+                yield from self.feed(view[start: start + SALVAGE_PIECE], finer=self.trickle)
+                if self.inflater.eof or self.capped:
+                    return
+
+    def trickle(self, data) -> Iterator[bytes]:
+        """Replay one small failed call a byte of input and a byte of output per zlib call.
+
+        zlib then decodes only as far as the bits it was given and stops at each byte it writes, so
+        the call that fails writes nothing, or (when one input byte ends a symbol and holds the bad
+        bits after it) one byte. Fed whole, the call that writes a member's last b"\n" would go on
+        to its trailer and lose that b"\n" to a failed checksum. The output is handed out in pieces
+        of up to `step`, not byte by byte.
+        """
+        out = bytearray()
+        try:
+            with memoryview(data) as view:
+                for at in range(len(view)):
+                    rest = view[at: at + 1]
+                    while not self.inflater.eof and self.room() > 0:
+                        byte = self.inflate(rest, 1)
+                        rest = self.inflater.unconsumed_tail
+                        out += byte
+                        if len(out) >= self.step:
+                            yield bytes(out)
+                            out.clear()
+                        if not (byte or rest):
+                            break
+        except zlib.error:
+            if out:
+                yield bytes(out)
+            raise
+        if out:
+            yield bytes(out)
 
 
 @dataclass(frozen=True)
@@ -370,14 +458,17 @@ def probe_member(fh, start: int, size: int) -> Member | None:
     fed only up to the first gzip header after its first byte, and reading resumes there
     (importer-reliability.md §6). Knowing this before emitting a line keeps the member's text
     streamable: no line past that header is ever handed out for a member that turns out damaged.
+    A member the bomb cap stops is damaged the same way, without inflating the rest of it.
     """
-    probe = Inflation(fh, start, size)
+    probe = Inflation(fh, start, size, salvage=False)
     error = ""
     try:
         for _ in probe.pieces():
             pass
     except zlib.error as exc:
         error = str(exc)
+    if probe.capped:
+        error = BOMB_DETAIL
     if probe.ended:
         return Member(start, probe.end, probe.end)
     later = find_magic(fh, start + 1, size)
@@ -398,7 +489,8 @@ class GzipTail:
 
     A damaged member (importer-reliability.md §6): its complete lines are imported, the rest is
     reported as `Damage`, and reading resumes at the next gzip header after the member's first
-    byte. A member still being written is left for the next poll. Lines keep the identity the
+    byte. A decompression bomb is damage too: the lines it gave before the cap are imported, the
+    rest of it is never inflated. A member still being written is left for the next poll. Lines keep the identity the
     loader de-duplicates by: `offset` is their member's start and `index` their line number in it.
     """
 
@@ -597,8 +689,9 @@ class GzipTail:
             self.offset = self.inflation.end
         else:
             tail = self.hashed.head if self.hashed is not None else bytes(self.pending)
+            detail = self.error or (BOMB_DETAIL if self.inflation.capped else member.error)
             damage.append(Damage(offset=member.start, length=member.stop - member.start,
-                                 detail=self.error or member.error or "member cut off before its end", tail=tail))
+                                 detail=detail or "member cut off before its end", tail=tail))
             self.offset = member.stop
         self.member = self.inflation = None
         self.pieces = iter(())

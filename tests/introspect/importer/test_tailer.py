@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 import gzip
 import os
+import random
 import tracemalloc
 import zlib
 
+import pytest
+
 from introspect.importer import tailer
-from tests.conftest import append, gzip_member
+from tests.conftest import append, gzip_member, rejected_member
 
 
 def checkpoint_after(chunk: tailer.Chunk) -> tailer.Checkpoint:
@@ -174,8 +177,11 @@ def test_it_inflates_a_200_mb_member_in_bounded_memory(tmp_path):
     path = tmp_path / "events-2026-01-01.jsonl.gz"
     deflate = zlib.compressobj(1, zlib.DEFLATED, 31)  # one gzip member, written without holding it
     line_count = 3200
+    rng = random.Random(31)
     with open(path, "wb") as fh:
-        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + b"p" * (64 << 10) + b'"}\n')
+        # 4 KiB of hex repeated: ~21:1, as well as real archives compress (a run of one letter is
+        # ~218:1, over the decompression-bomb cap).
+        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + rng.randbytes(2048).hex().encode() * 16 + b'"}\n')
                       for i in range(line_count))
         fh.write(deflate.flush())
     tracemalloc.start()
@@ -281,3 +287,112 @@ def test_it_gives_a_line_longer_than_a_block_a_batch_of_its_own(tmp_path):
     path = append(tmp_path / "e.jsonl", b"{}\n", long_line + b"\n", b'{"after":1}\n')
     chunks, _ = read_all(functools.partial(tailer.read_chunk, path), block=256)
     assert [[line.data for line in chunk.lines] for chunk in chunks] == [[b"{}"], [long_line, b'{"after":1}']]
+
+
+def decodable(member: bytes) -> bytes:
+    """Everything zlib decodes of a damaged member: the output of its longest prefix that decodes without an error."""
+
+    def fails(length: int) -> bool:
+        try:
+            zlib.decompressobj(wbits=31).decompress(member[:length])
+        except zlib.error:
+            return True
+        return False
+
+    good, bad = 0, len(member)  # a longer prefix holds the bits zlib rejects in a shorter one
+    assert fails(bad)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (good, middle) if fails(middle) else (middle, bad)
+    return zlib.decompressobj(wbits=31).decompress(member[:good])
+
+
+def corrupted(member: bytes, at: int, garbage: bytes) -> bytes:
+    return member[:at] + garbage + member[at + len(garbage):]
+
+
+def test_it_keeps_every_line_zlib_decoded_of_a_member_before_rejecting_it(tmp_path):
+    member = gzip_member(*numbered(200_000))  # 2.5 MB inflated: many zlib calls before the damage
+    # Near its end: the zlib call that fails (at the checksum, after garbage) also decoded real lines.
+    broken = corrupted(member, len(member) - 2000, b"\xff" * 8)
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", broken, gzip_member(b'{"after":1}\n'))
+    text = decodable(broken)
+    complete, rest = text[: text.rfind(b"\n")], text[text.rfind(b"\n") + 1:]
+    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    assert [line.data for line in chunk.lines[:-1]] == complete.split(b"\n")
+    assert len(chunk.lines) > 199_000
+    assert (chunk.lines[-1].offset, chunk.lines[-1].index, chunk.lines[-1].data) == (len(broken), 0, b'{"after":1}')
+    [damage] = chunk.damage
+    assert (damage.offset, damage.length, damage.tail) == (0, len(broken), rest)
+    assert "incorrect data check" in damage.detail
+
+
+def test_it_keeps_the_lines_before_the_byte_zlib_rejects_and_reports_the_torn_one(tmp_path):
+    lines = numbered(100_000)  # 1.2 MB inflated before the damage: more than one inflate step
+    broken = rejected_member(b"".join(lines) + b'{"torn":', b"".join(numbered(50, start=100_000)))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", broken, gzip_member(b'{"after":1}\n'))
+    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    assert [line.data + b"\n" for line in chunk.lines[:-1]] == lines
+    assert [line.index for line in chunk.lines[:-1]] == list(range(len(lines)))
+    assert (chunk.lines[-1].offset, chunk.lines[-1].data) == (len(broken), b'{"after":1}')
+    [damage] = chunk.damage
+    assert (damage.offset, damage.length, damage.tail) == (0, len(broken), b'{"torn":')
+    assert "invalid block type" in damage.detail
+    assert chunk.next_offset == path.stat().st_size
+
+
+def test_it_stops_inflating_a_member_at_the_floor_when_it_inflates_more_than_200_times_its_size(tmp_path):
+    bomb = gzip_member(b"\n" * 2_000_000)  # 1,973 bytes
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", bomb, gzip_member(b'{"after":1}\n'))
+    with tailer.GzipTail(path) as tail:
+        chunks, checkpoint = read_all(tail.chunk)
+    lines = [line for chunk in chunks for line in chunk.lines]
+    assert len(lines) == tailer.BOMB_FLOOR + 1 and {line.data for line in lines[:-1]} == {b""}
+    assert (lines[-1].offset, lines[-1].index, lines[-1].data) == (len(bomb), 0, b'{"after":1}')
+    [damage] = [d for chunk in chunks for d in chunk.damage]
+    assert (damage.offset, damage.length, damage.tail) == (0, len(bomb), b"")
+    assert damage.detail == ("inflates more than 200× its size: a decompression bomb? "
+                             "the rest of this member was not read")
+    assert checkpoint.position == (path.stat().st_size, 0, 0)
+
+
+def test_it_cuts_a_member_past_the_floor_where_it_has_inflated_200_times_what_it_consumed(tmp_path):
+    rng = random.Random(8)
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+    real = b"".join(b'{"pad":"%s"}\n' % rng.randbytes(100).hex().encode() for _ in range(2000))  # ~2:1
+    member = deflate.compress(real) + b"".join(deflate.compress(b"\n" * (1 << 20)) for _ in range(100))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", member + deflate.flush())
+    with open(path, "rb") as fh:
+        inflation = tailer.Inflation(fh, 0, path.stat().st_size)
+        inflated = sum(len(piece) for piece in inflation.pieces())
+    assert inflation.capped and not inflation.ended
+    assert inflated == inflation.produced == tailer.BOMB_RATIO * inflation.consumed
+    assert len(real) < inflated < 100 << 20
+
+
+def test_it_does_not_cap_a_member_that_compresses_like_a_real_archive(tmp_path):
+    lines = numbered(50_000)  # 590 KB inflating 5:1, nine times the floor
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*lines))
+    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    assert len(chunk.lines) == len(lines) and chunk.damage == []
+
+
+def hostile(kind: str) -> bytes:
+    if kind == "rejected":
+        return rejected_member(b"".join(numbered(3000)) + b'{"torn":', b"".join(numbered(10, start=3000)))
+    return gzip_member(b"\n" * 2_000_000)
+
+
+@pytest.mark.parametrize("kind", ["rejected", "bomb"])
+def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_path, kind):
+    first = gzip_member(*numbered(5))
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, hostile(kind), gzip_member(b'{"after":1}\n'))
+    whole = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    with tailer.GzipTail(path) as tail:
+        kept_open, _ = read_all(tail.chunk, max_lines=333)
+    # A fresh open for every batch, as after a restart: the member is inflated again and skipped into.
+    reopened, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=7000)
+    for chunks in (kept_open, reopened):
+        assert keys(chunks) == keys([whole])
+        assert [d for chunk in chunks for d in chunk.damage] == whole.damage and len(whole.damage) == 1
+    assert checkpoint.position == (path.stat().st_size, 0, 0)
