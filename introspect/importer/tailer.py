@@ -327,6 +327,20 @@ def find_magic(fh, start: int, size: int, *, block: int = READ_BLOCK) -> int:
     return -1
 
 
+@dataclass
+class Pool:
+    """The floor of the bomb cap, shared by the members of one archive as it is read: a member may
+    inflate `BOMB_RATIO` times what it consumed, and what it inflates beyond that comes out of the
+    pool. Real members stay under the ratio and never draw on it; an archive of a thousand tiny
+    bomb members gets the floor once, not once per member."""
+
+    left: int = field(default_factory=lambda: BOMB_FLOOR)  # read when an archive is opened
+
+    def spend(self, inflation: Inflation) -> None:
+        beyond = inflation.produced - BOMB_RATIO * inflation.consumed
+        self.left = max(0, self.left - max(0, beyond))
+
+
 class Inflation:
     """One gzip member inflated from the file piece by piece, from `start` up to at most `stop`.
 
@@ -337,10 +351,11 @@ class Inflation:
     """
 
     def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP,
-                 salvage: bool = True):
+                 salvage: bool = True, floor: int | None = None):
         self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
         self.inflater = zlib.decompressobj(wbits=31)
         self.salvaging = salvage
+        self.floor = BOMB_FLOOR if floor is None else floor  # what the archive's pool has left at this member
         self.consumed = 0  # compressed bytes zlib took, the gzip header included
         self.produced = 0
         self.capped = False
@@ -365,7 +380,7 @@ class Inflation:
 
     def room(self) -> int:
         """How many more bytes the bomb cap lets this member inflate (0: it is capped)."""
-        return min(self.step, max(BOMB_FLOOR, BOMB_RATIO * self.consumed) - self.produced)
+        return min(self.step, max(self.floor, BOMB_RATIO * self.consumed) - self.produced)
 
     def inflate(self, data, limit: int) -> bytes:
         """One zlib call; a call that raises leaves the counts as they were."""
@@ -449,7 +464,7 @@ class Member:
     error: str = ""
 
 
-def probe_member(fh, start: int, size: int) -> Member | None:
+def probe_member(fh, start: int, size: int, floor: int | None = None) -> Member | None:
     """Inflate the member at `start` once, keeping no output, to learn whether and where it ends.
 
     None: it reaches the end of the file without an error and no gzip header follows, a member
@@ -460,7 +475,7 @@ def probe_member(fh, start: int, size: int) -> Member | None:
     streamable: no line past that header is ever handed out for a member that turns out damaged.
     A member the bomb cap stops is damaged the same way, without inflating the rest of it.
     """
-    probe = Inflation(fh, start, size, salvage=False)
+    probe = Inflation(fh, start, size, salvage=False, floor=floor)
     error = ""
     try:
         for _ in probe.pieces():
@@ -509,6 +524,7 @@ class GzipTail:
         self.pending = bytearray()  # inflated bytes after the last complete line
         self.hashed: Hashed | None = None  # the line being assembled, once it passed `max_line`
         self.max_line = 64 << 20
+        self.pool = Pool()
 
     def __enter__(self) -> Self:
         return self
@@ -568,6 +584,7 @@ class GzipTail:
         """Open the file at the checkpoint (`fh` stays None when it is gone); True for a new generation."""
         self.close()
         self.member = None
+        self.pool = Pool()  # per open: a pass reading appended members gets the floor again
         opened = open_at(self.path, checkpoint, root=self.root)
         if opened is None:
             return False
@@ -584,7 +601,7 @@ class GzipTail:
 
     def resume(self, size: int, checkpoint: Checkpoint) -> bool:
         """Inflate the checkpoint's member again and skip what was committed; False if it does not fit."""
-        member = probe_member(self.fh, checkpoint.offset, size)
+        member = probe_member(self.fh, checkpoint.offset, size, self.pool.left)
         if member is None:
             return False
         self.begin(member)
@@ -618,7 +635,7 @@ class GzipTail:
                                  detail="bytes between members are not gzip"))
             self.offset = end
             return True
-        member = probe_member(self.fh, self.offset, size)
+        member = probe_member(self.fh, self.offset, size, self.pool.left)
         if member is None:
             return False
         self.begin(member)
@@ -626,7 +643,7 @@ class GzipTail:
 
     def begin(self, member: Member) -> None:
         self.member = member
-        self.inflation = Inflation(self.fh, member.start, member.stop)
+        self.inflation = Inflation(self.fh, member.start, member.stop, floor=self.pool.left)
         self.pieces = self.inflation.pieces()
         self.error = ""
         self.lines_done = self.bytes_done = 0
@@ -681,6 +698,7 @@ class GzipTail:
     def finish_member(self, lines: list[Line], damage: list[Damage]) -> None:
         """The member's output is exhausted: its last line, or its damage; then on to the next member."""
         member = self.member
+        self.pool.spend(self.inflation)
         ended = self.inflation.ended and not self.error
         if ended:
             if self.pending or self.hashed is not None:

@@ -73,3 +73,23 @@ def test_it_stops_inflating_a_decompression_bomb_and_imports_what_follows_in_the
     assert_counters_add_up()
     body = client.get("/status/").content.decode()
     assert "gzip_corrupt × 1" in body and "a decompression bomb? the rest of this member was not read" in body
+
+
+def test_an_archive_of_many_tiny_bomb_members_gets_the_cap_s_floor_once(home, monkeypatch):
+    """Each member on its own is under the floor; together they get it once, plus the ratio of
+    what each consumed. (A small floor and ratio keep the row counts of the test small.)"""
+    monkeypatch.setattr(tailer, "BOMB_FLOOR", 4096)
+    monkeypatch.setattr(tailer, "BOMB_RATIO", 10)
+    tiny = gzip_member(b"\n" * 60_000)  # ~90 bytes, 650:1
+    bombs = [tiny] * 20  # 20 × 4,096 blank lines if each member had the floor to itself
+    after = [event(n) for n in range(3)]
+    path = append(home.archive("2026-10-01"), *bombs, gzip_member(*after))
+    live = [event(100, session="s-live")]
+    append(home.live, *live)
+    ingest()
+    archive = SourceFile.objects.get(kind="events_archive")
+    assert archive.inert <= 4096 + 10 * path.stat().st_size < 20 * 4096
+    assert archive.imported == len(after)  # the real member after them keeps its whole ratio
+    assert archive.quarantined == Quarantine.objects.filter(source=archive, reason="gzip_corrupt").count() == 20
+    assert SourceFile.objects.get(rel_path="events.jsonl").imported == len(live)
+    assert_counters_add_up()
