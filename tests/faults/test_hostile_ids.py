@@ -10,186 +10,35 @@ that exists, and every `id=`, `#fragment` and `hx-target` it carries is valid an
 
 from __future__ import annotations
 
-import dataclasses
 import html
-import json
 import re
-from io import StringIO
 from urllib.parse import unquote, urlencode, urljoin, urlsplit
 
 import orjson
 import pytest
-from django.core.management import call_command
 from django.urls import Resolver404, resolve, reverse
 
 from introspect.models import Project, Session, Subagent, Way
-from ledger.importer import documents
-from ledger.models import KnowledgeRecord, LedgerEntry
-from tests.conftest import append
-from tests.faults.conftest import entry, event, jsonl
+from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry
+from tests.faults.hostile import (
+    AGENT_FILES,
+    AGENT_LINKED,
+    AGENTS,
+    ALL_WAYS,
+    HOST,
+    SESSIONS,
+    SLUGS,
+    TRUNKS,
+    UUID,
+    WAY_FILE,
+    WAYS,
+    hostile,  # noqa: F401 (the fixture, named in usefixtures)
+)
 from tests.introspect.test_views import elements
 
 pytestmark = pytest.mark.django_db
 
-UUID = "5e7c1a2b-0d4f-4c3e-9a8b-7f6e5d4c3b2a"
-SESSIONS = {
-    "uuid": UUID,
-    "slash": "team/alice/run-1",
-    "dotdot": "..",
-    "dot": ".",
-    "query": "why?not=1&x",
-    "hash": "x#top",
-    "space": "two words",
-    "tab": "tab\there",
-    "newline": "line\nbreak",
-    "percent": "a%2Fb%",
-    "non-ascii": "séance-日本",
-    "marker": "~YWJj",
-    "long": "L" * 300,
-    "long-odd": "odd/" * 75,
-    "html": "<b>\"q\"&'s'</b>",
-}
-# Claude Code names a trunk by its session: only ids that can be file names get one. `...jsonl` is
-# written and imported too, but never joined: locate_trunk refuses `..` as agent-ways does.
-FILES = [sid for sid in SESSIONS.values() if "/" not in sid and len(sid.encode()) <= 240]
-TRUNKS = [sid for sid in FILES if sid != ".."]
-HOST = SESSIONS["space"]  # the session whose subagents the files name
-AGENT_FILES = ["a b", "#frag?q=1", "..", "é-agent", "~YWJj", "a%2Fb", "tab\tid"]
-AGENT_LINKED = "spawned/by/a/slash"  # named only by the trunk's tool result: no file can carry a `/`
-AGENTS = [*AGENT_FILES, AGENT_LINKED]
-WAYS = [
-    "softwaredev/code/testing",
-    "a//b",
-    "/lead",
-    "trail/",
-    "up/../x",
-    ".",
-    "..",
-    "q?x=1",
-    "h#x",
-    "sp ace/x",
-    "tab\tx",
-    "nl\nx",
-    "a%2Fb",
-    "wáy/ü",
-    "~YWJj",
-    "w/" * 150,
-    "<i>way</i>",
-]
-WAY_FILE = "my ways/with #hash?/leaf"  # a directory name with a space, `#` and `?`
-ALL_WAYS = [*WAYS, WAY_FILE]
-SLUGS = ["-home-dev-proj", "knowledge", "decisions", "with space#?x=1", "~YWJj", "%2F", "ünï"]
 LINK_ATTRS = {"href", "hx-get", "hx-post", "data-href", "data-replay-url", "action"}
-
-
-@pytest.fixture
-def hostile(home, settings, tmp_path):
-    """Everything above, imported by `manage.py ingest` from a HOME laid out as the tools lay it out."""
-    project = home.root / "proj"
-    settings.WAYSWEB_LOCATIONS = dataclasses.replace(
-        settings.WAYSWEB_LOCATIONS, own_knowledge=tmp_path / "knowledge"
-    )
-    lines, n = [], 0
-    for number, sid in enumerate(SESSIONS.values()):
-        lines.append(event(n, name="session_start", session=sid, project=str(project)))
-        n += 1
-        for way in ALL_WAYS:
-            lines.append(event(n, session=sid, way=way, trigger="keyword", matched_span="commit"))
-            n += 5  # 5 s apart: each fire its own turn
-        lines.append(
-            event(
-                n,
-                name="way_nearmiss",
-                session=sid,
-                way=ALL_WAYS[number % len(ALL_WAYS)],
-                prob_en="0.47",
-                tau_s="0.5",
-                margin="0.03",
-                trigger="prompt",
-            )
-        )
-        lines.append(
-            event(
-                n + 1,
-                name="way_fired",
-                session=sid,
-                way=WAYS[1],
-                trigger="keyword",
-                agent_id=AGENTS[number % len(AGENTS)],
-            )
-        )
-        n += 10
-    append(home.live, *lines)
-    for sid in FILES:
-        said = [entry(sid, 0, text="please commit this"), entry(sid, 1, kind="assistant")]
-        if sid == HOST:
-            said += spawn(sid)
-        home.transcript(str(project), sid, *said)
-    trunk = home.transcript(str(project), HOST)
-    for agent in AGENT_FILES:
-        path = trunk.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
-        append(
-            path,
-            jsonl(
-                entry(
-                    HOST,
-                    100,
-                    kind="assistant",
-                    text=f"subagent {agent} says hi",
-                    isSidechain=True,
-                    agentId=agent,
-                )
-            ),
-        )
-    home.way(home.user_ways, WAY_FILE, "description: a way in an odd folder\npattern: commit")
-    for number, slug in enumerate(SLUGS):
-        sid = list(SESSIONS.values())[number]
-        path = home.root / ".claude" / "ledger" / slug / "2026-11-02T1000Z_e001.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            f"---\nsession: {json.dumps(sid)}\nepoch: 1\ncontext_pct: 40\n"
-            f"timestamp: 2026-11-02T10:00:30Z\nphase: progress\n---\n\nDecision: keep ids as data.\n"
-        )
-    candidates = project / ".ai" / "repo" / "knowledge" / "candidates"
-    candidates.mkdir(parents=True)
-    for number, sid in enumerate(SESSIONS.values()):
-        data = {
-            "schema": "knowledge/v1",
-            "id": f"k-{number}",
-            "kind": "knowledge",
-            "class": "convention",
-            "title": f"Knowledge from session {number}",
-            "description": "about ids",
-            "status": "candidate",
-            "epistemics": "decided",
-            "date": "2026-11-02",
-            "provenance": {
-                "origin": "extracted",
-                "derived_from": [f"claude-session:{sid}", f"ledger:{SLUGS[number % len(SLUGS)]}/e1"],
-            },
-        }
-        (candidates / f"k-{number}.md").write_bytes(documents.render_knowledge(data, "# Ids\n\nAs data."))
-    call_command("ingest", stdout=StringIO(), stderr=StringIO())
-    call_command(
-        "ingest", stdout=StringIO(), stderr=StringIO()
-    )  # knowledge of the projects the first pass saw
-    return project
-
-
-def spawn(sid: str) -> list[dict]:
-    """A Task call in the trunk and its result naming the subagent it ran (formats-claude-code.md §11)."""
-    call = entry(sid, 2, kind="assistant")
-    call["message"]["content"] = [
-        {
-            "type": "tool_use",
-            "id": "toolu_spawn",
-            "name": "Task",
-            "input": {"description": "look around", "subagent_type": "Explore"},
-        }
-    ]
-    result = entry(sid, 3, kind="user", toolUseResult={"agentId": AGENT_LINKED, "totalTokens": 10})
-    result["message"]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_spawn", "content": "done"}]
-    return [call, result]
 
 
 # --- what a page must hold ----------------------------------------------------------------------
@@ -300,7 +149,8 @@ def values(document) -> set:
 # --- the walk -----------------------------------------------------------------------------------
 
 
-def test_it_imports_every_hostile_id_as_written(hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_imports_every_hostile_id_as_written():
     assert set(SESSIONS.values()) <= set(Session.objects.values_list("sid", flat=True))
     assert set(AGENTS) <= set(Subagent.objects.filter(session__sid=HOST).values_list("agent_id", flat=True))
     assert WAY_FILE in set(Way.objects.values_list("way_id", flat=True))
@@ -340,9 +190,10 @@ def test_it_reverses_and_resolves_each_odd_way_id_and_ledger_folder_both_ways():
     assert reverse("introspect:session-detail", args=[UUID]) == f"/sessions/{UUID}/"
 
 
-def test_it_lists_every_session_with_and_without_filters(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_lists_every_session_with_and_without_filters(client):
     known = Known()
-    project = Project.objects.get(path=str(hostile))
+    project = Project.objects.get()
     for query in (
         {},
         {"project": project.pk},
@@ -361,7 +212,8 @@ def test_it_lists_every_session_with_and_without_filters(client, hostile):
 
 
 @pytest.mark.parametrize("label", list(SESSIONS))
-def test_it_walks_each_page_of_a_session(client, hostile, label):
+@pytest.mark.usefixtures("hostile")
+def test_it_walks_each_page_of_a_session(client, label):
     sid, known = SESSIONS[label], Known()
     detail = reverse("introspect:session-detail", args=[sid])
     # A way page is linked under the first row of a way that has a file today.
@@ -392,7 +244,8 @@ def test_it_walks_each_page_of_a_session(client, hostile, label):
     assert client.get(reverse("introspect:subagent-detail", args=[sid, "no-such-agent"])).status_code == 404
 
 
-def test_it_walks_each_subagent_and_links_it_from_its_session(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_walks_each_subagent_and_links_it_from_its_session(client):
     known = Known()
     page = check_page(
         client,
@@ -408,7 +261,8 @@ def test_it_walks_each_subagent_and_links_it_from_its_session(client, hostile):
         check_page(client, url, known, fragment=True)
 
 
-def test_it_walks_the_way_pages_and_searches_for_each_way(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_walks_the_way_pages_and_searches_for_each_way(client):
     known = Known()
     check_page(client, "/ways/", known, links_to={"way_id": ALL_WAYS})
     check_page(client, "/ways/", known, fragment=True, links_to={"way_id": ALL_WAYS})
@@ -422,16 +276,20 @@ def test_it_walks_the_way_pages_and_searches_for_each_way(client, hostile):
             assert "No results" not in found, way
 
 
-def test_it_walks_search_status_and_the_session_list_document(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_walks_search_status_and_the_session_list_document(client):
     known = Known()
     check_page(client, "/search/?q=commit", known)
     check_page(client, "/search/?q=commit", known, fragment=True)
     check_page(client, "/status/", known)
-    listed = orjson.loads(client.get("/api/sessions/?" + urlencode({"project": str(hostile)})).content)
+    listed = orjson.loads(
+        client.get("/api/sessions/?" + urlencode({"project": Project.objects.get().path})).content
+    )
     assert set(SESSIONS.values()) <= values(listed)
 
 
-def test_it_walks_the_ledger_and_the_knowledge_queue(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_walks_the_ledger_and_the_knowledge_queue(client):
     known = Known()
     check_page(client, "/ledger/", known, shows=SLUGS, links_to={"slug": SLUGS})
     for slug in SLUGS:
@@ -452,9 +310,19 @@ def test_it_walks_the_ledger_and_the_knowledge_queue(client, hostile):
         )
     check_page(client, "/ledger/knowledge/audit/", known)
     check_page(client, "/ledger/decisions/", known)
+    # The decision record names the ledger entries that mention it, in every odd folder and session.
+    [record] = AdrRecord.objects.filter(present=True)
+    sessions = list(SESSIONS.values())[: len(SLUGS)]
+    check_page(
+        client,
+        reverse("ledger:record-detail", args=[record.pk]),
+        known,
+        links_to={"slug": SLUGS, "session_id": sessions},
+    )
 
 
-def test_it_answers_404_for_an_id_that_is_not_there_or_does_not_decode(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_answers_404_for_an_id_that_is_not_there_or_does_not_decode(client):
     for url in (
         "/sessions/~YWJj/",  # the readable "abc" spelled encoded: not its URL
         "/sessions/~Y/",
@@ -473,7 +341,8 @@ def test_it_answers_404_for_an_id_that_is_not_there_or_does_not_decode(client, h
         )
 
 
-def test_it_still_opens_a_link_shared_before_ids_were_encoded(client, hostile):
+@pytest.mark.usefixtures("hostile")
+def test_it_still_opens_a_link_shared_before_ids_were_encoded(client):
     # /sessions/two%20words/ was this session's URL under <str:…>; it still opens it.
     assert client.get("/sessions/two%20words/").status_code == 200
     assert client.get("/ways/softwaredev/code/testing/").status_code == 200
