@@ -15,7 +15,10 @@ from introspect import queries as session_queries
 from ledger import adr_queries, adr_services, forms, queries, services
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from waysweb.htmx import HtmxHttpRequest, render_page, wants_fragment
-from waysweb.params import int_param
+from waysweb.params import int_param, parse_int
+
+# `older_than` in days: further back than this, `now - timedelta(days=…)` would leave the calendar.
+OLDEST_DAYS = 36_500
 
 
 def reviewer_required(view):
@@ -51,7 +54,7 @@ def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = queries.QueueFilters(
         status=request.GET.get("status", "candidate"), klass=request.GET.get("class", ""),
         project=int_param(request, "project"), origin=request.GET.get("origin", ""),
-        older_than=int_param(request, "older_than"),
+        older_than=int_param(request, "older_than", low=0, high=OLDEST_DAYS),
     )
     page = queries.queue(filters, page=int_param(request, "page", 1) or 1)
     context = {
@@ -239,7 +242,7 @@ def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(AdrRecord, pk=pk)
     verb = request.POST.get("verb", "")
-    successor = AdrRecord.objects.filter(pk=int_or_none(request.POST.get("successor"))).first()
+    successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
     template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
     try:
         record = adr_services.record_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
@@ -266,10 +269,3 @@ def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return form_error(request, knowledge, error=str(exc))
     target = reverse("ledger:record-detail", args=[record.pk])
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
-
-
-def int_or_none(raw: str | None) -> int | None:
-    try:
-        return int(raw) if raw else None
-    except ValueError:
-        return None

@@ -13,7 +13,8 @@ and whitespace end or change a URL. So an id is written into a path in one of tw
   readable character, so the two forms cannot collide, and base64url has no `.`, `/`, `%`.
 
 Reading a path is the inverse. A `~` value must decode to an id whose own form is exactly that value
-(one URL per id, a hand-edited or truncated one is a 404, never a 500); any other value is taken
+(one URL per id, a hand-edited or truncated one is a 404, never a 500; so is one that spells a NUL or
+a lone surrogate, which no stored id holds); any other value is taken
 literally, as `<str:…>` and `<path:…>` took it, so a link shared before this scheme still opens.
 
 DOM ids and `#fragment`s built from data (`u-<uuid>`, `agent-<id>`) follow the same rule with a
@@ -39,7 +40,8 @@ DOM_MARK = "_"
 
 
 def b64(value: str) -> str:
-    # surrogatepass: a lone surrogate the stdlib JSON fallback let through is still one id.
+    # surrogatepass keeps reverse() total; such a URL reads as no id (the importer stores a lone
+    # surrogate as U+FFFD, as it does NUL, so none is ever looked up).
     return base64.urlsafe_b64encode(value.encode("utf-8", "surrogatepass")).rstrip(b"=").decode("ascii")
 
 
@@ -51,7 +53,11 @@ def unb64(text: str) -> str:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except binascii.Error as exc:
         raise ValueError(str(exc)) from exc
-    return raw.decode("utf-8", "surrogatepass")  # UnicodeDecodeError is a ValueError
+    value = raw.decode("utf-8")  # UnicodeDecodeError is a ValueError; so is a lone surrogate
+    if "\x00" in value:
+        # The importer stores NUL as U+FFFD: no id holds one, and PostgreSQL refuses it in a query.
+        raise ValueError("an id never holds NUL")
+    return value
 
 
 def readable_segment(segment: str) -> bool:
