@@ -2,7 +2,8 @@
 
 A NUL (`%00`) in the path, the query string or a form is a 400 before any view runs
 (waysweb/middleware.py); a number too large for a column, not finite, or a date at the end of the
-calendar reads as absent (waysweb/params.py). Neither is ever a 500, on either backend.
+calendar reads as absent (waysweb/params.py). Neither is ever a 500, on either backend. A HEAD is
+answered as the GET without its body.
 """
 
 from __future__ import annotations
@@ -93,3 +94,11 @@ def test_it_ignores_a_successor_too_large_for_a_column(reviewer):
         {"verb": "supersede", "successor": "99999999999999999999", "loaded_sha256": ""},
     )
     assert response.status_code in (200, 409)
+
+
+def test_it_answers_head_on_every_page_as_get_without_the_body(client):
+    for name, url in every_page(client):
+        got = client.get(url)
+        head = client.head(url)
+        assert (name, head.status_code, head.content) == (name, got.status_code, b"")
+        assert head["Content-Type"] == got["Content-Type"], name
