@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from introspect import documents
 from waysweb.params import flag, float_param, int_param
@@ -17,23 +17,23 @@ def json_response(document: dict) -> HttpResponse:
     return HttpResponse(orjson.dumps(document), content_type="application/json", status=status)
 
 
-@require_GET
+@require_safe
 def session_list(request: HttpRequest) -> HttpResponse:
     project = request.GET.get("project") or None
     return json_response(documents.list_document(project=project, with_transcripts=flag(request, "with_transcripts")))
 
 
-@require_GET
+@require_safe
 def session_dump(request: HttpRequest, session_id: str) -> HttpResponse:
     return json_response(documents.dump_document(session_id, matched=flag(request, "matched")))
 
 
-@require_GET
+@require_safe
 def session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
     return json_response(documents.replay_document(session_id, matched=flag(request, "matched")))
 
 
-@require_GET
+@require_safe
 def session_fires(request: HttpRequest, session_id: str) -> HttpResponse:
     limit = int_param(request, "limit")
     return json_response(documents.fires_document(

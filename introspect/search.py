@@ -23,6 +23,7 @@ from django.urls import reverse
 
 from introspect import queries
 from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
+from waysweb import converters
 
 FTS_TABLE = "introspect_transcriptentry_fts"  # created by migration 0005_search
 QUERY_CHARS = 200
@@ -311,7 +312,7 @@ def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
             continue
         session = entry.session
         agent = entry.source.agent_key if entry.source.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT else ""
-        anchor = f"u-{entry.uuid}" if entry.uuid else (f"turn-{entry.turn_epoch}" if entry.turn_epoch else "")
+        anchor = f"u-{converters.dom_id(entry.uuid)}" if entry.uuid else (f"turn-{entry.turn_epoch}" if entry.turn_epoch else "")
         if agent:
             url = reverse("introspect:subagent-detail", args=[session.sid, agent])
             url += f"#{anchor}" if anchor else ""

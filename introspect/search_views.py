@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 # Aliased: the view below is named `search` too (the URLconf wires search_views.search).
 from introspect import search as fulltext
@@ -13,7 +13,7 @@ from waysweb.params import int_param
 HITS_PER_PAGE = 25
 
 
-@require_GET
+@require_safe
 def search(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[:fulltext.QUERY_CHARS]
     page = max(int_param(request, "page", 1) or 1, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from introspect import queries
 from introspect.models import Session, Subagent
@@ -14,7 +14,9 @@ from waysweb.htmx import HtmxHttpRequest, render_page
 from waysweb.params import date_param, int_param
 
 
-@require_GET
+# Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
+# without its body, and monitors, link checkers and `curl -I` send it.
+@require_safe
 def session_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = queries.SessionFilters(
         project=int_param(request, "project"),
@@ -57,7 +59,7 @@ def turn_context(session: Session, turns: list) -> dict:
     return {"turns": turns, "ways": ways, "subagents": queries.subagents_by_tool_use(session)}
 
 
-@require_GET
+@require_safe
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
     live_after = int_param(request, "live_after")
@@ -87,7 +89,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     return render_page(request, "introspect/session_detail.html", context, fragment="turn-page")
 
 
-@require_GET
+@require_safe
 def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     session = get_object_or_404(Session.objects.select_related("project"), sid=session_id)
     after = int_param(request, "after")
@@ -104,7 +106,7 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
 
 
-@require_GET
+@require_safe
 def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) -> HttpResponse:
     agent = get_object_or_404(Subagent.objects.select_related("session", "spawn_entry"),
                               session__sid=session_id, agent_id=agent_id)
@@ -113,7 +115,7 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")
 
 
-@require_GET
+@require_safe
 def import_status(request: HtmxHttpRequest) -> HttpResponse:
     context = {**queries.import_status(), "nav": "status"}
     return render_page(request, "introspect/import_status.html", context, fragment="source-table")

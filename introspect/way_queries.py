@@ -132,13 +132,18 @@ def way_tree(*, q: str = "") -> list[DomainNode]:
     return build_tree(leaves.values())
 
 
+# Way ids are data: `w/w/w/…` 150 deep would nest the template 150 includes deep (a RecursionError
+# for every reader of /ways/). Past this depth the rest of the id stays one node, `/`s and all.
+MAX_TREE_DEPTH = 8
+
+
 def build_tree(leaves) -> list[DomainNode]:
-    """Nest leaves by `/` segments, children sorted by name, counts summed up the tree."""
+    """Nest leaves by `/` segments (at most MAX_TREE_DEPTH), children sorted by name, counts summed up."""
     root = DomainNode(name="", path="")
     index: dict[str, DomainNode] = {}
     for way in leaves:
         parent = root
-        segments = way.way_id.split("/")
+        segments = way.way_id.split("/", MAX_TREE_DEPTH - 1)
         for depth in range(1, len(segments) + 1):
             path = "/".join(segments[:depth])
             node = index.get(path)

@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from introspect import charts, way_queries
 from waysweb.htmx import HtmxHttpRequest, render_page
@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - until waysweb/render.py lands
     markdown = None
 
 
-@require_GET
+@require_safe
 def way_list(request: HtmxHttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
     tree = way_queries.way_tree(q=q)
@@ -26,7 +26,7 @@ def way_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "introspect/way_list.html", context, fragment="way-tree")
 
 
-@require_GET
+@require_safe
 def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
     stats = way_queries.way_stats(way_id)
     if not stats.known:

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from ledger import views
+from waysweb import converters  # noqa: F401 (registers <ledgerslug:…>)
 
 app_name = "ledger"
 urlpatterns = [
@@ -17,5 +18,6 @@ urlpatterns = [
     path("decisions/", views.record_list, name="record-list"),
     path("decisions/<int:pk>/", views.record_detail, name="record-detail"),
     path("decisions/<int:pk>/status/", views.record_status, name="record-status"),
-    path("<str:slug>/", views.ledger_stream, name="ledger-stream"),
+    # Last: a folder named like a route above is encoded, never shadowed (converters.LedgerSlugConverter).
+    path("<ledgerslug:slug>/", views.ledger_stream, name="ledger-stream"),
 ]

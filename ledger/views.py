@@ -8,14 +8,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from introspect import queries as session_queries
 from ledger import adr_queries, adr_services, forms, queries, services
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from waysweb.htmx import HtmxHttpRequest, render_page, wants_fragment
-from waysweb.params import int_param
+from waysweb.params import int_param, parse_int
+
+# `older_than` in days: further back than this, `now - timedelta(days=…)` would leave the calendar.
+OLDEST_DAYS = 36_500
 
 
 def reviewer_required(view):
@@ -30,12 +33,14 @@ def reviewer_required(view):
     return wrapper
 
 
-@require_GET
+# Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
+# without its body, and monitors, link checkers and `curl -I` send it.
+@require_safe
 def ledger_index(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "ledger/ledger_index.html", {"projects": queries.ledger_projects(), "nav": "ledger"})
 
 
-@require_GET
+@require_safe
 def ledger_stream(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     items = queries.ledger_stream(slug)
     if not items:
@@ -46,12 +51,12 @@ def ledger_stream(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, "ledger/ledger_stream.html", {"slug": slug, "items": items, "nav": "ledger"})
 
 
-@require_GET
+@require_safe
 def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = queries.QueueFilters(
         status=request.GET.get("status", "candidate"), klass=request.GET.get("class", ""),
         project=int_param(request, "project"), origin=request.GET.get("origin", ""),
-        older_than=int_param(request, "older_than"),
+        older_than=int_param(request, "older_than", low=0, high=OLDEST_DAYS),
     )
     page = queries.queue(filters, page=int_param(request, "page", 1) or 1)
     context = {
@@ -83,7 +88,7 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     }
 
 
-@require_GET
+@require_safe
 def candidate_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord.objects.select_related("session", "ledger_entry"), pk=pk)
     return render_page(request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card")
@@ -189,12 +194,12 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return decided(request, kept, "Merged: kept one as verified, the others rejected as superseded by it.")
 
 
-@require_GET
+@require_safe
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "ledger/audit.html", {"actions": queries.audit_log(), "nav": "knowledge"})
 
 
-@require_GET
+@require_safe
 def record_list(request: HtmxHttpRequest) -> HttpResponse:
     status, repo, q = request.GET.get("status", ""), request.GET.get("repo", ""), request.GET.get("q", "").strip()
     rows = list(adr_queries.records(status=status, repo=repo, q=q[:200]))
@@ -228,7 +233,7 @@ def record_context(record: AdrRecord, **extra) -> dict:
             "actions": record.actions.all(), "nav": "decisions", **extra}
 
 
-@require_GET
+@require_safe
 def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(AdrRecord, pk=pk)
     return render_page(request, "ledger/record_detail.html", record_context(record), fragment="record-card")
@@ -239,7 +244,7 @@ def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(AdrRecord, pk=pk)
     verb = request.POST.get("verb", "")
-    successor = AdrRecord.objects.filter(pk=int_or_none(request.POST.get("successor"))).first()
+    successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
     template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
     try:
         record = adr_services.record_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
@@ -266,10 +271,3 @@ def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return form_error(request, knowledge, error=str(exc))
     target = reverse("ledger:record-detail", args=[record.pk])
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
-
-
-def int_or_none(raw: str | None) -> int | None:
-    try:
-        return int(raw) if raw else None
-    except ValueError:
-        return None

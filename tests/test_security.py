@@ -18,7 +18,7 @@ from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
 
-PARAMS = {"int": "{pk}", "str": "x", "path": "a/b", "slug": "x"}
+PARAMS = {"int": "{pk}", "str": "x", "path": "a/b", "slug": "x", "id": "x", "wayid": "a/b", "ledgerslug": "x"}
 
 
 def every_route(patterns=None, prefix: str = "") -> list[str]:

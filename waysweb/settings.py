@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -117,6 +118,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "introspect",
     "ledger",
 ]
@@ -124,6 +126,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "waysweb.middleware.RefuseNul",  # before anything reads the request into a query
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -132,6 +135,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as axes asks: it turns a refused login into the lockout page (waysweb/throttle.py).
+    "axes.middleware.AxesMiddleware",
 ]
 # A dashboard shared beyond this machine asks for a login before showing anything: transcripts
 # hold file contents and pasted secrets. `serve --host <lan address>` turns this on.
@@ -184,6 +189,24 @@ SECURE_CSP = {
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Login throttling (waysweb/throttle.py): after AXES_FAILURE_LIMIT failed logins for one user name
+# from one address, both are refused for AXES_COOLOFF_TIME, the right password included; a failure
+# during the lockout starts the cool-off again. Counts live in the database (shared by every server
+# of one PostgreSQL); a successful login clears its own. `manage.py axes_reset` lifts every lockout.
+AUTHENTICATION_BACKENDS = [
+    "waysweb.throttle.LoginThrottle",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("WAYSWEB_LOGIN_FAILURES", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("WAYSWEB_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "waysweb.throttle.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # failures are what is counted and logged; successes need no table
+# Each failure is logged (logger `axes`, WARNING) naming the user name and the client address, which
+# axes masks by default; the password it always masks.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "ledger:candidate-list"

@@ -6,6 +6,7 @@ from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
 
 from introspect import replay
+from waysweb import converters
 
 register = template.Library()
 
@@ -54,6 +55,12 @@ def tokens(value: int | None) -> str:
 @register.filter
 def short_id(sid: str) -> str:
     return sid[:8] if len(sid) > 12 else sid
+
+
+@register.filter(name="dom_id")
+def dom_id(value) -> str:
+    """An id from data as a token for `id="…"`, `#…` and `hx-target` selectors (waysweb/converters.py)."""
+    return converters.dom_id("" if value is None else value)
 
 
 @register.filter

@@ -233,7 +233,8 @@ def test_it_never_fails_on_hostile_queries(home, client, query):
     response = client.get("/search/", {"q": query})
 
     assert results.total is not None or not query.strip()
-    assert response.status_code == 200
+    # A NUL never reaches the view: waysweb/middleware.py answers 400 (PostgreSQL refuses it in a query).
+    assert response.status_code == (400 if "\x00" in query else 200)
 
 
 def test_it_treats_search_syntax_as_text(home):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from introspect.management.commands import serve
@@ -14,15 +18,79 @@ def test_it_shows_the_sample_only_when_nothing_of_the_users_exists():
     assert not serve.should_use_sample(has_files=False, has_rows=True)  # rotated away upstream, kept here
 
 
-def test_it_recognises_loopback_hosts():
-    assert all(serve.is_loopback(host) for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"))
-    assert not any(serve.is_loopback(host) for host in ("0.0.0.0", "192.168.1.20", "example.com"))
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "localhost.", "::1", "[::1]", "127.0.0.2", "127.1",
+                                  "2130706433", "0x7f000001", " 127.0.0.1 ", "::ffff:127.0.0.1", "LOCALHOST"])
+def test_it_recognises_loopback_hosts_however_they_are_spelled(host):
+    assert serve.parse_host(host).loopback
+
+
+@pytest.mark.parametrize("host, address", [("0", "0.0.0.0"), ("0.0.0.0", "0.0.0.0"), ("::", "::"), ("[::]", "::"),
+                                           ("0.0", "0.0.0.0"), ("00", "0.0.0.0"), ("0x0", "0.0.0.0"),
+                                           ("::0", "::"), ("0:0:0:0:0:0:0:0", "::"), ("::ffff:0.0.0.0", "::ffff:0.0.0.0")])
+def test_it_reads_every_spelling_of_every_interface_as_one(host, address):
+    listen = serve.parse_host(host)
+    assert listen.wildcard and not listen.loopback
+    assert listen.host == str(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize("host, name", [("192.168.1.20", "192.168.1.20"), ("fe80::1", "[fe80::1]"),
+                                        ("[2001:db8::5]", "[2001:db8::5]"), ("10.1", "10.0.0.1")])
+def test_it_reads_one_address_as_itself_and_the_name_a_browser_sends_for_it(host, name):
+    listen = serve.parse_host(host)
+    assert not listen.wildcard and not listen.loopback
+    assert listen.name == name
+
+
+@pytest.mark.parametrize("host", ["", " ", ".", "[]", "[127.0.0.1]", "[::1", "no such host.invalid", "256.1.1.1",
+                                  "a b", "-", "x" * 300, "\u2603.invalid", "localhost..", "::1::"])
+def test_it_refuses_what_is_not_an_address_it_can_listen_on(host):
+    with pytest.raises(CommandError, match="--host"):
+        serve.parse_host(host)
+
+
+@pytest.mark.parametrize("host", ["0", "::", "[::]", "0.0.0.0", "0x0"])
+def test_it_refuses_every_spelling_of_every_interface_without_allowed_hosts(monkeypatch, host):
+    monkeypatch.delenv("DJANGO_ALLOWED_HOSTS", raising=False)
+    with pytest.raises(CommandError, match="every interface"):
+        serve.Command().check_host(host)
+
+
+@pytest.mark.parametrize("host", ["localhost.", "[::1]", "127.1"])
+def test_it_needs_nothing_for_loopback_however_it_is_spelled(settings, monkeypatch, host):
+    monkeypatch.delenv("DJANGO_ALLOWED_HOSTS", raising=False)
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+    listen = serve.Command().check_host(host)
+    assert listen.loopback and settings.ALLOWED_HOSTS == ["127.0.0.1", "localhost", "[::1]"]
+    assert not settings.LOGIN_REQUIRED
+
+
+def test_it_answers_a_bad_host_with_a_command_error_before_touching_the_database(tmp_path, monkeypatch):
+    # `--host localhost.` was a traceback (a users query before migrate); an unusable host is a message.
+    with pytest.raises(CommandError, match="--host 'no such host.invalid'"):
+        call_command("serve", "--host", "no such host.invalid", "--no-ingest", stdout=StringIO(), stderr=StringIO())
 
 
 def test_it_refuses_every_interface_without_allowed_hosts(monkeypatch):
     monkeypatch.delenv("DJANGO_ALLOWED_HOSTS", raising=False)
     with pytest.raises(CommandError, match="DJANGO_ALLOWED_HOSTS"):
         serve.Command().check_host("0.0.0.0")
+
+
+@pytest.mark.django_db
+def test_it_asks_for_a_login_on_every_interface_spelled_0(settings, monkeypatch):
+    monkeypatch.delenv("DJANGO_ALLOWED_HOSTS", raising=False)
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    serve.Command(stderr=StringIO()).check_host("0", ["team.lan"])
+    assert settings.LOGIN_REQUIRED and serve.LOGIN_MIDDLEWARE in settings.MIDDLEWARE
+    assert settings.ALLOWED_HOSTS == ["127.0.0.1", "team.lan"]  # not "0", which no browser sends
+
+
+@pytest.mark.django_db
+def test_it_allows_the_bracketed_name_of_an_ipv6_address_it_listens_on(settings, monkeypatch):
+    monkeypatch.delenv("DJANGO_ALLOWED_HOSTS", raising=False)
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    serve.Command(stderr=StringIO()).check_host("fe80::1")
+    assert "[fe80::1]" in settings.ALLOWED_HOSTS
 
 
 @pytest.mark.django_db

@@ -317,3 +317,14 @@ def test_it_warns_only_when_the_content_changed_after_the_last_fire(client, home
     stats = way_queries.way_stats("d/a")
     assert stats.changed_after_last_fire and stats.primary.version_count == 2
     assert "the fires below were decided by an earlier version" in client.get("/ways/d/a/").content.decode()
+
+
+def test_it_nests_a_deep_way_id_no_deeper_than_the_tree_allows():
+    deep = "w/" * 150 + "leaf"
+    [top] = way_queries.build_tree([way_queries.WayLeaf(deep)])
+    node, depth = top, 1
+    while node.children:
+        [node] = node.children
+        depth += 1
+    assert depth == way_queries.MAX_TREE_DEPTH
+    assert node.way.way_id == node.path == deep  # the rest of the id is one node, slashes and all

@@ -11,8 +11,10 @@ import gc
 import ipaddress
 import os
 import signal
+import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -22,17 +24,75 @@ from django.core.management.base import BaseCommand, CommandError
 
 from introspect.models import Session
 
-LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
+@dataclass(frozen=True)
+class Listen:
+    """Where `--host` makes the server listen, decided from the addresses it resolves to."""
+
+    host: str  # what the server binds: the address, or the name as the resolver knows it
+    name: str  # what a browser sends in Host: for this address (an ALLOWED_HOSTS entry)
+    addresses: tuple[Address, ...]
+
+    @property
+    def wildcard(self) -> bool:
+        """Every interface: `0`, `0.0.0.0`, `::`, `[::]`, or a name that resolves to one of them."""
+        return any(plain(address).is_unspecified for address in self.addresses)
+
+    @property
+    def loopback(self) -> bool:
+        return all(plain(address).is_loopback for address in self.addresses)
+
+
+def plain(address: Address) -> Address:
+    """An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4 address it carries."""
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
+
+
+def parse_host(raw: str) -> Listen:
+    """`--host` read as an address, the way the socket layer reads it, or a CommandError.
+
+    The resolver decides, not the spelling: `0`, `127.1` and `2130706433` are IPv4 literals to it
+    (`0` is every interface), `[::]` is `::` in the brackets of a URL, and a name is looked up, its
+    one trailing dot (`localhost.`, fully qualified) dropped as Django drops it from a Host header.
+    """
+    text = raw.strip()
+    bracketed = text.startswith("[") and text.endswith("]")
+    if bracketed:
+        text = text[1:-1]
+    elif text.endswith(".") and not text.endswith(".."):
+        text = text[:-1]
+    if not text:
+        raise CommandError(f"--host {raw!r} names no address: give one (127.0.0.1, ::1, 0.0.0.0) or a host name")
+    numeric = resolve(text, socket.AI_NUMERICHOST)
+    if bracketed and (not numeric or numeric[0].version != 6):
+        raise CommandError(f"--host {raw!r}: brackets hold an IPv6 address, as in [::1] or [::]")
+    if numeric:
+        # Canonical (`0` listens on 0.0.0.0 and is reported so), keeping a zone (`fe80::1%eth0`).
+        host = str(numeric[0]) + (text[text.index("%"):] if "%" in text else "")
+        return Listen(host=host, name=f"[{host}]" if numeric[0].version == 6 else host, addresses=numeric)
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        addresses = resolve(text)
+    except (OSError, UnicodeError) as exc:
+        raise CommandError(f"--host {raw!r} is not an address this machine can listen on "
+                           f"({getattr(exc, 'strerror', None) or exc}): give an IP address, or a name it resolves") \
+            from exc
+    return Listen(host=text, name=text.lower(), addresses=addresses)
+
+
+def resolve(text: str, flags: int = 0) -> tuple[Address, ...]:
+    """The addresses `text` binds to (empty when AI_NUMERICHOST is asked and it is a name)."""
+    try:
+        found = socket.getaddrinfo(text, None, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE | flags)
+    except (socket.gaierror, UnicodeError):
+        if flags & socket.AI_NUMERICHOST:
+            return ()  # not a numeric address: a name, resolved next
+        raise
+    # A zone (`fe80::1%eth0`) names the interface, not the address.
+    return tuple(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found))
 
 
 def should_use_sample(*, has_files: bool, has_rows: bool) -> bool:
@@ -47,10 +107,11 @@ def raise_interrupt(signum, frame) -> None:
 
 class Command(BaseCommand):
     help = "Migrate, import, keep importing in the background, and serve the dashboard."
-    requires_system_checks = []
+    requires_system_checks = ()
 
     def add_arguments(self, parser):
-        parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+        parser.add_argument("--host", default="127.0.0.1",
+                            help="address or name to listen on (default 127.0.0.1); every interface needs --allow-host")
         parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
         parser.add_argument("--demo", action="store_true", help="show the bundled sample instead of your data")
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
@@ -62,10 +123,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: int, demo: bool, no_ingest: bool, threads: int, allow_host: list[str],
                open_reads: bool, **options) -> None:
-        self.check_host(host, allow_host, open_reads=open_reads)
+        listen = self.check_host(host, allow_host, open_reads=open_reads)
         if demo and not settings.WAYSWEB_DEMO:
             self.restart_as_demo("--demo given")
         self.prepare_database()
+        if settings.LOGIN_REQUIRED and not get_user_model().objects.exists():  # after migrate: the table exists
+            self.stderr.write(self.style.WARNING(
+                "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
+                "(add --reviewer to let them decide on knowledge)."))
         if not settings.WAYSWEB_DEMO and not no_ingest and should_use_sample(
             has_files=settings.WAYSWEB_LOCATIONS.has_agent_ways_data(), has_rows=Session.objects.exists()
         ):
@@ -80,38 +145,42 @@ class Command(BaseCommand):
         gc.collect()
         gc.freeze()
         try:
-            self.serve(host, port, threads)
+            self.serve(listen.host, port, threads)
         finally:
             self.stop(follower)
 
-    def check_host(self, host: str, names: list[str] = (), *, open_reads: bool = False) -> None:
-        """Loopback needs nothing; a wider address needs the names people will use, and a login to read."""
-        if is_loopback(host):
-            return
+    def check_host(self, host: str, names: list[str] = (), *, open_reads: bool = False) -> Listen:
+        """Loopback needs nothing; a wider address needs the names people will use, and a login to read.
+
+        Decided on what `--host` resolves to (parse_host): `0`, `[::]` or a name for 0.0.0.0 are
+        every interface as much as `0.0.0.0` is.
+        """
+        listen = parse_host(host)
+        if listen.loopback:
+            return listen
         names = [*names, *(n.strip() for n in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if n.strip())]
-        if host in ("0.0.0.0", "::") and not names:
+        if listen.wildcard and not names:
+            every = ", ".join(str(address) for address in listen.addresses)
             raise CommandError(
-                f"--host {host} listens on every interface. Name the hosts people will use with --allow-host "
-                "(for example --allow-host myhost.lan --allow-host 192.168.1.20) or DJANGO_ALLOWED_HOSTS, and "
-                "read the README's section on sharing before exposing your transcripts to the network."
+                f"--host {host} listens on every interface ({every}). Name the hosts people will use with "
+                "--allow-host (for example --allow-host myhost.lan --allow-host 192.168.1.20) or "
+                "DJANGO_ALLOWED_HOSTS, and read the README's section on sharing before exposing your transcripts "
+                "to the network."
             )
-        wanted = [*names, *([] if host in ("0.0.0.0", "::") else [host])]
+        wanted = [*names, *([] if listen.wildcard else [listen.name])]
         settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, *(n for n in dict.fromkeys(wanted)
                                                               if n not in settings.ALLOWED_HOSTS)]
         if open_reads:
             self.stderr.write(self.style.WARNING(
-                f"Listening on {host} with --open-reads: anyone who can reach it can read these sessions "
+                f"Listening on {listen.host} with --open-reads: anyone who can reach it can read these sessions "
                 "(writes still need a reviewer's login)."))
-            return
+            return listen
         settings.LOGIN_REQUIRED = True
         if LOGIN_MIDDLEWARE not in settings.MIDDLEWARE:  # before the WSGI handler loads its middleware
             settings.MIDDLEWARE = [*settings.MIDDLEWARE, LOGIN_MIDDLEWARE]
-        if not get_user_model().objects.exists():
-            self.stderr.write(self.style.WARNING(
-                "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
-                "(add --reviewer to let them decide on knowledge)."))
         self.stderr.write(self.style.WARNING(
-            f"Listening on {host} for {', '.join(names or [host])}: every page asks for a login."))
+            f"Listening on {listen.host} for {', '.join(names or [listen.name])}: every page asks for a login."))
+        return listen
 
     def restart_as_demo(self, why: str) -> None:
         self.stdout.write(self.style.WARNING(f"Showing the bundled sample: {why}. "
