@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from introspect import documents
-from waysweb.params import flag, float_param, int_param
+from lib.params import flag, float_param, int_param
 
 
 def json_response(document: dict) -> HttpResponse:

@@ -14,7 +14,7 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
-from waysweb import safefs
+from lib import safefs
 
 
 class Project(models.Model):
@@ -537,7 +537,7 @@ class Spill(models.Model):
 
 
 class SourceProblem(models.Model):
-    """A path under a configured root the importer did not read, and why (waysweb/safefs.py).
+    """A path under a configured root the importer did not read, and why (lib/safefs.py).
 
     A link leaving its root, a FIFO or device, an unreadable file or folder, a root past its file
     cap. Each area (events, transcripts, ways, ledger, knowledge, records, majordomus ledgers,

@@ -28,7 +28,7 @@ from introspect.models import (
     WaysEvent,
     Window,
 )
-from waysweb import bulk, fit, safefs
+from lib import bulk, fit, safefs
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
 DERIVED_VERSION = 3

@@ -23,7 +23,7 @@ from django.urls import reverse
 
 from introspect import queries
 from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
-from waysweb import converters
+from lib import converters
 
 FTS_TABLE = "introspect_transcriptentry_fts"  # created by migration 0005_search
 QUERY_CHARS = 200

@@ -7,8 +7,8 @@ from django.views.decorators.http import require_safe
 
 # Aliased: the view below is named `search` too (the URLconf wires search_views.search).
 from introspect import search as fulltext
-from waysweb.htmx import HtmxHttpRequest, render_page
-from waysweb.params import int_param
+from lib.htmx import HtmxHttpRequest, render_page
+from lib.params import int_param
 
 HITS_PER_PAGE = 25
 

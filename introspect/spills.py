@@ -13,7 +13,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from introspect.models import SourceFile, Spill, TranscriptEntry
-from waysweb import safefs
+from lib import safefs
 
 MAX_SPILL_BYTES = 8 << 20
 STUB = re.compile(r"<persisted-output>.*?Full output saved to:\s*(\S+)", re.S)
@@ -40,7 +40,7 @@ def spill_folder(source: SourceFile) -> Path | None:
 def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
     """Read the spill files the session's stubs name; returns how many were found.
 
-    A spill is read only as a regular file inside the transcripts root (waysweb/safefs.py): a link
+    A spill is read only as a regular file inside the transcripts root (lib/safefs.py): a link
     out of it, a FIFO or an unreadable file is a spill not found, never opened.
     """
     folder = spill_folder(source)

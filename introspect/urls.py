@@ -1,9 +1,9 @@
-"""Introspection routes. Ids are data: `<id:…>` and `<wayid:…>` carry any id (waysweb/converters.py)."""
+"""Introspection routes. Ids are data: `<id:…>` and `<wayid:…>` carry any id (lib/converters.py)."""
 
 from django.urls import path
 
 from introspect import api, search_views, views, way_views
-from waysweb import converters  # noqa: F401 (registers <id:…> and <wayid:…>)
+from lib import converters
 
 app_name = "introspect"
 urlpatterns = [

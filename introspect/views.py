@@ -10,8 +10,8 @@ from introspect import queries
 from introspect.models import Session, Subagent
 from ledger import adr_queries
 from ledger import queries as ledger_queries
-from waysweb.htmx import HtmxHttpRequest, render_page
-from waysweb.params import date_param, int_param
+from lib.htmx import HtmxHttpRequest, render_page
+from lib.params import date_param, int_param
 
 
 # Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET

@@ -9,12 +9,12 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
 from introspect import charts, way_queries
-from waysweb.htmx import HtmxHttpRequest, render_page
+from lib.htmx import HtmxHttpRequest, render_page
 
 try:
     # markdown-it-py + nh3, cached by sha256 (STYLE.md §2); written alongside these pages.
-    from waysweb import render as markdown
-except ImportError:  # pragma: no cover - until waysweb/render.py lands
+    from lib import render as markdown
+except ImportError:  # pragma: no cover - until lib/render.py lands
     markdown = None
 
 
@@ -43,7 +43,7 @@ def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
 
 
 def way_body(text: str) -> SafeString:
-    """The way's Markdown, sanitised by waysweb.render when present; otherwise escaped verbatim."""
+    """The way's Markdown, sanitised by lib.render when present; otherwise escaped verbatim."""
     render_markdown = getattr(markdown, "render_markdown", None)
     if render_markdown is not None:
         return render_markdown(text)

@@ -18,7 +18,7 @@ from ledger import files
 from ledger.importer import adr_load, adrs, documents
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
 from ledger.services import Conflict, Refused, Reviewer
-from waysweb import safefs
+from lib import safefs
 
 VERBS = {"accept": "accepted", "deprecate": "deprecated"}
 

@@ -32,8 +32,8 @@ from introspect.models import Session, Turn, WaysEvent, Window
 from ledger import files
 from ledger.importer import documents
 from ledger.models import KnowledgeEvent, LedgerEntry
-from waysweb import safefs
-from waysweb.bulk import chunked_in, insert_ignore
+from lib import safefs
+from lib.bulk import chunked_in, insert_ignore
 
 DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
 OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.IGNORECASE)

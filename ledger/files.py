@@ -1,6 +1,6 @@
 """Durable writes into a repository: a temp file in the target directory, fsync, rename
 (knowledge-and-records.md §5.2), only ever through real directories inside the repository
-(waysweb/safefs.py) and keeping the replaced file's mode.
+(lib/safefs.py) and keeping the replaced file's mode.
 
 A promotion writes text a person accepted into a file; if `.ai/repo/knowledge/curated` were a
 link to `~/.claude/commands`, following it would plant that text as a command. Such a write is
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from waysweb import safefs
+from lib import safefs
 
 KNOWLEDGE_PARTS = (".ai", "repo", "knowledge")
 # A record a person edits is read whole (its every other byte is written back); one this large is

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from ledger import views
-from waysweb import converters  # noqa: F401 (registers <ledgerslug:…>)
+from lib import converters
 
 app_name = "ledger"
 urlpatterns = [

@@ -14,8 +14,8 @@ from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 from introspect import queries as session_queries
 from ledger import adr_queries, adr_services, forms, queries, services
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
-from waysweb.htmx import HtmxHttpRequest, render_page, wants_fragment
-from waysweb.params import int_param, parse_int
+from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
+from lib.params import int_param, parse_int
 
 # `older_than` in days: further back than this, `now - timedelta(days=…)` would leave the calendar.
 OLDEST_DAYS = 36_500

@@ -87,7 +87,7 @@ class Home:
 @pytest.fixture
 def home(tmp_path, settings) -> Home:
     """An empty HOME that settings point at, as `HOME=<tree> manage.py ingest` would."""
-    from waysweb import locations
+    from lib import locations
 
     root = tmp_path / "home"
     root.mkdir()

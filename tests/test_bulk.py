@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from introspect.models import Session
-from waysweb import bulk
+from lib import bulk
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""URL converters and DOM ids for ids that are data (waysweb/converters.py): readable when they can be,
+"""URL converters and DOM ids for ids that are data (lib/converters.py): readable when they can be,
 encoded otherwise, one URL per id, and a bad value a 404."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from django.urls import Resolver404, URLPattern, resolve, reverse
 
 from ledger import urls as ledger_urls
-from waysweb import converters
-from waysweb.converters import IdConverter, LedgerSlugConverter, WayIdConverter
+from lib import converters
+from lib.converters import IdConverter, LedgerSlugConverter, WayIdConverter
 
 ODD = [
     "a/b",

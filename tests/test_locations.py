@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from waysweb import locations
+from lib import locations
 
 
 def test_it_uses_home_defaults():

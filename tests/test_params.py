@@ -1,4 +1,4 @@
-"""The query-string readers (waysweb/params.py): a malformed or out-of-range value reads as absent."""
+"""The query-string readers (lib/params.py): a malformed or out-of-range value reads as absent."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from django.test import RequestFactory
 
-from waysweb import params
+from lib import params
 
 
 def get(**query):

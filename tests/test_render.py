@@ -6,7 +6,7 @@ import re
 
 from django.utils.safestring import SafeString
 
-from waysweb.render import clamp, render_markdown, sanitize_html
+from lib.render import clamp, render_markdown, sanitize_html
 
 ATTRIBUTE = re.compile(r"<[^>]*\s(on\w+|hx-[\w-]+|data-[\w-]+|style|src)\s*=", re.IGNORECASE)
 

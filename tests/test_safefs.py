@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from waysweb import safefs
+from lib import safefs
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from introspect.management.commands import serve
+from waysweb.management.commands import serve
 from ledger.importer import load
 from ledger.models import AdrAction, KnowledgeRecord, ReviewAction
 from tests.ledger.conftest import record_file

@@ -17,8 +17,8 @@ from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
-from waysweb import safefs
-from waysweb.locations import Locations
+from lib import safefs
+from lib.locations import Locations
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 

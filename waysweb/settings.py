@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from waysweb import locations
+from lib import locations
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "axes",
+    "waysweb",
     "introspect",
     "ledger",
 ]
@@ -126,7 +127,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "waysweb.middleware.RefuseNul",  # before anything reads the request into a query
+    "lib.middleware.RefuseNul",  # before anything reads the request into a query
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from introspect.importer import problems, wayfiles
 from introspect.models import Project, Way, WayVersion
-from waysweb import bulk, safefs
-from waysweb.locations import Locations
+from lib import bulk, safefs
+from lib.locations import Locations
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from django.db.models import F, Q
 from introspect.importer import parser, schema, tailer, transcripts
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
-from waysweb import bulk, fit, safefs
+from lib import bulk, fit, safefs
 
 TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
 # Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).

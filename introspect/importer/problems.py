@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from introspect.models import SourceProblem
-from waysweb import safefs
+from lib import safefs
 
 
 def key(path: str) -> str:

@@ -16,8 +16,8 @@ from django.utils import timezone
 from introspect import rebuild
 from introspect.importer import catalog, loader, problems, sources
 from introspect.models import ImportRun, SourceFile
-from waysweb import safefs
-from waysweb.locations import Locations
+from lib import safefs
+from lib.locations import Locations
 
 EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
 TRANSCRIPT_KINDS = ("transcript", "subagent_transcript")

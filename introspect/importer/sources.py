@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from waysweb import safefs
-from waysweb.locations import Locations
+from lib import safefs
+from lib.locations import Locations
 
 ARCHIVE_NAME = re.compile(r"^events-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
 LIVE_RANK = 100_000_000
@@ -36,7 +36,7 @@ class Source:
 
     @property
     def read_root(self) -> Path:
-        """The root the file is opened inside (waysweb/safefs.py)."""
+        """The root the file is opened inside (lib/safefs.py)."""
         return Path(self.confine_to) if self.confine_to else self.root
 
     @property
@@ -60,7 +60,7 @@ def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Pat
     """Every events-log file that exists now, in rank order.
 
     The live log and its archives are read inside the state directory, the legacy log inside the
-    Claude directory (waysweb/safefs.py): a link out of them, or a FIFO named like a log, is put in
+    Claude directory (lib/safefs.py): a link out of them, or a FIFO named like a log, is put in
     `problems`, never read. A log named on the command line is the user's own choice: its real
     path is read, inside its real folder.
     """
@@ -123,7 +123,7 @@ def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = N
 
     formats-claude-code.md §1: a trunk belongs to the session named by its file stem; a subagent
     file to the session folder it sits under. Legacy agent files name their session in their lines.
-    Everything is found inside `projects` only (waysweb/safefs.py); what is refused goes to `problems`.
+    Everything is found inside `projects` only (lib/safefs.py); what is refused goes to `problems`.
     """
     problems = [] if problems is None else problems
     if not safefs.is_dir(projects):

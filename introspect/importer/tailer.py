@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
-from waysweb import safefs
+from lib import safefs
 
 ANCHOR_WINDOW = 4096
 HEAD_KEEP = 1024
@@ -257,7 +257,7 @@ def open_at(path: Path, checkpoint: Checkpoint | None, *, root: Path | None = No
     """(file, stat, new generation?, offset to read from), or None when the file is gone.
 
     The file is opened only inside `root` (default: its own folder) and only when it is a regular
-    file (waysweb/safefs.py); anything else raises `safefs.Refused`.
+    file (lib/safefs.py); anything else raises `safefs.Refused`.
     """
     try:
         fh = safefs.open_file(root or path.parent, path)

@@ -3,7 +3,7 @@
 No Django here. The id of a way is its directory relative to the root; the way file is a `.md`
 whose first line is exactly `---` and whose name does not contain `.check.`. A root that is itself a
 link (the core root is often a projection) is read where it points; links inside it are followed
-only while they stay inside it (waysweb/safefs.py), in path order, without looping.
+only while they stay inside it (lib/safefs.py), in path order, without looping.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waysweb import frontmatter, safefs
+from lib import frontmatter, safefs
 
 CRITERIA_KEYS = ("pattern", "commands", "files", "trigger", "vocabulary", "scope")
 GONE_FIELDS = {

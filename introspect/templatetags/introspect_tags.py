@@ -6,7 +6,7 @@ from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
 
 from introspect import replay
-from waysweb import converters
+from lib import converters
 
 register = template.Library()
 
@@ -59,7 +59,7 @@ def short_id(sid: str) -> str:
 
 @register.filter(name="dom_id")
 def dom_id(value) -> str:
-    """An id from data as a token for `id="…"`, `#…` and `hx-target` selectors (waysweb/converters.py)."""
+    """An id from data as a token for `id="…"`, `#…` and `hx-target` selectors (lib/converters.py)."""
     return converters.dom_id("" if value is None else value)
 
 
@@ -107,9 +107,9 @@ def highlight(text: str, spans: list[str] | None, limit: int = 4000):
 
 @register.filter
 def markdown(text: str):
-    """Agent text as sanitised Markdown (waysweb/render.py); escaped plain text as a fallback."""
+    """Agent text as sanitised Markdown (lib/render.py); escaped plain text as a fallback."""
     try:
-        from waysweb.render import render_markdown
+        from lib.render import render_markdown
     except ImportError:
         from django.utils.html import escape, linebreaks
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ledger.importer import adrs, documents
 from ledger.models import AdrRecord, AdrRelation
-from waysweb import bulk, fit, safefs
+from lib import bulk, fit, safefs
 
 DEFAULT_DIRS = ("doc/adr", "docs/adr", "docs/decisions", ".ai/repo/adrs", "docs/architecture")
 SKIP_NAMES = {"readme.md", "index.md", "template.md", "adr-template.md", "0000-template.md"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date as Date
 from pathlib import PurePosixPath
 
-from waysweb import frontmatter
+from lib import frontmatter
 
 MAX_DOCUMENT_BYTES = 1 << 20
 FORMATS = ("nygard", "madr", "madr2", "log4brains", "majordomus", "agentways", "agentways-v1", "unknown")

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from waysweb import frontmatter
+from lib import frontmatter
 
 MAX_DOCUMENT_BYTES = 1 << 20
 ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})Z_e(\d+)\.md$")

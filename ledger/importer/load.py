@@ -20,7 +20,7 @@ from introspect.join import project_slug
 from introspect.models import Session
 from ledger.importer import documents
 from ledger.models import KnowledgeRecord, LedgerEntry, LedgerEntryVersion, MjLedgerLine, ReviewAction
-from waysweb import bulk, fit, safefs
+from lib import bulk, fit, safefs
 
 
 @dataclass
@@ -53,7 +53,7 @@ def read_document(root: Path, path: Path, result: DocumentResult) -> bytes | Non
 
 
 def import_ledger(root: Path) -> DocumentResult:
-    """Every `<slug>/*.md` entry under the ledger root, read inside it (waysweb/safefs.py)."""
+    """Every `<slug>/*.md` entry under the ledger root, read inside it (lib/safefs.py)."""
     result = DocumentResult()
     if not safefs.is_dir(root):
         return result

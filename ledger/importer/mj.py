@@ -8,12 +8,12 @@ from pathlib import Path
 from introspect.importer.sources import Source
 from ledger.importer.load import mj_ledger_row
 from ledger.models import MjLedgerLine
-from waysweb import bulk, safefs
+from lib import bulk, safefs
 
 
 def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> list[Source]:
     """Archives first (oldest name first), then the live ledger, per repository; each file read
-    inside its repository only (waysweb/safefs.py), what is refused put in `problems`."""
+    inside its repository only (lib/safefs.py), what is refused put in `problems`."""
     problems = [] if problems is None else problems
     found = []
     for repo in repos:

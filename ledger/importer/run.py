@@ -17,8 +17,8 @@ from introspect.models import Project, Session
 from ledger import deriver
 from ledger.importer import adr_load, load, mj
 from ledger.models import KnowledgeEvent
-from waysweb import safefs
-from waysweb.locations import SAMPLE_HOME, Locations
+from lib import safefs
+from lib.locations import SAMPLE_HOME, Locations
 
 
 @dataclass

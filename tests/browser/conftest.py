@@ -58,7 +58,7 @@ class Page:
 @pytest.fixture
 def sample_home(tmp_path, settings):
     """A writable copy of the bundled sample HOME, imported into the test database."""
-    from waysweb import locations
+    from lib import locations
 
     home = tmp_path / "home"
     shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)

@@ -32,7 +32,7 @@ from tests.faults.conftest import (
 )
 from tests.introspect.test_views import elements
 from tests.ledger.conftest import record_file
-from waysweb import locations
+from lib import locations
 
 pytestmark = pytest.mark.django_db
 

@@ -1,8 +1,8 @@
 """Issue 12, single bad inputs: what a script or a mistyped URL sends to every page.
 
 A NUL (`%00`) in the path, the query string or a form is a 400 before any view runs
-(waysweb/middleware.py); a number too large for a column, not finite, or a date at the end of the
-calendar reads as absent (waysweb/params.py). Neither is ever a 500, on either backend. A HEAD is
+(lib/middleware.py); a number too large for a column, not finite, or a date at the end of the
+calendar reads as absent (lib/params.py). Neither is ever a 500, on either backend. A HEAD is
 answered as the GET without its body.
 """
 
@@ -21,7 +21,7 @@ from tests.faults.hostile import every_page, hostile  # noqa: F401 (the fixture,
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("hostile")]
 
-# Every way a view reads the query string: request.GET.get("x") and the waysweb.params readers.
+# Every way a view reads the query string: request.GET.get("x") and the lib.params readers.
 READS = re.compile(r'(?:GET\.get|int_param|float_param|date_param|flag)\(\s*(?:request,\s*)?"([\w-]+)"')
 # Read by Django's own views (the login page's `next`), and one no view reads at all.
 ALWAYS = {"next", "unknown"}

@@ -49,7 +49,7 @@ from tests.faults.conftest import (
     stored,
 )
 from tests.ledger.conftest import record_file
-from waysweb import fit, locations, safefs
+from lib import fit, locations, safefs
 
 pytestmark = pytest.mark.django_db
 

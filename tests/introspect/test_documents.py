@@ -211,7 +211,7 @@ def test_it_serves_the_documents_under_api(client, home):
 
 
 def test_it_builds_the_replay_document_to_its_schema(home, settings):
-    from waysweb import locations
+    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())
@@ -224,7 +224,7 @@ def test_it_builds_the_replay_document_to_its_schema(home, settings):
 
 def test_it_builds_every_sample_document_to_its_schema(settings):
     from introspect.models import Session
-    from waysweb import locations
+    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())

@@ -257,7 +257,7 @@ def test_it_refuses_to_run_beside_another_importer(home):
 def test_a_failed_pass_is_shown_on_the_status_page_until_a_pass_completes(home, monkeypatch, client):
     from django.db import OperationalError
 
-    from introspect.management.commands import ingest as command
+    from waysweb.management.commands import ingest as command
 
     append(home.live, CURRENT[0])
 

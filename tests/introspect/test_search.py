@@ -233,7 +233,7 @@ def test_it_never_fails_on_hostile_queries(home, client, query):
     response = client.get("/search/", {"q": query})
 
     assert results.total is not None or not query.strip()
-    # A NUL never reaches the view: waysweb/middleware.py answers 400 (PostgreSQL refuses it in a query).
+    # A NUL never reaches the view: lib/middleware.py answers 400 (PostgreSQL refuses it in a query).
     assert response.status_code == (400 if "\x00" in query else 200)
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from introspect.management.commands import serve
+from waysweb.management.commands import serve
 
 
 def test_it_shows_the_sample_only_when_nothing_of_the_users_exists():

@@ -14,7 +14,7 @@ from django.urls import reverse
 from ledger import adr_queries
 from ledger.importer import adr_load, adrs, documents
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
-from waysweb.locations import SAMPLE_HOME
+from lib.locations import SAMPLE_HOME
 
 pytestmark = pytest.mark.django_db
 
@@ -157,7 +157,7 @@ def test_it_links_mentions_both_ways(repos, home, settings):
 
 
 def test_it_imports_the_sample_from_ingest(settings, tmp_path):
-    from waysweb import locations
+    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(tmp_path)}, demo=True)
     call_command("ingest", stdout=StringIO())

@@ -181,7 +181,7 @@ def test_it_extracts_the_columns_pages_query():
 def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
     # ccusage reports a project folder as one "session" and a subagents/ folder as another; a
     # waysweb session counts its subagents in. Per folder, the two must add up the same.
-    from waysweb import locations
+    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     ingest()

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waysweb import safefs
+from lib import safefs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_HOME = BASE_DIR / "sample" / "home"

@@ -18,7 +18,7 @@ class RefuseNul:
     any text parameter, so every view that hands a string from the request to a query (`?q=%00`,
     `?model=`, `/sessions/%00/`, a form field) would answer 500. A check here covers every present
     and future view, `request.GET.get()` read directly included; the bounded readers in
-    waysweb/params.py handle the other bad values (huge or non-finite numbers), which are a matter
+    lib/params.py handle the other bad values (huge or non-finite numbers), which are a matter
     of each parameter's meaning.
     """
 

@@ -3,7 +3,7 @@
 Malformed includes out of range: a whole number that does not fit a 64-bit column (a cursor or a
 pk compared with one overflows SQLite's driver, and `timedelta(days=…)` overflows long before),
 and a float that is not finite (`nan`, `inf`, `-1e999`). A NUL never gets this far
-(waysweb/middleware.py answers 400 to it).
+(lib/middleware.py answers 400 to it).
 """
 
 from __future__ import annotations
