@@ -67,8 +67,8 @@ def write_ledger(home: Path) -> int:
     handoff a minute before each compaction: what a busy ADR-112 ledger holds."""
     from datetime import timedelta
 
-    from introspect.importer.parser import utc_second
-    from introspect.join import project_slug
+    from introspect.rules.timestamps import utc_second
+    from introspect.rules.join import project_slug
     from introspect.models import Window
 
     starts: dict = {}

@@ -192,7 +192,7 @@ class Session(models.Model):
     cache_creation_input_tokens = models.BigIntegerField(default=0)
     cache_read_input_tokens = models.BigIntegerField(default=0)
     message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
-    derived_version = models.PositiveIntegerField(default=0, help_text="rebuild.DERIVED_VERSION when last rebuilt")
+    derived_version = models.PositiveIntegerField(default=0, help_text="derive.fields.DERIVED_VERSION when last rebuilt")
     built_event_id = models.BigIntegerField(default=0, help_text="highest WaysEvent id the derived rows reflect")
     built_entry_id = models.BigIntegerField(default=0, help_text="highest TranscriptEntry id the derived rows reflect")
     updated_at = models.DateTimeField(auto_now=True)
@@ -215,7 +215,7 @@ class Session(models.Model):
     @property
     def estimated_cost(self) -> float | None:
         """USD at list prices for the last model seen; None when the model is not priced."""
-        from introspect import pricing
+        from introspect.rules import pricing
 
         return pricing.estimate(model=self.model, input_tokens=self.input_tokens, output_tokens=self.output_tokens,
                                 cache_creation_input_tokens=self.cache_creation_input_tokens,

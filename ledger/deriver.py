@@ -96,7 +96,7 @@ class Evidence:
 
     @classmethod
     def read(cls, sessions: list[Session]) -> Evidence:
-        from introspect.importer.parser import utc_second
+        from introspect.rules.timestamps import utc_second
 
         evidence = cls()
         pks = [session.pk for session in sessions]

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
-from introspect import queries as session_queries
+from introspect.queries import sessions as session_queries
 from ledger import adr_queries, adr_services, forms, queries, services
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment

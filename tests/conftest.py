@@ -71,7 +71,7 @@ class Home:
 
     def transcript(self, project: str, session: str, *entries: dict) -> Path:
         """A trunk transcript in the project's slug folder, as Claude Code lays it out."""
-        from introspect.join import project_slug
+        from introspect.rules.join import project_slug
 
         path = self.root / ".claude" / "projects" / project_slug(project) / f"{session}.jsonl"
         return append(path, *(orjson.dumps(entry) + b"\n" for entry in entries))

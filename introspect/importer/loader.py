@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from introspect.importer import parser, schema, tailer, transcripts
+from introspect.rules import timestamps
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 from lib import bulk, fit, safefs
@@ -412,7 +413,7 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
     all_flags = [*record.flags, *flags]
     if line.nul_prefix:
         all_flags.append(f"nul_prefix={line.nul_prefix}")
-    ts = parser.utc_second(line_model.ts)
+    ts = timestamps.utc_second(line_model.ts)
     if line_model.ts is not None and ts is None:
         all_flags.append("ts_invalid")
     fields = line_model.model_dump(exclude={"ts", "session", "check"})

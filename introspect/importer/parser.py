@@ -16,7 +16,6 @@ import orjson
 # Bump when parsing changes, so `--requarantine` knows which quarantined lines to retry.
 PARSER_VERSION = 1
 ENVELOPE_KEYS = ("type", "ts", "event", "uuid")
-_UTC_Z = re.compile(rb"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
 
 
 @dataclass(frozen=True)
@@ -138,16 +137,3 @@ def sanitise(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
-
-
-def utc_second(ts: object) -> datetime | None:
-    """agent-fmt parse_utc_iso: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, fraction truncated; else None."""
-    if not isinstance(ts, str):
-        return None
-    match = _UTC_Z.match(ts.encode("ascii", "replace"))
-    if match is None:
-        return None
-    try:
-        return datetime(*(int(part) for part in match.groups()), tzinfo=UTC)
-    except ValueError:
-        return None

@@ -13,9 +13,10 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from introspect import rebuild
-from introspect.importer import catalog, loader, problems, sources
-from introspect.models import ImportRun, SourceFile
+from django.db.models import Max
+
+from introspect.importer import catalog, loader, problems, sources, spills
+from introspect.models import ImportRun, SourceFile, TranscriptEntry
 from lib import safefs
 from lib.locations import Locations
 
@@ -58,7 +59,11 @@ def import_pass(locs: Locations, options: Options, *,
                 on_file: Callable[[loader.FileResult], None] | None = None,
                 progress: Callable[[loader.FileResult, int, int], None] | None = None,
                 record_only_changes: bool = False) -> PassResult:
-    """Import every source once; then rebuild the sessions it touched and rescan the way roots."""
+    """Import every source once, then the spills of the transcripts it read and the way roots.
+
+    The sessions it touched are in `PassResult.sessions`: the caller derives them
+    (`derive.sessions.rebuild_sessions`), after this pass has committed.
+    """
     started = time.monotonic()
     started_at = timezone.now()
     result = PassResult()
@@ -70,6 +75,7 @@ def import_pass(locs: Locations, options: Options, *,
         found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects",
                                             transcript_problems)
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
+    since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     for source in found + vanished(found):
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
             generations[(str(source.root), source.rel_path)] = loader.current_generation(source)  # just opened
@@ -86,7 +92,9 @@ def import_pass(locs: Locations, options: Options, *,
     if options.transcripts:
         problems.record("transcripts", transcript_problems)
     result.problems = event_problems + transcript_problems
-    rebuild.rebuild_sessions(result.sessions)
+    if result.totals.lines:
+        touched = SourceFile.objects.filter(pk__in=TranscriptEntry.objects.filter(pk__gt=since_id).values("source_id"))
+        spills.import_for_sources(list(touched), since_id=since_id)
     if options.ways:
         roots = catalog.way_roots(locs, user=options.user_ways, core=options.core_ways)
         result.catalog = catalog.import_roots(roots)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from introspect.rules.timestamps import parse_timestamp
 from introspect.importer.schema import MAX_STORED_INT
 
 KNOWN_TYPES = frozenset({
@@ -23,11 +24,9 @@ KNOWN_TYPES = frozenset({
 INERT_TYPES = frozenset({"file-history-snapshot", "last-prompt", "permission-mode", "mode", "atis-latch"})
 INERT_PROGRESS = frozenset({"bash_progress", "mcp_progress", "query_update", "search_results_received",
                             "waiting_for_task"})
-SYNTHETIC_MODELS = frozenset({"<synthetic>", "-", "unknown", ""})
 TAGGED_PROMPT = re.compile(r"^\s*<(command-name|local-command-stdout|local-command-caveat|bash-input|bash-stdout|"
                            r"task-notification|system-reminder|command-message)>")
 TEXT_LIMIT = 20_000
-_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6})\d*)?Z$")
 
 
 class Envelope(BaseModel):
@@ -89,21 +88,6 @@ class EntryFields:
     has_usage: bool = False
     inert: bool = False
     flags: list[str] = field(default_factory=list)
-
-
-def parse_timestamp(value: object) -> datetime | None:
-    """Milliseconds kept (ordering); only UTC `…Z` stamps count, as introspection reads them."""
-    if not isinstance(value, str):
-        return None
-    match = _TS.match(value)
-    if match is None:
-        return None
-    year, month, day, hour, minute, second, fraction = match.groups()
-    micro = int((fraction or "0").ljust(6, "0"))
-    try:
-        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=UTC)
-    except ValueError:
-        return None
 
 
 def count(value: object) -> int | None:
@@ -245,7 +229,3 @@ def message_fields(obj: dict, out: EntryFields) -> None:
         # not slash-command scaffolding (formats-claude-code.md §12 turn grouping).
         out.is_prompt = (not out.is_meta and not out.is_compact_summary and out.tool_result_id is None
                          and not TAGGED_PROMPT.match(out.text or "") and bool(out.text.strip()))
-
-
-def is_placeholder_model(model: str | None) -> bool:
-    return model is None or model.strip() in SYNTHETIC_MODELS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
 
-from introspect import replay
+from introspect.rules import channels
 from lib import converters
 
 register = template.Library()
@@ -13,17 +13,13 @@ register = template.Library()
 @register.filter
 def channel_label(trigger: str | None) -> str:
     """The terminal's short label (render.rs format_trigger), e.g. embed:en."""
-    return replay.trigger_label(trigger) if trigger else ""
+    return channels.trigger_label(trigger) if trigger else ""
 
 
 @register.filter
 def channel_kind(trigger: str | None) -> str:
     """A CSS modifier grouping channels by family (semantic, keyword, bash, file, state, …)."""
-    if not trigger:
-        return "none"
-    head = trigger.split(":", 1)[0]
-    return {"semantic": "semantic", "keyword": "keyword", "bash": "bash", "file": "file", "state": "state",
-            "judge": "judge", "attend": "attend"}.get(head, "other")
+    return channels.channel_kind(trigger)
 
 
 @register.filter

@@ -15,8 +15,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from introspect.importer.parser import utc_second
-from introspect.join import project_slug
+from introspect.rules.timestamps import utc_second
+from introspect.rules.join import project_slug
 from introspect.models import Session
 from ledger.importer import documents
 from ledger.models import KnowledgeRecord, LedgerEntry, LedgerEntryVersion, MjLedgerLine, ReviewAction

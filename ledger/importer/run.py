@@ -1,7 +1,8 @@
-"""One ledger pass: ADR-112 entries, majordomus ledgers, knowledge records, then derivation.
+"""The ledger side of a pass: ADR-112 entries, majordomus ledgers, decision records, knowledge records.
 
-Called by `manage.py ingest` after the sessions are imported, so entries and candidates link to
-sessions that exist.
+Called after the sessions are imported and derived, so entries and candidates link to sessions
+that exist. It never derives: candidates are derived by the caller between `import_documents` and
+`import_knowledge` (waysweb/passes.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from django.conf import settings
 
 from introspect.importer import loader, problems
 from introspect.models import Project, Session
-from ledger import deriver
 from ledger.importer import adr_load, load, mj
 from ledger.models import KnowledgeEvent
 from lib import safefs
@@ -65,7 +65,10 @@ def ensure_demo_repos(locs: Locations) -> None:
                 shutil.copy2(path, target)
 
 
-def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool = True) -> LedgerPass:
+def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> LedgerPass:
+    """ADR-112 entries, majordomus ledgers and decision records. Knowledge comes after the
+    candidates are derived (`import_knowledge`), so that the candidates derived are read in the
+    same pass; the caller runs the three steps (waysweb/passes.py)."""
     result = LedgerPass()
     if locs.demo:
         ensure_demo_repos(locs)
@@ -80,8 +83,6 @@ def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool
         if found.problem is not None:
             mj_problems.append(found.problem)
     problems.record("majordomus", mj_problems)
-    if derive:
-        result.derived = deriver.derive_due(locs.knowledge_dir, Session.objects.all())
     adr_dirs = tuple(d for d in settings.WAYSWEB_ADR_DIRS)
     record_problems: list[safefs.Problem] = []
     for repo in repos:
@@ -91,12 +92,18 @@ def import_pass(locs: Locations, *, ledger_dir: Path | None = None, derive: bool
         result.adrs.files += found_adrs.files
         record_problems += found_adrs.problems
     problems.record("records", record_problems)
+    result.problems = result.entries.problems + mj_problems + record_problems
+    return result
+
+
+def import_knowledge(locs: Locations, result: LedgerPass) -> LedgerPass:
+    """waysweb's own knowledge directory and each repository's, into `result`."""
     knowledge_problems: list[safefs.Problem] = []
-    for directory, root in load.knowledge_directories(repos, locs.knowledge_dir):
+    for directory, root in load.knowledge_directories(repositories(locs), locs.knowledge_dir):
         found = load.import_knowledge(directory, root)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
         knowledge_problems += found.problems
     problems.record("knowledge", knowledge_problems)
-    result.problems = result.entries.problems + mj_problems + record_problems + knowledge_problems
+    result.problems += knowledge_problems
     return result

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from introspect import rebuild
+from introspect.derive import rebuild, sessions
 from introspect.importer import run
 from introspect.models import Session
 from tests.conftest import Home, append, gzip_member
@@ -77,7 +77,7 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
         return event(n, session=session, name=name, **fields)
 
     def trunk(session: str, project: str = "/work/crash") -> str:
-        from introspect.join import project_slug
+        from introspect.rules.join import project_slug
 
         return f".claude/projects/{project_slug(project)}/{session}.jsonl"
 
@@ -236,7 +236,7 @@ def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behin
         if sids:  # the command's catch-up at start names no session yet
             raise Crash("killed after the batches committed, before the sessions were rebuilt")
 
-    monkeypatch.setattr(run.rebuild, "rebuild_sessions", killed)
+    monkeypatch.setattr(sessions, "rebuild_sessions", killed)
     with pytest.raises(Crash):
         ingest()
     monkeypatch.undo()

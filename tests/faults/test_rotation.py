@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from introspect.models import Quarantine, RawLine, Session, SourceFile, WaysEvent
-from introspect.rebuild import events_in_order
+from introspect.derive.sources import events_in_order
 from tests.conftest import append, gzip_member
 from tests.faults.conftest import assert_counters_add_up, assert_rows, event, expected, ingest, sha
 

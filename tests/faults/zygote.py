@@ -25,24 +25,24 @@ import django
 
 django.setup()
 
+from django.conf import settings
 from django.core.management import call_command, load_command_class
 from django.db import DatabaseError, connection
 
 from introspect.importer import loader
-from introspect.importer.run import Options, import_pass
+from introspect.importer.run import Options
+from waysweb.passes import sessions_pass
 
-load_command_class("introspect", "ingest")  # imported here, once, not in every child
+load_command_class("waysweb", "ingest")  # imported here, once, not in every child
 
 
 def bypass() -> None:
     """Import passes straight through the loader, no lock, retrying what a racing runner refuses,
     until a pass finds nothing new (fault case 20: correctness never depends on the lock)."""
-    from django.conf import settings
-
     conflicts, errors, passes = 0, [], 0
     for _ in range(500):
         try:
-            result = import_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+            result = sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
         except loader.CheckpointMoved:
             conflicts += 1
             continue

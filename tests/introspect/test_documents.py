@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from introspect import api_models, documents
+from introspect.documents import schema as api_models, build as documents
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db

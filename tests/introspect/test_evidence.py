@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from introspect.evidence import why_fired
+from introspect.rules.evidence import why_fired
 
 
 def lines(channel: str, **kw) -> dict[str, str]:

@@ -9,8 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from introspect import extend, rebuild
-from introspect.importer.run import Options, import_pass
+from introspect.derive import extend, rebuild
+from introspect.importer.run import Options
+from waysweb import passes
 from introspect.models import Session, Spill, Subagent, Turn, TurnWay, WaysEvent, Window
 from tests.conftest import append, line
 
@@ -104,7 +105,7 @@ def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home,
                 done += 1
             append(projects / rel, *lines[fed_lines[rel]:done])
             fed_lines[rel] = done
-        import_pass(home_locations(), Options(ways=False))
+        passes.sessions_pass(home_locations(), Options(ways=False))
     assert fed_events == len(events) and all(fed_lines[rel] == len(lines) for rel, lines in transcripts.items())
 
     grown = snapshot()
@@ -139,7 +140,7 @@ def start(second: int) -> bytes:
 
 def grow(home, *chunks: bytes) -> None:
     append(home.live, *chunks)
-    import_pass(home_locations(), Options(ways=False, transcripts=False))
+    passes.sessions_pass(home_locations(), Options(ways=False, transcripts=False))
 
 
 def test_fires_after_the_last_turn_extend_it_or_open_new_turns(home, extended):
@@ -220,7 +221,7 @@ def reply(uuid: str, parent: str, second: int, *blocks: dict, message_id: str = 
 def test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(home, extended):
     trunk = home.transcript("/home/dev/app", SID, user("u1", None, 9, "first prompt"), injected("i1", "u1", 9))
     grow(home, start(0), fire(10, "a/one"))
-    import_pass(home_locations(), Options(ways=False))
+    passes.sessions_pass(home_locations(), Options(ways=False))
     assert Turn.objects.get(session__sid=SID, epoch=1).join_confidence == "keyed"
 
     grow(home, fire(40, "a/two"))  # the fire is logged before Claude Code writes the prompt's lines
@@ -241,7 +242,7 @@ def test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(hom
          "timestamp": at(42), "message": {"role": "user", "content": "go"}}) + b"\n")
     (folder / "subagents" / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_9"}')
     append(folder / "tool-results" / "big.txt", b"x" * 5000)
-    import_pass(home_locations(), Options(ways=False))
+    passes.sessions_pass(home_locations(), Options(ways=False))
 
     assert extended[-1] is True
     second = Turn.objects.get(session__sid=SID, epoch=2)

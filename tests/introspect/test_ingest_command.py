@@ -6,6 +6,7 @@ import os
 from io import StringIO
 
 import pytest
+from django.db import OperationalError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connections
@@ -13,6 +14,7 @@ from django.db import connections
 from introspect.importer.lock import importer_lock
 from introspect.models import Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent
 from tests.conftest import append, gzip_member, line
+from waysweb import passes
 
 pytestmark = pytest.mark.django_db
 
@@ -255,16 +257,12 @@ def test_it_refuses_to_run_beside_another_importer(home):
 
 
 def test_a_failed_pass_is_shown_on_the_status_page_until_a_pass_completes(home, monkeypatch, client):
-    from django.db import OperationalError
-
-    from waysweb.management.commands import ingest as command
-
     append(home.live, CURRENT[0])
 
     def failing(*args, **kwargs):
         raise OperationalError("disk I/O error")
 
-    monkeypatch.setattr(command, "import_pass", failing)
+    monkeypatch.setattr(passes, "sessions_pass", failing)
     with pytest.raises(CommandError, match="disk I/O error"):
         ingest()
     page = client.get("/status/").content.decode()

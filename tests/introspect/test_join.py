@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from introspect import join
-from introspect.importer.parser import utc_second
+from introspect.rules import join
+from introspect.rules.timestamps import utc_second
 
 
 @dataclass

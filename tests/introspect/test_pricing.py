@@ -1,6 +1,6 @@
 """Cost is an estimate from a list-price table, and absent for a model the table does not know."""
 
-from introspect import pricing
+from introspect.rules import pricing
 
 
 def test_it_prices_input_output_and_cache_tokens():

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import pytest
 
-from introspect import replay
-from introspect.importer.parser import utc_second
+from introspect.documents import replay
+from introspect.rules.timestamps import utc_second
 
 SESSION = "8f3a2c1d-5e6f-4a7b-9c8d-0e1f2a3b4c5d"
 

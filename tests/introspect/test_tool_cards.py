@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from introspect.tool_cards import tool_call, tool_result
+from introspect.rules.tool_cards import tool_call, tool_result
 
 
 @dataclass

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from introspect import turns
-from introspect.importer.parser import utc_second
+from introspect.rules import turns
+from introspect.rules.timestamps import utc_second
 
 
 @dataclass

@@ -9,7 +9,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import resolve, reverse
 
-from introspect import views
+from introspect.views import sessions as views
+from introspect.views import status as status_views
 from introspect.models import Session
 from tests.conftest import append, line
 
@@ -42,7 +43,7 @@ def test_it_routes_names_both_ways():
     assert reverse("introspect:subagent-detail", args=["abc", "a1"]) == "/sessions/abc/agents/a1/"
     assert reverse("introspect:api-session-dump", args=["abc"]) == "/api/sessions/abc/dump.json"
     assert resolve("/sessions/abc/").func is views.session_detail
-    assert resolve("/status/").func is views.import_status
+    assert resolve("/status/").func is status_views.import_status
 
 
 def test_it_lists_sessions_newest_first_with_their_counts(client, home):
@@ -86,7 +87,7 @@ def test_it_shows_an_empty_state_before_anything_is_imported(client):
 
 
 def test_it_paginates_the_list(client, home, monkeypatch):
-    monkeypatch.setattr("introspect.queries.SESSIONS_PER_PAGE", 2)
+    monkeypatch.setattr("introspect.queries.sessions.SESSIONS_PER_PAGE", 2)
     imported(home)
     response = client.get("/", {"page": 2})
     assert [s.sid for s in response.context["page"].object_list] == ["sess-0000-aaaa-bbbb"]

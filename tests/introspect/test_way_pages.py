@@ -11,7 +11,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
-from introspect import charts, way_queries, way_views
+from lib import charts
+from introspect.queries import ways as way_queries
+from introspect.views import ways as way_views
 from tests.conftest import append, line
 
 

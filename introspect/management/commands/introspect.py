@@ -9,7 +9,7 @@ from __future__ import annotations
 import orjson
 from django.core.management.base import BaseCommand, CommandError
 
-from introspect import documents
+from introspect.documents import build as documents
 
 
 class Command(BaseCommand):

@@ -70,17 +70,6 @@ def test_it_recovers_the_record_after_a_torn_prefix_and_quarantines_the_prefix()
     assert parsed.quarantine[0] == "splice_prefix"
 
 
-def test_it_reads_utc_seconds_and_truncates_fractions():
-    assert parser.utc_second("2026-01-02T03:04:05Z") == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    assert parser.utc_second("2026-01-02T03:04:05.999Z") == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-
-
-def test_it_refuses_timestamps_that_are_not_utc_z():
-    for ts in ("2026-01-02T03:04:05+00:00", "2026-01-02T03:04:05", "1767323045", 1767323045, None,
-               "2026-13-02T03:04:05Z"):
-        assert parser.utc_second(ts) is None
-
-
 def test_it_reads_numbers_from_strings_or_json_numbers():
     from_text, _ = schema.validate_event({"event": "way_fired", "token_position": "1204", "fire_score": "0.6220"})
     from_number, _ = schema.validate_event({"event": "way_fired", "token_position": 1204, "fire_score": 0.622})

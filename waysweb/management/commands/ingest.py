@@ -13,12 +13,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
 from django.db.models import F
 
-from introspect import rebuild
 from introspect.importer import health, loader
 from introspect.importer.lock import ImporterBusy, importer_lock
-from introspect.importer.run import Options, PassResult, import_pass
+from introspect.derive import sessions
+from introspect.importer.run import Options, PassResult
 from introspect.models import TranscriptEntry, WaysEvent
-from ledger.importer.run import import_pass as ledger_pass
+from waysweb import passes
 
 PROGRESS_EVERY_SECS = 1.0
 LOCKED_RETRIES = 3  # a single pass waits out another writer this many times (each after the busy timeout)
@@ -119,13 +119,13 @@ class Command(BaseCommand):
         pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
         try:
             if self.catch_up:
-                rebuild.rebuild_sessions(sessions_behind())
+                sessions.rebuild_sessions(sessions_behind())
                 self.catch_up = False
-            result = import_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
-                                 record_only_changes=follow and not first)
+            result = passes.sessions_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
+                                          record_only_changes=follow and not first)
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise.
-            ledger = ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
+            ledger = passes.ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
         except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
             if follow:

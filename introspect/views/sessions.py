@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
-from introspect import queries
+from introspect.queries import sessions as queries
 from introspect.models import Session, Subagent
 from ledger import adr_queries
 from ledger import queries as ledger_queries
@@ -28,7 +28,7 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         transcript=request.GET.get("transcript", ""),
         live=request.GET.get("live") == "1",
     )
-    page = queries.session_list(filters, page=int_param(request, "page", 1) or 1)
+    page = queries.session_list_page(filters, page=int_param(request, "page", 1) or 1)
     context = {
         "page": page,
         "filters": filters,
@@ -113,11 +113,3 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
     context = {"session": agent.session, "agent": agent, "entries": queries.subagent_conversation(agent),
                "subagents": {}, "nav": "sessions"}
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")
-
-
-@require_safe
-def import_status(request: HtmxHttpRequest) -> HttpResponse:
-    context = {**queries.import_status(), "nav": "status"}
-    return render_page(request, "introspect/import_status.html", context, fragment="source-table")
-
-

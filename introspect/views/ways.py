@@ -8,7 +8,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
-from introspect import charts, way_queries
+from lib import charts
+from introspect.queries import ways as way_queries
 from lib.htmx import HtmxHttpRequest, render_page
 
 try:

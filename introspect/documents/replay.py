@@ -24,7 +24,8 @@ from datetime import datetime
 
 import orjson
 
-from introspect.importer.parser import utc_second
+from introspect.rules.channels import trigger_label
+from introspect.rules.timestamps import utc_second
 
 FRAME_GAP_SECS = 3  # introspection.md §8: a gap of more than 3 s opens a new frame
 MAIN = "main"  # the top-level agent's id; a row without agent_id is main's (#814)
@@ -32,15 +33,6 @@ TOP_WAYS = 15  # introspection.md §9: top_ways holds at most 15 entries
 SHOWN_OUTCOMES = frozenset({"injected", "would_block"})  # §8 step 6: a would-block was injected
 
 # render.rs format_trigger, as the terminal labels a trigger (introspection.md §8 step 4).
-TRIGGER_LABELS = {
-    "semantic:embedding:en": "embed:en",
-    "semantic:embedding:multi": "embed:multi",
-    "semantic:embedding": "embed",
-    "semantic": "embed",
-    "semantic:bash:en": "embed:bash:en",
-    "semantic:bash:multi": "embed:bash:multi",
-}
-
 # introspection.md §9 "Errors": the three error documents, by kind.
 ERRORS = {
     "no_events": "no events recorded yet",
@@ -111,10 +103,6 @@ def token_k_at(timeline: list[tuple[datetime, int]], second: datetime) -> int:
             break
         found = k
     return found
-
-
-def trigger_label(trigger: str) -> str:
-    return TRIGGER_LABELS.get(trigger, trigger)
 
 
 # ── Frames (introspection.md §8) ────────────────────────────────────────────────────────────────

@@ -15,9 +15,11 @@ from pathlib import Path
 import orjson
 from django.conf import settings
 
-from introspect import api_models as m
-from introspect import join, rebuild, replay
-from introspect import turns as turn_model
+from introspect.documents import schema as m
+from introspect.rules import join
+from introspect.documents import replay
+from introspect.derive import sources
+from introspect.rules import turns as turn_model
 from introspect.models import Session, Way, WaysEvent
 
 NO_EVENTS = "no events recorded yet"
@@ -71,10 +73,10 @@ def dump_document(session_id: str | None, *, matched: bool) -> dict:
     if session is None and not session_id:
         return m.dump(m.Error(error="no sessions found in scope"))
     sid = session.sid if session else session_id
-    events = rebuild.events_in_order(session) if session else []
+    events = sources.events_in_order(session) if session else []
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else ""
-    entries = rebuild.trunk_entries(rebuild.locate_trunk(sid, project))
+    entries = sources.trunk_entries(sources.locate_trunk(sid, project))
     built = turn_model.build_turns(events)
     prompts = join.PromptIndex(join.prompt_turns(entries))
     reason = join.no_match_reason(entries, list(prompts.ordered))
@@ -122,7 +124,7 @@ def list_document(*, project: str | None = None, with_transcripts: bool = False)
     """`ways session list --json` (introspection.md §10.1); waysweb adds `usage` and `transcript`."""
     origins = {}
     for session_id, ts_raw in (WaysEvent.objects.filter(event="session_start", session__isnull=False)
-                               .order_by(*rebuild.EVENT_ORDER).values_list("session_id", "ts_raw")):
+                               .order_by(*sources.EVENT_ORDER).values_list("session_id", "ts_raw")):
         origins.setdefault(session_id, ts_raw or "")
     kinds = [Session.Origin.EVENTS] + ([Session.Origin.TRANSCRIPT] if with_transcripts else [])
     sessions = {s.pk: s for s in Session.objects.filter(origin__in=kinds)}
@@ -159,7 +161,7 @@ def fires_document(session_id: str | None, *, matched: bool, max_score: float | 
     session = session_in_scope(session_id)
     if session is None and not session_id:
         return m.dump(m.Fires(session=None, total=0, fires=[], judge_blocks=[] if matched else None))
-    events = rebuild.events_in_order(session) if session else []
+    events = sources.events_in_order(session) if session else []
     fires = []
     for event in turn_model.expand(events):
         if event.event not in ("way_fired", "way_redisclosed") or not (event.trigger or "").startswith("semantic:"):
@@ -191,12 +193,12 @@ def replay_document(session_id: str | None, *, matched: bool) -> dict:
     session = session_in_scope(session_id)
     if session is None and not session_id:
         return replay.replay_error("no_sessions")
-    events = rebuild.events_in_order(session) if session else []
+    events = sources.events_in_order(session) if session else []
     if not events:
         return replay.replay_error("no_session_events", session_id)
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else None
-    entries = rebuild.trunk_entries(rebuild.locate_trunk(session.sid, project or ""))
+    entries = sources.trunk_entries(sources.locate_trunk(session.sid, project or ""))
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
     return replay.build_replay(

@@ -6,7 +6,7 @@ import orjson
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from introspect import documents
+from introspect.documents import build as documents
 from lib.params import flag, float_param, int_param
 
 
@@ -18,23 +18,23 @@ def json_response(document: dict) -> HttpResponse:
 
 
 @require_safe
-def session_list(request: HttpRequest) -> HttpResponse:
+def api_session_list(request: HttpRequest) -> HttpResponse:
     project = request.GET.get("project") or None
     return json_response(documents.list_document(project=project, with_transcripts=flag(request, "with_transcripts")))
 
 
 @require_safe
-def session_dump(request: HttpRequest, session_id: str) -> HttpResponse:
+def api_session_dump(request: HttpRequest, session_id: str) -> HttpResponse:
     return json_response(documents.dump_document(session_id, matched=flag(request, "matched")))
 
 
 @require_safe
-def session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
+def api_session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
     return json_response(documents.replay_document(session_id, matched=flag(request, "matched")))
 
 
 @require_safe
-def session_fires(request: HttpRequest, session_id: str) -> HttpResponse:
+def api_session_fires(request: HttpRequest, session_id: str) -> HttpResponse:
     limit = int_param(request, "limit")
     return json_response(documents.fires_document(
         session_id, matched=flag(request, "matched"), max_score=float_param(request, "max_score"),

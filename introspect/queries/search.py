@@ -21,7 +21,7 @@ from django.db import connection
 from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
 
-from introspect import queries
+from introspect.queries import sessions as queries
 from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
 from lib import converters
 

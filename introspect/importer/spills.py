@@ -3,6 +3,8 @@
 The stub names a path; that path is data and never opened as given. Only its file name is used,
 looked up in the `tool-results/` folder of the transcript's own session directory, which the
 importer discovered under the configured Claude directory (importer-reliability.md §13.2).
+Spills are read by the import pass for the trunk files it read, after their lines are committed:
+never inside a derive transaction.
 """
 
 from __future__ import annotations
@@ -65,4 +67,21 @@ def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
             spill.text = data[:MAX_SPILL_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd")
             spill.save()
             found += 1
+    return found
+
+
+def import_for_sources(sources: list[SourceFile], *, since_id: int) -> int:
+    """The spills of the stub lines these trunk files gained (entry id above `since_id`), and of
+    stubs whose spill was not found before (Claude Code may write it after the stub); returns how
+    many were found. Only rows of this pass are scanned, so a poll stays cheap on a long session."""
+    trunks = [source for source in sources if source.kind == SourceFile.Kind.TRANSCRIPT]
+    if not trunks:
+        return 0
+    new = TranscriptEntry.objects.filter(source__in=trunks, pk__gt=since_id, text__contains="<persisted-output>")
+    missing = Spill.objects.filter(entry__source__in=trunks, found=False).values_list("entry_id", flat=True)
+    entries = list((new | TranscriptEntry.objects.filter(pk__in=list(missing))).defer("raw").order_by("pk"))
+    by_source = {source.pk: source for source in trunks}
+    found = 0
+    for source_id in sorted({entry.source_id for entry in entries}):
+        found += import_spills([entry for entry in entries if entry.source_id == source_id], by_source[source_id])
     return found

@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from django.db.models import Count, Max, Min, Q
 from django.db.models.functions import TruncWeek
 
-from introspect.evidence import TAU_S
+from introspect.rules.evidence import TAU_S
 from introspect.models import TurnWay, Way, WaysEvent
 
 # Precedence of way roots (formats-agent-ways.md §10.1): project, then user, then core.

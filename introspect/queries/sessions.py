@@ -10,7 +10,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from introspect import evidence, tool_cards
+from introspect.rules import evidence, tool_cards
 from introspect.importer import health
 from introspect.models import (
     Project,
@@ -26,7 +26,7 @@ from introspect.models import (
     Way,
     WaysEvent,
 )
-from introspect.rebuild import EVENT_ORDER
+from introspect.derive.sources import EVENT_ORDER
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -58,7 +58,7 @@ SORTS = {
 }
 
 
-def session_list(filters: SessionFilters, *, page: int) -> Page:
+def session_list_page(filters: SessionFilters, *, page: int) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id or project."""
     sessions = Session.objects.select_related("project")
     if filters.project:
@@ -287,15 +287,3 @@ def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:
     for way in sorted(candidates, key=lambda w: rank[w.root_kind]):
         found.setdefault(way.way_id, way)
     return found
-
-
-def import_status() -> dict:
-    """Per-source counters and quarantine counts for the status page."""
-    return {
-        "failure": health.last_failure(),
-        "problems": SourceProblem.objects.order_by("area", "path")[:500],
-        "problem_count": SourceProblem.objects.count(),
-        "sources": SourceFile.objects.order_by("kind", "root", "rel_path", "generation"),
-        "quarantine_by_reason": Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"),
-        "quarantine": Quarantine.objects.select_related("source").order_by("-pk")[:50],
-    }

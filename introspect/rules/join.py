@@ -9,12 +9,12 @@ says why.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from introspect.importer.parser import utc_second
-from introspect.importer.transcripts import is_placeholder_model
+from introspect.rules.timestamps import utc_second
 
 JOIN_TOLERANCE_SECS = 8  # transcript.rs: |injection second − turn second| ≤ 8
 MAX_HOPS = 64
@@ -97,9 +97,6 @@ class PromptIndex:
         self.seconds = [pt.second for _, pt in self.ordered]
 
     def within(self, second: datetime, tolerance: int) -> list[tuple[float, int, PromptTurn]]:
-        from bisect import bisect_left, bisect_right
-        from datetime import timedelta
-
         lo = bisect_left(self.seconds, second - timedelta(seconds=tolerance))
         hi = bisect_right(self.seconds, second + timedelta(seconds=tolerance))
         return [(abs((pt.second - second).total_seconds()), order, pt) for order, pt in self.ordered[lo:hi]]
@@ -174,3 +171,11 @@ def project_slug(path: str) -> str:
         else:
             out.append("--" if ord(char) > 0xFFFF else "-")
     return "".join(out)
+
+
+# Claude Code writes these where no model answered (formats-claude-code.md §5): never a window's model.
+SYNTHETIC_MODELS = frozenset({"<synthetic>", "-", "unknown", ""})
+
+
+def is_placeholder_model(model: str | None) -> bool:
+    return model is None or model.strip() in SYNTHETIC_MODELS

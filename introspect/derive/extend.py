@@ -18,10 +18,11 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 
-from introspect import join, spills
-from introspect import turns as turn_model
-from introspect.importer.parser import utc_second
+from introspect.derive import fields, sources, subagents, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
+from introspect.rules import join
+from introspect.rules import turns as turn_model
+from introspect.rules.timestamps import utc_second
 
 # A judge verdict reaches rows 3 s either way. The tail starts one reach (and a second of margin)
 # before the last turn, so the verdicts that can mark its rows are rebuilt with it; and no row may
@@ -39,15 +40,13 @@ def order_key(event: WaysEvent) -> tuple:
 
 def extend_session(session: Session) -> bool:
     """Bring the session's derived rows up to date from its appended rows; False: rebuild it whole."""
-    from introspect import rebuild
-
-    if session.derived_version != rebuild.DERIVED_VERSION or not (session.built_event_id or session.built_entry_id):
+    if session.derived_version != fields.DERIVED_VERSION or not (session.built_event_id or session.built_entry_id):
         return False
-    trunk = rebuild.locate_trunk(session.sid, session.recorded_project)
+    trunk = sources.locate_trunk(session.sid, session.recorded_project)
     if (trunk.pk if trunk else None) != session.transcript_id:
         return False
     new_events = list(WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id)
-                      .order_by(*rebuild.EVENT_ORDER))
+                      .order_by(*sources.EVENT_ORDER))
     new_entries = list(TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
                        .defer("raw", "flags").order_by("source_id", "offset", "index"))
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
@@ -59,6 +58,9 @@ def extend_session(session: Session) -> bool:
         tail = tail_events(session, last_turn)
         if tail is None:
             return False
+    # What the files say is read before the transaction: only when a subagent link can have changed.
+    agent_files = subagents.subagent_files(session) if new_entries and subagents_touched(session, new_entries) else None
+    metas = subagents.read_metas(agent_files) if agent_files is not None else {}
 
     with transaction.atomic():
         if new_events:
@@ -66,10 +68,10 @@ def extend_session(session: Session) -> bool:
             rebuild_tail(session, trunk, last_turn, tail)
         if new_entries:
             add_entries(session, trunk, new_entries, trunk_new)
+            if agent_files is not None:
+                subagents.rebuild_subagents(session, trunk, agent_files, metas)
         refresh_turn_counts(session)
-        session.transcript_status = (Session.TranscriptStatus.NONE if trunk is None else
-                                     Session.TranscriptStatus.GONE if trunk.status == SourceFile.Status.GONE else
-                                     Session.TranscriptStatus.PRESENT)
+        session.transcript_status = fields.transcript_status(trunk)
         session.built_event_id = max([session.built_event_id, *(event.pk for event in new_events)])
         session.built_entry_id = max([session.built_entry_id, *(entry.pk for entry in new_entries)])
         session.save()
@@ -109,9 +111,7 @@ def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[T
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
     """The events from one verdict reach before the last turn on; None when a row lies too close before it."""
-    from introspect import rebuild
-
-    events = WaysEvent.objects.filter(session=session).order_by(*rebuild.EVENT_ORDER)
+    events = WaysEvent.objects.filter(session=session).order_by(*sources.EVENT_ORDER)
     if last_turn is None:
         return list(events)
     quiet_from = (last_turn.ts - QUIET_BEFORE_LAST_TURN).strftime("%Y-%m-%dT%H:%M:%S")
@@ -122,13 +122,11 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
 
 def add_events(session: Session, new_events: list[WaysEvent]) -> None:
     """The session's event counters, windows and dates, moved on by events that all come last."""
-    occurrences = [max(event.occurrences, 1) for event in new_events]
-    session.event_count += sum(occurrences)
-    session.way_fires += sum(n for e, n in zip(new_events, occurrences, strict=True) if e.event == "way_fired")
-    session.near_misses += sum(n for e, n in zip(new_events, occurrences, strict=True) if e.event == "way_nearmiss")
-    models = {m for m in session.models_seen.split(", ") if m} | \
-        {event.model for event in new_events if event.model and event.model != "unknown"}
-    session.models_seen = ", ".join(sorted(models))
+    counts = fields.event_counts(new_events)
+    session.event_count += counts.events
+    session.way_fires += counts.way_fires
+    session.near_misses += counts.near_misses
+    session.models_seen = fields.models_seen(new_events, session.models_seen)
     starts = [event for event in new_events if event.event == "session_start"]
     Window.objects.bulk_create(
         Window(session=session, number=session.window_count + number, start_ts=start.ts_raw or "")
@@ -153,8 +151,6 @@ def events_have_ts(session: Session) -> bool:
 def rebuild_tail(session: Session, trunk: SourceFile | None, last_turn: Turn | None,
                  tail: list[WaysEvent]) -> None:
     """Replace the last turn with the turns its events and the new ones make, joined to the prompts."""
-    from introspect import rebuild
-
     built = turn_model.build_turns(tail)
     first_epoch = last_turn.epoch if last_turn else 1
     Turn.objects.filter(session=session, epoch__gte=first_epoch).delete()
@@ -164,31 +160,25 @@ def rebuild_tail(session: Session, trunk: SourceFile | None, last_turn: Turn | N
     joins = Joiner(session, trunk, [turn.ts for turn in built])
     turns = []
     for offset, turn in enumerate(built):
-        f = joins.fields(joins.join(turn.ts), turn.ts)
-        turns.append((session.pk, first_epoch + offset, rebuild.window_of(turn.ts_raw, window_starts), turn.ts_raw,
-                      turn.ts, turn.token_position, f["join_confidence"], f["join_reason"], f["transcript_uuid"],
-                      rebuild.pk_of(f["prompt_entry"]), rebuild.pk_of(f["context_entry"]),
-                      rebuild.pk_of(f["nearest_prompt"])))
-    rebuild.write_turns(session, turns, built)
+        joined = joins.join(turn.ts)
+        found = joins.fields(joined, turn.ts)
+        turns.append(turn_rows.turn_row(session, first_epoch + offset, turn_rows.window_of(turn.ts_raw, window_starts),
+                                        turn, joined, prompt_entry=found["prompt_entry"],
+                                        nearest_prompt=found["nearest_prompt"]))
+    turn_rows.write_turns(session, turns, built)
 
 
 def add_entries(session: Session, trunk: SourceFile | None, new_entries: list[TranscriptEntry],
                 trunk_new: list[TranscriptEntry]) -> None:
     """Transcript-derived fields from appended lines; turns near a new prompt are joined again."""
-    from introspect import rebuild
-
     if trunk_new:
         model = join.last_model(trunk_new)
         if model:
-            session.model = model
-            window, session.window_from_model = join.window_for(model)
-            session.window_k = window // 1000
-        session.title = next((e.text for e in reversed(trunk_new) if e.type in ("ai-title", "custom-title") and e.text),
-                             session.title)
-        session.message_count += sum(1 for e in trunk_new if e.is_prompt or e.type == "assistant")
+            fields.apply_model(session, model)
+        session.title = fields.title(trunk_new, session.title)
+        session.message_count += fields.message_count(trunk_new)
         rejoin_near(session, trunk, trunk_new)
         point_heuristic_turns_at(session, [e for e in trunk_new if e.is_prompt and e.ts is not None])
-        spills.import_spills([e for e in trunk_new if "<persisted-output>" in (e.text or "")], trunk)
     add_usage(session, new_entries)
     valid_ts = [entry.ts for entry in trunk_new if entry.ts is not None]
     if valid_ts and not WaysEvent.objects.filter(session=session, ts__isnull=False).exists():
@@ -196,25 +186,21 @@ def add_entries(session: Session, trunk: SourceFile | None, new_entries: list[Tr
         session.last_event_at = max(filter(None, [session.last_event_at, *valid_ts]))
         if session.origin == Session.Origin.TRANSCRIPT:
             session.duration_secs = int((session.last_event_at - session.started_at).total_seconds())
-    if subagents_touched(session, new_entries):
-        rebuild.rebuild_subagents(session, trunk)
 
 
 def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
     """Add the new lines' usage; a repeated message id + request id re-counts as ccusage would."""
-    from introspect import rebuild
-
-    with_usage = [e for e in new_entries if any(getattr(e, name) is not None for name in rebuild.USAGE_FIELDS)]
+    with_usage = [e for e in new_entries if any(getattr(e, name) is not None for name in fields.USAGE_FIELDS)]
     keys = [(e.message_id, e.request_id) for e in with_usage if e.message_id and e.request_id]
     repeated = len(set(keys)) != len(keys) or (keys and TranscriptEntry.objects.filter(
         session=session, pk__lte=session.built_entry_id, message_id__in={m for m, _ in keys},
         request_id__in={r for _, r in keys}).exists())
     if repeated:
-        for name, value in rebuild.session_usage(session).items():
+        for name, value in fields.session_usage(session).items():
             setattr(session, name, value)
         return
     for entry in with_usage:
-        for name in rebuild.USAGE_FIELDS:
+        for name in fields.USAGE_FIELDS:
             setattr(session, name, getattr(session, name) + (getattr(entry, name) or 0))
 
 

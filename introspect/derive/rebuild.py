@@ -1,0 +1,132 @@
+"""A whole session's derived rows — windows, turns, turn rows, subagents, list counters — from its rows.
+
+Rebuilding a whole session from its events and trunk lines (instead of patching counters) keeps
+the derived rows a pure function of the imported lines, whatever order the sources were read in.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from pathlib import PurePosixPath
+
+from django.db import transaction
+from django.db.models import Max
+
+from introspect.derive import fields, sources, subagents, turn_rows
+from introspect.models import Project, Session, TranscriptEntry, Turn, WaysEvent, Window
+from introspect.rules import join
+from introspect.rules import turns as turn_model
+from lib import fit, safefs
+
+
+def project_for(path: str) -> Project | None:
+    """The project a session names; None for none, or for a path no file system has (longer than
+    an index key may be: the events keep it as written)."""
+    if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
+        return None
+    name = PurePosixPath(path.rstrip("/") or "/").name or path
+    project, _ = Project.objects.get_or_create(path=path, defaults={"name": fit.cut(name, Project, "name")})
+    return project
+
+
+def rebuild_session(session: Session) -> None:
+    """Every derived row of the session from all its events and transcript lines."""
+    built_entry_id = TranscriptEntry.objects.filter(session=session).aggregate(top=Max("id"))["top"] or 0
+    events = sources.events_in_order(session)
+    starts = [event for event in events if event.event == "session_start"]
+    origin = starts[0] if starts else None
+    first_project = next((event.project for event in events if event.project), "")
+    built = turn_model.build_turns(events)
+    recorded_project = (origin.project or "") if origin else ""
+    trunk = sources.locate_trunk(session.sid, recorded_project)
+    entries = sources.trunk_entries(trunk)
+    prompts = join.PromptIndex(join.prompt_turns(entries))
+    unmatched = join.no_match_reason(entries, list(prompts.ordered))
+    joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
+    by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
+    nearest = NearestPrompt([entry for entry in entries if entry.is_prompt and entry.ts is not None])
+    summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
+    counts = fields.event_counts(events)
+    last = events[-1] if events else None
+    agent_files = subagents.subagent_files(session)
+    metas = subagents.read_metas(agent_files)
+
+    session.origin = (Session.Origin.EVENTS if origin else
+                      Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT)
+    session.recorded_project = recorded_project
+    session.transcript = trunk
+    session.transcript_status = fields.transcript_status(trunk)
+    fields.apply_model(session, join.last_model(entries) or "")
+    session.title = fields.title(entries)
+    session.message_count = fields.message_count(entries)
+    for name, value in fields.session_usage(session).items():
+        setattr(session, name, value)
+    if not events and entries:
+        first_cwd = next((e.cwd for e in entries if e.cwd), "")
+        first_project = first_project or first_cwd
+    session.origin_ts = (origin.ts_raw or "") if origin else ""
+    valid_ts = [event.ts for event in events if event.ts is not None] or \
+        [entry.ts for entry in entries if entry.ts is not None]
+    session.started_at = (origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None))
+    session.last_event_at = max(valid_ts) if valid_ts else None
+    session.duration_secs = duration(origin, last) if events else (
+        int((session.last_event_at - session.started_at).total_seconds()) if valid_ts else 0)
+    session.event_count, session.way_fires, session.near_misses = counts.events, counts.way_fires, counts.near_misses
+    session.turn_count = summary.turns
+    session.total_fires = summary.total_fires
+    session.distinct_ways = summary.distinct_ways
+    session.redisclosures = summary.redisclosures
+    session.gated = summary.gated_candidates
+    session.suppressed = summary.suppressed_candidates
+    session.judge_blocked = summary.judge_blocked
+    session.keyed_turns = summary.keyed_turns
+    session.window_count = len(starts)
+    session.derived_version = fields.DERIVED_VERSION
+    session.built_event_id = max((event.pk for event in events), default=0)
+    session.built_entry_id = built_entry_id
+    session.models_seen = fields.models_seen(events)
+
+    with transaction.atomic():
+        session.project = project_for(session.recorded_project or first_project)
+        session.save()
+        Window.objects.filter(session=session).delete()
+        Turn.objects.filter(session=session).delete()
+        Window.objects.bulk_create(
+            Window(session=session, number=number, start_ts=start.ts_raw or "")
+            for number, start in enumerate(starts, start=1)
+        )
+        window_starts = [start.ts_raw or "" for start in starts]
+        turn_rows.write_turns(session, [
+            turn_rows.turn_row(session, turn.epoch, turn_rows.window_of(turn.ts_raw, window_starts), turn, joined,
+                               prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
+                               nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts))
+            for turn, joined in zip(built, joins, strict=True)
+        ], built)
+        subagents.rebuild_subagents(session, trunk, agent_files, metas)
+
+
+class NearestPrompt:
+    """For a heuristic turn: the last prompt in file order at or before its second (a fire follows
+    its prompt). Prompts sorted by second with a running maximum of file position, so each turn
+    costs a bisect instead of a pass over every prompt."""
+
+    def __init__(self, prompts: list[TranscriptEntry]):
+        by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
+        self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
+        self.latest: list[TranscriptEntry] = []
+        best = -1
+        for position, entry in by_second:
+            if position > best:
+                best, chosen = position, entry
+            self.latest.append(chosen)
+
+    def at(self, second) -> TranscriptEntry | None:
+        found = bisect_right(self.seconds, second)
+        return self.latest[found - 1] if found else None
+
+
+def duration(origin: WaysEvent | None, last: WaysEvent | None) -> int:
+    """list --json duration_secs: last event's second minus the origin's, floored at 0."""
+    if origin is None or last is None or origin.ts is None or last.ts is None:
+        return 0
+    return max(0, int((last.ts - origin.ts).total_seconds()))
