@@ -47,6 +47,10 @@ class SourceFile(models.Model):
         GONE = "gone"
         SUPERSEDED = "superseded"
 
+    # The one list of each: which kinds are events logs, which are Claude Code transcripts.
+    EVENT_KINDS = (Kind.EVENTS, Kind.EVENTS_ARCHIVE, Kind.EVENTS_LEGACY, Kind.EVENTS_EXTRA)
+    TRANSCRIPT_KINDS = (Kind.TRANSCRIPT, Kind.SUBAGENT_TRANSCRIPT)
+
     kind = models.CharField(max_length=32, choices=Kind.choices)
     host = models.CharField(max_length=255, default="", help_text="WAYSWEB_HOST of the importer that read it")
     root = models.TextField(help_text="the configured directory the file was found under")

@@ -6,7 +6,12 @@ class LedgerConfig(AppConfig):
     verbose_name = "Ledger, knowledge and decision records"
 
     def ready(self) -> None:
+        # Imported here, not at the top: models cannot be imported while the app registry loads
+        # (Django's AppConfig.ready contract).
         from introspect.importer import loader
+        from introspect.queries import providers
+        from ledger import queries
         from ledger.importer import mj
 
-        loader.register_store("mj_ledger", mj.store_lines)
+        loader.register_store("mj_ledger", mj.store_lines)  # majordomus ledger.jsonl through the line importer
+        providers.register_session_notes(queries.session_notes)

@@ -10,6 +10,8 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from introspect.models import Project, Session
+from introspect.queries import providers
+from ledger import adr_queries
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
 
 QUEUE_PAGE = 50
@@ -131,3 +133,16 @@ def pipeline_failures() -> list:
 def audit_log(record: KnowledgeRecord | None = None) -> QuerySet[ReviewAction]:
     actions = ReviewAction.objects.select_related("record", "reviewer")
     return actions.filter(record=record) if record else actions[:200]
+
+
+def session_notes(session: Session, turns: list, header: bool) -> providers.SessionNotes:
+    """The ledger's notes on a session page (registered in LedgerConfig.ready): each entry under the
+    turn it followed, and in the header the decision records the session's ledger names."""
+    by_turn = {pk: [providers.Note("ledger/notes/turn_entry.html", entry) for entry in entries]
+               for pk, entries in entries_by_turn(session, turns).items()}
+    notes = providers.SessionNotes(by_turn=by_turn)
+    if header:
+        decisions = adr_queries.records_mentioned(*entry_texts(session), session.title)
+        if decisions:
+            notes.header.append(providers.Note("ledger/notes/session_decisions.html", decisions))
+    return notes

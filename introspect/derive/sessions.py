@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from itertools import batched
 
 from introspect.derive import extend, fields, rebuild
-from introspect.models import Session
+from django.db.models import F
+
+from introspect.models import Session, TranscriptEntry, WaysEvent
 
 
 def rebuild_sessions(sids: Iterable[str]) -> int:
@@ -26,3 +28,16 @@ def rebuild_sessions(sids: Iterable[str]) -> int:
         rebuild.rebuild_session(session)
         count += 1
     return count
+
+
+def sessions_behind() -> set[str]:
+    """Sessions holding rows newer than their derived rows reflect.
+
+    A pass commits batches, then rebuilds the sessions they touched; a pass killed or failed in
+    between leaves those sessions behind, and no later pass would name them again (their files
+    are read). Run once per command start and after a failed pass.
+    """
+    events = WaysEvent.objects.filter(session__isnull=False, pk__gt=F("session__built_event_id"))
+    entries = TranscriptEntry.objects.filter(session__isnull=False, pk__gt=F("session__built_entry_id"))
+    return ({*events.values_list("session__sid", flat=True).distinct()}
+            | {*entries.values_list("session__sid", flat=True).distinct()})

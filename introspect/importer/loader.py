@@ -21,13 +21,13 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 
-from introspect.importer import parser, schema, tailer, transcripts
+from introspect.importer import gzip_tail, parser, schema, tailer, transcripts
 from introspect.rules import timestamps
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 from lib import bulk, fit, safefs
+from lib.hashing import sha256
 
-TRANSCRIPT_KINDS = (SourceFile.Kind.TRANSCRIPT, SourceFile.Kind.SUBAGENT_TRANSCRIPT)
 # Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).
 STORES: dict[str, Callable] = {}
 
@@ -133,7 +133,7 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
         if source.gzip:
             # One open archive for every batch of this call: the member being read keeps inflating
             # where the last batch stopped instead of being inflated again from its start.
-            read = stack.enter_context(tailer.GzipTail(source.path, root=source.read_root)).chunk
+            read = stack.enter_context(gzip_tail.GzipTail(source.path, root=source.read_root)).chunk
         else:
             read = functools.partial(tailer.read_chunk, source.path, root=source.read_root)
         while True:
@@ -233,10 +233,6 @@ class BatchResult:
     sessions: set[str] = field(default_factory=set)
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def order_key(event: WaysEvent) -> tuple[int, int, int, int]:
     return (event.order_rank, event.order_generation, event.order_offset, event.order_index)
 
@@ -317,7 +313,7 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, ex
                 raw=damage.tail[:tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
                 reason="gzip_corrupt", detail=damage.detail, parser_version=parser.PARSER_VERSION,
             ))
-        store = STORES.get(row.kind) or (store_entries if row.kind in TRANSCRIPT_KINDS else store_events)
+        store = STORES.get(row.kind) or (store_entries if row.kind in SourceFile.TRANSCRIPT_KINDS else store_events)
         new_rows = store(row, candidates, outcomes, out.sessions)
         for raw in raw_rows:
             raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]

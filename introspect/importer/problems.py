@@ -8,7 +8,6 @@ session is derived) only adds.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -17,17 +16,14 @@ from django.utils import timezone
 
 from introspect.models import SourceProblem
 from lib import safefs
-
-
-def key(path: str) -> str:
-    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+from lib.hashing import sha256_text
 
 
 def record(area: str, found: Iterable[safefs.Problem], *, replace: bool = True) -> int:
     """Store this host's problems of `area`; with `replace`, drop those no longer found. Returns how many."""
     now = timezone.now()
     host = settings.WAYSWEB_HOST
-    wanted = {key(problem.path): problem for problem in found}
+    wanted = {sha256_text(problem.path): problem for problem in found}
     with transaction.atomic():
         existing = {row.path_sha256: row for row in SourceProblem.objects.filter(host=host, area=area)}
         if replace:

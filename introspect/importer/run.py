@@ -20,8 +20,8 @@ from introspect.models import ImportRun, SourceFile, TranscriptEntry
 from lib import safefs
 from lib.locations import Locations
 
-EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
-TRANSCRIPT_KINDS = ("transcript", "subagent_transcript")
+EVENT_KINDS = SourceFile.EVENT_KINDS
+TRANSCRIPT_KINDS = SourceFile.TRANSCRIPT_KINDS
 
 
 @dataclass(frozen=True)

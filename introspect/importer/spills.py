@@ -9,13 +9,13 @@ never inside a derive transaction.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path, PurePosixPath
 
 from introspect.models import SourceFile, Spill, TranscriptEntry
 from lib import safefs
+from lib.hashing import sha256
 
 MAX_SPILL_BYTES = 8 << 20
 STUB = re.compile(r"<persisted-output>.*?Full output saved to:\s*(\S+)", re.S)
@@ -63,7 +63,7 @@ def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
                 continue
             spill.found, spill.size = True, size
             spill.truncated = len(data) > MAX_SPILL_BYTES
-            spill.sha256 = hashlib.sha256(data[:MAX_SPILL_BYTES]).hexdigest()
+            spill.sha256 = sha256(data[:MAX_SPILL_BYTES])
             spill.text = data[:MAX_SPILL_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd")
             spill.save()
             found += 1

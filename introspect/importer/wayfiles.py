@@ -8,11 +8,11 @@ only while they stay inside it (lib/safefs.py), in path order, without looping.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib import frontmatter, safefs
+from lib.hashing import sha256
 
 CRITERIA_KEYS = ("pattern", "commands", "files", "trigger", "vocabulary", "scope")
 GONE_FIELDS = {
@@ -98,7 +98,7 @@ def parse_way(way_id: str, rel_path: str, raw: bytes) -> WayFile:
                 error = "front matter is not a mapping"
     elif block == "":
         error = "no closing --- fence" if not body else ""
-    return WayFile(way_id=way_id, rel_path=rel_path, sha256=hashlib.sha256(raw).hexdigest(), content=content,
+    return WayFile(way_id=way_id, rel_path=rel_path, sha256=sha256(raw), content=content,
                    frontmatter=jsonable(data), error=error, criteria=criteria(data), body=body.strip("\n"))
 
 

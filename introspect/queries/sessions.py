@@ -11,7 +11,6 @@ from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from introspect.rules import evidence, tool_cards
-from introspect.importer import health
 from introspect.models import (
     Project,
     Quarantine,
@@ -27,6 +26,7 @@ from introspect.models import (
     WaysEvent,
 )
 from introspect.derive.sources import EVENT_ORDER
+from introspect.queries import providers
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -287,3 +287,47 @@ def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:
     for way in sorted(candidates, key=lambda w: rank[w.root_kind]):
         found.setdefault(way.way_id, way)
     return found
+
+
+def turn_context(session: Session, turns: list[Turn], *, header: bool = False) -> dict:
+    """Everything a page of turns shows: rows with evidence, exchanges, near-misses, subagents,
+    and what other apps note under each turn (introspect/queries/providers.py)."""
+    way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
+    ways = ways_by_id(way_ids, session.project)
+    attach_evidence(turns, ways, session)
+    exchanges = conversation_by_turn(session, turns)
+    misses = near_misses_by_turn(session, turns)
+    notes = providers.session_notes(session, turns, header=header)
+    for turn in turns:
+        turn.notes = notes.by_turn.get(turn.pk, [])
+        turn.exchange = exchanges.get(turn.pk)
+        turn.near_misses = misses.get(turn.pk, [])
+        # Spans are marked in the prompt only where the turn is keyed to that prompt.
+        turn.prompt_spans = [row.matched_span for row in turn.ways.all()
+                             if row.trigger_channel == "keyword" and row.matched_span] \
+            if turn.join_confidence == "keyed" else []
+    return {"turns": turns, "ways": ways, "subagents": subagents_by_tool_use(session), "header_notes": notes.header}
+
+
+def session_detail_page(session: Session, *, start: int) -> dict:
+    """The session page from turn `start`: the header's windows and gauge, a page of turns, and the
+    whole conversation when the session has no fire turns (plain Claude Code)."""
+    turns = turns_page(session, start=start)
+    windows = window_spans(session)
+    return {
+        **turn_context(session, turns, header=True),
+        "start": start,
+        "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
+        "prev_start": max(start - TURNS_PER_PAGE, 1) if start > 1 else None,
+        "windows": windows,
+        "peak_context": peak_context(windows),
+        "conversation": [] if session.turn_count else conversation(session),
+        "cursor": turns[-1].epoch if turns else 0,
+    }
+
+
+def session_live_tail(session: Session, *, after: int) -> dict:
+    """Live follow: the turns after the cursor, the last known turn again (it may have grown), and
+    the cursor for the next poll. Turn numbers are stable, so the cursor is an epoch."""
+    turns = turns_page(session, after=max(after - 1, 0))
+    return {**turn_context(session, turns), "live_after": after, "cursor": turns[-1].epoch if turns else after}

@@ -8,8 +8,6 @@ from django.views.decorators.http import require_safe
 
 from introspect.queries import sessions as queries
 from introspect.models import Session, Subagent
-from ledger import adr_queries
-from ledger import queries as ledger_queries
 from lib.htmx import HtmxHttpRequest, render_page
 from lib.params import date_param, int_param
 
@@ -40,52 +38,15 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "introspect/session_list.html", context, fragment="session-rows")
 
 
-def turn_context(session: Session, turns: list) -> dict:
-    """Everything a page of turns shows: rows with evidence, exchanges, near-misses, subagents."""
-    way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
-    ways = queries.ways_by_id(way_ids, session.project)
-    queries.attach_evidence(turns, ways, session)
-    exchanges = queries.conversation_by_turn(session, turns)
-    misses = queries.near_misses_by_turn(session, turns)
-    reflections = ledger_queries.entries_by_turn(session, turns)
-    for turn in turns:
-        turn.ledger_entries = reflections.get(turn.pk, [])
-        turn.exchange = exchanges.get(turn.pk)
-        turn.near_misses = misses.get(turn.pk, [])
-        # Spans are marked in the prompt only where the turn is keyed to that prompt.
-        turn.prompt_spans = [row.matched_span for row in turn.ways.all()
-                             if row.trigger_channel == "keyword" and row.matched_span] \
-            if turn.join_confidence == "keyed" else []
-    return {"turns": turns, "ways": ways, "subagents": queries.subagents_by_tool_use(session)}
-
-
 @require_safe
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
     live_after = int_param(request, "live_after")
     if live_after is not None:
-        # Live follow: turns after the cursor, the last known turn again (it may have grown),
-        # and a fresh poller. Turn numbers are stable, so the cursor is an epoch.
-        turns = queries.turns_page(session, after=max(live_after - 1, 0))
-        context = {"session": session, **turn_context(session, turns), "live_after": live_after,
-                   "cursor": turns[-1].epoch if turns else live_after}
+        context = {"session": session, **queries.session_live_tail(session, after=live_after)}
         return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
     start = max(int_param(request, "from", 1) or 1, 1)
-    turns = queries.turns_page(session, start=start)
-    windows = queries.window_spans(session)
-    context = {
-        "session": session,
-        **turn_context(session, turns),
-        "start": start,
-        "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
-        "prev_start": max(start - queries.TURNS_PER_PAGE, 1) if start > 1 else None,
-        "windows": windows,
-        "peak_context": queries.peak_context(windows),
-        "decisions": adr_queries.records_mentioned(*ledger_queries.entry_texts(session), session.title),
-        "conversation": [] if session.turn_count else queries.conversation(session),
-        "cursor": turns[-1].epoch if turns else 0,
-        "nav": "sessions",
-    }
+    context = {"session": session, **queries.session_detail_page(session, start=start), "nav": "sessions"}
     return render_page(request, "introspect/session_detail.html", context, fragment="turn-page")
 
 

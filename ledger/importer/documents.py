@@ -6,12 +6,12 @@ A document that does not check out is returned with a quarantine reason, never g
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from lib import frontmatter
+from lib.hashing import sha256
 
 MAX_DOCUMENT_BYTES = 1 << 20
 ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})Z_e(\d+)\.md$")
@@ -24,10 +24,6 @@ EPISTEMICS = ("observed", "inferred", "decided")
 RECORD_ID = re.compile(r"^[a-z][a-z0-9-]*$")
 # §4.1 transcript guard: a record is an assertion, never a transcript.
 TRANSCRIPT_LINE = re.compile(r"^\s*(transcript|messages|assistant|completion|response)[: ]", re.I)
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from introspect.importer.sources import Source
 from ledger.importer.load import mj_ledger_row
 from ledger.models import MjLedgerLine
 from lib import bulk, safefs
+from lib.hashing import sha256
 
 
 def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> list[Source]:
@@ -39,7 +39,7 @@ def ledger_name(name: str) -> bool:
 
 def store_lines(row, candidates, outcomes, sessions) -> list[MjLedgerLine]:
     """Rows for new lines; a line already stored (a rotation re-wrote it) is a duplicate (fault case 35)."""
-    shas = [hashlib.sha256(record.data).hexdigest() for _, record in candidates]
+    shas = [sha256(record.data) for _, record in candidates]
     known = set(bulk.chunked_in(MjLedgerLine.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     repo = str(Path(row.root).parent.parent.parent)
     fresh: dict[str, MjLedgerLine] = {}

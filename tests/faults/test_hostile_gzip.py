@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from introspect.importer import tailer
+from introspect.importer import gzip_tail
 from introspect.models import Quarantine, SourceFile
 from tests.conftest import append, gzip_member, rejected_member
 from tests.faults.conftest import assert_counters_add_up, assert_rows, event, expected, ingest
@@ -22,7 +22,7 @@ def test_case_31_a_member_damaged_after_thousands_of_lines_keeps_every_line_befo
     torn = event(4003)[:40]  # the damage falls inside this line
     never_decoded = [event(n) for n in range(4004, 5000)]
     damaged = rejected_member(b"".join(before) + torn, b"".join(never_decoded))
-    assert damaged.find(tailer.GZIP_MAGIC, 1) < 0  # so the next header is the next member's
+    assert damaged.find(gzip_tail.GZIP_MAGIC, 1) < 0  # so the next header is the next member's
     third = [event(n) for n in range(5000, 5003)]
     m1, m3 = gzip_member(*first), gzip_member(*third)
     path = append(home.archive("2026-10-01"), m1, damaged, m3)
@@ -46,7 +46,7 @@ def test_case_31_a_member_damaged_after_thousands_of_lines_keeps_every_line_befo
 def test_it_stops_inflating_a_decompression_bomb_and_imports_what_follows_in_the_same_pass(home, client):
     first = [event(n) for n in range(3)]
     bomb = gzip_member(b"\n" * 2_000_000)  # 1,973 bytes inflating 1013:1
-    assert bomb.find(tailer.GZIP_MAGIC, 1) < 0
+    assert bomb.find(gzip_tail.GZIP_MAGIC, 1) < 0
     third = [event(n) for n in range(3, 6)]
     m1 = gzip_member(*first)
     append(home.archive("2026-10-01"), m1, bomb, gzip_member(*third))
@@ -54,7 +54,7 @@ def test_it_stops_inflating_a_decompression_bomb_and_imports_what_follows_in_the
     append(home.live, *live)
     ingest()
     # What the cap lets any member give (its floor: 64 KiB, here blank lines), not 2,000,000 lines.
-    blank = [b"\n"] * tailer.BOMB_FLOOR
+    blank = [b"\n"] * gzip_tail.BOMB_FLOOR
     assert_rows(
         expected(
             events=[*first, *third, *live],
@@ -78,8 +78,8 @@ def test_it_stops_inflating_a_decompression_bomb_and_imports_what_follows_in_the
 def test_an_archive_of_many_tiny_bomb_members_gets_the_cap_s_floor_once(home, monkeypatch):
     """Each member on its own is under the floor; together they get it once, plus the ratio of
     what each consumed. (A small floor and ratio keep the row counts of the test small.)"""
-    monkeypatch.setattr(tailer, "BOMB_FLOOR", 4096)
-    monkeypatch.setattr(tailer, "BOMB_RATIO", 10)
+    monkeypatch.setattr(gzip_tail, "BOMB_FLOOR", 4096)
+    monkeypatch.setattr(gzip_tail, "BOMB_RATIO", 10)
     tiny = gzip_member(b"\n" * 60_000)  # ~90 bytes, 650:1
     bombs = [tiny] * 20  # 20 × 4,096 blank lines if each member had the floor to itself
     after = [event(n) for n in range(3)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from introspect.importer import loader, tailer
+from introspect.importer import gzip_tail, loader, tailer
 from introspect.importer.sources import LIVE_RANK, Source
 from introspect.models import RawLine, SourceFile, WaysEvent
 from tests.conftest import append, gzip_member, line
@@ -161,7 +161,7 @@ def test_it_refuses_a_batch_whose_member_position_another_importer_moved(home):
     source = archive(home, gzip_member(*MANY[:1500]))
     loader.import_file(source)
     row = SourceFile.objects.get()
-    chunk = tailer.read_gzip_chunk(source.path, None, max_lines=10)
+    chunk = gzip_tail.read_gzip_chunk(source.path, None, max_lines=10)
     SourceFile.objects.filter(pk=row.pk).update(offset=0, member_bytes=5, member_lines=1)
     row.refresh_from_db()
     with pytest.raises(loader.CheckpointMoved):

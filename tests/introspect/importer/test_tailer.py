@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from introspect.importer import tailer
+from introspect.importer import gzip_tail, tailer
 from tests.conftest import append, gzip_member, rejected_member
 
 
@@ -128,7 +128,7 @@ def test_it_reads_gzip_archives_member_by_member(tmp_path):
     first = gzip_member(b'{"a":1}\n', b'{"b":2}\n')
     second = gzip_member(b'{"c":3}\n')
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, second)
-    chunk = tailer.read_gzip_chunk(path, None)
+    chunk = gzip_tail.read_gzip_chunk(path, None)
     assert [(line.offset, line.index, line.data) for line in chunk.lines] == [
         (0, 0, b'{"a":1}'), (0, 1, b'{"b":2}'), (len(first), 0, b'{"c":3}')]
     assert chunk.next_offset == len(first) + len(second)
@@ -139,11 +139,11 @@ def test_it_leaves_a_torn_trailing_member_for_later(tmp_path):
     first = gzip_member(b'{"a":1}\n')
     second = gzip_member(b'{"b":2}\n' * 50)
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, second[: len(second) // 2])
-    chunk = tailer.read_gzip_chunk(path, None)
+    chunk = gzip_tail.read_gzip_chunk(path, None)
     assert [line.data for line in chunk.lines] == [b'{"a":1}'] and chunk.next_offset == len(first)
     assert chunk.damage == []
     append(path, second[len(second) // 2:])
-    rest = tailer.read_gzip_chunk(path, checkpoint_after(chunk))
+    rest = gzip_tail.read_gzip_chunk(path, checkpoint_after(chunk))
     assert len(rest.lines) == 50 and not rest.new_generation
 
 
@@ -152,7 +152,7 @@ def test_it_skips_a_corrupt_middle_member_and_resumes_at_the_next(tmp_path):
     broken = gzip_member(b'{"b":2}\n' * 200)
     third = gzip_member(b'{"c":3}\n')
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, broken[: len(broken) - 20], third)
-    chunk = tailer.read_gzip_chunk(path, None)
+    chunk = gzip_tail.read_gzip_chunk(path, None)
     data = [line.data for line in chunk.lines]
     assert data[0] == b'{"a":1}' and data[-1] == b'{"c":3}'
     assert len(chunk.damage) == 1
@@ -186,7 +186,7 @@ def test_it_inflates_a_200_mb_member_in_bounded_memory(tmp_path):
         fh.write(deflate.flush())
     tracemalloc.start()
     try:
-        with tailer.GzipTail(path) as tail:
+        with gzip_tail.GzipTail(path) as tail:
             count = batches = 0
             checkpoint = None
             while True:
@@ -214,8 +214,8 @@ def test_it_keeps_inflating_a_member_across_batches_instead_of_starting_it_again
         inflaters.append(args or kwargs)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(tailer.zlib, "decompressobj", counted)
-    with tailer.GzipTail(path) as tail:
+    monkeypatch.setattr(gzip_tail.zlib, "decompressobj", counted)
+    with gzip_tail.GzipTail(path) as tail:
         chunks, _ = read_all(tail.chunk)
     assert [len(chunk.lines) for chunk in chunks] == [1000, 1000, 500]
     assert len(inflaters) == 2  # one pass to learn where the member ends, one reading it: not one per batch
@@ -224,9 +224,9 @@ def test_it_keeps_inflating_a_member_across_batches_instead_of_starting_it_again
 def test_it_resumes_inside_a_member_from_a_fresh_open(tmp_path):
     first = gzip_member(*numbered(7))
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, gzip_member(*numbered(2, start=7)))
-    whole = tailer.read_gzip_chunk(path, None)
+    whole = gzip_tail.read_gzip_chunk(path, None)
     # A fresh open for every batch, as after a restart: the member is inflated again and skipped into.
-    chunks, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=3)
+    chunks, checkpoint = read_all(functools.partial(gzip_tail.read_gzip_chunk, path), max_lines=3)
     assert keys(chunks) == keys([whole])
     assert [(c.next_offset, c.member_bytes, c.member_lines) for c in chunks] == [
         (0, 24, 3), (0, 48, 6), (len(first), 16, 2), (path.stat().st_size, 0, 0)]
@@ -235,10 +235,10 @@ def test_it_resumes_inside_a_member_from_a_fresh_open(tmp_path):
 
 def test_it_reads_a_member_as_a_new_generation_when_it_no_longer_holds_the_committed_lines(tmp_path):
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*numbered(5)))
-    stopped = tailer.read_gzip_chunk(path, None, max_lines=3)
+    stopped = gzip_tail.read_gzip_chunk(path, None, max_lines=3)
     assert stopped.member_lines == 3
     path.write_bytes(gzip_member(b'{"x":1}\n' * 2))  # rewritten in place: the same inode, other lines
-    again = tailer.read_gzip_chunk(path, stopped.checkpoint())
+    again = gzip_tail.read_gzip_chunk(path, stopped.checkpoint())
     assert again.new_generation
     assert [(line.index, line.data) for line in again.lines] == [(0, b'{"x":1}'), (1, b'{"x":1}')]
 
@@ -248,8 +248,8 @@ def test_it_recovers_a_damaged_member_read_in_several_batches(tmp_path):
     broken = gzip_member(*numbered(400, start=1))
     third = gzip_member(b'{"c":3}\n')
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, broken[: len(broken) - 20], third)
-    whole = tailer.read_gzip_chunk(path, None)
-    chunks, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=50)
+    whole = gzip_tail.read_gzip_chunk(path, None)
+    chunks, checkpoint = read_all(functools.partial(gzip_tail.read_gzip_chunk, path), max_lines=50)
     assert keys(chunks) == keys([whole])
     assert keys(chunks)[-1] == (len(first) + len(broken) - 20, 0, b'{"c":3}')
     damage = [d for chunk in chunks for d in chunk.damage]
@@ -260,7 +260,7 @@ def test_it_recovers_a_damaged_member_read_in_several_batches(tmp_path):
 
 def test_it_picks_up_a_member_appended_after_the_end_was_reached(tmp_path):
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*numbered(3)))
-    with tailer.GzipTail(path) as tail:
+    with gzip_tail.GzipTail(path) as tail:
         _, checkpoint = read_all(tail.chunk)
         header = gzip_member(*numbered(2, start=3))
         append(path, header[:2])  # the first bytes of a header: being written, not damage
@@ -275,7 +275,7 @@ def test_it_picks_up_a_member_appended_after_the_end_was_reached(tmp_path):
 def test_it_hashes_an_archived_line_over_the_cap_without_keeping_it(tmp_path):
     long_line = b'{"big":"' + b"x" * 5000 + b'"}'
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(long_line + b"\n", b'{"after":1}\n'))
-    chunk = tailer.read_gzip_chunk(path, None, max_line=1000)
+    chunk = gzip_tail.read_gzip_chunk(path, None, max_line=1000)
     big, after = chunk.lines
     assert big.too_long and big.length == len(long_line) and big.too_long_sha256 == tailer.sha256(long_line)
     assert len(big.data) == tailer.HEAD_KEEP
@@ -318,7 +318,7 @@ def test_it_keeps_every_line_zlib_decoded_of_a_member_before_rejecting_it(tmp_pa
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", broken, gzip_member(b'{"after":1}\n'))
     text = decodable(broken)
     complete, rest = text[: text.rfind(b"\n")], text[text.rfind(b"\n") + 1:]
-    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    chunk = gzip_tail.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     assert [line.data for line in chunk.lines[:-1]] == complete.split(b"\n")
     assert len(chunk.lines) > 199_000
     assert (chunk.lines[-1].offset, chunk.lines[-1].index, chunk.lines[-1].data) == (len(broken), 0, b'{"after":1}')
@@ -331,7 +331,7 @@ def test_it_keeps_the_lines_before_the_byte_zlib_rejects_and_reports_the_torn_on
     lines = numbered(100_000)  # 1.2 MB inflated before the damage: more than one inflate step
     broken = rejected_member(b"".join(lines) + b'{"torn":', b"".join(numbered(50, start=100_000)))
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", broken, gzip_member(b'{"after":1}\n'))
-    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    chunk = gzip_tail.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     assert [line.data + b"\n" for line in chunk.lines[:-1]] == lines
     assert [line.index for line in chunk.lines[:-1]] == list(range(len(lines)))
     assert (chunk.lines[-1].offset, chunk.lines[-1].data) == (len(broken), b'{"after":1}')
@@ -344,10 +344,10 @@ def test_it_keeps_the_lines_before_the_byte_zlib_rejects_and_reports_the_torn_on
 def test_it_stops_inflating_a_member_at_the_floor_when_it_inflates_more_than_200_times_its_size(tmp_path):
     bomb = gzip_member(b"\n" * 2_000_000)  # 1,973 bytes
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", bomb, gzip_member(b'{"after":1}\n'))
-    with tailer.GzipTail(path) as tail:
+    with gzip_tail.GzipTail(path) as tail:
         chunks, checkpoint = read_all(tail.chunk)
     lines = [line for chunk in chunks for line in chunk.lines]
-    assert len(lines) == tailer.BOMB_FLOOR + 1 and {line.data for line in lines[:-1]} == {b""}
+    assert len(lines) == gzip_tail.BOMB_FLOOR + 1 and {line.data for line in lines[:-1]} == {b""}
     assert (lines[-1].offset, lines[-1].index, lines[-1].data) == (len(bomb), 0, b'{"after":1}')
     [damage] = [d for chunk in chunks for d in chunk.damage]
     assert (damage.offset, damage.length, damage.tail) == (0, len(bomb), b"")
@@ -363,17 +363,17 @@ def test_it_cuts_a_member_past_the_floor_where_it_has_inflated_200_times_what_it
     member = deflate.compress(real) + b"".join(deflate.compress(b"\n" * (1 << 20)) for _ in range(100))
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", member + deflate.flush())
     with open(path, "rb") as fh:
-        inflation = tailer.Inflation(fh, 0, path.stat().st_size)
+        inflation = gzip_tail.Inflation(fh, 0, path.stat().st_size)
         inflated = sum(len(piece) for piece in inflation.pieces())
     assert inflation.capped and not inflation.ended
-    assert inflated == inflation.produced == tailer.BOMB_RATIO * inflation.consumed
+    assert inflated == inflation.produced == gzip_tail.BOMB_RATIO * inflation.consumed
     assert len(real) < inflated < 100 << 20
 
 
 def test_it_does_not_cap_a_member_that_compresses_like_a_real_archive(tmp_path):
     lines = numbered(50_000)  # 590 KB inflating 5:1, nine times the floor
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(*lines))
-    chunk = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    chunk = gzip_tail.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     assert len(chunk.lines) == len(lines) and chunk.damage == []
 
 
@@ -387,11 +387,11 @@ def hostile(kind: str) -> bytes:
 def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_path, kind):
     first = gzip_member(*numbered(5))
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, hostile(kind), gzip_member(b'{"after":1}\n'))
-    whole = tailer.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
-    with tailer.GzipTail(path) as tail:
+    whole = gzip_tail.read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
+    with gzip_tail.GzipTail(path) as tail:
         kept_open, _ = read_all(tail.chunk, max_lines=333)
     # A fresh open for every batch, as after a restart: the member is inflated again and skipped into.
-    reopened, checkpoint = read_all(functools.partial(tailer.read_gzip_chunk, path), max_lines=7000)
+    reopened, checkpoint = read_all(functools.partial(gzip_tail.read_gzip_chunk, path), max_lines=7000)
     for chunks in (kept_open, reopened):
         assert keys(chunks) == keys([whole])
         assert [d for chunk in chunks for d in chunk.damage] == whole.damage and len(whole.damage) == 1

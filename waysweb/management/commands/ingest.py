@@ -14,6 +14,7 @@ from django.db import DatabaseError, OperationalError, connection
 from django.db.models import F
 
 from introspect.importer import health, loader
+from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.derive import sessions
 from introspect.importer.run import Options, PassResult
@@ -119,7 +120,7 @@ class Command(BaseCommand):
         pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
         try:
             if self.catch_up:
-                sessions.rebuild_sessions(sessions_behind())
+                sessions.rebuild_sessions(sessions.sessions_behind())
                 self.catch_up = False
             result = passes.sessions_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
                                           record_only_changes=follow and not first)
@@ -217,80 +218,3 @@ class Command(BaseCommand):
             self.stderr.write(f"  not read: {printable(problem.path)}: {problem.label}{detail}")
         if len(fresh) > SHOW_PROBLEMS:
             self.stderr.write(f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page")
-
-
-def sessions_behind() -> set[str]:
-    """Sessions holding rows newer than their derived rows reflect.
-
-    A pass commits batches, then rebuilds the sessions they touched; a pass killed or failed in
-    between leaves those sessions behind, and no later pass would name them again (their files
-    are read). Run once per command start and after a failed pass.
-    """
-    events = WaysEvent.objects.filter(session__isnull=False, pk__gt=F("session__built_event_id"))
-    entries = TranscriptEntry.objects.filter(session__isnull=False, pk__gt=F("session__built_entry_id"))
-    return ({*events.values_list("session__sid", flat=True).distinct()}
-            | {*entries.values_list("session__sid", flat=True).distinct()})
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return printable(text.splitlines()[0]) if text else type(exc).__name__
-
-
-def printable(text: str) -> str:
-    """Text safe to print on a terminal: a file name may hold escape sequences (`\\x1b]0;…`) or
-    bytes that are not UTF-8; each such character is shown escaped, never sent to the terminal."""
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
-
-
-def is_locked(exc: BaseException) -> bool:
-    return "locked" in str(exc).lower()
-
-
-def database_name() -> str:
-    settings_dict = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return str(settings_dict["NAME"])
-    return f"{settings_dict.get('NAME')} on {settings_dict.get('HOST') or 'the local socket'}"
-
-
-def explain(exc: BaseException) -> str:
-    """One line: what stopped the importer and what to do about it (importer-reliability.md §2:
-    non-zero only when the importer itself could not run; fault case 22)."""
-    what = one_line(exc)
-    lowered = what.lower()
-    where = database_name()
-    resume = "then run ingest again: it resumes from its checkpoints, nothing was half-written"
-    if isinstance(exc, OSError):
-        target = f" {exc.filename}" if exc.filename else ""
-        if exc.errno == errno.ENOSPC:
-            return f"the disk is full (writing{target}: {exc.strerror}): free some space, {resume}."
-        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            return (f"cannot write{target} ({exc.strerror}): make it writable (a read-only mount? its "
-                    f"permissions?), {resume}.")
-        return f"import failed ({target.strip() or 'a file'}: {exc.strerror or what}); {resume}."
-    if isinstance(exc, loader.CheckpointMoved):
-        return f"{what}; {resume}."
-    if "readonly" in lowered or "read-only" in lowered:
-        how = ("default_transaction_read_only? a standby server?" if connection.vendor == "postgresql"
-               else "a read-only mount? the file's or its folder's permissions?")
-        return f"the database {where} is read-only ({what}): make it writable ({how}), {resume}."
-    if "disk is full" in lowered or "no space left" in lowered or "could not extend" in lowered:
-        return f"the disk holding the database {where} is full ({what}): free some space, {resume}."
-    if "no such table" in lowered or ("relation" in lowered and "does not exist" in lowered):
-        return (f"the database {where} has no waysweb tables ({what}): it was deleted or never migrated; run "
-                "`manage.py migrate` (or `manage.py serve`, which migrates), then ingest again.")
-    if "database" in lowered and "does not exist" in lowered:
-        return (f"the database {where} does not exist ({what}): create it (createdb) and run `manage.py "
-                "migrate`, or fix WAYSWEB_DATABASE_URL; then ingest again.")
-    if "unable to open database file" in lowered:
-        return (f"cannot open the database {where} ({what}): check that its folder exists and is writable "
-                "(SQLite writes -wal and -shm files beside it), then ingest again.")
-    if is_locked(exc):
-        return (f"another writer held the database {where} past every retry ({what}): find it (a long "
-                f"transaction, another tool), {resume}.")
-    if isinstance(exc, OperationalError):
-        return f"the database {where} could not be used ({what}); {resume}."
-    return f"import failed ({type(exc).__name__}: {what}); {resume}."

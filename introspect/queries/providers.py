@@ -1,0 +1,55 @@
+"""What other apps add to introspect's pages, without introspect importing them.
+
+introspect sits below ledger: it never imports it. Where a session page shows what another app
+knows about the session (ledger entries under the turns they follow, the decision records a
+session's ledger names), that app registers a provider here from its `AppConfig.ready()`
+(ledger/apps.py), and the session page query asks every provider. A provider returns `Note`s:
+an item and the template (the provider's own) that renders it, so introspect's templates name no
+other app's URL either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from introspect.models import Session, Turn
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing another app shows on a session page, rendered by its own template as `item`."""
+
+    template: str
+    item: object
+
+
+@dataclass
+class SessionNotes:
+    """What providers add to a page of a session: under the header, and under each turn (by pk)."""
+
+    header: list[Note] = field(default_factory=list)
+    by_turn: dict[int, list[Note]] = field(default_factory=dict)
+
+    def add(self, other: SessionNotes) -> None:
+        self.header += other.header
+        for turn_pk, notes in other.by_turn.items():
+            self.by_turn.setdefault(turn_pk, []).extend(notes)
+
+
+SessionNotesProvider = Callable[[Session, list[Turn], bool], SessionNotes]
+_SESSION_NOTES: list[SessionNotesProvider] = []
+
+
+def register_session_notes(provider: SessionNotesProvider) -> None:
+    """Called once per provider, from its app's `ready()`."""
+    if provider not in _SESSION_NOTES:
+        _SESSION_NOTES.append(provider)
+
+
+def session_notes(session: Session, turns: list[Turn], *, header: bool) -> SessionNotes:
+    """Every provider's notes for these turns (and for the page header when `header`)."""
+    notes = SessionNotes()
+    for provider in _SESSION_NOTES:
+        notes.add(provider(session, turns, header))
+    return notes
