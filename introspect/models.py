@@ -9,11 +9,13 @@ Three layers, each derived from the one before and rebuilt from it when needed:
 
 from __future__ import annotations
 
+import zlib
 from datetime import timedelta
 
 from django.db import models
 from django.utils import timezone
 
+from introspect.rules import pricing
 from lib import safefs
 
 
@@ -78,7 +80,6 @@ class SourceFile(models.Model):
     quarantined = models.BigIntegerField(default=0)
     inert = models.BigIntegerField(default=0)
     duplicate = models.BigIntegerField(default=0)
-    last_error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -90,10 +91,6 @@ class SourceFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path} (generation {self.generation})"
-
-    @property
-    def is_transcript(self) -> bool:
-        return self.kind in (self.Kind.TRANSCRIPT, self.Kind.SUBAGENT_TRANSCRIPT)
 
     @property
     def path(self) -> str:
@@ -129,7 +126,6 @@ class Quarantine(models.Model):
     detail = models.TextField(blank=True, default="")
     parser_version = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
-    retried_at = models.DateTimeField(null=True, blank=True)
     resolution = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
@@ -219,8 +215,6 @@ class Session(models.Model):
     @property
     def estimated_cost(self) -> float | None:
         """USD at list prices for the last model seen; None when the model is not priced."""
-        from introspect.rules import pricing
-
         return pricing.estimate(model=self.model, input_tokens=self.input_tokens, output_tokens=self.output_tokens,
                                 cache_creation_input_tokens=self.cache_creation_input_tokens,
                                 cache_read_input_tokens=self.cache_read_input_tokens)
@@ -299,10 +293,6 @@ class WaysEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
-
-    @property
-    def ts_valid(self) -> bool:
-        return self.ts is not None
 
 
 class Window(models.Model):
@@ -502,8 +492,6 @@ class TranscriptEntry(models.Model):
 
     @property
     def line(self) -> bytes:
-        import zlib
-
         data = bytes(self.raw)
         return zlib.decompress(data) if self.raw_compressed else data
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
-
 from introspect.derive import sessions
 from introspect.importer import loader
 from introspect.importer.run import Options, PassResult, import_pass
@@ -38,9 +36,3 @@ def ledger_pass(locs: Locations, *, derive: bool = True) -> LedgerPass:
     if derive:
         result.derived = deriver.derive_due(locs.knowledge_dir, Session.objects.all())
     return import_knowledge(locs, result)
-
-
-def full_pass(locs: Locations | None = None, options: Options | None = None) -> tuple[PassResult, LedgerPass]:
-    """Both halves, as one `manage.py ingest` without --follow runs them."""
-    locs = locs or settings.WAYSWEB_LOCATIONS
-    return sessions_pass(locs, options or Options()), ledger_pass(locs)

@@ -234,7 +234,3 @@ def refire_k(spec: object, window: int) -> int | None:
             return None
     half_life = int(fraction * window)
     return (half_life + 1) // 1000
-
-
-def to_json(document: dict) -> bytes:
-    return orjson.dumps(document)

@@ -438,10 +438,3 @@ class GzipTail:
         self.pieces = iter(())
         self.pending = bytearray()
         self.hashed = None
-
-
-def read_gzip_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20,
-                    max_lines: int = 1000, max_line: int = 64 << 20, root: Path | None = None) -> Chunk | None:
-    """One batch of a gzip archive from a fresh open (`GzipTail` keeps the stream across batches)."""
-    with GzipTail(path, root=root) as tail:
-        return tail.chunk(checkpoint, limit=limit, max_lines=max_lines, max_line=max_line)

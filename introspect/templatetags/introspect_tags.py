@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 
 from introspect.rules import channels
-from lib import converters
+from lib import converters, render
 
 register = template.Library()
 
@@ -79,9 +81,6 @@ def get_item(mapping: dict, key: str):
 @register.simple_tag
 def highlight(text: str, spans: list[str] | None, limit: int = 4000):
     """The text, escaped, with each recorded span marked where it occurs (case-insensitive)."""
-    from django.utils.html import escape, format_html
-    from django.utils.safestring import mark_safe
-
     text = (text or "")[:limit]
     spans = [span for span in (spans or []) if span]
     if not spans:
@@ -103,14 +102,8 @@ def highlight(text: str, spans: list[str] | None, limit: int = 4000):
 
 @register.filter
 def markdown(text: str):
-    """Agent text as sanitised Markdown (lib/render.py); escaped plain text as a fallback."""
-    try:
-        from lib.render import render_markdown
-    except ImportError:
-        from django.utils.html import escape, linebreaks
-
-        return linebreaks(escape(text or ""))
-    return render_markdown(text or "")
+    """Agent text as sanitised Markdown (lib/render.py)."""
+    return render.render_markdown(text or "")
 
 
 @register.filter(is_safe=True)

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from django.http import Http404, HttpResponse
 from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
-from lib import charts
+from lib import charts, render
 from introspect.queries import ways as way_queries
 from lib.htmx import HtmxHttpRequest, render_page
 
-try:
-    # markdown-it-py + nh3, cached by sha256 (STYLE.md §2); written alongside these pages.
-    from lib import render as markdown
-except ImportError:  # pragma: no cover - until lib/render.py lands
-    markdown = None
 
 
 @require_safe
@@ -44,11 +38,8 @@ def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
 
 
 def way_body(text: str) -> SafeString:
-    """The way's Markdown, sanitised by lib.render when present; otherwise escaped verbatim."""
-    render_markdown = getattr(markdown, "render_markdown", None)
-    if render_markdown is not None:
-        return render_markdown(text)
-    return format_html('<pre class="way-body-raw">{}</pre>', text)
+    """The way's Markdown, sanitised (lib/render.py)."""
+    return render.render_markdown(text)
 
 
 def score_dot(point: way_queries.ScorePoint) -> charts.Dot:

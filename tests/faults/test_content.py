@@ -30,7 +30,7 @@ from tests.faults.conftest import (
     sha,
     stored,
 )
-from tests.introspect.test_views import elements
+from tests.introspect.views.test_sessions import elements
 from tests.ledger.conftest import record_file
 from lib import locations
 

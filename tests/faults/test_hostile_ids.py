@@ -34,7 +34,7 @@ from tests.faults.hostile import (
     WAYS,
     hostile,  # noqa: F401 (the fixture, named in usefixtures)
 )
-from tests.introspect.test_views import elements
+from tests.introspect.views.test_sessions import elements
 
 pytestmark = pytest.mark.django_db
 

@@ -161,7 +161,8 @@ def test_it_refuses_a_batch_whose_member_position_another_importer_moved(home):
     source = archive(home, gzip_member(*MANY[:1500]))
     loader.import_file(source)
     row = SourceFile.objects.get()
-    chunk = gzip_tail.read_gzip_chunk(source.path, None, max_lines=10)
+    with gzip_tail.GzipTail(source.path) as tail:
+        chunk = tail.chunk(None, max_lines=10)
     SourceFile.objects.filter(pk=row.pk).update(offset=0, member_bytes=5, member_lines=1)
     row.refresh_from_db()
     with pytest.raises(loader.CheckpointMoved):

@@ -1,4 +1,4 @@
-"""The session list, session page and import status: full pages, htmx fragments, bounded queries."""
+"""The session list and session page: full pages, htmx fragments, bounded queries."""
 
 from __future__ import annotations
 
@@ -176,13 +176,6 @@ def test_it_keeps_queries_flat_as_sessions_grow(client, home, django_assert_max_
     imported(home, sessions=8)
     with django_assert_max_num_queries(6):
         client.get("/")
-
-
-def test_it_shows_import_status_and_quarantine(client, home):
-    append(home.live, line(ts="2026-11-01T10:00:00Z", event="session_start", session="s"), b"{broken\n")
-    call_command("ingest", stdout=StringIO())
-    body = client.get("/status/").content.decode()
-    assert "events.jsonl" in body and "invalid_json" in body and "{broken" in body
 
 
 def test_it_sends_a_content_security_policy_with_a_nonce_on_scripts(client):

@@ -17,7 +17,7 @@ from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "home"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample" / "home"
 PROJECTS = SAMPLE / ".claude" / "projects"
 
 

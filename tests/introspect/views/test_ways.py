@@ -235,11 +235,6 @@ def test_it_escapes_a_hostile_way_body_criteria_and_id(client, home):
     assert hostile.status_code == 200 and "<script>alert(4)" not in hostile.content.decode()
 
 
-def test_it_falls_back_to_escaped_text_without_the_renderer(monkeypatch):
-    monkeypatch.setattr(way_views, "markdown", None)
-    assert str(way_views.way_body("<b>x</b>")) == '<pre class="way-body-raw">&lt;b&gt;x&lt;/b&gt;</pre>'
-
-
 def test_it_renders_the_list_page_and_its_tree_fragment(client, home):
     imported(home)
     response = client.get("/ways/")

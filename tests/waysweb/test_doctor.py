@@ -15,7 +15,7 @@ from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def doctor() -> str:
