@@ -17,6 +17,8 @@ from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
+from introspect.importer import health, sources
+from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
 from lib import safefs
 from lib.locations import Locations
 
@@ -37,8 +39,6 @@ def readable_dir(path: Path) -> bool:
 
 def check_sources(locs: Locations) -> Iterator[Finding]:
     """Where agent-ways and Claude Code write, and whether this user may read it."""
-    from introspect.importer import sources
-
     events = sources.event_sources(locs)
     if events:
         yield Finding(OK, "sources", f"{len(events)} agent-ways event logs under {locs.state_dir} "
@@ -124,9 +124,6 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
 
 def check_import(locs: Locations) -> Iterator[Finding]:
     """Importer lag: bytes on disk not yet imported, files never seen, the last pass's error."""
-    from introspect.importer import health, sources
-    from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
-
     found = sources.event_sources(locs)
     projects = locs.claude_dir / "projects"
     if readable_dir(projects):

@@ -34,7 +34,8 @@ ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "ord
 ENTRY_DEFER = ("raw", "cwd", "flags")
 
 
-def order_key(event: WaysEvent) -> tuple:
+def event_order_key(event: WaysEvent) -> tuple:
+    """The event's key in event order: its stamp, then its source position (sources.EVENT_ORDER)."""
     return tuple(getattr(event, name) for name in ORDER_FIELDS)
 
 
@@ -90,10 +91,10 @@ def events_extend(session: Session, new_events: list[WaysEvent]) -> bool:
         return False  # the first session_start becomes the origin
     if session.project_id is None and any(event.project for event in new_events):
         return False
-    first_new = order_key(new_events[0])
+    first_new = event_order_key(new_events[0])
     # Only older events stamped at or after the first new one can sort after it (an index range).
     later = WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id, ts_raw__gte=first_new[0])
-    return all(order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
+    return all(event_order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
 
 
 def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
@@ -222,7 +223,7 @@ class Joiner:
 
     def __init__(self, session: Session, trunk: SourceFile | None, seconds: Sequence[datetime]):
         self.trunk = trunk
-        self.reason = no_match_reason(trunk)
+        self.reason = stored_no_match_reason(trunk)
         self.prompts = join.PromptIndex(prompt_turns_near(trunk, seconds) if trunk and seconds else [])
 
     def join(self, second: datetime) -> join.Join:
@@ -237,7 +238,7 @@ class Joiner:
         }
 
 
-def no_match_reason(trunk: SourceFile | None) -> str:
+def stored_no_match_reason(trunk: SourceFile | None) -> str:
     """join.no_match_reason over the whole trunk, asked of the database instead of its lines."""
     if trunk is None:
         return join.NO_TRANSCRIPT
@@ -290,7 +291,7 @@ def nearest_prompt(trunk: SourceFile | None, second: datetime) -> TranscriptEntr
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
     """Turns within reach of a new prompt injection, joined again; the no-match reason refreshed."""
-    reason = no_match_reason(trunk)
+    reason = stored_no_match_reason(trunk)
     unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
     Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
         join_reason=reason)

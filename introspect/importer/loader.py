@@ -233,7 +233,8 @@ class BatchResult:
     sessions: set[str] = field(default_factory=set)
 
 
-def order_key(event: WaysEvent) -> tuple[int, int, int, int]:
+def source_position(event: WaysEvent) -> tuple[int, int, int, int]:
+    """Where the event sits in its best source: rank, generation, offset, index (its place in event order)."""
     return (event.order_rank, event.order_generation, event.order_offset, event.order_index)
 
 
@@ -382,7 +383,7 @@ def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Rec
         if known.source_id == row.pk and (sha in same_source or sha in fresh):
             known.occurrences += 1
             repeated.append(known)
-        elif position < order_key(known):
+        elif position < source_position(known):
             known.order_rank, known.order_generation, known.order_offset, known.order_index = position
             moved.append(known)
         if known.session_key:

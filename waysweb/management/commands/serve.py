@@ -21,6 +21,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.core.wsgi import get_wsgi_application
+from waitress.server import create_server
 
 from introspect.models import Session
 
@@ -203,10 +205,9 @@ class Command(BaseCommand):
                                 env={**os.environ}, stdout=sys.stdout, stderr=sys.stderr)
 
     def serve(self, host: str, port: int, threads: int) -> None:
-        from waitress.server import create_server
-
-        from waysweb.wsgi import application
-
+        # Built here, not imported from waysweb.wsgi: the handler loads its middleware once, and
+        # check_host may have added the login middleware for a LAN address.
+        application = get_wsgi_application()
         try:
             server = create_server(application, host=host, port=port, threads=threads, ident="waysweb")
         except OSError as exc:
