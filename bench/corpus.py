@@ -24,7 +24,9 @@ What is in it:
   in the large tier, one single line of ``huge_line_bytes``.
 
 Deterministic: one seeded ``random.Random`` per session and one for the text pools, fixed timestamps from
-2026-10-01, gzip members with mtime 0; the same (tier, seed) gives byte-identical files.
+2026-10-01, gzip members with mtime 0; the same (tier, seed) gives byte-identical files. Every line and file
+is serialised by sample/formats.py, the writers the sample HOME (sample/build.py) shares; this file decides
+what to write and how much.
 ``CorpusInfo.events_bytes`` counts uncompressed event-line bytes (archives included); ``transcript_bytes`` the
 ``.jsonl`` transcript files on disk.
 """
@@ -33,11 +35,11 @@ Deterministic: one seeded ``random.Random`` per session and one for the text poo
 from __future__ import annotations
 
 import argparse
-import gzip
 import math
 import random
 import re
 import shutil
+import sys
 import time
 import uuid
 from bisect import bisect_left
@@ -45,7 +47,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import orjson
+# `uv run python bench/corpus.py` puts bench/ first on sys.path; the writers are imported as a package
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sample import formats
 
 
 @dataclass(frozen=True)
@@ -88,9 +94,8 @@ class CorpusInfo:
     seconds: float
 
 
-STATE = ".local/state/agent-ways"
-CORE = ".claude/hooks/ways"
-PROJECTS_DIR = ".claude/projects"
+STATE = formats.EVENTS_DIR
+CORE = formats.CORE_WAYS
 MARKER = ".waysweb-bench-corpus"
 LONG_PROJECT = "/home/dev/src/long-haul"
 SEARCH_TERMS = ["idempotency", "backpressure", "flamegraph", "tombstones", "kubeconfig"]
@@ -136,12 +141,14 @@ def ts_ms(ms: int) -> str:
     return f"{DAYS[d]}T{h:02d}:{m:02d}:{s:02d}.{f:03d}Z"
 
 
-def slug(path: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", path)  # ASCII paths: one dash per UTF-16 unit == per char
-
-
 def new_uuid(r: random.Random) -> str:
     return str(uuid.UUID(int=r.getrandbits(128), version=4))
+
+
+# The corpus has always written these keys in the opposite order to the sample's (formats.KeyOrder); readers
+# never depend on it, and keeping it keeps the corpus byte-identical from one revision to the next.
+ORDER = formats.KeyOrder(type_first=True, fields_after_stamp=False, metadata_after_stamp=True,
+                         patch_before_flags=True, agent_caller_first=True)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -323,10 +330,6 @@ def way_body(w: Way) -> str:
 BODIES = {w.id: way_body(w) for w in WAYS}
 
 
-def way_file(w: Way) -> str:
-    return f"---\n{w.front}\n---\n{BODIES[w.id]}\n"
-
-
 # --------------------------------------------------------------------------------------------------------
 # Text pools: big strings sliced at line boundaries, so big payloads cost a slice, not a loop
 # --------------------------------------------------------------------------------------------------------
@@ -479,7 +482,7 @@ class Thread:
         self.position = 0
         self.model = model
         self.agent = agent
-        self.lines: list[bytes] = []
+        self.lines: list[str] = []
         self.tool_uses = 0
 
 
@@ -501,7 +504,7 @@ class Corpus:
 
     # events -----------------------------------------------------------------------------------------
     def emit(self, t: int, d: dict) -> None:
-        self.events.append((t, len(self.events), orjson.dumps(d) + b"\n"))  # + copies to an exact-size object
+        self.events.append((t, len(self.events), formats.events_line(**d).encode() + b"\n"))
 
     # the corpus -------------------------------------------------------------------------------------
     def run(self) -> str:
@@ -572,7 +575,7 @@ class Corpus:
             data = b"".join(chunk)
             lines += len(chunk)
             nbytes += len(data)
-            files.setdefault(ARCHIVES[m][0], []).append(gzip.compress(data, compresslevel=1, mtime=0))
+            files.setdefault(ARCHIVES[m][0], []).append(formats.gzip_member(data, level=1))
         paths = []
         for name, parts in files.items():
             (state / name).write_bytes(b"".join(parts))
@@ -585,15 +588,15 @@ class Corpus:
     def write_ways(self) -> None:
         root = self.home / CORE
         for w in WAYS:
-            path = root / w.id / f"{w.leaf}.md"
+            path = root / formats.way_path(w.id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(way_file(w))
+            path.write_bytes(formats.way_file(w.front, BODIES[w.id]).encode())
         for wid, vocab in CHECKS.items():
             w = WAY[wid]
-            (root / wid / f"{w.leaf}.check.md").write_text(
-                f"---\ndescription: check that the {w.leaf} rules were followed in the last edit\n"
-                f"vocabulary: {vocab}\nthreshold: 2.0\nscope: agent, subagent\n---\n# {w.leaf.title()} check\n\n"
-                f"- Did the last edit follow the {w.leaf} way?\n")
+            front = (f"description: check that the {w.leaf} rules were followed in the last edit\n"
+                     f"vocabulary: {vocab}\nthreshold: 2.0\nscope: agent, subagent")
+            body = f"# {w.leaf.title()} check\n\n- Did the last edit follow the {w.leaf} way?"
+            (root / formats.way_path(wid, check=True)).write_bytes(formats.way_file(front, body).encode())
 
 
 class Session:
@@ -621,9 +624,8 @@ class Session:
                                             ("harbor", "lantern", "meadow", "circuit", "orchard", "ember"),
                                             ("whisper", "falcon", "river", "summit", "beacon", "pebble")))
         self.version = "2.1.120" if long else VERSION  # ≥ 2.1.97 (attachments), < 2.1.150 (no turn_duration)
-        self.env = {"isSidechain": False, "userType": "external", "entrypoint": "cli", "cwd": project,
-                    "sessionId": self.sid, "version": self.version, "gitBranch": self.branch, "slug": hs}
-        self.trunk = Thread(self.env, self.model, None, r.randint(14000, 19000))
+        self.human_slug = hs
+        self.trunk = Thread(self.envelope(), self.model, None, r.randint(14000, 19000))
         self.subs: list[tuple[Thread, dict]] = []
         self.shown: dict[str, int] = {}  # way -> times shown in the current window
         self.epoch = 0
@@ -647,26 +649,24 @@ class Session:
         self.c.emit(t, d)
 
     # transcript lines -------------------------------------------------------------------------------
-    def put(self, th: Thread, kind: str, payload: dict, *, parent: str | None | bool = True,
-            chain: bool = True, uid: str | None = None) -> str:
+    def envelope(self, agent: str | None = None) -> dict:
+        return formats.envelope(cwd=self.project, session_id=self.sid, version=self.version,
+                                git_branch=self.branch, slug=self.human_slug, agent_id=agent)
+
+    def put(self, th: Thread, write, *args, parent: str | None | bool = True, chain: bool = True,
+            uid: str | None = None, **fields) -> str:
+        """Append the line `write` makes for `th` now; the writer's first argument is the chain head (a
+        compact_boundary's logical parent) unless `parent` names another; `chain` makes this line the head."""
         u = uid or new_uuid(self.r)
-        d = {"parentUuid": th.head if parent is True else parent}
-        d.update(th.env)
-        d["type"] = kind
-        d.update(payload)
-        d["uuid"] = u
-        d["timestamp"] = ts_ms(self.ms)
-        th.lines.append(orjson.dumps(d))
+        head = th.head if parent is True else parent
+        th.lines.append(write(head, th.env, *args, uuid=u, timestamp=ts_ms(self.ms), **fields))
         if chain:
             th.head = u
         return u
 
-    def meta(self, th: Thread, d: dict) -> None:
-        th.lines.append(orjson.dumps(d))
-
     def flush(self, th: Thread, f) -> None:
         if th.lines:
-            data = b"\n".join(th.lines) + b"\n"
+            data = ("\n".join(th.lines) + "\n").encode()
             f.write(data)
             self.bytes += len(data)
             self.c.transcript_bytes += len(data)
@@ -682,36 +682,31 @@ class Session:
         th.cached, th.pending = th.position + out, 0
         if not self.tx:
             return ""
-        usage = {"input_tokens": inp, "cache_creation_input_tokens": cc, "cache_read_input_tokens": cr,
-                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cc},
-                 "output_tokens": out, "service_tier": "standard"}
+        usage = formats.usage(inp, cc, cr, out)
         mid, rid = f"msg_01{r.getrandbits(88):022x}", f"req_011C{r.getrandbits(80):020x}"
         last = ""
         for i, b in enumerate(blocks):
             if i:
                 self.adv(40, 900)
-            last = self.put(th, "assistant", {"message": {
-                "model": th.model, "id": mid, "type": "message", "role": "assistant", "content": [b],
-                "stop_reason": stop if i == len(blocks) - 1 else None, "stop_sequence": None, "usage": usage},
-                "requestId": rid})
+            last = self.put(th, formats.transcript_assistant, b, model=th.model, message_id=mid,
+                            request_id=rid, stop_reason=stop if i == len(blocks) - 1 else None, usage=usage,
+                            order=ORDER)
         return last
 
     def progress(self, th: Thread, hook_event: str, hook_name: str, tool_id: str | None) -> None:
         """A hook_progress start; `tool_id` None = a hook-run id that matches no tool call."""
         if self.tx:
             tool_id = tool_id or new_uuid(self.r)
-            self.put(th, "progress", {"data": {"type": "hook_progress", "hookEvent": hook_event,
-                                               "hookName": hook_name,
-                                               "command": "${HOME}/.claude/hooks/ways/hook.sh " + hook_event},
-                                      "parentToolUseID": tool_id, "toolUseID": tool_id}, chain=False)
+            self.put(th, formats.transcript_hook_progress, hook_event=hook_event, hook_name=hook_name,
+                     command="${HOME}/.claude/hooks/ways/hook.sh " + hook_event, tool_use_id=tool_id,
+                     chain=False)
 
     def attach(self, th: Thread, hook_event: str, hook_name: str, tool_id: str | None, bodies: list[str],
                parent: str | None | bool = True) -> None:
         if self.tx and bodies:
             tool_id = tool_id or new_uuid(self.r)
-            self.put(th, "attachment", {"attachment": {"type": "hook_additional_context", "content": bodies,
-                                                       "hookName": hook_name, "toolUseID": tool_id,
-                                                       "hookEvent": hook_event}}, parent=parent)
+            self.put(th, formats.transcript_attachment, parent=parent, hook_event=hook_event,
+                     hook_name=hook_name, tool_use_id=tool_id, content=bodies)
         th.pending += sum(map(len, bodies)) // 4
 
     # events -----------------------------------------------------------------------------------------
@@ -811,17 +806,14 @@ class Session:
         u = umid = None
         if self.tx and (steps or not self.long):
             umid = new_uuid(r)
-            backups = {f"{self.project}/{p}": {"backupFileName": f"{r.getrandbits(64):016x}@v{1 + j}",
-                                               "version": 1 + j, "backupTime": ts_ms(self.ms - 1000)}
+            backups = {f"{self.project}/{p}": formats.file_backup(f"{r.getrandbits(64):016x}@v{1 + j}", 1 + j,
+                                                                  ts_ms(self.ms - 1000))
                        for j, p in enumerate(self.edited[-3:])}
-            self.meta(th, {"type": "file-history-snapshot", "messageId": umid, "snapshot": {
-                "messageId": umid, "trackedFileBackups": backups, "timestamp": ts_ms(self.ms)},
-                "isSnapshotUpdate": False})
+            th.lines.append(formats.transcript_file_history_snapshot(umid, backups, timestamp=ts_ms(self.ms)))
         if self.tx:
-            u = self.put(th, "user", {"message": {"role": "user", "content": text}, "permissionMode": "default",
-                                      "promptId": new_uuid(r)}, uid=umid)
+            u = self.put(th, formats.transcript_prompt, text, prompt_id=new_uuid(r), uid=umid, order=ORDER)
             if self.prompts == 1:
-                self.meta(th, {"type": "ai-title", "aiTitle": text.split(",")[0][:60], "sessionId": self.sid})
+                th.lines.append(formats.transcript_ai_title(self.sid, text.split(",")[0][:60]))
         th.pending += len(text) // 4 + 4
         hook_ms = self.ms + r.randint(300, 800)
         self.ms = hook_ms
@@ -835,8 +827,7 @@ class Session:
         self.work(th, steps)
         if self.tx and not self.long:
             self.adv(20, 120)
-            self.put(th, "system", {"subtype": "turn_duration", "durationMs": r.randint(3000, 240000),
-                                    "isMeta": False})
+            self.put(th, formats.transcript_turn_duration, duration_ms=r.randint(3000, 240000))
         if th.cached + th.pending > 165_000:
             self.compact("auto")
         elif not self.long and r.random() < 0.004:
@@ -988,10 +979,10 @@ class Session:
             blocks: list[dict] = []
             if self.tx:
                 if i == 0 and think:
-                    blocks.append({"type": "thinking", "thinking": self.p.text(r, r.randint(200, 700 if self.long else 2400)),
-                                   "signature": self.p.signature(r)})
+                    thinking = self.p.text(r, r.randint(200, 700 if self.long else 2400))
+                    blocks.append(formats.thinking_block(thinking, self.p.signature(r)))
                 if r.random() < 0.4:
-                    blocks.append({"type": "text", "text": self.p.text(r, r.randint(60, 500))})
+                    blocks.append(formats.text_block(self.p.text(r, r.randint(60, 500))))
             if not self.long and not th.agent and r.random() < 0.035 and len(self.subs) < 3:
                 self.agent_step(th, blocks)
             else:
@@ -999,9 +990,10 @@ class Session:
         blocks = []
         if self.tx:
             if steps == 0 and think:
-                blocks.append({"type": "thinking", "thinking": self.p.text(r, r.randint(200, 700 if self.long else 2000)),
-                               "signature": self.p.signature(r)})
-            blocks.append({"type": "text", "text": self.p.text(r, r.randint(40, 300) if self.long else r.randint(80, 1800))})
+                thinking = self.p.text(r, r.randint(200, 700 if self.long else 2000))
+                blocks.append(formats.thinking_block(thinking, self.p.signature(r)))
+            size = r.randint(40, 300) if self.long else r.randint(80, 1800)
+            blocks.append(formats.text_block(self.p.text(r, size)))
         self.respond(th, blocks, "end_turn")
 
     def tool_step(self, th: Thread, blocks: list[dict]) -> None:
@@ -1065,7 +1057,7 @@ class Session:
                                replace_all=False)
                 elif kind == "write":
                     inp["content"] = p.code(r, r.randint(8800, 17000))[0]
-            blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp, "caller": {"type": "direct"}})
+            blocks.append(formats.tool_use_block(tid, name, inp))
         tu = self.respond(th, blocks, "tool_use")
         th.tool_uses += 1
         self.epoch += 1
@@ -1100,21 +1092,14 @@ class Session:
         if kind == "read":
             raw, num, start, count = p.code(r, r.randint(5000, 8800) if size < 0.65 else r.randint(300, 1200))
             content = num
-            tur = {"type": "text", "file": {"filePath": inp["file_path"], "content": raw, "numLines": count,
-                                            "startLine": start, "totalLines": start + count + r.randint(0, 400)}}
+            tur = formats.read_tool_result(inp["file_path"], raw, start_line=start, num_lines=count,
+                                           total_lines=start + count + r.randint(0, 400))
         elif kind == "edit":
             orig = p.code(r, r.randint(8000, 15000) if size < 0.55 else r.randint(200, 1400))[0]
-            olds, news = inp["old_string"].split("\n"), inp["new_string"].split("\n")
-            at_line = r.randint(1, 400)
-            content = f"The file {inp['file_path']} has been updated successfully."
-            tur = {"filePath": inp["file_path"], "oldString": inp["old_string"], "newString": inp["new_string"],
-                   "originalFile": orig, "structuredPatch": [{"oldStart": at_line, "oldLines": len(olds),
-                                                              "newStart": at_line, "newLines": len(news),
-                                                              "lines": [f"-{s}" for s in olds] + [f"+{s}" for s in news]}],
-                   "userModified": False, "replaceAll": False}
+            content, tur = formats.edit_tool_result(inp["file_path"], inp["old_string"], inp["new_string"],
+                                                    start=r.randint(1, 400), original_file=orig, order=ORDER)
         elif kind == "write":
-            content = f"File created successfully at: {inp['file_path']}"
-            tur = {"type": "create", "filePath": inp["file_path"], "content": inp["content"], "structuredPatch": []}
+            content, tur = formats.write_tool_result(inp["file_path"], inp["content"])
         elif kind == "bash":
             if big:
                 out = p.big_logs(max(1000, big // 2 - 2000))
@@ -1124,19 +1109,13 @@ class Session:
                 out = p.logs(r, r.randint(5200, 9400))
             else:
                 out = p.logs(r, r.randint(40, 1400))
-            if err:
-                content = f"Error: Exit code 1\n{out}"
-                tur = content
-            else:
-                content = out
-                tur = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
+            content, tur = formats.bash_tool_result(out, error=err)
         else:
             hits = [f"src/{r.choice(MODULES)}/{r.choice(WORDS)}.py" for _ in range(r.randint(0, 12))]
             content = f"Found {len(hits)} files\n" + "\n".join(hits)
-            tur = {"mode": "files_with_matches", "filenames": hits, "numFiles": len(hits)}
-        self.put(th, "user", {"message": {"role": "user", "content": [
-            {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": err}]},
-            "toolUseResult": tur, "sourceToolAssistantUUID": tu})
+            tur = formats.grep_tool_result(hits)
+        self.put(th, formats.transcript_tool_result, formats.tool_result_block(tid, content, is_error=err),
+                 result=tur, assistant_uuid=tu, order=ORDER)
         return content
 
     def tool_events(self, t: int, th: Thread, kind: str, match, command: str) -> list[str]:
@@ -1188,14 +1167,12 @@ class Session:
         prompt = (f"List every place in src/{m} that builds or reads a {r.choice(WORDS)}, and note which ones "
                   f"skip the {r.choice(WORDS)} check. Report file:line for each.")
         if self.tx:
-            blocks.append({"type": "tool_use", "id": tid, "name": "Agent", "caller": {"type": "direct"},
-                           "input": {"description": desc, "prompt": prompt, "subagent_type": kind}})
+            blocks.append(formats.agent_tool_use_block(tid, description=desc, prompt=prompt,
+                                                       subagent_type=kind, order=ORDER))
         tu = self.respond(th, blocks, "tool_use")
         agent = f"a{r.getrandbits(64):016x}"
-        sub = Thread(dict(self.env, isSidechain=True, agentId=agent), HAIKU, agent, r.randint(7000, 9000))
-        # agentId belongs before slug in real lines; keep the envelope order stable
-        sub.env = {k: v for k, v in sub.env.items() if k != "slug"} | {"slug": self.env["slug"]}
-        self.subs.append((sub, {"agentType": kind, "description": desc, "toolUseId": tid}))
+        sub = Thread(self.envelope(agent), HAIKU, agent, r.randint(7000, 9000))
+        self.subs.append((sub, formats.subagent_meta(agent_type=kind, description=desc, tool_use_id=tid)))
         began = self.ms
         self.adv(300, 900)
         hs = self.ms // 1000
@@ -1206,24 +1183,17 @@ class Session:
         else:
             self.fire(hs, sub, WAY["softwaredev/code/navigation"], "task", minimal=True, scope="subagent")
         if self.tx:
-            self.put(sub, "user", {"message": {"role": "user", "content": prompt}}, parent=None)
+            self.put(sub, formats.transcript_user, prompt, parent=None, order=ORDER)
         sub.pending += len(prompt) // 4
         self.work(sub, r.randint(2, 6))
         result = self.p.text(r, r.randint(300, 1500))
         dur = self.ms - began
         self.adv(200, 600)
-        usage = {"input_tokens": 4, "cache_creation_input_tokens": sub.pending, "cache_read_input_tokens": sub.cached,
-                 "output_tokens": r.randint(100, 900), "service_tier": "standard"}
+        usage = formats.usage(4, sub.pending, sub.cached, r.randint(100, 900), breakdown=False)
         if self.tx:
-            text = [{"type": "text", "text": result},
-                    {"type": "text", "text": f"agentId: {agent} (use SendMessage with to: '{agent}' to continue this "
-                                             f"agent)\n<usage>total_tokens: {sub.cached}\ntool_uses: {sub.tool_uses}\n"
-                                             f"duration_ms: {dur}</usage>"}]
-            self.put(th, "user", {"message": {"role": "user", "content": [
-                {"tool_use_id": tid, "type": "tool_result", "content": text}]},
-                "toolUseResult": {"status": "completed", "agentId": agent, "totalDurationMs": dur,
-                                  "totalTokens": sub.cached, "totalToolUseCount": sub.tool_uses, "usage": usage},
-                "sourceToolAssistantUUID": tu})
+            block, tur = formats.agent_tool_result(tid, result, agent_id=agent, total_tokens=sub.cached,
+                                                   tool_uses=sub.tool_uses, duration_ms=dur, usage=usage)
+            self.put(th, formats.transcript_tool_result, block, result=tur, assistant_uuid=tu, order=ORDER)
         th.pending += len(result) // 4 + 40
 
     # session flow -----------------------------------------------------------------------------------
@@ -1255,20 +1225,12 @@ class Session:
         self.adv(20_000, 60_000)
         post = r.randint(9000, 16000)
         if self.tx:
-            b = new_uuid(r)
-            d = {"parentUuid": None, "logicalParentUuid": th.head}
-            d.update(th.env)
-            d.update(type="system", subtype="compact_boundary", content="Conversation compacted", isMeta=False,
-                     level="info", uuid=b, timestamp=ts_ms(self.ms),
-                     compactMetadata={"trigger": trigger, "preTokens": pre, "postTokens": post,
-                                      "durationMs": self.ms - began})
-            th.lines.append(orjson.dumps(d))
-            th.head = b
+            # the chain head goes in as the boundary's logicalParentUuid; its parentUuid is null
+            self.put(th, formats.transcript_compact_boundary, trigger=trigger, pre_tokens=pre,
+                     post_tokens=post, duration_ms=self.ms - began, order=ORDER)
             self.adv(2, 30)
-            self.put(th, "user", {"message": {"role": "user", "content": (
-                "This session is being continued from a previous conversation that ran out of context. The summary "
-                "below covers the earlier portion of the conversation.\n\nSummary:\n" + self.p.text(r, r.randint(2000, 6000)))},
-                "isVisibleInTranscriptOnly": True, "isCompactSummary": True})
+            summary = self.p.text(r, r.randint(2000, 6000))
+            self.put(th, formats.transcript_compact_summary, summary, order=ORDER)
         th.cached, th.pending, th.position = 0, post, post
         self.session_start("SessionStart:compact")
 
@@ -1276,12 +1238,11 @@ class Session:
         c = self.c
         f = None
         if self.tx:
-            base = c.home / PROJECTS_DIR / slug(self.project)
-            base.mkdir(parents=True, exist_ok=True)
-            path = base / f"{self.sid}.jsonl"
+            path = c.home / formats.transcript_path(self.project, self.sid)
+            path.parent.mkdir(parents=True, exist_ok=True)
             c.transcript_files.append(path)
             f = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
-            self.meta(self.trunk, {"type": "permission-mode", "permissionMode": "default", "sessionId": self.sid})
+            self.trunk.lines.append(formats.transcript_permission_mode(self.sid))
         self.session_start("SessionStart:startup")
         n = 0
         while True:
@@ -1294,17 +1255,17 @@ class Session:
             if turns is None and n >= 3 and self.bytes >= byte_budget and not self.special:
                 break
         if f is not None:
-            self.meta(self.trunk, {"type": "last-prompt", "lastPrompt": self.last_prompt[:200], "sessionId": self.sid})
+            self.trunk.lines.append(formats.transcript_last_prompt(self.sid, self.last_prompt[:200]))
             self.flush(self.trunk, f)
             f.close()
             for sub, meta in self.subs:
-                sdir = c.home / PROJECTS_DIR / slug(self.project) / self.sid / "subagents"
-                sdir.mkdir(parents=True, exist_ok=True)
-                path = sdir / f"agent-{sub.agent}.jsonl"
+                path = c.home / formats.subagent_path(self.project, self.sid, sub.agent)
+                path.parent.mkdir(parents=True, exist_ok=True)
                 c.transcript_files.append(path)
                 with open(path, "wb") as sf:
                     self.flush(sub, sf)
-                (sdir / f"agent-{sub.agent}.meta.json").write_bytes(orjson.dumps(meta) + b"\n")
+                sidecar = c.home / formats.subagent_path(self.project, self.sid, sub.agent, ".meta.json")
+                sidecar.write_bytes(meta.encode())
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -3,21 +3,19 @@
 
     uv run python sample/build.py [--out DIR]
 
-Deterministic: stdlib only, one ``random.Random(SEED)``, fixed timestamps, gzip members written
-with mtime 0 and a fixed file name. The default output, ``sample/home``, is wiped and rewritten.
-What the sample holds is described in sample/README.md; the formats are in
-formats-agent-ways.md, formats-claude-code.md and knowledge-and-records.md (ADR-112 session ledger,
-majordomus knowledge records and ledger.jsonl, ADR formats).
+Deterministic: one ``random.Random(SEED)``, fixed timestamps, gzip members written with mtime 0
+and a fixed file name. The default output, ``sample/home``, is wiped and rewritten. What the sample
+holds is described in sample/README.md. Every file is serialised by sample/formats.py, the writers
+bench/corpus.py shares (formats-agent-ways.md, formats-claude-code.md and knowledge-and-records.md:
+ADR-112 session ledger, majordomus knowledge records and ledger.jsonl, ADR formats); this file holds
+only the storyline.
 """
 
 # ruff: noqa: E501  (long literal transcript content)
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
-import io
-import json
 import math
 import random
 import re
@@ -28,14 +26,19 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+# `uv run python sample/build.py` puts sample/ first on sys.path; the writers are imported as a package
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sample import formats
+
 SEED = 20261105
 DEFAULT_OUT = Path(__file__).resolve().parent / "home"
 
-STATE = ".local/state/agent-ways"
-LEGACY = ".claude/stats/events.jsonl"
-CORE = ".claude/hooks/ways"
-USER = ".config/agent-ways/ways"
-PROJECTS_DIR = ".claude/projects"
+STATE = formats.EVENTS_DIR
+LEGACY = formats.LEGACY_EVENTS
+CORE = formats.CORE_WAYS
+USER = formats.USER_WAYS
 
 PROJECTS = {
     "api": "/home/dev/src/api-server",
@@ -82,15 +85,6 @@ def floor_s(dt: datetime) -> datetime:
     return dt.replace(microsecond=0)
 
 
-def dumps(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def slug(path: str) -> str:
-    # Claude Code sanitizePath: every UTF-16 unit outside [A-Za-z0-9] becomes "-" (ASCII paths here).
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
-
-
 def domain(way: str) -> str:
     return way.split("/")[0]
 
@@ -102,9 +96,8 @@ def domain(way: str) -> str:
 WAYS: list[tuple[str, str, str]] = []  # (root, relative path, text)
 
 
-def way(root: str, way_id: str, front: str, body: str, leaf: str | None = None) -> None:
-    leaf = leaf or way_id.split("/")[-1]
-    WAYS.append((root, f"{way_id}/{leaf}.md", f"---\n{front.strip()}\n---\n{body.strip()}\n"))
+def way(root: str, way_id: str, front: str, body: str) -> None:
+    WAYS.append((root, formats.way_path(way_id), formats.way_file(front, body)))
 
 
 def side(root: str, rel: str, text: str) -> None:
@@ -192,13 +185,13 @@ scope: agent, subagent
 - Prefer real objects and `tmp_path` over mocks; mock only at process boundaries.
 - A flaky test is a bug: quarantine it with an issue link, never retry it silently.
 """)
-side(CORE, "softwaredev/code/testing/testing.check.md", r"""---
+side(CORE, formats.way_path("softwaredev/code/testing", check=True), formats.way_file(r"""
 description: verify a new test exercises the behaviour it names before it is written
 vocabulary: assert expect mock patch fixture snapshot parametrize
 files: (^|/)tests?/.*\.(py|tsx?)$
 threshold: 2.0
 scope: agent, subagent
----
+""", """
 ## anchor
 A test that cannot fail protects nothing.
 
@@ -207,7 +200,7 @@ Before writing this test:
 - Does it fail without the change it is meant to cover?
 - Does it assert on behaviour, not on a mock's call list?
 - Would its name tell a reader what broke when it goes red?
-""")
+"""))
 
 way(CORE, "softwaredev/code/quality", r"""
 description: code quality after an edit, lint and type errors, dead code, naming
@@ -524,21 +517,19 @@ class Home:
         if raw_ts:
             d["ts"] = raw_ts
         self.events.append(dict(dt=dt, sort=dt + timedelta(seconds=late), seq=len(self.events), d=d,
-                                line=dumps(d), dest=dest, session=session))
+                                line=formats.events_line(**d), dest=dest, session=session))
 
     def put_text(self, rel: str, text: str) -> None:
         assert text.endswith("\n"), rel
         self.files[rel] = text.encode()
 
-    def put_jsonl(self, rel: str, rows: list) -> None:
-        self.put_text(rel, "".join((r if isinstance(r, str) else dumps(r)) + "\n" for r in rows))
+    def put_jsonl(self, rel: str, lines: list[str]) -> None:
+        self.put_text(rel, formats.jsonl(lines))
 
 
 def gz_member(name: str, lines: list[str]) -> bytes:
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename=name, mode="wb", fileobj=buf, mtime=0, compresslevel=6) as f:
-        f.write("".join(line + "\n" for line in lines).encode())
-    return buf.getvalue()
+    """An archive member named like the file it was rotated into, minus `.gz`, as GzipFile names it."""
+    return formats.gzip_member(formats.jsonl(lines).encode(), name=name.removesuffix(".gz"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -586,12 +577,13 @@ class Thread:
         self.s = sess
         self.model = model
         self.agent = agent
-        self.lines: list[dict] = []
+        self.lines: list[str] = []
         self.parent: str | None = None
         self.cached = 0
         self.pending = sess.h.rng.randint(14000, 19000) if agent is None else sess.h.rng.randint(7000, 9000)
         self.position = 0
         self.tool_uses = 0
+        self.earliest: datetime | None = None  # its first timestamp: when a majordomus episode opened
 
 
 class Session:
@@ -634,62 +626,43 @@ class Session:
         self.clock += timedelta(milliseconds=self.rng.randint(lo, hi))
 
     # transcript lines --------------------------------------------------------------------
-    def env(self, th: Thread, parent="chain") -> dict:
-        d = {"parentUuid": th.parent if parent == "chain" else parent, "isSidechain": th.agent is not None,
-             "userType": "external", "entrypoint": "cli", "cwd": self.cwd, "sessionId": self.sid,
-             "version": self.version, "gitBranch": self.branch}
-        if th.agent:
-            d["agentId"] = th.agent
-        d["slug"] = self.human_slug
-        return d
+    def env(self, th: Thread) -> dict:
+        return formats.envelope(cwd=self.cwd, session_id=self.sid, version=self.version,
+                                git_branch=self.branch, slug=self.human_slug, agent_id=th.agent)
 
-    def put(self, th: Thread, d: dict, **after) -> str:
+    def put(self, th: Thread, write, *args, parent="chain", **fields) -> str:
+        """Append the line `write` makes for `th` now; it becomes the head of the chain. The writer's first
+        argument is the chain head (a compact_boundary's logical parent), unless `parent` says otherwise."""
         u = self.h.uuid()
-        d["uuid"] = u
-        d["timestamp"] = msec(self.clock)
-        d.update(after)
-        th.lines.append(d)
+        head = th.parent if parent == "chain" else parent
+        th.lines.append(write(head, self.env(th), *args, uuid=u, timestamp=msec(self.clock), **fields))
         th.parent = u
+        th.earliest = self.clock if th.earliest is None else min(th.earliest, self.clock)
         return u
 
-    def meta_line(self, th: Thread, d: dict) -> None:
-        th.lines.append(d)
-
-    def user(self, th: Thread, content, **after) -> str:
-        d = self.env(th)
-        d["type"] = "user"
-        d["message"] = {"role": "user", "content": content}
-        return self.put(th, d, **after)
+    def user(self, th: Thread, content, **extra) -> str:
+        return self.put(th, formats.transcript_user, content, extra=extra or None)
 
     def attach(self, th: Thread, hook_event: str, hook_name: str, tool_use_id: str, bodies: list[str],
                parent="chain") -> str:
-        d = self.env(th, parent)
-        d["type"] = "attachment"
-        d["attachment"] = {"type": "hook_additional_context", "content": bodies, "hookName": hook_name,
-                           "toolUseID": tool_use_id, "hookEvent": hook_event}
-        return self.put(th, d)
+        return self.put(th, formats.transcript_attachment, parent=parent, hook_event=hook_event,
+                        hook_name=hook_name, tool_use_id=tool_use_id, content=bodies)
 
     def respond(self, th: Thread, blocks: list[dict], stop: str) -> str:
         self.adv(1500, 6500)
         inp = self.rng.randint(1, 9)
         cr, cc = th.cached, th.pending
-        text = sum(len(b.get("text", "") or b.get("thinking", "") or dumps(b.get("input", ""))) for b in blocks)
+        text = sum(len(b.get("text", "") or b.get("thinking", "") or formats.dumps(b.get("input", "")))
+                   for b in blocks)
         out = max(12, text // 4 + self.rng.randint(8, 90))
-        usage = {"input_tokens": inp, "cache_creation_input_tokens": cc, "cache_read_input_tokens": cr,
-                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cc},
-                 "output_tokens": out, "service_tier": "standard"}
+        usage = formats.usage(inp, cc, cr, out)
         mid, rid = "msg_01" + self.h.b62(22), "req_011C" + self.h.b62(20)
         last = ""
         for i, b in enumerate(blocks):
             if i:
                 self.adv(40, 900)
-            d = self.env(th)
-            d["message"] = {"model": th.model, "id": mid, "type": "message", "role": "assistant", "content": [b],
-                            "stop_reason": stop if i == len(blocks) - 1 else None, "stop_sequence": None,
-                            "usage": dict(usage, cache_creation=dict(usage["cache_creation"]))}
-            d["requestId"] = rid
-            d["type"] = "assistant"
-            last = self.put(th, d)
+            last = self.put(th, formats.transcript_assistant, b, model=th.model, message_id=mid,
+                            request_id=rid, stop_reason=stop if i == len(blocks) - 1 else None, usage=usage)
         th.position = inp + cr + cc
         th.cached, th.pending = cr + cc + inp + out, 0
         return last
@@ -800,7 +773,7 @@ class Session:
     def start(self, fires=None, *, start_dest=None, dup_legacy=False) -> None:
         """SessionStart: clear-markers.sh logs session_start; session-start ways fire (state)."""
         th = self.trunk
-        self.meta_line(th, {"type": "permission-mode", "permissionMode": "default", "sessionId": self.sid})
+        th.lines.append(formats.transcript_permission_mode(self.sid))
         if not self.gen:
             return
         first = EV("session_start", project=P, session=S)
@@ -826,7 +799,7 @@ class Session:
         self.prompts += 1
         self.prompt_id = self.h.uuid()
         self.turn_start = self.clock
-        u = self.user(th, text, permissionMode="default", promptId=self.prompt_id)
+        u = self.put(th, formats.transcript_prompt, text, prompt_id=self.prompt_id)
         th.pending += len(text) // 4 + 4
         self.adv(300, 800)
         fires = self.state_fires(th) + list(fires)
@@ -838,20 +811,17 @@ class Session:
             self.attach(th, "UserPromptSubmit", "UserPromptSubmit", self.h.uuid(), bodies, parent=u)
             th.pending += sum(len(b) for b in bodies) // 4
         if not self.title_done:
-            self.meta_line(th, {"type": "ai-title", "aiTitle": text.split(",")[0][:60].rstrip(" ."),
-                                "sessionId": self.sid})
+            th.lines.append(formats.transcript_ai_title(self.sid, text.split(",")[0][:60].rstrip(" .")))
             self.title_done = True
         if interrupt:  # the user pressed Esc before any answer arrived
             self.adv(300, 700)
-            self.user(th, [{"type": "text", "text": "[Request interrupted by user]"}])
+            self.user(th, [formats.text_block(formats.INTERRUPTED)])
             return
         self.run(th, list(steps), think=think, answer=answer)
         if tuple(map(int, self.version.split("."))) >= (2, 1, 150):
             self.adv(20, 120)
-            d = self.env(th)
-            d.update(type="system", subtype="turn_duration",
-                     durationMs=int((self.clock - self.turn_start).total_seconds() * 1000), isMeta=False)
-            self.put(th, d)
+            self.put(th, formats.transcript_turn_duration,
+                     duration_ms=int((self.clock - self.turn_start).total_seconds() * 1000))
         self.turn_ends[self.prompts - 1] = (floor_s(self.clock), th.position)
 
     def state_fires(self, th: Thread) -> list[dict]:
@@ -868,9 +838,9 @@ class Session:
             opts = st[-1] if isinstance(st[-1], dict) else {}
             blocks = []
             if first and think:
-                blocks.append({"type": "thinking", "thinking": think, "signature": "Eu8C" + self.h.b62(60)})
+                blocks.append(formats.thinking_block(think, "Eu8C" + self.h.b62(60)))
             if opts.get("say"):
-                blocks.append({"type": "text", "text": opts["say"]})
+                blocks.append(formats.text_block(opts["say"]))
             first = False
             if kind == "agent":
                 self.agent_step(th, blocks, st[1])
@@ -879,8 +849,8 @@ class Session:
         final = answer or "Done."
         blocks = []
         if first and think:
-            blocks.append({"type": "thinking", "thinking": think, "signature": "Eu8C" + self.h.b62(60)})
-        blocks.append({"type": "text", "text": final})
+            blocks.append(formats.thinking_block(think, "Eu8C" + self.h.b62(60)))
+        blocks.append(formats.text_block(final))
         self.respond(th, blocks, "end_turn")
 
     def tool_step(self, th: Thread, blocks: list, st: tuple, opts: dict) -> None:
@@ -892,44 +862,32 @@ class Session:
             path = st[1]
             lines = CODE[ext(path)]
             name, inp = "Read", {"file_path": f"{self.cwd}/{path}"}
-            content = "\n".join(f"{i + 1:>6}→{t}" for i, t in enumerate(lines))
-            tur = {"type": "text", "file": {"filePath": f"{self.cwd}/{path}", "content": "\n".join(lines),
-                                            "numLines": len(lines), "startLine": 1,
-                                            "totalLines": len(lines) + rng.randint(20, 300)}}
+            content = "\n".join(formats.numbered_line(i + 1, t) for i, t in enumerate(lines))
+            tur = formats.read_tool_result(f"{self.cwd}/{path}", "\n".join(lines), start_line=1,
+                                           num_lines=len(lines),
+                                           total_lines=len(lines) + rng.randint(20, 300))
             weight, ctx = rng.randint(1500, 6000), {"path": path}
         elif kind == "grep":
             pattern, hits = st[1], st[2]
             name, inp = "Grep", {"pattern": pattern, "path": self.cwd, "output_mode": "files_with_matches"}
             content = f"Found {len(hits)} file{'s' if len(hits) != 1 else ''}\n" + "\n".join(hits)
-            tur = {"mode": "files_with_matches", "filenames": hits, "numFiles": len(hits)}
+            tur = formats.grep_tool_result(hits)
             weight = rng.randint(150, 600)
         elif kind == "edit":
             path, old, new = st[1], st[2], st[3]
             name = "Edit"
             inp = {"file_path": f"{self.cwd}/{path}", "old_string": old, "new_string": new, "replace_all": False}
-            start = rng.randint(5, 120)
-            olds, news = old.split("\n"), new.split("\n")
-            tur = {"filePath": f"{self.cwd}/{path}", "oldString": old, "newString": new,
-                   "originalFile": None, "userModified": False, "replaceAll": False,
-                   "structuredPatch": [{"oldStart": start, "oldLines": len(olds), "newStart": start,
-                                        "newLines": len(news),
-                                        "lines": [f"-{x}" for x in olds] + [f"+{x}" for x in news]}]}
-            content = f"The file {self.cwd}/{path} has been updated successfully."
+            content, tur = formats.edit_tool_result(f"{self.cwd}/{path}", old, new, start=rng.randint(5, 120))
             weight, ctx = rng.randint(150, 600), {"path": path}
         elif kind in ("bash", "bash!"):
             cmd, out = st[1], st[2]
             err = kind == "bash!"
             name, inp = "Bash", {"command": cmd, "description": opts.get("desc", cmd.split()[0])}
-            if err:
-                content = f"Error: Exit code 1\n{out}"
-                tur = content
-            else:
-                content = out
-                tur = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
+            content, tur = formats.bash_tool_result(out, error=err)
             weight, ctx = rng.randint(300, 2500), {"cmd": cmd}
         else:
             raise ValueError(kind)
-        blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp, "caller": {"type": "direct"}})
+        blocks.append(formats.tool_use_block(tid, name, inp))
         tu = self.respond(th, blocks, "tool_use")
         th.tool_uses += 1
         self.adv(80, 400)
@@ -939,8 +897,8 @@ class Session:
             self.attach(th, "PreToolUse", f"PreToolUse:{name}", tid, bodies)
             th.pending += sum(len(b) for b in bodies) // 4
         self.adv(*opts.get("dur", (200, 3500)))
-        block = {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": err}
-        self.user(th, [block], toolUseResult=tur, sourceToolAssistantUUID=tu)
+        block = formats.tool_result_block(tid, content, is_error=err)
+        self.put(th, formats.transcript_tool_result, block, result=tur, assistant_uuid=tu)
         th.pending += int((weight + len(content) // 4) * self.heavy)
         if opts.get("cd"):
             self.cwd = opts["cd"]
@@ -954,12 +912,13 @@ class Session:
 
     def agent_step(self, th: Thread, blocks: list, spec: dict) -> None:
         tid = "toolu_01" + self.h.b62(22)
-        inp = {"description": spec["description"], "prompt": spec["prompt"], "subagent_type": spec["type"]}
-        blocks.append({"type": "tool_use", "id": tid, "name": "Agent", "input": inp, "caller": {"type": "direct"}})
+        blocks.append(formats.agent_tool_use_block(tid, description=spec["description"],
+                                                   prompt=spec["prompt"], subagent_type=spec["type"]))
         tu = self.respond(th, blocks, "tool_use")
         agent_id = "a" + self.h.hexs(16)
         sub = Thread(self, spec["model"], agent_id)
-        self.subs.append((sub, {"agentType": spec["type"], "description": spec["description"], "toolUseId": tid}))
+        self.subs.append((sub, formats.subagent_meta(agent_type=spec["type"], description=spec["description"],
+                                                     tool_use_id=tid)))
         began = self.clock
         self.adv(300, 900)
         u = self.user(sub, spec["prompt"])
@@ -970,18 +929,12 @@ class Session:
             self.attach(sub, "SubagentStart", "SubagentStart", self.h.uuid(), bodies, parent=u)
         self.run(sub, spec["steps"], answer=spec["result"])
         total = sub.cached
-        usage = {"input_tokens": 4, "cache_creation_input_tokens": sub.pending, "cache_read_input_tokens": total,
-                 "output_tokens": 380, "service_tier": "standard"}
+        usage = formats.usage(4, sub.pending, total, 380, breakdown=False)
         self.adv(200, 600)
-        text = [{"type": "text", "text": spec["result"]},
-                {"type": "text", "text": f"agentId: {agent_id} (use SendMessage with to: '{agent_id}' to continue "
-                                         f"this agent)\n<usage>total_tokens: {total}\ntool_uses: {sub.tool_uses}\n"
-                                         f"duration_ms: {int((self.clock - began).total_seconds() * 1000)}</usage>"}]
-        tur = {"status": "completed", "agentId": agent_id,
-               "totalDurationMs": int((self.clock - began).total_seconds() * 1000), "totalTokens": total,
-               "totalToolUseCount": sub.tool_uses, "usage": usage}
-        self.user(th, [{"tool_use_id": tid, "type": "tool_result", "content": text}], toolUseResult=tur,
-                  sourceToolAssistantUUID=tu)
+        block, tur = formats.agent_tool_result(tid, spec["result"], agent_id=agent_id, total_tokens=total,
+                                               tool_uses=sub.tool_uses, usage=usage,
+                                               duration_ms=int((self.clock - began).total_seconds() * 1000))
+        self.put(th, formats.transcript_tool_result, block, result=tur, assistant_uuid=tu)
         th.pending += len(spec["result"]) // 4 + 40
 
     def compact(self, trigger: str, summary: str | None = None) -> None:
@@ -992,22 +945,13 @@ class Session:
         self.compaction_starts.append((floor_s(began), pre))
         self.adv(20_000, 60_000)
         post = self.rng.randint(9000, 16000)
-        d = {"parentUuid": None, "logicalParentUuid": th.parent}
-        d.update({k: v for k, v in self.env(th).items() if k != "parentUuid"})
-        d.update(type="system", subtype="compact_boundary", content="Conversation compacted", isMeta=False,
-                 level="info")
-        d["compactMetadata"] = {"trigger": trigger, "preTokens": pre, "postTokens": post,
-                                "durationMs": int((self.clock - began).total_seconds() * 1000)}
-        b = self.h.uuid()
-        d["uuid"], d["timestamp"] = b, msec(self.clock)
-        th.lines.append(d)
-        th.parent = b
+        # the chain head goes in as the boundary's logicalParentUuid; its parentUuid is null
+        self.put(th, formats.transcript_compact_boundary, trigger=trigger, pre_tokens=pre, post_tokens=post,
+                 duration_ms=int((self.clock - began).total_seconds() * 1000))
         self.adv(2, 30)
-        text = ("This session is being continued from a previous conversation that ran out of context. "
-                "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
-                + (summary or "1. Primary request: continue the work described above.\n"
-                   "2. Files touched so far are listed in the conversation.\n3. Pending: finish the open step."))
-        self.user(th, text, isVisibleInTranscriptOnly=True, isCompactSummary=True)
+        self.put(th, formats.transcript_compact_summary,
+                 summary or "1. Primary request: continue the work described above.\n"
+                 "2. Files touched so far are listed in the conversation.\n3. Pending: finish the open step.")
         th.cached, th.pending, th.position = 0, post, post
         self.compactions += 1
         self.ctx_state = 0
@@ -1021,14 +965,13 @@ class Session:
 
     def finish(self, last_prompt: str | None = None) -> None:
         if last_prompt:
-            self.meta_line(self.trunk, {"type": "last-prompt", "lastPrompt": last_prompt, "sessionId": self.sid})
+            self.trunk.lines.append(formats.transcript_last_prompt(self.sid, last_prompt))
         if not self.write_transcript:
             return
-        base = f"{PROJECTS_DIR}/{slug(self.project)}"
-        self.h.put_jsonl(f"{base}/{self.sid}.jsonl", self.trunk.lines)
+        self.h.put_jsonl(formats.transcript_path(self.project, self.sid), self.trunk.lines)
         for sub, meta in self.subs:
-            self.h.put_jsonl(f"{base}/{self.sid}/subagents/agent-{sub.agent}.jsonl", sub.lines)
-            self.h.put_text(f"{base}/{self.sid}/subagents/agent-{sub.agent}.meta.json", dumps(meta) + "\n")
+            self.h.put_jsonl(formats.subagent_path(self.project, self.sid, sub.agent), sub.lines)
+            self.h.put_text(formats.subagent_path(self.project, self.sid, sub.agent, ".meta.json"), meta)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1626,7 +1569,6 @@ def s14_transcript_only(h: Home) -> None:
 # ADR-112 session ledger (knowledge-and-records.md §2)
 # --------------------------------------------------------------------------------------------
 
-LEDGER_DIR = ".claude/ledger"
 CONTEXT_WINDOW = 200_000
 # S11 is a teammate of "api-refactor-team"; its team lead ran in a second terminal on the same
 # project. That session is not in the sample (no transcript, no events): only its ledger entry is.
@@ -1826,13 +1768,14 @@ def ledger_entries(h: Home) -> None:
         for n, r in enumerate(stream):
             # epoch = entries already in the directory; the concurrent writer counted before the lead's file landed
             epoch = n - 1 if (r["key"], r["when"]) == CONCURRENT_ENTRY else n
-            transcript = f"~/{PROJECTS_DIR}/{slug(project)}/{r['sid']}.jsonl"
+            transcript = "~/" + formats.transcript_path(project, r["sid"])
             if r["key"] == MALFORMED_ENTRY:
                 transcript = '"' + transcript
-            front = (f"session: {r['sid']}\ntranscript: {transcript}\nepoch: {epoch}\ncontext_pct: {r['pct']}\n"
-                     f"timestamp: {sec(r['ts'])}\nphase: {r['phase']}\n")
-            name = f"{r['ts']:%Y-%m-%dT%H%M}Z_e{epoch:03d}.md"
-            h.put_text(f"{LEDGER_DIR}/{slug(project)}/{name}", f"---\n{front}---\n\n{r['body']}\n")
+            entry = formats.ledger_entry(session=r["sid"], transcript=transcript, epoch=epoch,
+                                         context_pct=r["pct"], timestamp=sec(r["ts"]), phase=r["phase"],
+                                         body=r["body"])
+            name = formats.ledger_entry_name(r["ts"], epoch)
+            h.put_text(f"{formats.LEDGER_DIR}/{formats.project_slug(project)}/{name}", entry)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1850,61 +1793,22 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def jline(*pairs: tuple[str, object]) -> str:
-    """One ledger line from (key, value) pairs in order; keys may repeat (json.dumps cannot do that)."""
-    return "{" + ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in pairs) + "}"
-
-
-def q(text: str) -> str:
-    return dumps(text)  # a JSON string is a valid YAML double-quoted scalar
-
-
-def knowledge_record(rec: dict) -> str:
-    """knowledge/v1 Markdown: keys in the §4.1 order, body '# <title>' + description (+ sections)."""
-    lines = ["schema: knowledge/v1", f"id: {rec['id']}", "kind: knowledge", f"class: {rec['cls']}",
-             f"title: {q(rec['title'])}", f"description: {q(rec['description'])}", f"status: {rec['status']}",
-             f"epistemics: {rec['epistemics']}", f"date: {rec['date']}"]
-    if rec.get("tags"):
-        lines += ["tags:"] + [f"  - {t}" for t in rec["tags"]]
-    if rec.get("superseded_by"):
-        lines.append(f"superseded_by: {rec['superseded_by']}")
-    if rec.get("origin") or rec.get("derived_from"):
-        lines.append("provenance:")
-        if rec.get("origin"):
-            lines.append(f"  origin: {rec['origin']}")
-        if rec.get("derived_from"):
-            lines += ["  derived_from:"] + [f"    - {ref}" for ref in rec["derived_from"]]
-    if rec.get("relations"):
-        lines.append("relations:")
-        for rtype, target in rec["relations"]:
-            lines += [f"  - type: {rtype}", f"    target: {target}"]
-    if rec.get("about"):
-        lines += [f"about: {q(rec['about'])}", f"route: {rec['route']}"]
-    body = f"# {rec['title']}\n\n{rec['description']}\n"
-    for heading, text in rec.get("sections", ()):
-        body += f"\n# {heading}\n\n{text.strip()}\n"
-    return "---\n" + "\n".join(lines) + "\n---\n\n" + body
-
-
 def majordomus_repo(h: Home) -> dict[str, str]:
     """Write the majordomus repository; return the episode id of each session key (for the ADRs)."""
     by_key = {s.key: s for s in h.sessions}
     s03, s07, s11 = by_key["S03"], by_key["S07"], by_key["S11"]
 
     def started(s: Session) -> datetime:  # the SessionStart hook opens the episode
-        return floor_s(min(datetime.fromisoformat(line["timestamp"]) for line in s.trunk.lines if "timestamp" in line))
+        return floor_s(s.trunk.earliest)
 
     start_a, start_b, start_c = started(s03), started(s07), started(s11)
     ep_a, ep_b, ep_c = (f"s-{t:%Y%m%d%H%M%S}-{sha(s.sid)[:4]}" for t, s in ((start_a, s03), (start_b, s07), (start_c, s11)))
 
     def env(ts: datetime, event: str, head: str, branch: str, session: str | None = None, by: str = MJ_BY):
-        pairs = [("ts", sec(ts)), ("event", event), ("head", head), ("branch", branch), ("by", by)]
-        if session:
-            pairs.append(("session", session))
-        return pairs
+        return formats.mj_envelope(sec(ts), event, head=head, branch=branch, by=by, session=session)
 
     def received(ts, head, branch, session, hook, provider_session, by=MJ_BY):
-        return jline(*env(ts, "provider.event.received", head, branch, session, by), ("provider", "claude"),
+        return formats.mj_line(*env(ts, "provider.event.received", head, branch, session, by), ("provider", "claude"),
                      ("event", hook), ("provider_session", provider_session))
 
     def session_path(ts: datetime, ep: str, branch: str, head: str) -> str:
@@ -1915,37 +1819,37 @@ def majordomus_repo(h: Home) -> dict[str, str]:
 
     # ---- episode A: S03, refresh-token rotation (rotated into the archive) -------------------------
     br_a = "feat/token-rotation"
-    dec_a = jline(*env(T(2, 13, 9, 59), "decision.recorded", "4c1d2e9", br_a, ep_a, MJ_BY_OLD),
+    dec_a = formats.mj_line(*env(T(2, 13, 9, 59), "decision.recorded", "4c1d2e9", br_a, ep_a, MJ_BY_OLD),
                   ("task_id", "t-token-rotation"),
                   ("decision", "Rotate refresh tokens within a token family; reusing a rotated token revokes the whole family."))
     v1 = f"{ep_a}-{sha(dec_a)[:12]}"
     closed_a = T(2, 13, 35, 23)
     archived = [
         received(start_a, "4c1d2e9", br_a, None, "SessionStart", s03.sid, MJ_BY_OLD),
-        jline(*env(start_a, "session.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("owner", "dev"),
+        formats.mj_line(*env(start_a, "session.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("owner", "dev"),
               ("worker", f"claude-code/{OPUS}")),
-        jline(*env(T(2, 13, 6, 55), "task.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
+        formats.mj_line(*env(T(2, 13, 6, 55), "task.started", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
               ("profile", "feature"), ("owner", "dev"), ("scope", "src/api/auth")),
         dec_a,
         received(T(2, 13, 22, 10), "4c1d2e9", br_a, ep_a, "PreCompact", s03.sid, MJ_BY_OLD),
-        jline(*env(T(2, 13, 22, 11), "knowledge.derived", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
+        formats.mj_line(*env(T(2, 13, 22, 11), "knowledge.derived", "4c1d2e9", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
               ("written", 1), ("unchanged", 0), ("skipped", 0), ("paths", cand_path(v1))),
-        jline(*env(T(2, 13, 35, 20), "task.finished", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
+        formats.mj_line(*env(T(2, 13, 35, 20), "task.finished", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("task_id", "t-token-rotation"),
               ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
         received(T(2, 13, 35, 22), "0d4e8a1", br_a, ep_a, "SessionEnd", s03.sid, MJ_BY_OLD),
-        jline(*env(T(2, 13, 35, 22), "knowledge.derived", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
+        formats.mj_line(*env(T(2, 13, 35, 22), "knowledge.derived", "0d4e8a1", br_a, ep_a, MJ_BY_OLD), ("episode", ep_a),
               ("written", 0), ("unchanged", 1), ("skipped", 0), ("paths", "")),
-        jline(*env(closed_a, "session.closed", "0d4e8a1", br_a, by=MJ_BY_OLD), ("outcome", "completed"),
+        formats.mj_line(*env(closed_a, "session.closed", "0d4e8a1", br_a, by=MJ_BY_OLD), ("outcome", "completed"),
               ("session_path", session_path(closed_a, ep_a, br_a, "0d4e8a1"))),
     ]
 
     # ---- episode B: S07, rate limiting (two compactions) ------------------------------------------
     br_b = "feat/rate-limit"
-    dec_b1 = jline(*env(T(5, 13, 7, 58), "decision.recorded", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
+    dec_b1 = formats.mj_line(*env(T(5, 13, 7, 58), "decision.recorded", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
                    ("decision", "Token bucket per API key, kept in process memory; fall back to the client IP when a request has no key."))
-    dec_b2 = jline(*env(T(5, 13, 41, 37), "decision.recorded", "1a2b3c4", br_b, ep_b), ("task_id", "t-ratelimit"),
+    dec_b2 = formats.mj_line(*env(T(5, 13, 41, 37), "decision.recorded", "1a2b3c4", br_b, ep_b), ("task_id", "t-ratelimit"),
                    ("decision", "Keep the token bucket in Redis, keyed by API key; the in-memory store stays for tests only."))
-    obs_b = jline(*env(T(5, 13, 50, 21), "observation.recorded", "1a2b3c4", br_b, ep_b), ("kind", "friction"),
+    obs_b = formats.mj_line(*env(T(5, 13, 50, 21), "observation.recorded", "1a2b3c4", br_b, ep_b), ("kind", "friction"),
                   ("subject", "src/api/ratelimit.lua"),
                   ("statement", "The refill script received milliseconds while the Python bucket counts seconds; two test runs failed before the script divided by 1000."),
                   ("evidence", ["test:tests/test_ratelimit_store.py", "file:src/api/ratelimit.lua"]))
@@ -1955,59 +1859,59 @@ def majordomus_repo(h: Home) -> dict[str, str]:
     closed_b = T(5, 14, 29, 33)
     live = [
         received(start_b, "7c3e9a0", br_b, None, "SessionStart", s07.sid),
-        jline(*env(start_b, "session.started", "7c3e9a0", br_b, ep_b), ("owner", "dev"),
+        formats.mj_line(*env(start_b, "session.started", "7c3e9a0", br_b, ep_b), ("owner", "dev"),
               ("worker", f"claude-code/{OPUS}")),
         # not registered in share/events.yaml (a newer majordomus build): store and show generically
-        jline(*env(T(5, 13, 0, 44), "briefing.rendered", "7c3e9a0", br_b, ep_b), ("lines", 38), ("budget", 60),
+        formats.mj_line(*env(T(5, 13, 0, 44), "briefing.rendered", "7c3e9a0", br_b, ep_b), ("lines", 38), ("budget", 60),
               ("candidates", 1)),
-        jline(*env(T(5, 13, 2, 10), "knowledge.promoted", "7c3e9a0", br_b, ep_b), ("id", v1),
+        formats.mj_line(*env(T(5, 13, 2, 10), "knowledge.promoted", "7c3e9a0", br_b, ep_b), ("id", v1),
               ("path", cand_path(v1, "curated"))),
-        jline(*env(T(5, 13, 4, 34), "task.started", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
+        formats.mj_line(*env(T(5, 13, 4, 34), "task.started", "7c3e9a0", br_b, ep_b), ("task_id", "t-ratelimit"),
               ("profile", "feature"), ("owner", "dev"), ("scope", "src/api")),
         dec_b1,
         received(T(5, 13, 38, 29), "1a2b3c4", br_b, ep_b, "PreCompact", s07.sid),
-        jline(*env(T(5, 13, 38, 30), "knowledge.derived", "1a2b3c4", br_b, ep_b), ("episode", ep_b), ("written", 1),
+        formats.mj_line(*env(T(5, 13, 38, 30), "knowledge.derived", "1a2b3c4", br_b, ep_b), ("episode", ep_b), ("written", 1),
               ("unchanged", 0), ("skipped", 0), ("paths", cand_path(rej))),
         dec_b2,
         obs_b,
         received(T(5, 14, 11, 29), "5d6e7f8", br_b, ep_b, "PreCompact", s07.sid),
-        jline(*env(T(5, 14, 11, 30), "knowledge.derived", "5d6e7f8", br_b, ep_b), ("episode", ep_b), ("written", 2),
+        formats.mj_line(*env(T(5, 14, 11, 30), "knowledge.derived", "5d6e7f8", br_b, ep_b), ("episode", ep_b), ("written", 2),
               ("unchanged", 1), ("skipped", 0), ("paths", f"{cand_path(k_redis)} {cand_path(k_lua)}")),
-        jline(*env(T(5, 14, 29, 30), "task.finished", "e4b1c7d", br_b, ep_b), ("task_id", "t-ratelimit"),
+        formats.mj_line(*env(T(5, 14, 29, 30), "task.finished", "e4b1c7d", br_b, ep_b), ("task_id", "t-ratelimit"),
               ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
         received(T(5, 14, 29, 32), "e4b1c7d", br_b, ep_b, "SessionEnd", s07.sid),
-        jline(*env(T(5, 14, 29, 32), "knowledge.derived", "e4b1c7d", br_b, ep_b), ("episode", ep_b), ("written", 0),
+        formats.mj_line(*env(T(5, 14, 29, 32), "knowledge.derived", "e4b1c7d", br_b, ep_b), ("episode", ep_b), ("written", 0),
               ("unchanged", 3), ("skipped", 0), ("paths", "")),
-        jline(*env(closed_b, "session.closed", "e4b1c7d", br_b), ("outcome", "completed"),
+        formats.mj_line(*env(closed_b, "session.closed", "e4b1c7d", br_b), ("outcome", "completed"),
               ("session_path", session_path(closed_b, ep_b, br_b, "e4b1c7d"))),
-        jline(*env(T(6, 9, 12, 4), "knowledge.rejected", "e4b1c7d", br_b), ("id", rej),
+        formats.mj_line(*env(T(6, 9, 12, 4), "knowledge.rejected", "e4b1c7d", br_b), ("id", rej),
               ("reason", "Superseded by the Redis store decided later in the same episode; per-process buckets multiply the limit by the replica count.")),
     ]
 
     # ---- episode C: S11, audit log; the end hook cannot write candidates -------------------------
     br_c = "feat/audit-log"
-    fin_c = jline(*env(T(7, 11, 26, 52), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
+    fin_c = formats.mj_line(*env(T(7, 11, 26, 52), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
                   ("outcome", "blocked"), ("contract", {"majordomus.scope-integrity": "pass"}))
     k_blocked = f"{ep_c}-{sha(fin_c)[:12]}"
     closed_c = T(7, 11, 30, 16)
     live += [
         received(start_c, "b2d4f60", br_c, None, "SessionStart", s11.sid),
-        jline(*env(start_c, "session.started", "b2d4f60", br_c, ep_c), ("owner", "dev"),
+        formats.mj_line(*env(start_c, "session.started", "b2d4f60", br_c, ep_c), ("owner", "dev"),
               ("worker", f"claude-code/{OPUS}")),
-        jline(*env(T(7, 11, 1, 46), "task.started", "b2d4f60", br_c, ep_c), ("task_id", "t-audit-log"),
+        formats.mj_line(*env(T(7, 11, 1, 46), "task.started", "b2d4f60", br_c, ep_c), ("task_id", "t-audit-log"),
               ("profile", "feature"), ("owner", "dev"), ("scope", "src/api")),
-        jline(*env(T(7, 11, 23, 40), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-log"),
+        formats.mj_line(*env(T(7, 11, 23, 40), "task.finished", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-log"),
               ("outcome", "completed"), ("contract", {"majordomus.scope-integrity": "pass"})),
-        jline(*env(T(7, 11, 24, 2), "task.started", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
+        formats.mj_line(*env(T(7, 11, 24, 2), "task.started", "8e1f2a3", br_c, ep_c), ("task_id", "t-audit-retention"),
               ("profile", "feature"), ("owner", "dev"), ("scope", "src/api/audit.py")),
         fin_c,
         received(T(7, 11, 30, 15), "8e1f2a3", br_c, ep_c, "SessionEnd", s11.sid),
-        jline(*env(closed_c, "session.closed", "8e1f2a3", br_c), ("outcome", "completed"),
+        formats.mj_line(*env(closed_c, "session.closed", "8e1f2a3", br_c), ("outcome", "completed"),
               ("session_path", session_path(closed_c, ep_c, br_c, "8e1f2a3"))),
-        jline(*env(T(7, 11, 30, 17), "provider.event.failed", "8e1f2a3", br_c), ("provider", "claude"),
+        formats.mj_line(*env(T(7, 11, 30, 17), "provider.event.failed", "8e1f2a3", br_c), ("provider", "claude"),
               ("event", "end"), ("reason", "knowledge: candidates dir not writable")),
         # the person fixed the directory mode and ran `majordomus knowledge derive --episode` by hand
-        jline(*env(T(7, 11, 42, 8), "knowledge.derived", "8e1f2a3", br_c), ("episode", ep_c), ("written", 1),
+        formats.mj_line(*env(T(7, 11, 42, 8), "knowledge.derived", "8e1f2a3", br_c), ("episode", ep_c), ("written", 1),
               ("unchanged", 0), ("skipped", 0), ("paths", cand_path(k_blocked))),
     ]
 
@@ -2101,7 +2005,7 @@ with `status: superseded`. The file name is the record's identity. The queue is 
                                "The explorer subagent of episode " + ep_b + " found no other operational routes, "
                                "and tests/test_health.py still passes with the limiter on.")])))
     for where, rec in records:
-        h.put_text(f"{where}/{rec['id']}.md", knowledge_record(rec))
+        h.put_text(f"{where}/{rec['id']}.md", formats.knowledge_record(**rec))
     return {"S03": ep_a, "S07": ep_b, "S11": ep_c}
 
 
@@ -2117,312 +2021,232 @@ NYGARD_LINK = "http://thinkrelentlessly.com/2011/11/15/documenting-architecture-
 # ran `adr new` from the same main (a deliberate duplicate id). 3 is superseded by 7 in adr-tools'
 # own spelling. 8, 9 and 10 are the records the sample sessions wrote (S03, S07, S11).
 ADR_TOOLS: list[tuple[str, str]] = [
-    ("0001-record-architecture-decisions.md", f"""\
-# 1. Record architecture decisions
-
-Date: 2026-01-12
-
-## Status
-
-Accepted
-
-## Context
-
+    ("0001-record-architecture-decisions.md", formats.adr_nygard(
+        1, "Record architecture decisions", date="2026-01-12",
+        status="Accepted",
+        sections=[
+            ("Context", """
 We need to record the architectural decisions made on this project.
 The service is young, and storage, authentication and API versioning are about to be decided in
 quick succession.
-
-## Decision
-
+"""),
+            ("Decision", f"""
 We will use Architecture Decision Records, as [described by Michael Nygard]({NYGARD_LINK}).
-
-## Consequences
-
+"""),
+            ("Consequences", """
 See Michael Nygard's article, linked above. For a lightweight ADR toolset, see Nat Pryce's [adr-tools](https://github.com/npryce/adr-tools).
 """),
-    ("0002-use-postgresql-with-alembic-migrations.md", """\
-# 2. Use PostgreSQL with Alembic migrations
-
-Date: 2026-01-14
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0002-use-postgresql-with-alembic-migrations.md", formats.adr_nygard(
+        2, "Use PostgreSQL with Alembic migrations", date="2026-01-14",
+        status="Accepted",
+        sections=[
+            ("Context", """
 api-server stores users, API keys and, soon, refresh tokens. The data is relational and small
 (tens of thousands of rows), and the infra repository already runs a managed PostgreSQL 16
 instance for the billing service.
-
-## Decision
-
+"""),
+            ("Decision", """
 We will keep all service data in PostgreSQL 16, accessed through SQLAlchemy 2.0. Schema changes
 are Alembic migrations, one per pull request, generated and then edited by hand.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Local development needs a database; `make dev` starts one with docker compose. Migrations are
 reviewed like code, and a migration that rewrites a large table needs a rollout note in its pull
 request.
 """),
-    ("0003-authenticate-api-clients-with-server-side-session-cookies.md", """\
-# 3. Authenticate API clients with server-side session cookies
-
-Date: 2026-01-20
-
-## Status
-
+        ],
+    )),
+    ("0003-authenticate-api-clients-with-server-side-session-cookies.md", formats.adr_nygard(
+        3, "Authenticate API clients with server-side session cookies", date="2026-01-20",
+        status="""
 Superceded by [7. Use short-lived JWT access tokens with refresh tokens](0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md)
-
-## Context
-
+""",
+        sections=[
+            ("Context", """
 The first clients are the web-ui single-page app and a handful of internal scripts. We need
 authentication before the first endpoint that returns user data goes live.
-
-## Decision
-
+"""),
+            ("Decision", """
 Clients log in with POST /auth/login and receive a session cookie (HttpOnly, Secure,
 SameSite=Lax). Sessions live in a `sessions` table and expire after 12 hours of inactivity.
 Scripts use the same cookie jar.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Every request costs one session lookup. Cross-origin clients need CORS with credentials, and
 scripts outside a browser handle cookies awkwardly.
 """),
-    ("0004-version-the-public-api-in-the-url-path.md", """\
-# 4. Version the public API in the URL path
-
-Date: 2026-02-09
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0004-version-the-public-api-in-the-url-path.md", formats.adr_nygard(
+        4, "Version the public API in the URL path", date="2026-02-09",
+        status="Accepted",
+        sections=[
+            ("Context", """
 Partners integrate against the API on their own release cycles, and we will break the response
 shape at least once this year (pagination). A version in a header is invisible in access logs and
 easy to forget in curl examples.
-
-## Decision
-
+"""),
+            ("Decision", """
 All public routes live under `/v1/`. A breaking change gets a new prefix, and the previous one is
 served for six months after the announcement. Operational routes (`/healthz`, `/readyz`,
 `/metrics`) are not versioned.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Routers are mounted per version in src/api/app.py. Docs and SDK examples name the version
 explicitly; two versions in parallel mean two sets of contract tests.
 """),
-    ("0005-store-api-keys-as-sha-256-hashes.md", """\
-# 5. Store API keys as SHA-256 hashes
-
-Date: 2026-03-04
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0005-store-api-keys-as-sha-256-hashes.md", formats.adr_nygard(
+        5, "Store API keys as SHA-256 hashes", date="2026-03-04",
+        status="Accepted",
+        sections=[
+            ("Context", """
 API keys are stored in clear in `api_keys.key`; a database dump would hand every partner's
 credentials to whoever reads it. Keys are random 32-byte tokens, so a slow password hash buys
 nothing over a plain digest.
-
-## Decision
-
+"""),
+            ("Decision", """
 We store the SHA-256 digest of each key and an 8-character prefix for display, and show the full
 key once, at creation. Whatever needs a stable per-client id (logs, metrics, limits) uses the key
 id, the first 4 bytes of the digest (`k_7f3a`), never the key.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 A lost key cannot be recovered, only rotated. Lookups go through an index on the digest; migration
 1b7c_hash_api_keys hashes the existing keys in place.
 """),
-    ("0005-log-structured-json-to-stdout.md", """\
-# 5. Log structured JSON to stdout
-
-Date: 2026-03-05
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0005-log-structured-json-to-stdout.md", formats.adr_nygard(
+        5, "Log structured JSON to stdout", date="2026-03-05",
+        status="Accepted",
+        sections=[
+            ("Context", """
 Logs go to stdout and Fluent Bit ships them to Loki. Plain-text lines built with f-strings cannot
 be queried by field, and multi-line tracebacks arrive split across entries.
-
-## Decision
-
+"""),
+            ("Decision", """
 We log with structlog's JSON renderer. Every line carries `ts`, `level`, `event`, `request_id`
 and, once authenticated, `key_id`; a traceback is one field. No credentials, tokens or raw API
 keys go into any field.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Local development switches to the console renderer with LOG_FORMAT=console. Alerts query fields
 instead of regular expressions, and a test fails when a log call receives an Authorization header.
 """),
-    ("0006-run-one-uvicorn-worker-per-container.md", """\
-# 6. Run one Uvicorn worker per container
-
-Date: 2026-04-15
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0006-run-one-uvicorn-worker-per-container.md", formats.adr_nygard(
+        6, "Run one Uvicorn worker per container", date="2026-04-15",
+        status="Accepted",
+        sections=[
+            ("Context", """
 Gunicorn with four Uvicorn workers per pod hid memory growth in a single worker, and per-process
 state (caches, counters) behaved differently in development and in staging.
-
-## Decision
-
+"""),
+            ("Decision", """
 One Uvicorn process per container, no Gunicorn. We scale by replicas: three in staging and
 production, with a CPU-based autoscaler up to eight. Process-local state is a cache, never a
 source of truth.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 More and smaller pods (250m CPU, 256Mi memory). Anything that must hold across requests served by
 different pods (sessions, rate limits, locks) needs a shared store.
 """),
-    ("0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md", """\
-# 7. Use short-lived JWT access tokens with refresh tokens
-
-Date: 2026-06-22
-
-## Status
-
+        ],
+    )),
+    ("0007-use-short-lived-jwt-access-tokens-with-refresh-tokens.md", formats.adr_nygard(
+        7, "Use short-lived JWT access tokens with refresh tokens", date="2026-06-22",
+        status="""
 Accepted
 
 Supercedes [3. Authenticate API clients with server-side session cookies](0003-authenticate-api-clients-with-server-side-session-cookies.md)
-
-## Context
-
+""",
+        sections=[
+            ("Context", """
 Session lookups are 18 % of all database queries at peak, partner scripts struggle with cookies,
 and a mobile client is planned for the autumn.
-
-## Decision
-
+"""),
+            ("Decision", """
 POST /auth/login returns a 15-minute access token (JWT, EdDSA, `kid` header) and an opaque refresh
 token stored in `refresh_tokens`. Access tokens are verified without a database call; POST
 /auth/refresh exchanges a refresh token for a new access token. web-ui keeps the refresh token in
 an HttpOnly cookie scoped to /auth.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Revoking access takes up to 15 minutes. Signing keys rotate through /.well-known/jwks.json. A
 stolen refresh token cannot be detected yet; that needs its own decision.
 """),
-    ("0008-refresh-token-rotation.md", """\
-# 8. Refresh token rotation with reuse detection
-
-Date: 2026-11-02
-
-## Status
-
-Accepted
-
-## Context
-
+        ],
+    )),
+    ("0008-refresh-token-rotation.md", formats.adr_nygard(
+        8, "Refresh token rotation with reuse detection", date="2026-11-02",
+        status="Accepted",
+        sections=[
+            ("Context", """
 Under ADR 7 a refresh token stays valid for 30 days, and anyone who copies it can replay it. We
 need to notice a stolen refresh token and cut it off.
-
-## Decision
-
+"""),
+            ("Decision", """
 Every refresh issues a new refresh token and revokes the presented one. Tokens belong to a family
 (`token_families`, with `family_id` on `refresh_tokens`); presenting a token that was already
 rotated revokes the whole family and forces a new login. A jti revocation list was considered and
 rejected: it cannot tell reuse from ordinary expiry.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 One extra write per refresh. A client that retries a refresh after a network error logs its user
 out, so the web-ui client serialises refreshes. tests/test_tokens.py covers rotation and reuse.
-
-## Rollout
-
-Open: date not fixed.
 """),
-    ("0009-rate-limiting.md", """\
-# 9. Rate-limit per API key with a Redis token bucket
-
-Date: 2026-11-05
-
-## Status
-
-Accepted
-
-## Context
-
+            ("Rollout", "Open: date not fixed."),
+        ],
+    )),
+    ("0009-rate-limiting.md", formats.adr_nygard(
+        9, "Rate-limit per API key with a Redis token bucket", date="2026-11-05",
+        status="Accepted",
+        sections=[
+            ("Context", """
 One partner's client sends bursts of 3,000 requests a minute to /search and slows it down for
 everyone; there is no limit at all. Under ADR 6 we run three replicas, so an in-process limit is
 multiplied by the replica count.
-
-## Decision
-
+"""),
+            ("Decision", """
 A token bucket per API key, keyed by the key id of ADR 5; anonymous requests are keyed by client
 IP. RateLimitMiddleware runs after AuthMiddleware and answers 429 with Retry-After. Buckets live in
 Redis, and take and refill are one Lua script, so concurrent pods cannot overdraw a bucket. The
 default is RATE_LIMIT_PER_MINUTE=600; /healthz, /readyz and /metrics are exempt. MemoryStore
 remains for tests and local development only.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 Redis is on the path of every request; when it is unreachable the limiter fails open and logs a
 warning. Measured overhead is 0.19 ms at p99. `ratelimit_limited_total{client}` counts 429s by
 hashed key id. Burst size is left to a later decision.
 """),
-    ("0010-audit-log.md", """\
-# 10. Append-only audit log
-
-Date: 2026-11-07
-
-## Status
-
-Proposed
-
-## Context
-
+        ],
+    )),
+    ("0010-audit-log.md", formats.adr_nygard(
+        10, "Append-only audit log", date="2026-11-07",
+        status="Proposed",
+        sections=[
+            ("Context", """
 Admin actions (key revocation, role and plan changes) leave no trace beyond application logs,
 which are kept for 14 days. Support and compliance need who did what and when, with the values
 before and after.
-
-## Decision
-
+"""),
+            ("Decision", """
 An append-only `audit_events` table, written by the `@audited` decorator in the same transaction
 as the change. A correction is a new event, never an UPDATE; the application role has no UPDATE
 or DELETE grant on the table. Before and after are stored as a JSON diff, not as full snapshots.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 The table grows without bound until a retention period is set. Compliance has to sign off on that
 period, so there is no TTL and no deletion job yet. Reading an object's history means replaying
 its diffs.
 """),
+        ],
+    )),
 ]
-
-
-def mj_adr(adr: dict) -> str:
-    """majordomus adr/v1 Markdown (knowledge-and-records.md §10.5), keys in the order majordomus writes them."""
-    lines = ["schema: adr/v1", f"id: {adr['id']}", "kind: adr", f"title: {adr['title']}", f"status: {adr['status']}",
-             f"date: {adr['date']}", "tags:"] + [f"  - {t}" for t in adr["tags"]]
-    if adr.get("supersedes"):
-        lines += ["supersedes:"] + [f"  - {ref}" for ref in adr["supersedes"]]
-    if adr.get("superseded_by"):
-        lines.append(f"superseded_by: {adr['superseded_by']}")
-    lines += ["related:"] + [f"  - {ref}" for ref in adr["related"]]
-    lines += ["provenance:", f"  origin: {adr['origin']}"]
-    if adr.get("derived_from"):
-        lines += ["  derived_from:"] + [f"    - {ref}" for ref in adr["derived_from"]]
-    return "---\n" + "\n".join(lines) + "\n---\n\n" + adr["body"].strip() + "\n"
 
 
 def majordomus_adrs(episodes: dict[str, str]) -> list[tuple[str, str]]:
@@ -2500,60 +2324,52 @@ The application role still has no DELETE grant; only the export job does. Nothin
 before compliance accepts this record, and a person, not the deriver, moves it to accepted.
 """)),
     ]
-    return [(name, mj_adr(adr)) for name, adr in adrs]
+    return [(name, formats.adr_majordomus(**adr)) for name, adr in adrs]
 
 
 # web-ui: MADR (docs/decisions, one MADR 2.x record with the bullet header) and agent-ways v0
 # (docs/architecture/<area>/ADR-NNN-…, archive under docs/architecture/archive/<area>/). The two
 # numberings do not overlap (0000-0004 vs 101-103), so the ids stay unique within the repository.
 MADR: list[tuple[str, str]] = [
-    ("0000-use-markdown-architectural-decision-records.md", f"""\
-# Use Markdown Architectural Decision Records
-
-* Status: accepted
-* Deciders: dev, Jana Weber
-* Date: 2026-02-16
-
-## Context and Problem Statement
-
+    ("0000-use-markdown-architectural-decision-records.md", formats.adr_madr(
+        "Use Markdown Architectural Decision Records",
+        header=(("Status", "accepted"), ("Deciders", "dev, Jana Weber"), ("Date", "2026-02-16")),
+        sections=[
+            ("Context and Problem Statement", """
 We want to record architectural decisions made in this project.
 Which format and structure should these records follow?
-
-## Considered Options
-
+"""),
+            ("Considered Options", f"""
 * [MADR](https://adr.github.io/madr/) 2.1.2 – The Markdown Architectural Decision Records
 * [Michael Nygard's template]({NYGARD_LINK}) – The first incarnation of the term "ADR"
 * Formless – No conventions for file format and structure
-
-## Decision Outcome
-
+"""),
+            ("Decision Outcome", """
 Chosen option: "MADR 2.1.2", because
 
 * Implicit assumptions should be made explicit, so that people understand the decisions later on.
 * web-ui decisions usually weigh several libraries, and MADR lists the options and their pros and cons.
 * The MADR structure is comprehensible and facilitates usage & maintenance.
 """),
-    ("0001-use-jest-with-react-testing-library.md", """\
----
-status: "superseded by ADR-0002"
-date: 2026-11-06
-decision-makers: dev
----
-
-# Use Jest with React Testing Library for component tests
-
-## Context and Problem Statement
-
+        ],
+    )),
+    ("0001-use-jest-with-react-testing-library.md", formats.adr_madr(
+        "Use Jest with React Testing Library for component tests",
+        front={
+            "status": formats.yaml_quoted("superseded by ADR-0002"),
+            "date": "2026-11-06",
+            "decision-makers": "dev",
+        },
+        sections=[
+            ("Context and Problem Statement", """
 web-ui needs component tests before the login and session work starts. The app is built with Vite.
 Which test runner do we use?
-
-## Considered Options
-
+"""),
+            ("Considered Options", """
 * Jest with ts-jest and React Testing Library
 * Vitest with React Testing Library
-
-## Decision Outcome
-
+"""),
+            ("Decision Outcome", """
 Chosen option: "Jest with ts-jest and React Testing Library", because the team knows it and the
 Create React App projects we migrate from already carry a Jest configuration.
 
@@ -2562,37 +2378,32 @@ Create React App projects we migrate from already carry a Jest configuration.
 * Good, because existing tests and mocks carry over unchanged.
 * Bad, because Jest transforms TypeScript and modules on its own, separately from Vite.
 """),
-    ("0002-use-vitest-and-mock-the-api-client.md", """\
----
-status: accepted
-date: 2026-11-06
-decision-makers:
-  - dev
-consulted:
-  - Jana Weber
----
-
-# Use Vitest and mock the API client at the module boundary
-
-## Context and Problem Statement
-
+        ],
+    )),
+    ("0002-use-vitest-and-mock-the-api-client.md", formats.adr_madr(
+        "Use Vitest and mock the API client at the module boundary",
+        front={
+            "status": "accepted",
+            "date": "2026-11-06",
+            "decision-makers": ["dev"],
+            "consulted": ["Jana Weber"],
+        },
+        sections=[
+            ("Context and Problem Statement", """
 The login form tests need a mocked API client. Under Jest (ADR-0001) aliases and
 `import.meta.env` resolved differently from the Vite build, and two tests passed while the build
 failed. How do we test components against the API client?
-
-## Decision Drivers
-
+"""),
+            ("Decision Drivers", """
 * One module resolution for the build and the tests
 * Mocks that keep the real client's types
-
-## Considered Options
-
+"""),
+            ("Considered Options", """
 * Keep Jest and copy Vite's aliases into moduleNameMapper
 * Vitest, mocking src/api/client.ts with vi.mock
 * Mock Service Worker at the network layer
-
-## Decision Outcome
-
+"""),
+            ("Decision Outcome", """
 Chosen option: "Vitest, mocking src/api/client.ts with vi.mock", because it reuses vite.config.ts
 and keeps component tests free of fetch details.
 
@@ -2604,33 +2415,28 @@ and keeps component tests free of fetch details.
 ### Confirmation
 
 CI runs `npm test` (vitest run) and `npm run build`; jest is gone from package.json.
-
-## More Information
-
-Supersedes ADR-0001.
 """),
-    ("0003-map-server-validation-errors-in-the-form.md", """\
----
-status: accepted
-date: 2026-11-06
-decision-makers: dev
----
-
-# Map server validation errors to fields in the form, not in the API client
-
-## Context and Problem Statement
-
+            ("More Information", "Supersedes ADR-0001."),
+        ],
+    )),
+    ("0003-map-server-validation-errors-in-the-form.md", formats.adr_madr(
+        "Map server validation errors to fields in the form, not in the API client",
+        front={
+            "status": "accepted",
+            "date": "2026-11-06",
+            "decision-makers": "dev",
+        },
+        sections=[
+            ("Context and Problem Statement", """
 POST /auth/login answers 422 with `errors[]` (field, code, message), but src/api/client.ts threw
 the body away and the login form showed "Something went wrong". Where do server errors become
 field errors?
-
-## Considered Options
-
+"""),
+            ("Considered Options", """
 * In the API client, returning a map from field to message
 * In the form, from a ValidationError that carries errors[] as sent
-
-## Decision Outcome
-
+"""),
+            ("Decision Outcome", """
 Chosen option: "In the form, from a ValidationError that carries errors[] as sent", because only
 the form knows its field names, and the admin pages map the same errors differently.
 
@@ -2640,64 +2446,56 @@ the form knows its field names, and the admin pages map the same errors differen
 * Bad, because every form needs a mapping; a shared helper covers the common case.
 * Neutral, because errors are announced with aria-live="polite" and focus moves to the first invalid field.
 """),
-    ("0004-import-date-fns-per-function.md", """\
----
-status: proposed
-date: 2026-11-08
-decision-makers: dev
-informed: web team
----
-
-# Import date-fns per function, enforced by a lint rule
-
-## Context and Problem Statement
-
+        ],
+    )),
+    ("0004-import-date-fns-per-function.md", formats.adr_madr(
+        "Import date-fns per function, enforced by a lint rule",
+        front={
+            "status": "proposed",
+            "date": "2026-11-08",
+            "decision-makers": "dev",
+            "informed": "web team",
+        },
+        sections=[
+            ("Context and Problem Statement", """
 The new date picker pulled in all of date-fns (41.2 kB) through `import * as dateFns from
 "date-fns"`. How do we keep the whole library from coming back into the bundle?
-
-## Considered Options
-
+"""),
+            ("Considered Options", """
 * Per-function imports, enforced by a lint rule
 * Per-function imports, checked in review
 * Replace date-fns with Intl.DateTimeFormat
-
-## Decision Outcome
-
+"""),
+            ("Decision Outcome", """
 Chosen option: "Per-function imports, enforced by a lint rule", because review has missed it once
 already. Switching src/components/DatePicker.tsx saved 38.6 kB. The rule (no-restricted-imports
 for namespace imports of date-fns) is not written yet, so this record stays proposed.
 """),
+        ],
+    )),
 ]
 
 AGENT_WAYS_ADRS: list[tuple[str, str]] = [
-    ("archive/frontend/ADR-101-keep-the-session-in-localstorage.md", """\
----
-status: Superseded
-date: 2026-03-10
-deciders:
-  - dev
-  - claude
-related:
-  - ADR-102
-superseded_by: [ADR-103]
----
-
-# ADR-101: Keep the session in localStorage so that a reload stays logged in
-
-> Archived 2026-11-03: superseded by ADR-103.
-
-## Context
-
+    ("archive/frontend/ADR-101-keep-the-session-in-localstorage.md", formats.adr_agent_ways(
+        101, "Keep the session in localStorage so that a reload stays logged in",
+        front={
+            "status": "Superseded",
+            "date": "2026-03-10",
+            "deciders": ["dev", "claude"],
+            "related": ["ADR-102"],
+            "superseded_by": "[ADR-103]",
+        },
+        banner="Archived 2026-11-03: superseded by ADR-103.",
+        sections=[
+            ("Context", """
 After a reload the app forgot the user and showed the login form until the session endpoint
 answered; on slow connections that took two seconds.
-
-## Decision
-
+"""),
+            ("Decision", """
 Store the session (user id, expiry, display name) in localStorage, read it synchronously on start
 and refresh it from GET /auth/session in the background.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 ### Positive
 - No login flash on reload.
 
@@ -2711,31 +2509,26 @@ and refresh it from GET /auth/session in the background.
 ## Alternatives Considered
 - **Cookie only, spinner until /auth/session answers** — Rejected because of the two-second blank screen.
 """),
-    ("frontend/ADR-102-poll-the-session-endpoint-every-60-seconds.md", """\
----
-status: Superseded
-date: 2026-04-21
-deciders:
-  - dev
-  - claude
-related:
-  - ADR-101
----
-
-# ADR-102: Poll the session endpoint every 60 seconds to detect expiry
-
-## Context
-
+        ],
+    )),
+    ("frontend/ADR-102-poll-the-session-endpoint-every-60-seconds.md", formats.adr_agent_ways(
+        102, "Poll the session endpoint every 60 seconds to detect expiry",
+        front={
+            "status": "Superseded",
+            "date": "2026-04-21",
+            "deciders": ["dev", "claude"],
+            "related": ["ADR-101"],
+        },
+        sections=[
+            ("Context", """
 With the session in localStorage (ADR-101) the app learned that a session had expired only when a
 request failed with 401, often halfway through a form.
-
-## Decision
-
+"""),
+            ("Decision", """
 useSession polls GET /auth/session every 60 seconds and sets `expired` when it answers 401;
 SessionBanner renders while `expired` is true.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 ### Positive
 - Users see the banner before they lose form input.
 
@@ -2748,35 +2541,29 @@ SessionBanner renders while `expired` is true.
 ## Alternatives Considered
 - **Decode the expiry on the client** — Rejected because the refresh token is HttpOnly and the access token's expiry says nothing about the session.
 """),
-    ("frontend/ADR-103-session-state-lives-in-memory-and-starts-unknown.md", """\
----
-status: Accepted
-date: 2026-11-03
-deciders:
-  - dev
-  - claude
-related:
-  - ADR-102
-  - ADR-104
-supersedes: [ADR-101]
----
-
-# ADR-103: Session state lives in memory and starts unknown until GET /auth/session answers
-
-## Context
-
+        ],
+    )),
+    ("frontend/ADR-103-session-state-lives-in-memory-and-starts-unknown.md", formats.adr_agent_ways(
+        103, "Session state lives in memory and starts unknown until GET /auth/session answers",
+        front={
+            "status": "Accepted",
+            "date": "2026-11-03",
+            "deciders": ["dev", "claude"],
+            "related": ["ADR-102", "ADR-104"],
+            "supersedes": "[ADR-101]",
+        },
+        sections=[
+            ("Context", """
 The banner flash and the stale expiry in localStorage (ADR-101) have one cause: the app decides
 about the session before the server has answered.
-
-## Decision
-
+"""),
+            ("Decision", """
 useSession holds `{ user, expired }` in memory only and starts at `null` (unknown); nothing is
 written to localStorage. SessionBanner renders only when `expired === true`, and routes that need
 a user render a skeleton while the state is unknown. When to refresh the access token is left to
 ADR-104.
-
-## Consequences
-
+"""),
+            ("Consequences", """
 ### Positive
 - No flash of the banner or of the login form; tests/SessionBanner.test.tsx covers the loading state.
 
@@ -2790,6 +2577,8 @@ ADR-104.
 - **Keep localStorage and validate on read** — Rejected because a stored expiry can be trusted only after the server confirms it.
 - **Render the session into index.html on the server** — Rejected because web-ui is served from a CDN as static files.
 """),
+        ],
+    )),
 ]
 
 
@@ -2822,7 +2611,7 @@ def fix_plus00(h: Home) -> None:
             and e["d"]["way"] == "softwaredev/architecture/design"]
     e = rows[0]  # the row at +1 s in the "run them" turn, between fires at +0 s and +2 s
     e["d"]["ts"] = e["dt"].strftime("%Y-%m-%dT%H:%M:%S+00:00")
-    e["line"] = dumps(e["d"])
+    e["line"] = formats.events_line(**e["d"])
 
 
 def route(h: Home) -> dict[str, list]:
@@ -2863,18 +2652,18 @@ def build(out: Path) -> Home:
     h.put_text(LEGACY, "".join(line + "\n" for line in routed["legacy"]))
     archives: dict[str, bytes] = {}
     for (name, _member), lines in sorted(routed["archives"].items()):
-        archives[name] = archives.get(name, b"") + gz_member(name[:-3], lines)
+        archives[name] = archives.get(name, b"") + gz_member(name, lines)
     for name, data in archives.items():
         h.files[f"{STATE}/{name}"] = data
     preserved = [
-        dumps({"ts": "2025-12-31T16:02:11Z", "event": "session_start", "project": "/home/dev/src/api-server",
-               "session": "0c6f1f7e-5d1b-4c33-9f0a-preserved0001"}),
-        dumps({"ts": "2025-12-31T16:03:40Z", "event": "way_fired", "way": "softwaredev/delivery/commits",
-               "domain": "softwaredev", "trigger": "bash", "scope": "agent", "project": "/home/dev/src/api-server",
-               "session": "0c6f1f7e-5d1b-4c33-9f0a-preserved0001"}),
+        formats.events_line("2025-12-31T16:02:11Z", "session_start", project="/home/dev/src/api-server",
+                            session="0c6f1f7e-5d1b-4c33-9f0a-preserved0001"),
+        formats.events_line("2025-12-31T16:03:40Z", "way_fired", way="softwaredev/delivery/commits",
+                            domain="softwaredev", trigger="bash", scope="agent",
+                            project="/home/dev/src/api-server", session="0c6f1f7e-5d1b-4c33-9f0a-preserved0001"),
     ]
-    h.files[f"{STATE}/events-preserved-2026-01-01.jsonl.gz"] = gz_member("events-preserved-2026-01-01.jsonl",
-                                                                         preserved)
+    preserved_name = "events-preserved-2026-01-01.jsonl.gz"
+    h.files[f"{STATE}/{preserved_name}"] = gz_member(preserved_name, preserved)
     for root, rel, text in WAYS:
         h.put_text(f"{root}/{rel}", text)
 
