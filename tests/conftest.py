@@ -9,6 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from introspect.rules.join import project_slug
+from lib import locations
+
 
 @pytest.fixture(autouse=True)
 def plain_static_storage(settings):
@@ -71,7 +74,6 @@ class Home:
 
     def transcript(self, project: str, session: str, *entries: dict) -> Path:
         """A trunk transcript in the project's slug folder, as Claude Code lays it out."""
-        from introspect.rules.join import project_slug
 
         path = self.root / ".claude" / "projects" / project_slug(project) / f"{session}.jsonl"
         return append(path, *(orjson.dumps(entry) + b"\n" for entry in entries))
@@ -87,7 +89,6 @@ class Home:
 @pytest.fixture
 def home(tmp_path, settings) -> Home:
     """An empty HOME that settings point at, as `HOME=<tree> manage.py ingest` would."""
-    from lib import locations
 
     root = tmp_path / "home"
     root.mkdir()

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 from django.db.models import Count, Max, Min, Q
 from django.db.models.functions import TruncWeek
 
+from introspect.importer.wayfiles import CRITERIA_KEYS
 from introspect.rules.evidence import TAU_S
 from introspect.models import TurnWay, Way, WaysEvent
 
@@ -432,8 +433,6 @@ def way_files(way_id: str) -> tuple[list[WayFileRow], Way | None]:
 
 def criteria_rows(way: Way) -> list[Criterion]:
     """Front matter as read today, gone fields marked (formats-agent-ways.md §10.3)."""
-    from introspect.importer.wayfiles import CRITERIA_KEYS
-
     out = []
     for key, value in (way.frontmatter or {}).items():
         out.append(Criterion(key=key, text=field_text(value), gone_note=GONE_FIELDS.get(key, ""),

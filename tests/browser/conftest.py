@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from lib import locations
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
 # itself (importing, asserting) are still synchronous and safe here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -58,7 +60,6 @@ class Page:
 @pytest.fixture
 def sample_home(tmp_path, settings):
     """A writable copy of the bundled sample HOME, imported into the test database."""
-    from lib import locations
 
     home = tmp_path / "home"
     shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
-from ledger.importer import documents
-from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.importer import adrs, documents
+from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -136,8 +136,6 @@ def test_it_shows_decision_records_and_their_inconsistencies(decisions):
 
 
 def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
-    from ledger.importer import adrs
-    from ledger.models import AdrRecord
 
     tab = decisions
     older = AdrRecord.objects.get(canonical_id="ADR-0003", repo__endswith="web-ui", present=True)
@@ -152,7 +150,6 @@ def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
 
 
 def test_it_turns_promoted_knowledge_into_a_draft_record(decisions):
-    from ledger.models import AdrRecord
 
     tab = decisions
     record = KnowledgeRecord.objects.filter(status="verified").first()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from io import StringIO
 
@@ -9,6 +10,9 @@ import orjson
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+
+from introspect.models import Session
+from tests.introspect.importer.test_transcripts import FIXTURES, TREE
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -135,7 +139,6 @@ def test_it_follows_a_live_session(tab, sample_home):
 
 
 def test_it_shows_every_sample_session_without_errors(tab):
-    from introspect.models import Session
 
     for session in Session.objects.all():
         tab.go(f"/sessions/{session.sid}/")
@@ -153,11 +156,9 @@ def test_it_reads_on_a_phone(tab):
 
 
 def test_it_shows_the_real_fixture_transcripts(tab, sample_home):
-    from tests.introspect.importer.test_transcripts import FIXTURES, TREE
 
     if not FIXTURES.is_dir():
         pytest.skip("shared/fixtures is not beside this checkout")
-    import shutil
 
     projects = sample_home / ".claude/projects"
     for folder, (session, name) in TREE.items():

@@ -29,6 +29,7 @@ import orjson
 import pytest
 from django.core.management import call_command
 
+from introspect.models import Quarantine, RawLine, SourceFile, TranscriptEntry, WaysEvent
 from tests.ledger.conftest import knowledge, reviewer  # noqa: F401 (fixtures of the review cases)
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -102,7 +103,6 @@ def expected(*, events=(), entries=(), raw=(), quarantine=()) -> RowSet:
 
 
 def stored() -> RowSet:
-    from introspect.models import Quarantine, RawLine, TranscriptEntry, WaysEvent
 
     return RowSet(
         events=Counter(WaysEvent.objects.values_list("sha256", flat=True)),
@@ -122,7 +122,6 @@ def assert_rows(want: RowSet, *, got: RowSet | None = None) -> None:
 
 def assert_counters_add_up() -> None:
     """Principle 0.1: per source generation lines_seen = imported + quarantined + inert + duplicate."""
-    from introspect.models import SourceFile
 
     for row in SourceFile.objects.all():
         assert row.lines_seen == row.imported + row.quarantined + row.inert + row.duplicate, row

@@ -9,6 +9,7 @@ stay fast while an import writes: reader p50/p99 go to test-artifacts/faults-<ba
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -42,7 +43,6 @@ READER = Path(__file__).with_name("reader.py")
 
 def expected_rows(home: Home) -> dict[str, Counter]:
     """From the files themselves: every physical line once, every valid event line once."""
-    import gzip
 
     raw, events, entries = Counter(), set(), Counter()
     for path in home.root.rglob("*.jsonl*"):

@@ -18,6 +18,7 @@ import pytest
 
 from introspect.models import RawLine, Session, SourceFile, Spill, TranscriptEntry, Turn, WaysEvent
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine
+from lib import locations
 from tests.conftest import append, gzip_member
 from tests.faults.conftest import (
     assert_counters_add_up,
@@ -32,7 +33,6 @@ from tests.faults.conftest import (
 )
 from tests.introspect.views.test_sessions import elements
 from tests.ledger.conftest import record_file
-from lib import locations
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from introspect.derive import rebuild, sessions
-from introspect.importer import run
 from introspect.models import Session
+from introspect.rules.join import project_slug
 from tests.conftest import Home, append, gzip_member
 from tests.faults.conftest import (
     BACKEND,
@@ -77,7 +77,6 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
         return event(n, session=session, name=name, **fields)
 
     def trunk(session: str, project: str = "/work/crash") -> str:
-        from introspect.rules.join import project_slug
 
         return f".claude/projects/{project_slug(project)}/{session}.jsonl"
 

@@ -34,6 +34,7 @@ from ledger.models import (
     MjLedgerLine,
     ReviewAction,
 )
+from lib import fit, locations, safefs
 from tests.conftest import Home, append, gzip_member
 from tests.faults.conftest import (
     BASE_DIR,
@@ -49,7 +50,6 @@ from tests.faults.conftest import (
     stored,
 )
 from tests.ledger.conftest import record_file
-from lib import fit, locations, safefs
 
 pytestmark = pytest.mark.django_db
 

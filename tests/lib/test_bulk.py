@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from introspect.models import Session
+from introspect.models import Session, Turn
 from lib import bulk
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +26,7 @@ def test_it_inserts_and_skips_rows_that_already_exist():
 
 
 def test_it_inserts_plain_values_converting_dates_as_the_field_does():
-    from datetime import UTC, datetime
 
-    from introspect.models import Turn
 
     session = Session.objects.create(sid="s")
     second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from io import StringIO
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from introspect.importer import health
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +53,6 @@ def test_quarantined_lines_are_reported_with_their_reasons(home):
 
 
 def test_a_missing_data_directory_fails_with_the_fix(home, settings):
-    import shutil
 
     shutil.rmtree(settings.DATA_DIR)
     out = StringIO()
@@ -87,7 +88,6 @@ def test_an_unreachable_postgresql_fails_with_how_to_fix_it(tmp_path):
 
 
 def test_an_importer_that_stopped_is_a_problem_until_a_pass_completes(home):
-    from introspect.importer import health
 
     append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
     call_command("ingest", stdout=StringIO())

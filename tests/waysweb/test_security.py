@@ -8,13 +8,14 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from waysweb.management.commands import serve
 from ledger.importer import load
 from ledger.models import AdrAction, KnowledgeRecord, ReviewAction
 from tests.ledger.conftest import record_file
+from waysweb.management.commands import serve
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +79,6 @@ def test_no_route_accepts_a_write_without_a_reviewer(records, who):
 def test_a_reviewer_without_a_csrf_token_is_refused(records):
     get_user_model().objects.create_user("rita", password="correct horse battery")
     reviewer = get_user_model().objects.get(username="rita")
-    from django.contrib.auth.models import Permission
 
     reviewer.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
     client = Client(enforce_csrf_checks=True)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from django.conf import settings
 
 from introspect.derive import extend, rebuild
 from introspect.importer.run import Options
-from waysweb import passes
 from introspect.models import Session, Spill, Subagent, Turn, TurnWay, WaysEvent, Window
 from tests.conftest import append, line
+from waysweb import passes
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +116,6 @@ def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home,
 
 
 def home_locations():
-    from django.conf import settings
 
     return settings.WAYSWEB_LOCATIONS
 

@@ -8,7 +8,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from introspect.documents import schema as api_models, build as documents
+from introspect.documents import build as documents
+from introspect.documents import schema as api_models
+from introspect.models import Session
+from lib import locations
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
@@ -211,7 +214,6 @@ def test_it_serves_the_documents_under_api(client, home):
 
 
 def test_it_builds_the_replay_document_to_its_schema(home, settings):
-    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())
@@ -223,8 +225,6 @@ def test_it_builds_the_replay_document_to_its_schema(home, settings):
 
 
 def test_it_builds_every_sample_document_to_its_schema(settings):
-    from introspect.models import Session
-    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     call_command("ingest", stdout=StringIO())

@@ -6,7 +6,6 @@ import functools
 import os
 import tracemalloc
 
-
 from introspect.importer import tailer
 from lib.hashing import sha256
 from tests.conftest import append

@@ -11,7 +11,8 @@ import pytest
 from django.core.management import call_command
 
 from introspect.importer import transcripts
-from introspect.models import Quarantine, Session, SourceFile, Subagent, TranscriptEntry
+from introspect.models import Quarantine, Session, SourceFile, Spill, Subagent, TranscriptEntry
+from lib import locations
 
 pytestmark = pytest.mark.django_db
 
@@ -181,7 +182,6 @@ def test_it_extracts_the_columns_pages_query():
 def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
     # ccusage reports a project folder as one "session" and a subagents/ folder as another; a
     # waysweb session counts its subagents in. Per folder, the two must add up the same.
-    from lib import locations
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
     ingest()
@@ -215,7 +215,6 @@ def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):
     spill_dir.mkdir(parents=True)
     (spill_dir / "hook-1-0-additionalContext.txt").write_text("# Way\nthe whole body")
     ingest()
-    from introspect.models import Spill
 
     found = Spill.objects.get(entry__uuid="m1")
     assert found.found and found.text == "# Way\nthe whole body"

@@ -11,9 +11,9 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
+from introspect.models import TranscriptEntry, Turn
 from introspect.queries import search
 from introspect.views import search as search_views
-from introspect.models import TranscriptEntry, Turn
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db

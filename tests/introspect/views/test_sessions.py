@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.urls import resolve, reverse
+from django.utils import timezone
 
+from introspect.models import Session
 from introspect.views import sessions as views
 from introspect.views import status as status_views
-from introspect.models import Session
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
@@ -250,7 +252,6 @@ def test_it_marks_the_matched_span_in_a_keyed_prompt_and_lists_near_misses(clien
 
 
 def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
-    from django.utils import timezone
 
     long_session(home, 3)
     monkeypatch.setattr(Session, "is_live", property(lambda self: True))
@@ -330,7 +331,6 @@ def test_it_renders_hostile_transcript_content_inert(client, home):
 
 
 def elements(html: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
-    from html.parser import HTMLParser
 
     found = []
 

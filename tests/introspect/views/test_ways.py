@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from io import StringIO
 
 import pytest
@@ -11,11 +11,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
-from lib import charts
 from introspect.queries import ways as way_queries
-from introspect.views import ways as way_views
+from lib import charts
 from tests.conftest import append, line
-
 
 pytestmark = pytest.mark.django_db
 
@@ -257,7 +255,6 @@ def test_it_draws_escaped_svg_charts():
     bars = str(charts.weekly_bars([("<script>", 2, 1), ("2026-W46", 0, 0)]))
     assert bars.startswith("<svg") and "viewBox=" in bars and "<script>" not in bars and "&lt;script&gt;" in bars
     assert bars.count('class="bar bar--fire"') == 1 and bars.count('class="bar bar--redisclosure"') == 1
-    from datetime import UTC, datetime
 
     dot = charts.Dot(when=datetime(2026, 11, 2, tzinfo=UTC), value=0.7, kind="fire", title='<b onload="x">',
                      href='/sessions/a"b/')

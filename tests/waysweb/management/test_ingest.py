@@ -6,10 +6,9 @@ import os
 from io import StringIO
 
 import pytest
-from django.db import OperationalError
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connections
+from django.db import OperationalError, connections
 
 from introspect.importer.lock import importer_lock
 from introspect.models import Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent

@@ -1,0 +1,156 @@
+"""The tree keeps its floors (STYLE.md §2, §12): imports point down, never in a circle, never inside a function.
+
+Read from the source with `ast`, nothing imported: every module of the project, its module-level
+imports, and any import statement inside a function body.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("lib", "introspect", "ledger", "waysweb", "sample", "bench", "tests")
+# Inside an app, top → bottom. A module may import its own layer or one below it, never one above.
+APP_LAYERS = {
+    "views": 0, "management": 0, "templatetags": 0, "urls": 0, "apps": 0, "forms": 0,
+    "queries": 1,
+    "documents": 2,
+    "services": 3,
+    "derive": 4,
+    "importer": 5, "files": 5,
+    "records": 6,
+    "models": 7, "migrations": 7,
+    "rules": 8,
+}
+# Imports inside a function are allowed only for these, each with its reason:
+LOCAL_IMPORT_ALLOWED = {
+    # Optional dependencies: installed for PostgreSQL and for the browser tests only.
+    "psycopg": "optional (the postgres extra)",
+    "playwright": "optional (the browser-test group)",
+}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "home" in path.relative_to(ROOT).parts[:2] and package == "sample":
+                continue
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = modules()
+
+
+def imported(node: ast.AST, module: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
+                for alias in node.names]
+    return []
+
+
+def project_module(name: str) -> str | None:
+    """The project module `name` refers to (a module, or the package holding a name), else None."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def top_level_imports(path: Path, module: str) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = set()
+    for node in tree.body:
+        nodes = [node]
+        if isinstance(node, ast.If):  # `if TYPE_CHECKING:` and similar guards still count
+            nodes += node.body + node.orelse
+        for item in nodes:
+            for name in imported(item, module):
+                target = project_module(name)
+                if target and target != module:
+                    found.add(target)
+    return found
+
+
+GRAPH = {module: top_level_imports(path, module) for module, path in MODULES.items()}
+
+
+def layer(module: str) -> tuple[str, int] | None:
+    """(app, layer) of an app module; None for lib, the project and the rest."""
+    parts = module.split(".")
+    if parts[0] not in ("introspect", "ledger") or len(parts) < 2:
+        return None
+    return parts[0], APP_LAYERS.get(parts[1], 0)
+
+
+def test_no_module_imports_from_a_layer_above_it():
+    upward = []
+    for module, targets in GRAPH.items():
+        here = layer(module)
+        if here is None:
+            continue
+        for target in targets:
+            there = layer(target)
+            if there is not None and there[1] < here[1]:
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+
+
+def test_introspect_never_imports_ledger_and_the_ground_imports_no_app():
+    wrong = [f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets
+             if (module.startswith("introspect") and target.split(".")[0] in ("ledger", "waysweb"))
+             or (module.startswith("ledger") and target.split(".")[0] == "waysweb")
+             or (module.startswith("lib") and target.split(".")[0] in ("introspect", "ledger", "waysweb"))]
+    assert wrong == []
+
+
+def test_there_is_no_import_cycle():
+    cycles, state, stack = [], {}, []
+
+    def visit(module: str) -> None:
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(GRAPH.get(module, ())):
+            if state.get(target) == "open":
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module)
+    assert cycles == []
+
+
+def local_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            in_ready = node.name == "ready" and path.name == "apps.py"
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)) and not in_ready:
+                    names = [alias.name for alias in inner.names] if isinstance(inner, ast.Import) else [inner.module or ""]
+                    if not all(name.split(".")[0] in LOCAL_IMPORT_ALLOWED for name in names):
+                        found.append(f"{path.relative_to(ROOT)}:{inner.lineno}: {ast.unparse(inner)}")
+    return found
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_function_local_imports(package):
+    """Imports sit at the top of a module; the app registry's `ready()` (Django's contract: models
+    cannot be imported while apps load) and the optional dependencies are the only exceptions."""
+    found = [line for module, path in MODULES.items() if module.split(".")[0] == package
+             for line in local_imports(path)]
+    assert found == []
