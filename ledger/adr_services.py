@@ -1,6 +1,6 @@
 """A person's acts on decision records: status changes and new records, written back to the files.
 
-Status changes go through the format's own writer (ledger/importer/adrs.py), which changes only
+Status changes go through the format's own writer (ledger/records/edit.py), which changes only
 the status lines and keeps every other byte; a supersession updates both files, each atomically,
 and one audit row names them both (knowledge-and-records.md §13). An agent never accepts: only a
 logged-in person reaches these functions.
@@ -15,15 +15,16 @@ from pathlib import Path
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import adr_load, adrs, documents
+from ledger.importer import adr_load, documents
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
+from ledger.records import edit, new, parse
 from ledger.services import Conflict, Refused, Reviewer
 from lib import safefs
 
 VERBS = {"accept": "accepted", "deprecate": "deprecated"}
 
 
-def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, adrs.AdrDoc]:
+def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, parse.AdrDoc]:
     path = Path(record.path)
     try:
         raw = files.read(Path(record.repo), path)
@@ -33,7 +34,7 @@ def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, adrs.Ad
         raise Refused(str(exc)) from None
     if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
-    return path, raw, adrs.parse_adr(raw, rel_path=record.rel_path)
+    return path, raw, parse.parse_adr(raw, rel_path=record.rel_path)
 
 
 def write(repo: Path, target: Path, data: bytes) -> None:
@@ -59,24 +60,24 @@ def record_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, successor
     if verb in VERBS:
         if record.status == VERBS[verb]:
             raise Refused(f"it is already {record.status}")
-        writes.append((path, raw, adrs.set_status(raw, doc, VERBS[verb], today=today)))
+        writes.append((path, raw, edit.set_status(raw, doc, VERBS[verb], today=today)))
         after = VERBS[verb]
     elif verb == "supersede":
         if successor is None or successor.pk == record.pk or successor.repo != record.repo:
             raise Refused("pick the record (in the same repository) that supersedes this one")
         s_path, s_raw, s_doc = current(successor, "")
-        writes.append((path, raw, adrs.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record))))
-        writes.append((s_path, s_raw, adrs.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor))))
+        writes.append((path, raw, edit.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record))))
+        writes.append((s_path, s_raw, edit.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor))))
         after = "superseded"
     else:
         raise Refused(f"unknown action {verb!r}")
-    for target, _, new in writes:
-        write(Path(record.repo), target, new)
+    for target, _, data in writes:
+        write(Path(record.repo), target, data)
     with transaction.atomic():
         AdrAction.objects.create(
             record=record, record_id_text=record.canonical_id, verb=verb, reviewer=reviewer.user,
             reviewer_name=reviewer.name, note=note, status_before=record.status, status_after=after,
-            files=[[str(target), documents.sha256(old), documents.sha256(new)] for target, old, new in writes])
+            files=[[str(target), documents.sha256(before), documents.sha256(data)] for target, before, data in writes])
     adr_load.import_repo(Path(record.repo))
     return AdrRecord.objects.get(pk=record.pk)
 
@@ -122,7 +123,7 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
     if directory not in known:
         raise Refused("pick one of the ADR directories waysweb found")
     fmt, numbers, width = directory_format(directory)
-    number = adrs.next_number(numbers)
+    number = new.next_number(numbers)
     first = knowledge[0]
     refs = [f"knowledge:{k.record_id}" for k in knowledge] + \
         [ref for k in knowledge for ref in k.derived_from if ref.startswith(("claude-session:", "ledger:", "session:"))]
@@ -131,7 +132,7 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
     evidence = [line for k in knowledge for line in k.body.split("# Evidence", 1)[1:]]
     consequences = ("Evidence recorded at promotion:\n\n" + "\n".join(e.strip() for e in evidence)) if evidence else \
         "To be written by the deciders."
-    name, content = adrs.new_record(fmt, number=number, title=first.title, context=context, decision=decision,
+    name, content = new.new_record(fmt, number=number, title=first.title, context=context, decision=decision,
                                     consequences=consequences, provenance_refs=refs,
                                     today=date.today().isoformat(), width=width)
     target = Path(directory) / name

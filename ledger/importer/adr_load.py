@@ -14,9 +14,10 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ledger.importer import adrs, documents
 from ledger.models import AdrRecord, AdrRelation
+from ledger.records import parse
 from lib import bulk, fit, safefs
+from lib.hashing import sha256
 
 DEFAULT_DIRS = ("doc/adr", "docs/adr", "docs/decisions", ".ai/repo/adrs", "docs/architecture")
 SKIP_NAMES = {"readme.md", "index.md", "template.md", "adr-template.md", "0000-template.md"}
@@ -96,7 +97,7 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 continue
             seen.add(rel)  # an unreadable record is not gone: its row keeps what was last read
             try:
-                raw = safefs.read_capped(base, path, documents.MAX_DOCUMENT_BYTES)[: documents.MAX_DOCUMENT_BYTES]
+                raw = safefs.read_capped(base, path, parse.MAX_DOCUMENT_BYTES)[: parse.MAX_DOCUMENT_BYTES]
             except FileNotFoundError:
                 seen.discard(rel)
                 continue
@@ -107,11 +108,11 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
                 continue
             result.files += 1
-            digest = documents.sha256(raw)
+            digest = sha256(raw)
             row = existing.get(rel)
             if row is not None and row.sha256 == digest and row.present:
                 continue
-            doc = adrs.parse_adr(raw, rel_path=rel)
+            doc = parse.parse_adr(raw, rel_path=rel)
             with transaction.atomic():
                 if row is None:
                     row = moved_from(root, doc.id, existing, seen, repo)

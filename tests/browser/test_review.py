@@ -136,8 +136,8 @@ def test_it_shows_decision_records_and_their_inconsistencies(decisions):
 
 
 def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
-    from ledger.importer import adrs
     from ledger.models import AdrRecord
+    from ledger.records import parse
 
     tab = decisions
     older = AdrRecord.objects.get(canonical_id="ADR-0003", repo__endswith="web-ui", present=True)
@@ -148,7 +148,7 @@ def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
     tab.page.click("#status-form button[type=submit]")
     tab.page.wait_for_selector("text=Written: ADR-0003 is now superseded.")
     tab.shot("32-superseded")
-    assert adrs.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
+    assert parse.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
 
 
 def test_it_turns_promoted_knowledge_into_a_draft_record(decisions):

@@ -24,7 +24,8 @@ from django.urls import reverse
 from introspect.importer import health, loader, wayfiles
 from introspect.importer.sources import Source
 from introspect.models import Project, SourceProblem, Spill, TranscriptEntry, Way, WaysEvent
-from ledger.importer import adr_load, adrs, documents, load
+from ledger.importer import adr_load, documents, load
+from ledger.records import parse as adr_parse
 from ledger.models import (
     AdrAction,
     AdrRecord,
@@ -562,14 +563,14 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
     monkeypatch.setattr(documents, "parse_knowledge", racing_parse)
     result = load.import_knowledge(directory, repo)
     assert result.added == 1 and KnowledgeRecord.objects.get().title == "Queues absorb bursts"
-    parse_adr = adrs.parse_adr
+    parse_adr = adr_parse.parse_adr
 
     def racing_adr(raw, *, rel_path):
         doc = parse_adr(raw, rel_path=rel_path)
         AdrRecord.objects.get_or_create(repo=str(repo), rel_path=rel_path, defaults={"read_at": "2026-11-02T10:00:00Z"})
         return doc
 
-    monkeypatch.setattr(adrs, "parse_adr", racing_adr)
+    monkeypatch.setattr(adr_parse, "parse_adr", racing_adr)
     adr_load.import_repo(repo)
     assert list(AdrRecord.objects.values_list("title", flat=True)) == ["Use queues"]
 

@@ -12,7 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from ledger import adr_queries
-from ledger.importer import adr_load, adrs, documents
+from ledger.importer import adr_load, documents
+from ledger.records import parse
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
 from lib.locations import SAMPLE_HOME
 
@@ -112,8 +113,8 @@ def test_it_supersedes_by_updating_both_files_which_reimport_unchanged(client, r
     web = repos[1]
     older, newer = get(web, "ADR-0003"), get(web, "ADR-0004")
     client.post(reverse("ledger:record-status", args=[older.pk]), {"verb": "supersede", "successor": newer.pk})
-    older_doc = adrs.parse_adr(Path(older.path).read_bytes(), rel_path=older.rel_path)
-    newer_doc = adrs.parse_adr(Path(newer.path).read_bytes(), rel_path=newer.rel_path)
+    older_doc = parse.parse_adr(Path(older.path).read_bytes(), rel_path=older.rel_path)
+    newer_doc = parse.parse_adr(Path(newer.path).read_bytes(), rel_path=newer.rel_path)
     assert older_doc.status == "superseded" and older_doc.superseded_by == ["ADR-0004"]
     assert newer_doc.supersedes == ["ADR-0003"]
     assert len(AdrAction.objects.get().files) == 2
@@ -137,7 +138,7 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     new = AdrRecord.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[-1]))
     assert (new.canonical_id, new.status, new.format) == ("ADR-0014", "proposed", "nygard")
     assert new.title == "Refill rates are given in seconds" and "knowledge:ww-1" in new.body
-    reread = adrs.parse_adr(Path(new.path).read_bytes(), rel_path=new.rel_path)
+    reread = parse.parse_adr(Path(new.path).read_bytes(), rel_path=new.rel_path)
     assert (reread.id, reread.status) == ("ADR-0014", "proposed")
     assert documents.sha256(Path(new.path).read_bytes()) == new.sha256
     assert AdrAction.objects.get(verb="create").reviewer_name == "rita"
