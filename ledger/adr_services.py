@@ -15,11 +15,12 @@ from pathlib import Path
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import adr_load, documents
+from ledger.importer import adr_load
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
 from ledger.records import edit, new, parse
 from ledger.services import Conflict, Refused, Reviewer
 from lib import safefs
+from lib.hashing import sha256
 
 VERBS = {"accept": "accepted", "deprecate": "deprecated"}
 
@@ -32,7 +33,7 @@ def current(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, parse.A
         raise Conflict(record, f"{record.rel_path} is gone from the repository") from None
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
-    if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
+    if loaded_sha256 and sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parse.parse_adr(raw, rel_path=record.rel_path)
 
@@ -77,7 +78,7 @@ def record_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, successor
         AdrAction.objects.create(
             record=record, record_id_text=record.canonical_id, verb=verb, reviewer=reviewer.user,
             reviewer_name=reviewer.name, note=note, status_before=record.status, status_after=after,
-            files=[[str(target), documents.sha256(before), documents.sha256(data)] for target, before, data in writes])
+            files=[[str(target), sha256(before), sha256(data)] for target, before, data in writes])
     adr_load.import_repo(Path(record.repo))
     return AdrRecord.objects.get(pk=record.pk)
 
@@ -144,5 +145,5 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
     record = AdrRecord.objects.get(repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix())
     AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb="create", reviewer=reviewer.user,
                              reviewer_name=reviewer.name, note=", ".join(k.record_id for k in knowledge),
-                             status_after=record.status, files=[[str(target), "", documents.sha256(content)]])
+                             status_after=record.status, files=[[str(target), "", sha256(content)]])
     return record

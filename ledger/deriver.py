@@ -30,7 +30,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from introspect.models import Session, Turn, WaysEvent, Window
 from ledger import files
-from ledger.importer import documents
+from ledger.importer import knowledge
 from ledger.models import KnowledgeEvent, LedgerEntry
 from lib import safefs
 from lib.bulk import chunked_in, insert_ignore
@@ -63,7 +63,7 @@ class Candidate:
             "epistemics": self.epistemics, "date": self.day, "tags": ["derived", self.tag],
             "provenance": {"origin": "extracted", "derived_from": list(self.refs)},
         }
-        return documents.render_knowledge(data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip())
+        return knowledge.render_knowledge(data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip())
 
 
 @dataclass
@@ -211,7 +211,7 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
             if current == data:
                 outcome.unchanged.append(candidate.record_id)
                 continue
-            parsed = documents.parse_knowledge(current, stem=candidate.record_id)
+            parsed = knowledge.parse_knowledge(current, stem=candidate.record_id)
             if parsed.get("status") != "candidate" or b"Edited by " in current:
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django import forms
 
-from ledger.importer import documents
+from ledger.importer import knowledge
 
-CLASS_CHOICES = [(name, name) for name in documents.CLASSES]
+CLASS_CHOICES = [(name, name) for name in knowledge.CLASSES]
 
 
 class PromoteForm(forms.Form):
@@ -17,7 +17,7 @@ class PromoteForm(forms.Form):
 
     def clean_evidence(self) -> str:
         evidence = self.cleaned_data["evidence"]
-        if documents.transcript_like(evidence):
+        if knowledge.transcript_like(evidence):
             raise forms.ValidationError("This reads like a transcript; state the evidence in your own words.")
         return evidence
 

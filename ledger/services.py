@@ -17,8 +17,9 @@ from pathlib import Path
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import documents
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord, ReviewAction
+from lib.hashing import sha256
 
 
 class Conflict(Exception):
@@ -58,14 +59,14 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
         raise Refused(str(exc)) from None
 
 
-def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, documents.Knowledge]:
+def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, knowledge_files.Knowledge]:
     if record.status != KnowledgeRecord.Status.CANDIDATE:
         raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
-    parsed = documents.parse_knowledge(raw, stem=record.record_id)
+    parsed = knowledge_files.parse_knowledge(raw, stem=record.record_id)
     if parsed.get("status") != "candidate":
         raise Conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
-    if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
+    if loaded_sha256 and sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parsed
 
@@ -98,11 +99,11 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     evidence = evidence.strip()
     if not evidence:
         raise Refused("promotion needs evidence: say what shows this is true")
-    if documents.transcript_like(evidence):
+    if knowledge_files.transcript_like(evidence):
         raise Refused("evidence reads like a transcript; state the evidence in your own words")
     new_class = new_class or record.klass
-    if new_class not in documents.CLASSES:
-        raise Refused(f"class must be one of {', '.join(documents.CLASSES)}")
+    if new_class not in knowledge_files.CLASSES:
+        raise Refused(f"class must be one of {', '.join(knowledge_files.CLASSES)}")
     if record.status == KnowledgeRecord.Status.VERIFIED and record.actions.filter(verb="promote").exists():
         return record  # a repeated POST: the promotion already stands
     candidate_path, raw, parsed = check_pending(record, loaded_sha256)
@@ -112,16 +113,16 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     provenance.setdefault("origin", "extracted")
     data["provenance"] = provenance
     body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
-    rendered = documents.render_knowledge(data, body)
+    rendered = knowledge_files.render_knowledge(data, body)
     curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
     write(record, curated, rendered)
     try:
         files.remove(root_of(record), candidate_path)
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
-    class_before, sha_before = record.klass, documents.sha256(raw)
+    class_before, sha_before = record.klass, sha256(raw)
     record.source_class, record.status, record.klass = "curated", KnowledgeRecord.Status.VERIFIED, new_class
-    record.sha256, record.body, record.conflict, record.date = documents.sha256(rendered), body, "", data["date"]
+    record.sha256, record.body, record.conflict, record.date = sha256(rendered), body, "", data["date"]
     record_action(record, verb=ReviewAction.Verb.PROMOTE, reviewer=reviewer, note=evidence,
                   class_before=class_before, sha_before=sha_before, batch=batch)
     return record
@@ -144,11 +145,11 @@ def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str
     if superseded_by:
         data["superseded_by"] = superseded_by
     body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
-    rendered = documents.render_knowledge(data, body)
+    rendered = knowledge_files.render_knowledge(data, body)
     write(record, path, rendered)
-    sha_before = documents.sha256(raw)
+    sha_before = sha256(raw)
     record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
-    record.sha256, record.conflict = documents.sha256(rendered), ""
+    record.sha256, record.conflict = sha256(rendered), ""
     record_action(record, verb=ReviewAction.Verb.REJECT, reviewer=reviewer, note=reason, class_before=record.klass,
                   sha_before=sha_before, related=superseded_by, batch=batch)
     return record
@@ -160,7 +161,7 @@ def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, d
     title, description = " ".join(title.split()), " ".join(description.split())
     if not title or not description:
         raise Refused("a record needs a title (an assertion) and a description")
-    if documents.transcript_like(title) or documents.transcript_like(description):
+    if knowledge_files.transcript_like(title) or knowledge_files.transcript_like(description):
         raise Refused("a record is an assertion, never a transcript")
     path, raw, parsed = check_pending(record, loaded_sha256)
     data = dict(parsed.data)
@@ -168,11 +169,11 @@ def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, d
     rest = parsed.body.split("\n", 1)[1] if parsed.body.startswith("# ") and "\n" in parsed.body else ""
     rest = rest.strip().split("\n\n", 1)[1] if "\n\n" in rest.strip() else ""
     body = f"# {title}\n\n{description}\n\n{rest}\n\n{stamp('Edited', reviewer)}".replace("\n\n\n\n", "\n\n")
-    rendered = documents.render_knowledge(data, body)
+    rendered = knowledge_files.render_knowledge(data, body)
     write(record, path, rendered)
-    sha_before = documents.sha256(raw)
+    sha_before = sha256(raw)
     record.title, record.description, record.body = title, description, body
-    record.sha256 = documents.sha256(rendered)
+    record.sha256 = sha256(rendered)
     record_action(record, verb=ReviewAction.Verb.EDIT, reviewer=reviewer, note=f"{parsed.get('title')} → {title}",
                   class_before=record.klass, sha_before=sha_before)
     return record

@@ -13,6 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from introspect.queries import sessions as session_queries
 from ledger import adr_queries, adr_services, forms, queries, services
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param, parse_int
@@ -166,7 +167,7 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return HttpResponse(f"Bulk action refused: {form.errors.as_text()}", status=400)
     verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
-    if verb == "promote" and services.documents.transcript_like(note):
+    if verb == "promote" and knowledge_files.transcript_like(note):
         return HttpResponse("Bulk action refused: the evidence reads like a transcript.", status=400)
     _, problems = services.candidates_bulk(records=list(form.cleaned_data["records"]), verb=verb,
                                            reviewer=services.Reviewer.of(request.user), note=note)

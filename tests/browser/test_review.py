@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
-from ledger.importer import documents
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord, ReviewAction
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -64,7 +64,7 @@ def test_it_promotes_with_evidence_and_writes_the_file(reviewing):
     tab.shot("22-promoted")
     record.refresh_from_db()
     assert (record.status, record.klass) == ("verified", "constraint")
-    curated = documents.parse_knowledge(open(record.path, "rb").read(), stem=record.record_id)
+    curated = knowledge_files.parse_knowledge(open(record.path, "rb").read(), stem=record.record_id)
     assert curated.get("status") == "verified" and "Promoted by rita via waysweb" in curated.body
     assert ReviewAction.objects.get(record=record).reviewer.username == "rita"
 

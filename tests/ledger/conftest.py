@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
-from ledger.importer import documents, load
+from ledger.importer import knowledge as knowledge_files
 
 
 def record_file(directory: Path, record_id: str, *, status: str = "candidate", klass: str = "convention",
@@ -19,7 +19,7 @@ def record_file(directory: Path, record_id: str, *, status: str = "candidate", k
             "provenance": {"origin": "extracted", "derived_from": ["session:s-20260911000001-aaaa"]}}
     path = directory / where / f"{record_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(documents.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1."))
+    path.write_bytes(knowledge_files.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1."))
     return path
 
 
@@ -29,7 +29,7 @@ def knowledge(tmp_path):
     record_file(directory, "s-20260911000001-aaaa-3f9c2a1b7d0e")
     record_file(directory, "s-20260911000001-aaaa-000000000002", title="Use the token bucket per API key")
     record_file(directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too")
-    load.import_knowledge(directory)
+    knowledge_files.import_knowledge(directory)
     return directory
 
 

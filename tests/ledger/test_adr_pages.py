@@ -12,9 +12,10 @@ from django.test import Client
 from django.urls import reverse
 
 from ledger import adr_queries
-from ledger.importer import adr_load, documents
-from ledger.records import parse
+from ledger.importer import adr_load
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
+from ledger.records import parse
+from lib.hashing import sha256
 from lib.locations import SAMPLE_HOME
 
 pytestmark = pytest.mark.django_db
@@ -140,7 +141,7 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     assert new.title == "Refill rates are given in seconds" and "knowledge:ww-1" in new.body
     reread = parse.parse_adr(Path(new.path).read_bytes(), rel_path=new.rel_path)
     assert (reread.id, reread.status) == ("ADR-0014", "proposed")
-    assert documents.sha256(Path(new.path).read_bytes()) == new.sha256
+    assert sha256(Path(new.path).read_bytes()) == new.sha256
     assert AdrAction.objects.get(verb="create").reviewer_name == "rita"
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from ledger import deriver, services
-from ledger.importer import load
+from ledger.importer import entries as entry_files
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry
 from tests.conftest import append, line
 
@@ -129,5 +129,5 @@ def test_it_imports_ledger_entries_and_quarantines_the_malformed_one(episode):
     assert entries[0].session.sid == S and entries[1].phase == "handoff"
     assert entries[2].quarantine_reason == "yaml_invalid" and entries[2].session is None
     assert "never guessed" not in " ".join(titles())
-    load.link_entries_to_sessions()
+    entry_files.link_entries_to_sessions()
     assert LedgerEntry.objects.filter(session__isnull=True).count() == 1  # only the quarantined one

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ledger.importer import documents, load
+from ledger.importer import entries as entry_files
+from ledger.importer import knowledge as knowledge_files
+from ledger.importer import mj
 
 ENTRY = b"""---
 session: 4d5611e5-241a-462a-8d15-5122611a9569
@@ -19,7 +21,7 @@ Decision: commit offsets with the rows.
 
 
 def test_it_reads_an_adr112_entry():
-    entry = documents.parse_entry(ENTRY)
+    entry = entry_files.parse_entry(ENTRY)
     assert (entry.session, entry.epoch, entry.context_pct, entry.phase) == (
         "4d5611e5-241a-462a-8d15-5122611a9569", 7, 70, "consolidation")
     assert entry.timestamp == "2026-09-12T10:31:00Z" and entry.ts.isoformat() == "2026-09-12T10:31:00+00:00"
@@ -27,25 +29,25 @@ def test_it_reads_an_adr112_entry():
 
 
 def test_it_quarantines_malformed_front_matter_with_a_reason():
-    assert documents.parse_entry(b"---\nsession: [unclosed\n---\nbody\n").quarantine[0] == "yaml_invalid"
-    assert documents.parse_entry(b"no front matter\n").quarantine[0] == "frontmatter_missing"
-    assert documents.parse_entry(b"---\nsession: !!python/object:os.system x\n---\n").quarantine[0] == "yaml_invalid"
-    assert documents.parse_entry(b"---\nepoch: 1\n---\nno session\n").quarantine[0] == "yaml_invalid"
-    assert documents.parse_entry(b"---\n" + b"k: v\n" * 20000 + b"---\n").quarantine[0] == "yaml_too_large"
+    assert entry_files.parse_entry(b"---\nsession: [unclosed\n---\nbody\n").quarantine[0] == "yaml_invalid"
+    assert entry_files.parse_entry(b"no front matter\n").quarantine[0] == "frontmatter_missing"
+    assert entry_files.parse_entry(b"---\nsession: !!python/object:os.system x\n---\n").quarantine[0] == "yaml_invalid"
+    assert entry_files.parse_entry(b"---\nepoch: 1\n---\nno session\n").quarantine[0] == "yaml_invalid"
+    assert entry_files.parse_entry(b"---\n" + b"k: v\n" * 20000 + b"---\n").quarantine[0] == "yaml_too_large"
 
 
 def test_it_takes_the_epoch_from_the_file_name_when_front_matter_lacks_it():
-    assert documents.name_epoch("2026-04-05T1445Z_e001.md") == 1
-    assert documents.name_epoch("notes.md") is None
+    assert entry_files.name_epoch("2026-04-05T1445Z_e001.md") == 1
+    assert entry_files.name_epoch("notes.md") is None
 
 
 def test_it_checks_knowledge_records_against_the_closed_schema():
-    good = documents.parse_knowledge(documents.render_knowledge(
+    good = knowledge_files.parse_knowledge(knowledge_files.render_knowledge(
         {"schema": "knowledge/v1", "id": "s-1-abc", "kind": "knowledge", "class": "fact", "title": "X is Y",
          "description": "d", "status": "candidate", "epistemics": "observed", "date": "2026-09-11"}, "# X is Y"),
         stem="s-1-abc")
     assert good.problems == () and good.get("class") == "fact"
-    bad = documents.parse_knowledge(b"---\nschema: knowledge/v1\nid: other\nclass: opinion\nstatus: maybe\n"
+    bad = knowledge_files.parse_knowledge(b"---\nschema: knowledge/v1\nid: other\nclass: opinion\nstatus: maybe\n"
                                     b"title: 'transcript: user said'\nextra: 1\n---\n", stem="s-1-abc")
     assert any("unknown keys: extra" in p for p in bad.problems)
     assert any("is not the file name" in p for p in bad.problems)
@@ -54,7 +56,7 @@ def test_it_checks_knowledge_records_against_the_closed_schema():
 
 
 def test_it_renders_keys_in_the_schema_order():
-    text = documents.render_knowledge({"status": "candidate", "id": "a", "schema": "knowledge/v1", "title": "T"},
+    text = knowledge_files.render_knowledge({"status": "candidate", "id": "a", "schema": "knowledge/v1", "title": "T"},
                                       "# T").decode()
     assert text.index("schema:") < text.index("id:") < text.index("title:") < text.index("status:")
 
@@ -62,6 +64,6 @@ def test_it_renders_keys_in_the_schema_order():
 def test_it_keeps_the_first_event_key_of_a_majordomus_line():
     line = (b'{"ts":"2026-09-11T07:27:24Z","event":"provider.event.failed","head":"06fa258","branch":"master",'
             b'"by":"majordomus/0.6.0","provider":"claude","event":"end","reason":"knowledge: not writable"}')
-    parsed = load.parse_mj_line(line)
+    parsed = mj.parse_mj_line(line)
     assert parsed["event"] == "provider.event.failed" and parsed["provider_event"] == "end"
     assert parsed["reason"] == "knowledge: not writable"

@@ -5,8 +5,18 @@ from __future__ import annotations
 import pytest
 
 from ledger.records import edit, parse
-from tests.ledger.records.samples import AGENTWAYS_PARTIAL, AGENTWAYS_V0, AGENTWAYS_V1, LOG4BRAINS_NEW, MADR2, MADR4_ACCEPTED, MAJORDOMUS, NYGARD_NEW, NYGARD_OLD, changed
-
+from tests.ledger.records.samples import (
+    AGENTWAYS_PARTIAL,
+    AGENTWAYS_V0,
+    AGENTWAYS_V1,
+    LOG4BRAINS_NEW,
+    MADR2,
+    MADR4_ACCEPTED,
+    MAJORDOMUS,
+    NYGARD_NEW,
+    NYGARD_OLD,
+    changed,
+)
 
 # ----------------------------------------------------------------------------------------- writers
 

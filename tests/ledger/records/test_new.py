@@ -7,7 +7,6 @@ import pytest
 from ledger.records import edit, new, parse
 from tests.ledger.records.samples import changed
 
-
 # ----------------------------------------------------------------------------------------- new records
 
 

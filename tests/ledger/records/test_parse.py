@@ -5,8 +5,18 @@ from __future__ import annotations
 import pytest
 
 from ledger.records import edit, parse
-from tests.ledger.records.samples import AGENTWAYS_PARTIAL, AGENTWAYS_V0, AGENTWAYS_V1, ARCHIVED, LOG4BRAINS, MADR2, MADR4, MAJORDOMUS, NYGARD_NEW, NYGARD_OLD
-
+from tests.ledger.records.samples import (
+    AGENTWAYS_PARTIAL,
+    AGENTWAYS_V0,
+    AGENTWAYS_V1,
+    ARCHIVED,
+    LOG4BRAINS,
+    MADR2,
+    MADR4,
+    MAJORDOMUS,
+    NYGARD_NEW,
+    NYGARD_OLD,
+)
 
 # ----------------------------------------------------------------------------------------- formats
 

@@ -1,121 +1,86 @@
-"""Ledger entries, knowledge records and majordomus ledger lines into the database.
+"""`knowledge/v1` records (candidates/ and curated/ of a knowledge directory): parsed, rendered, indexed.
 
-Documents are re-read whole when their content hash changes; nothing a person decided is ever
-changed here — a file that contradicts a recorded decision raises a conflict banner instead
-(knowledge-and-records.md §6).
+The file is the truth, the `KnowledgeRecord` row its index (knowledge-and-records.md §4). A record is
+re-read whole when its content hash changes; nothing a person decided is ever changed here — a file
+that contradicts a recorded decision raises a conflict banner instead (§6).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
-from django.conf import settings
+import yaml
 from django.db import transaction
 from django.utils import timezone
 
-from introspect.rules.timestamps import utc_second
-from introspect.rules.join import project_slug
 from introspect.models import Session
-from ledger.importer import documents
-from ledger.models import KnowledgeRecord, LedgerEntry, LedgerEntryVersion, MjLedgerLine, ReviewAction
+from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
 from lib import bulk, fit, safefs
+from lib.hashing import sha256
+
+KNOWLEDGE_KEYS = ("schema", "id", "kind", "class", "title", "description", "status", "epistemics", "date",
+                  "tags", "superseded_by", "provenance", "relations", "about", "route")
+CLASSES = KnowledgeRecord.CLASSES
+STATUSES = tuple(KnowledgeRecord.Status.values)
+EPISTEMICS = ("observed", "inferred", "decided")
+RECORD_ID = re.compile(r"^[a-z][a-z0-9-]*$")
+# §4.1 transcript guard: a record is an assertion, never a transcript.
+TRANSCRIPT_LINE = re.compile(r"^\s*(transcript|messages|assistant|completion|response)[: ]", re.I)
 
 
-@dataclass
-class DocumentResult:
-    files: int = 0
-    added: int = 0
-    changed: int = 0
-    quarantined: int = 0
-    gone: int = 0
-    sessions: set[str] = field(default_factory=set)
-    problems: list[safefs.Problem] = field(default_factory=list)
+@dataclass(frozen=True)
+class Knowledge:
+    data: dict = field(default_factory=dict)
+    body: str = ""
+    problems: tuple[str, ...] = ()
+    quarantine: tuple[str, str] | None = None
+
+    def get(self, key: str, default=""):
+        value = self.data.get(key, default)
+        return default if value is None else value
 
 
-def markdown(name: str) -> bool:
-    return name.endswith(".md")
+def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
+    """A `knowledge/v1` record; schema problems are listed (`knowledge check`), not fatal."""
+    data, body, problem = split_document(raw)
+    if problem is not None:
+        return Knowledge(body=body, quarantine=problem)
+    problems = []
+    if data.get("schema") != "knowledge/v1":
+        problems.append(f"schema is {data.get('schema')!r}, not knowledge/v1")
+    unknown = [key for key in data if key not in KNOWLEDGE_KEYS]
+    if unknown:
+        problems.append(f"unknown keys: {', '.join(map(str, unknown))}")
+    if data.get("id") != stem:
+        problems.append(f"id {data.get('id')!r} is not the file name {stem!r}")
+    elif not RECORD_ID.match(str(stem)):
+        problems.append("id is not a lowercase slug")
+    if data.get("class") not in CLASSES:
+        problems.append(f"class {data.get('class')!r} is not one of {', '.join(CLASSES)}")
+    if data.get("status") not in STATUSES:
+        problems.append(f"status {data.get('status')!r} is not one of {', '.join(STATUSES)}")
+    for key in ("title", "description"):
+        if TRANSCRIPT_LINE.match(str(data.get(key) or "")):
+            problems.append(f"{key} reads like a transcript")
+    if isinstance(data.get("date"), date):
+        data["date"] = data["date"].isoformat()
+    return Knowledge(data=data, body=body.strip("\n"), problems=tuple(problems))
 
 
-def read_document(root: Path, path: Path, result: DocumentResult) -> bytes | None:
-    """The first MAX_DOCUMENT_BYTES + 1 bytes of a document inside `root`; None when it is gone or
-    refused (the refusal goes to `result.problems`)."""
-    try:
-        return safefs.read_capped(root, path, documents.MAX_DOCUMENT_BYTES)
-    except FileNotFoundError:
-        return None
-    except safefs.Refused as refused:
-        result.problems.append(refused.problem)
-    except OSError as exc:
-        result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
-    return None
+def transcript_like(text: str) -> bool:
+    return any(TRANSCRIPT_LINE.match(line) for line in text.splitlines())
 
 
-def import_ledger(root: Path) -> DocumentResult:
-    """Every `<slug>/*.md` entry under the ledger root, read inside it (lib/safefs.py)."""
-    result = DocumentResult()
-    if not safefs.is_dir(root):
-        return result
-    now = timezone.now()
-    seen: set[str] = set()
-    existing = {entry.rel_path: entry for entry in LedgerEntry.objects.filter(host=settings.WAYSWEB_HOST,
-                                                                             root=str(root))}
-    for folder in safefs.entries(root, root, result.problems, want=lambda name: False):
-        if folder.kind != "dir":
-            continue
-        for found in safefs.entries(root, folder.path, result.problems, want=markdown):
-            if found.kind != "file" or not markdown(found.name):
-                continue
-            path = found.path
-            rel = path.relative_to(root).as_posix()
-            seen.add(rel)  # an unreadable entry is not gone: its row keeps what was last read
-            raw = read_document(root, path, result)
-            if raw is None:
-                continue
-            result.files += 1
-            digest = documents.sha256(raw)
-            entry = existing.get(rel)
-            if entry is not None and entry.sha256 == digest and entry.present:
-                continue
-            parsed = documents.parse_entry(raw)
-            with transaction.atomic():
-                if entry is None:
-                    entry = LedgerEntry(host=settings.WAYSWEB_HOST, root=str(root), rel_path=rel,
-                                        project_slug=folder.name, read_at=now)
-                    result.added += 1
-                else:
-                    result.changed += 1
-                entry.sha256, entry.present, entry.read_at = digest, True, now
-                entry.quarantine_reason, entry.quarantine_detail = parsed.quarantine or ("", "")
-                result.quarantined += bool(parsed.quarantine)
-                entry.session_key = parsed.session
-                entry.session = Session.objects.filter(sid=parsed.session).first() if parsed.session else None
-                if len(parsed.session) > 512:
-                    entry.session = None  # no session id is that long: the key is emptied below
-                entry.epoch = parsed.epoch if parsed.epoch is not None else documents.name_epoch(path.name)
-                entry.context_pct, entry.timestamp_raw, entry.ts = parsed.context_pct, parsed.timestamp, parsed.ts
-                entry.phase, entry.transcript_path, entry.body = parsed.phase, parsed.transcript, parsed.body
-                entry.flags = fit.fit_instance(entry)
-                entry.save()
-                LedgerEntryVersion.objects.get_or_create(
-                    entry=entry, sha256=digest,
-                    defaults={"content": raw.decode("utf-8", "replace"), "first_seen": now})
-            if parsed.session:
-                result.sessions.add(parsed.session)
-    for rel, entry in existing.items():
-        if rel not in seen and entry.present:
-            LedgerEntry.objects.filter(pk=entry.pk).update(present=False)
-            result.gone += 1
-    return result
-
-
-def link_entries_to_sessions() -> None:
-    """Entries written before their session was imported get linked once it is."""
-    for entry in LedgerEntry.objects.filter(session__isnull=True).exclude(session_key=""):
-        session = Session.objects.filter(sid=entry.session_key).first()
-        if session is not None:
-            LedgerEntry.objects.filter(pk=entry.pk).update(session=session)
+def render_knowledge(data: dict, body: str) -> bytes:
+    """A knowledge/v1 file: front matter in the §4.1 key order, then the body."""
+    ordered = {key: data[key] for key in KNOWLEDGE_KEYS if key in data and data[key] not in (None, "", [])}
+    head = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{head}---\n\n{body.strip()}\n".encode()
 
 
 def knowledge_directories(repos: list[Path], own: Path) -> list[tuple[Path, Path]]:
@@ -156,11 +121,11 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         if raw is None:
             continue  # unreadable or refused (a problem), or gone since the listing: the row stays
         result.files += 1
-        digest = documents.sha256(raw)
+        digest = sha256(raw)
         record = existing.get(stem)
         if record is not None and record.sha256 == digest and record.source_class == source_class and record.present:
             continue
-        parsed = documents.parse_knowledge(raw, stem=stem)
+        parsed = parse_knowledge(raw, stem=stem)
         with transaction.atomic():
             if record is None:
                 record = KnowledgeRecord(directory=str(directory), record_id=stem, first_seen=now,
@@ -181,7 +146,7 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
     return result
 
 
-def apply_file(record: KnowledgeRecord, parsed: documents.Knowledge, source_class: str, digest: str) -> None:
+def apply_file(record: KnowledgeRecord, parsed: Knowledge, source_class: str, digest: str) -> None:
     """Index what the file says; a file that reverts a person's decision is flagged, not obeyed."""
     decided = record.pk and record.actions.filter(verb__in=("promote", "reject")).exists()
     file_status = str(parsed.get("status"))
@@ -235,7 +200,7 @@ def link_provenance(record: KnowledgeRecord) -> None:
                 record.turn_epochs = [int(first), int(last) if last.isdigit() else int(first)]
 
 
-def recover_audit(record: KnowledgeRecord, parsed: documents.Knowledge) -> None:
+def recover_audit(record: KnowledgeRecord, parsed: Knowledge) -> None:
     """A promotion or rejection written to the file whose database commit was lost (a crash between
     the two) is recorded from the reviewer line the file carries, so the audit trail stays whole."""
     if record.status not in ("verified", "superseded") or record.actions.filter(
@@ -248,41 +213,3 @@ def recover_audit(record: KnowledgeRecord, parsed: documents.Knowledge) -> None:
                                     reviewer_name=fit.cut(line[len(marker):].split(" via ", 1)[0].strip(),
                                                           ReviewAction, "reviewer_name"),
                                     note=line, file_sha_after=record.sha256, class_after=record.klass)
-
-
-def first_event_key(pairs: list[tuple[str, object]]) -> dict:
-    """object_pairs_hook for majordomus lines: keep the FIRST `event`, the second as provider_event."""
-    out: dict = {}
-    for key, value in pairs:
-        if key == "event" and "event" in out:
-            out.setdefault("provider_event", value)
-            continue
-        out[key] = value
-    return out
-
-
-def parse_mj_line(data: bytes) -> dict | None:
-    try:
-        obj = json.loads(data.decode("utf-8"), object_pairs_hook=first_event_key)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
-    obj = parse_mj_line(record.data) or record.obj
-    ts = obj.get("ts") if isinstance(obj.get("ts"), str) else ""
-    payload = {k: v for k, v in obj.items() if k not in ("ts", "event", "head", "branch", "by", "session")}
-    typed = {"ts_raw": ts, "event": str(obj.get("event") or ""), "provider_event": str(obj.get("provider_event") or ""),
-             "episode": str(obj.get("session") or obj.get("episode") or ""),
-             "provider_session": str(obj.get("provider_session") or "")}
-    flags = fit.fit(MjLedgerLine, typed)
-    return MjLedgerLine(
-        source=source, offset=line.offset, index=line.index, sha256=sha, repo=repo, ts=utc_second(typed["ts_raw"]),
-        payload=json.loads(json.dumps(payload, default=str)), raw=record.data.decode("utf-8", "replace"),
-        flags=flags, **typed,
-    )
-
-
-def slug_for(session: Session) -> str:
-    return project_slug(session.recorded_project or (session.project.path if session.project else ""))
