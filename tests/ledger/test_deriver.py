@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from ledger import deriver, services
+from ledger import services
+from ledger.derive import candidates
 from ledger.importer import entries as entry_files
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry
 from tests.conftest import append, line
@@ -105,7 +106,7 @@ def test_it_records_a_failure_visibly_and_retries_it(episode, monkeypatch):
     def unwritable(root, path, data):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(deriver.files, "write_atomic", unwritable)
+    monkeypatch.setattr(candidates.files, "write_atomic", unwritable)
     ingest()
     failed = KnowledgeEvent.objects.filter(kind="derive.failed")
     assert failed.count() == 2 and "Permission denied" in failed.first().detail

@@ -14,7 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from introspect.models import Session
-from ledger import deriver, services
+from ledger import services
+from ledger.derive import candidates
 from ledger.models import KnowledgeEvent, KnowledgeRecord
 from tests.conftest import append, line
 from tests.ledger.test_deriver import write_entry
@@ -237,7 +238,7 @@ def test_it_records_each_failed_boundary_then_clears_it_once_written(corpus, mon
     def unwritable(root, path, data):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(deriver.files, "write_atomic", unwritable)
+    monkeypatch.setattr(candidates.files, "write_atomic", unwritable)
     ingest()
     detail = f"knowledge: Permission denied ({corpus})"
     failed = {(S1, 1, "compact"), (S1, 2, "compact"), (S1, 3, "end"), (S2, 1, "end")}
@@ -270,7 +271,7 @@ def busy_sessions(home, first: int, count: int) -> None:
 def queries_to_derive_every_boundary(directory) -> int:
     KnowledgeEvent.objects.all().delete()
     with CaptureQueriesContext(connection) as context:
-        derived = deriver.derive_due(directory, Session.objects.all())
+        derived = candidates.derive_due(directory, Session.objects.all())
     assert len(derived) == 2 * Session.objects.count()
     assert all(event.kind == "knowledge.derived" and event.written + event.unchanged for event in derived)
     return len(context)

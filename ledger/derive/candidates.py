@@ -18,7 +18,6 @@ status is no longer `candidate`) is skipped: a later boundary never undoes a hum
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,11 +28,13 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
 from introspect.models import Session, Turn, WaysEvent, Window
+from introspect.rules.timestamps import utc_second
 from ledger import files
 from ledger.importer import knowledge
 from ledger.models import KnowledgeEvent, LedgerEntry
 from lib import safefs
 from lib.bulk import chunked_in, insert_ignore
+from lib.hashing import sha256
 
 DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
 OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.IGNORECASE)
@@ -54,7 +55,7 @@ class Candidate:
     @property
     def record_id(self) -> str:
         canonical = "\n".join([self.klass, self.title, *self.refs])
-        return "ww-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        return "ww-" + sha256(canonical.encode())[:16]
 
     def render(self) -> bytes:
         data = {
@@ -96,8 +97,6 @@ class Evidence:
 
     @classmethod
     def read(cls, sessions: list[Session]) -> Evidence:
-        from introspect.rules.timestamps import utc_second
-
         evidence = cls()
         pks = [session.pk for session in sessions]
         windows = Window.objects.order_by("session_id", "number").values_list("session_id", "start_ts")
