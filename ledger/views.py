@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from introspect.queries import sessions as session_queries
-from ledger import adr_queries, adr_services, forms, queries, services
+from ledger import adr_queries, forms, queries, services
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
@@ -248,7 +248,7 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
     template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
     try:
-        record = adr_services.record_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
+        record = services.record_set_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
                                             successor=successor, loaded_sha256=request.POST.get("loaded_sha256", ""),
                                             note=request.POST.get("note", "").strip())
     except services.Conflict as exc:
@@ -266,7 +266,7 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
     try:
-        record = adr_services.record_from_knowledge(knowledge=[knowledge], directory=request.POST.get("directory", ""),
+        record = services.record_from_knowledge(knowledge=[knowledge], directory=request.POST.get("directory", ""),
                                                     reviewer=services.Reviewer.of(request.user))
     except (services.Conflict, services.Refused) as exc:
         return form_error(request, knowledge, error=str(exc))
