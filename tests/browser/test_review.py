@@ -84,7 +84,7 @@ def test_it_rejects_edits_and_merges(reviewing):
     first.refresh_from_db()
     assert (first.status, first.title) == ("superseded", "A clearer assertion of the same decision")
     with_similar = next((r for r in KnowledgeRecord.objects.filter(status="candidate") if
-                         __import__("ledger.queries", fromlist=["similar"]).similar(r)), None)
+                         __import__("ledger.queries.knowledge", fromlist=["similar"]).similar(r)), None)
     if with_similar is not None:
         open_candidate(tab, with_similar)
         tab.page.locator("#merge-form input[name=duplicates]").first.check()

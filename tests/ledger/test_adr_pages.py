@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from ledger import adr_queries
 from ledger.importer import adr_load
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord
+from ledger.queries import records as adr_queries
 from ledger.records import parse
 from lib.hashing import sha256
 from lib.locations import SAMPLE_HOME

@@ -86,7 +86,7 @@ def test_it_bulk_rejects_the_selected(client, knowledge, reviewer):
 def test_it_lists_every_decision_in_the_audit_trail(client, knowledge, reviewer):
     client.force_login(reviewer)
     client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "wrong"})
-    body = client.get(reverse("ledger:audit")).content.decode()
+    body = client.get(reverse("ledger:audit-list")).content.decode()
     assert "rita" in body and FIRST[:30] in body
 
 

@@ -1,4 +1,8 @@
-"""Reads for decision records: the index, one record with both sides of every edge, and mentions."""
+"""Reads for the decision-record screens: the index, one record with both sides of every edge, and mentions.
+
+The page queries (`record_list_page`, `record_detail_page`) return what the templates read; the
+knowledge and stream queries ask `records_mentioned` and `mention_map` for the records a text names.
+"""
 
 from __future__ import annotations
 
@@ -225,3 +229,36 @@ def directories() -> list[tuple[str, str]]:
     rows = AdrRecord.objects.filter(present=True).values_list("directory", "repo").distinct().order_by("directory")
     return [(directory, f"{repo.rstrip('/').rsplit('/', 1)[-1]}: {directory[len(repo):].lstrip('/')}")
             for directory, repo in rows]
+
+
+def charts_graph(rows: list) -> list[tuple[str, str, str]]:
+    """Supersession edges among the listed records, as (from id, to id, repo) for the graph."""
+    ids = {(r.repo, r.canonical_id) for r in rows}
+    edges = []
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="supersedes").select_related("source"):
+        target = base_id(rel.target)
+        if (rel.source.repo, target) in ids:
+            edges.append((rel.source.canonical_id, target, rel.source.repo))
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="superseded_by").select_related("source"):
+        target = base_id(rel.target)
+        if (rel.source.repo, target) in ids and (target, rel.source.canonical_id, rel.source.repo) not in edges:
+            edges.append((target, rel.source.canonical_id, rel.source.repo))
+    return edges
+
+
+def record_list_page(*, status: str, repo: str, q: str) -> dict:
+    """The index: the records matching the filters, their timeline and supersession graph, and what
+    does not add up in the repository (or in every repository)."""
+    rows = list(records(status=status, repo=repo, q=q))
+    return {
+        "records": rows, "timeline": timeline(rows), "flags": flags(repo or None), "repos": repositories(),
+        "statuses": AdrRecord.STATUSES, "graph": charts_graph(rows),
+    }
+
+
+def record_detail_page(record: AdrRecord) -> dict:
+    """One record: both sides of its edges, who mentions it, the records that may supersede it, and
+    the status changes made through waysweb."""
+    same_repo = AdrRecord.objects.filter(repo=record.repo, present=True).exclude(pk=record.pk).order_by("canonical_id")
+    return {"view": record_view(record), "mentions": mentions(record), "successors": same_repo,
+            "actions": record.actions.all()}

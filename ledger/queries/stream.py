@@ -1,20 +1,16 @@
-"""Reads for the ledger and knowledge screens."""
+"""Reads for the ledger screens: the projects with entries, one project's stream, and the entries a
+session page shows (the provider LedgerConfig.ready registers with introspect.queries.providers)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
-from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, QuerySet
-from django.utils import timezone
+from django.db.models import Count, QuerySet
 
-from introspect.models import Project, Session
+from introspect.models import Session
 from introspect.queries import providers
-from ledger import adr_queries
-from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
-
-QUEUE_PAGE = 50
+from ledger.models import LedgerEntry
+from ledger.queries import records as record_queries
 
 
 def ledger_projects() -> QuerySet:
@@ -52,10 +48,6 @@ def ledger_stream(slug: str) -> list[StreamItem]:
     return items
 
 
-def entries_for_session(session: Session) -> list[LedgerEntry]:
-    return list(LedgerEntry.objects.filter(session_key=session.sid).order_by("ts", "epoch"))
-
-
 def entry_texts(session: Session) -> list[str]:
     return list(LedgerEntry.objects.filter(session_key=session.sid).values_list("body", flat=True))
 
@@ -75,64 +67,19 @@ def entries_by_turn(session: Session, turns: list) -> dict[int, list[LedgerEntry
     return out
 
 
-@dataclass(frozen=True)
-class QueueFilters:
-    status: str = "candidate"
-    klass: str = ""
-    project: int | None = None
-    origin: str = ""
-    older_than: int | None = None  # days
+def ledger_index_page() -> dict:
+    """Every project with ledger entries, with its entry and session counts."""
+    return {"projects": ledger_projects()}
 
 
-def queue(filters: QueueFilters, *, page: int) -> Page:
-    records = KnowledgeRecord.objects.select_related("session", "session__project", "ledger_entry")
-    if filters.status:
-        records = records.filter(status=filters.status)
-    if filters.klass:
-        records = records.filter(klass=filters.klass)
-    if filters.project:
-        records = records.filter(session__project_id=filters.project)
-    if filters.origin:
-        records = records.filter(origin=filters.origin)
-    if filters.older_than:
-        records = records.filter(first_seen__lte=timezone.now() - timedelta(days=filters.older_than))
-    return Paginator(records.filter(present=True).order_by("-first_seen", "record_id"), QUEUE_PAGE).get_page(page)
-
-
-def queue_counts() -> dict[str, int]:
-    rows = KnowledgeRecord.objects.filter(present=True).values("status").annotate(n=Count("pk"))
-    return {row["status"]: row["n"] for row in rows}
-
-
-def projects_with_knowledge() -> QuerySet[Project]:
-    return Project.objects.filter(sessions__knowledge__isnull=False).distinct().order_by("name")
-
-
-def similar(record: KnowledgeRecord) -> list[KnowledgeRecord]:
-    """Other pending records about the same subject or sharing title words: merge candidates."""
-    words = [w for w in record.title.lower().split() if len(w) > 4][:6]
-    query = Q(about=record.about) if record.about else Q()
-    for word in words:
-        query |= Q(title__icontains=word)
-    if not query:
-        return []
-    return list(KnowledgeRecord.objects.filter(query, status=KnowledgeRecord.Status.CANDIDATE, present=True)
-                .exclude(pk=record.pk)[:5])
-
-
-def pipeline_events() -> list[KnowledgeEvent]:
-    return list(KnowledgeEvent.objects.select_related("session").order_by("-at")[:20])
-
-
-def pipeline_failures() -> list:
-    ours = list(KnowledgeEvent.objects.filter(kind=KnowledgeEvent.Kind.FAILED).select_related("session"))
-    theirs = list(MjLedgerLine.objects.filter(event="provider.event.failed").order_by("-ts_raw")[:20])
-    return ours + theirs
-
-
-def audit_log(record: KnowledgeRecord | None = None) -> QuerySet[ReviewAction]:
-    actions = ReviewAction.objects.select_related("record", "reviewer")
-    return actions.filter(record=record) if record else actions[:200]
+def ledger_stream_page(slug: str) -> dict:
+    """One project's stream, each entry with the decision records it names (one query for all);
+    no items when the project has no entries."""
+    items = ledger_stream(slug)
+    mentioned = record_queries.mention_map({item.entry.pk: item.entry.body for item in items})
+    for item in items:
+        item.entry.decisions = mentioned.get(item.entry.pk, [])
+    return {"slug": slug, "items": items}
 
 
 def session_notes(session: Session, turns: list, header: bool) -> providers.SessionNotes:
@@ -142,7 +89,7 @@ def session_notes(session: Session, turns: list, header: bool) -> providers.Sess
                for pk, entries in entries_by_turn(session, turns).items()}
     notes = providers.SessionNotes(by_turn=by_turn)
     if header:
-        decisions = adr_queries.records_mentioned(*entry_texts(session), session.title)
+        decisions = record_queries.records_mentioned(*entry_texts(session), session.title)
         if decisions:
             notes.header.append(providers.Note("ledger/notes/session_decisions.html", decisions))
     return notes

@@ -1,57 +1,27 @@
-"""Ledger streams and the knowledge review queue. Reading is open; every write needs a reviewer."""
+"""The knowledge review: the queue, one candidate, the audit trail, and a reviewer's decisions on them."""
 
 from __future__ import annotations
 
-from functools import wraps
-
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, HttpResponseForbidden
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
-from introspect.queries import sessions as session_queries
-from ledger import adr_queries, forms, queries, services
+from ledger import forms, services
 from ledger.importer import knowledge as knowledge_files
-from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord
+from ledger.models import KnowledgeRecord
+from ledger.queries import knowledge as queries
+from ledger.views import reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
-from lib.params import int_param, parse_int
+from lib.params import int_param
 
 # `older_than` in days: further back than this, `now - timedelta(days=…)` would leave the calendar.
 OLDEST_DAYS = 36_500
 
 
-def reviewer_required(view):
-    """Logged in (else to the login page) and allowed to review (else 403): checked in the view."""
-    @login_required
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.has_perm("ledger.review_knowledge"):
-            return HttpResponseForbidden("Your account may read but not review knowledge. Ask an admin for the "
-                                         "reviewer role (manage.py adduser NAME --reviewer).")
-        return view(request, *args, **kwargs)
-    return wrapper
-
-
 # Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
 # without its body, and monitors, link checkers and `curl -I` send it.
-@require_safe
-def ledger_index(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "ledger/ledger_index.html", {"projects": queries.ledger_projects(), "nav": "ledger"})
-
-
-@require_safe
-def ledger_stream(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    items = queries.ledger_stream(slug)
-    if not items:
-        raise Http404(f"no ledger entries for {slug}")
-    mentioned = adr_queries.mention_map({item.entry.pk: item.entry.body for item in items})
-    for item in items:
-        item.entry.decisions = mentioned.get(item.entry.pk, [])
-    return render(request, "ledger/ledger_stream.html", {"slug": slug, "items": items, "nav": "ledger"})
-
-
 @require_safe
 def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = queries.QueueFilters(
@@ -59,27 +29,17 @@ def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
         project=int_param(request, "project"), origin=request.GET.get("origin", ""),
         older_than=int_param(request, "older_than", low=0, high=OLDEST_DAYS),
     )
-    page = queries.queue(filters, page=int_param(request, "page", 1) or 1)
     context = {
-        "page": page, "filters": filters, "counts": queries.queue_counts(), "classes": KnowledgeRecord.CLASSES,
-        "projects": queries.projects_with_knowledge(), "events": queries.pipeline_events(),
-        "failures": queries.pipeline_failures(), "bulk_form": forms.BulkForm(queryset=KnowledgeRecord.objects.none()),
-        "nav": "knowledge",
+        "filters": filters, **queries.candidate_list_page(filters, page=int_param(request, "page", 1) or 1),
+        "bulk_form": forms.BulkForm(queryset=KnowledgeRecord.objects.none()), "nav": "knowledge",
     }
     return render_page(request, "ledger/candidate_list.html", context, fragment="candidate-rows")
 
 
 def candidate_context(record: KnowledgeRecord, **extra) -> dict:
-    turns_page = None
-    if record.session and record.turn_epochs:
-        size = session_queries.TURNS_PER_PAGE
-        first = record.turn_epochs[0]
-        turns_page = first - (first - 1) % size
+    """The candidate page: its page query and the three decision forms (bound ones passed in `extra`)."""
     return {
-        "record": record, "actions": queries.audit_log(record), "similar": queries.similar(record),
-        "turns_page": turns_page, "nav": "knowledge",
-        "adr_directories": adr_queries.directories() if record.status == "verified" else [],
-        "decisions_mentioned": adr_queries.records_mentioned(record.title, record.description, record.body),
+        "record": record, **queries.candidate_detail_page(record), "nav": "knowledge",
         "promote_form": extra.pop("promote_form", None) or forms.PromoteForm(
             initial={"klass": record.klass or "fact", "loaded_sha256": record.sha256}),
         "reject_form": extra.pop("reject_form", None) or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
@@ -162,8 +122,7 @@ def candidate_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @reviewer_required
 def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
-    pending = KnowledgeRecord.objects.filter(status=KnowledgeRecord.Status.CANDIDATE, present=True)
-    form = forms.BulkForm(request.POST, queryset=pending)
+    form = forms.BulkForm(request.POST, queryset=queries.pending_candidates())
     if not form.is_valid():
         return HttpResponse(f"Bulk action refused: {form.errors.as_text()}", status=400)
     verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
@@ -179,8 +138,7 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
 @reviewer_required
 def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord, pk=pk)
-    pending = KnowledgeRecord.objects.filter(status=KnowledgeRecord.Status.CANDIDATE, present=True)
-    form = forms.MergeForm(request.POST, queryset=pending)
+    form = forms.MergeForm(request.POST, queryset=queries.pending_candidates())
     if not form.is_valid():
         return form_error(request, record, merge_errors=form.errors)
     try:
@@ -196,69 +154,8 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
-def audit(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "ledger/audit.html", {"actions": queries.audit_log(), "nav": "knowledge"})
-
-
-@require_safe
-def record_list(request: HtmxHttpRequest) -> HttpResponse:
-    status, repo, q = request.GET.get("status", ""), request.GET.get("repo", ""), request.GET.get("q", "").strip()
-    rows = list(adr_queries.records(status=status, repo=repo, q=q[:200]))
-    context = {
-        "records": rows, "timeline": adr_queries.timeline(rows), "flags": adr_queries.flags(repo or None),
-        "repos": adr_queries.repositories(), "statuses": AdrRecord.STATUSES, "status": status, "repo": repo, "q": q,
-        "graph": charts_graph(rows), "nav": "decisions",
-    }
-    return render_page(request, "ledger/record_list.html", context, fragment="record-results")
-
-
-def charts_graph(rows: list) -> list[tuple[str, str, str]]:
-    """Supersession edges among the listed records, as (from id, to id, repo) for the graph."""
-    ids = {(r.repo, r.canonical_id) for r in rows}
-    edges = []
-    for rel in AdrRelation.objects.filter(source__in=rows, kind="supersedes").select_related("source"):
-        target = adr_queries.base_id(rel.target)
-        if (rel.source.repo, target) in ids:
-            edges.append((rel.source.canonical_id, target, rel.source.repo))
-    for rel in AdrRelation.objects.filter(source__in=rows, kind="superseded_by").select_related("source"):
-        target = adr_queries.base_id(rel.target)
-        if (rel.source.repo, target) in ids and (target, rel.source.canonical_id, rel.source.repo) not in edges:
-            edges.append((target, rel.source.canonical_id, rel.source.repo))
-    return edges
-
-
-def record_context(record: AdrRecord, **extra) -> dict:
-    view = adr_queries.record_view(record)
-    same_repo = AdrRecord.objects.filter(repo=record.repo, present=True).exclude(pk=record.pk).order_by("canonical_id")
-    return {"view": view, "record": record, "mentions": adr_queries.mentions(record), "successors": same_repo,
-            "actions": record.actions.all(), "nav": "decisions", **extra}
-
-
-@require_safe
-def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    record = get_object_or_404(AdrRecord, pk=pk)
-    return render_page(request, "ledger/record_detail.html", record_context(record), fragment="record-card")
-
-
-@require_POST
-@reviewer_required
-def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    record = get_object_or_404(AdrRecord, pk=pk)
-    verb = request.POST.get("verb", "")
-    successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
-    template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
-    try:
-        record = services.record_set_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
-                                            successor=successor, loaded_sha256=request.POST.get("loaded_sha256", ""),
-                                            note=request.POST.get("note", "").strip())
-    except services.Conflict as exc:
-        return render(request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409)
-    except services.Refused as exc:
-        return render(request, template, record_context(record, error=str(exc)))
-    if not wants_fragment(request):
-        return redirect("ledger:record-detail", pk=record.pk)
-    return render(request, template, record_context(record, message=f"Written: {record.canonical_id} is now "
-                                                                    f"{record.status}."))
+def audit_list(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "ledger/audit_list.html", {**queries.audit_list_page(), "nav": "knowledge"})
 
 
 @require_POST
