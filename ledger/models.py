@@ -15,6 +15,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from ledger.records import parse as record_formats
+
 
 class LedgerEntry(models.Model):
     class Phase(models.TextChoices):
@@ -74,12 +76,20 @@ class KnowledgeRecord(models.Model):
         VERIFIED = "verified"
         SUPERSEDED = "superseded"
 
+    class SourceClass(models.TextChoices):
+        CANDIDATES = "candidates"
+        CURATED = "curated"
+
+    class Origin(models.TextChoices):
+        MAJORDOMUS = "majordomus"
+        WAYSWEB = "waysweb"  # derived here (ledger/derive)
+
     CLASSES = ("fact", "convention", "constraint", "memory", "lesson")
 
     directory = models.TextField(help_text="the knowledge directory holding candidates/ and curated/")
     record_id = models.CharField(max_length=255)
-    source_class = models.CharField(max_length=16, help_text="candidates or curated")
-    origin = models.CharField(max_length=16, default="majordomus", help_text="majordomus or waysweb (derived here)")
+    source_class = models.CharField(max_length=16, choices=SourceClass.choices)
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.MAJORDOMUS)
     klass = models.CharField(max_length=32, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     epistemics = models.CharField(max_length=16, blank=True, default="")
@@ -176,8 +186,13 @@ class KnowledgeEvent(models.Model):
         FAILED = "derive.failed"
         SKIPPED = "derive.skipped", "switched off by policy"
 
+    class Trigger(models.TextChoices):
+        END = "end"
+        COMPACT = "compact"
+        MANUAL = "manual"
+
     kind = models.CharField(max_length=32, choices=Kind.choices)
-    trigger = models.CharField(max_length=16, help_text="end, compact or manual")
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
     session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="+")
     window = models.IntegerField(null=True, blank=True)
@@ -196,8 +211,10 @@ class KnowledgeEvent(models.Model):
 class AdrRecord(models.Model):
     """A decision record, identified by its id inside its repository, never by its file name."""
 
-    STATUSES = ("draft", "proposed", "accepted", "rejected", "deprecated", "superseded", "abandoned", "archived",
-                "unknown")
+    # The closed sets the parser normalises every record to (ledger/records/parse.py): one list each.
+    Status = models.TextChoices("Status", [(name.upper(), (name, name)) for name in record_formats.STATUSES])
+    Format = models.TextChoices("Format", [(name.upper().replace("-", "_"), (name, name))
+                                           for name in record_formats.FORMATS])
 
     repo = models.TextField()
     directory = models.TextField(help_text="the ADR directory it was found in")
@@ -206,9 +223,9 @@ class AdrRecord(models.Model):
     number = models.CharField(max_length=32, blank=True, default="")
     title = models.TextField(blank=True, default="")
     raw_status = models.TextField(blank=True, default="")
-    status = models.CharField(max_length=16, default="unknown")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.UNKNOWN)
     date = models.CharField(max_length=10, blank=True, default="")
-    format = models.CharField(max_length=16, blank=True, default="")
+    format = models.CharField(max_length=16, choices=Format.choices, blank=True, default="")
     sections = models.JSONField(default=list, blank=True)
     frontmatter = models.JSONField(default=dict, blank=True)
     provenance = models.JSONField(default=dict, blank=True)
@@ -238,10 +255,16 @@ class AdrRecord(models.Model):
 
 
 class AdrRelation(models.Model):
-    """An edge declared by a record: supersedes, superseded_by, related, amends, cites."""
+    """An edge declared by a record (a cited `RUL-`/`SPEC-` ref is a `related` typed ref)."""
+
+    class Kind(models.TextChoices):
+        SUPERSEDES = "supersedes"
+        SUPERSEDED_BY = "superseded_by"
+        RELATED = "related"
+        AMENDS = "amends"
 
     source = models.ForeignKey(AdrRecord, on_delete=models.CASCADE, related_name="relations")
-    kind = models.CharField(max_length=16)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     target = models.CharField(max_length=255, help_text="canonical id (maybe with #section) or a typed ref")
 
     class Meta:
@@ -251,9 +274,15 @@ class AdrRelation(models.Model):
 class AdrAction(models.Model):
     """A person's status change or new record, written to the files and recorded here."""
 
+    class Verb(models.TextChoices):
+        ACCEPT = "accept"
+        DEPRECATE = "deprecate"
+        SUPERSEDE = "supersede"
+        CREATE = "create"
+
     record = models.ForeignKey(AdrRecord, null=True, on_delete=models.SET_NULL, related_name="actions")
     record_id_text = models.CharField(max_length=128)
-    verb = models.CharField(max_length=16, help_text="accept, deprecate, supersede, create")
+    verb = models.CharField(max_length=16, choices=Verb.choices)
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     reviewer_name = models.CharField(max_length=150)
     note = models.TextField(blank=True, default="")

@@ -130,7 +130,8 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
     class_before, sha_before = record.klass, sha256(raw)
-    record.source_class, record.status, record.klass = "curated", KnowledgeRecord.Status.VERIFIED, new_class
+    record.source_class, record.status = KnowledgeRecord.SourceClass.CURATED, KnowledgeRecord.Status.VERIFIED
+    record.klass = new_class
     record.sha256, record.body, record.conflict, record.date = sha256(rendered), body, "", data["date"]
     record_action(record, verb=ReviewAction.Verb.PROMOTE, reviewer=reviewer, note=evidence,
                   class_before=class_before, sha_before=sha_before, batch=batch)
@@ -299,7 +300,7 @@ def directory_format(directory: str) -> tuple[str, list[int], int]:
 def made_from(knowledge: list[KnowledgeRecord]) -> AdrRecord | None:
     """The record a person already made of exactly this knowledge, if it is still there."""
     wanted = sorted(k.record_id for k in knowledge)
-    for action in AdrAction.objects.filter(verb="create", record__present=True).select_related("record"):
+    for action in AdrAction.objects.filter(verb=AdrAction.Verb.CREATE, record__present=True).select_related("record"):
         if sorted(part.strip() for part in action.note.split(",")) == wanted:
             return action.record
     return None
@@ -342,7 +343,7 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
     write_record(safefs.real(repo), target, content)
     adr_load.import_repo(Path(repo))
     record = AdrRecord.objects.get(repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix())
-    AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb="create", reviewer=reviewer.user,
+    AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb=AdrAction.Verb.CREATE, reviewer=reviewer.user,
                              reviewer_name=reviewer.name, note=", ".join(k.record_id for k in knowledge),
                              status_after=record.status, files=[[str(target), "", sha256(content)]])
     return record

@@ -226,14 +226,16 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
 
 def boundaries(session: Session) -> list[tuple[int, str]]:
     """(window, trigger) pairs at which the session's episodes ended: each compaction, and the end."""
-    out = [(window, "compact") for window in range(1, session.window_count)]
+    out = [(window, KnowledgeEvent.Trigger.COMPACT) for window in range(1, session.window_count)]
     if not session.is_live and (session.window_count or session.transcript_id):
-        out.append((max(session.window_count, 1), "end"))
+        out.append((max(session.window_count, 1), KnowledgeEvent.Trigger.END))
     return out
 
 
 def switched_on(trigger: str) -> bool:
-    return {"end": settings.WAYSWEB_DERIVE_ON_END, "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
+    switches = {KnowledgeEvent.Trigger.END: settings.WAYSWEB_DERIVE_ON_END,
+                KnowledgeEvent.Trigger.COMPACT: settings.WAYSWEB_DERIVE_ON_COMPACT}
+    return switches.get(trigger, True)
 
 
 def sessions_with_evidence(pks: list[int]) -> set[int]:

@@ -166,8 +166,9 @@ def documents_json(value):
 
 
 def edges(doc) -> list[tuple[str, str]]:
-    out = [("supersedes", t) for t in doc.supersedes] + [("superseded_by", t) for t in doc.superseded_by]
-    out += [("related", t) for t in doc.related] + [("amends", t) for t in doc.amends]
+    kind = AdrRelation.Kind
+    out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [(kind.SUPERSEDED_BY, t) for t in doc.superseded_by]
+    out += [(kind.RELATED, t) for t in doc.related] + [(kind.AMENDS, t) for t in doc.amends]
     return out
 
 

@@ -129,7 +129,8 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         with transaction.atomic():
             if record is None:
                 record = KnowledgeRecord(directory=str(directory), record_id=stem, first_seen=now,
-                                         origin="waysweb" if stem.startswith("ww-") else "majordomus")
+                                         origin=KnowledgeRecord.Origin.WAYSWEB if stem.startswith("ww-")
+                                         else KnowledgeRecord.Origin.MAJORDOMUS)
                 result.added += 1
             else:
                 result.changed += 1

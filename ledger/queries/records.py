@@ -252,7 +252,7 @@ def record_list_page(*, status: str, repo: str, q: str) -> dict:
     rows = list(records(status=status, repo=repo, q=q))
     return {
         "records": rows, "timeline": timeline(rows), "flags": flags(repo or None), "repos": repositories(),
-        "statuses": AdrRecord.STATUSES, "graph": charts_graph(rows),
+        "statuses": AdrRecord.Status.values, "graph": charts_graph(rows),
     }
 
 
