@@ -1,14 +1,19 @@
-"""Fixtures for the ledger app: a knowledge directory, records in it, users with and without the role."""
+"""Fixtures for the ledger app: a knowledge directory, records in it, users with and without the role,
+copies of the sample's repositories with their decision records imported."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
+from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
+from ledger.models import AdrRecord
+from lib.locations import SAMPLE_HOME
 
 
 def record_file(directory: Path, record_id: str, *, status: str = "candidate", klass: str = "convention",
@@ -43,3 +48,19 @@ def reviewer(db):
 @pytest.fixture
 def viewer(db):
     return get_user_model().objects.create_user("vic", password="correct horse battery")
+
+
+@pytest.fixture
+def repos(tmp_path):
+    """Copies of the sample's two repositories (adr-tools, majordomus, MADR 4 and 2, agent-ways)."""
+    copies = []
+    for name in ("api-server", "web-ui"):
+        target = tmp_path / name
+        shutil.copytree(SAMPLE_HOME / "repos" / name, target)
+        adr_load.import_repo(target)
+        copies.append(target)
+    return copies
+
+
+def adr_record(repo: Path, record_id: str) -> AdrRecord:
+    return AdrRecord.objects.get(repo=str(repo), canonical_id=record_id, present=True)

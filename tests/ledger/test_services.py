@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import services
+from ledger import files, services
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord, ReviewAction
 from lib.hashing import sha256
@@ -124,8 +124,6 @@ def test_it_agrees_with_the_files_after_a_crash_between_file_and_database(knowle
 
 
 def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(knowledge, reviewer, monkeypatch):
-    from ledger import files
-
     monkeypatch.setattr(files, "remove", lambda root, path: (_ for _ in ()).throw(OSError("killed")))
     with pytest.raises(OSError):
         services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e")
