@@ -13,5 +13,7 @@ class LedgerConfig(AppConfig):
         from ledger.importer import mj
         from ledger.queries import stream
 
-        loader.register_store("mj_ledger", mj.store_lines)  # majordomus ledger.jsonl through the line importer
+        loader.register_store(
+            "mj_ledger", mj.store_lines
+        )  # majordomus ledger.jsonl through the line importer
         providers.register_session_notes(stream.session_notes)  # entries under turns, records named

@@ -10,8 +10,11 @@ CLASS_CHOICES = [(name, name) for name in knowledge.CLASSES]
 
 
 class PromoteForm(forms.Form):
-    evidence = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=True,
-                               help_text="What shows this is true: a commit, a test, a decision. Required.")
+    evidence = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        strip=True,
+        help_text="What shows this is true: a commit, a test, a decision. Required.",
+    )
     klass = forms.ChoiceField(choices=CLASS_CHOICES, label="Class")
     loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
 
@@ -23,9 +26,14 @@ class PromoteForm(forms.Form):
 
 
 class RejectForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True,
-                             help_text="Why it is wrong, out of date or a duplicate. Required.")
-    superseded_by = forms.CharField(required=False, help_text="The id of the record that replaces it, if any.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="Why it is wrong, out of date or a duplicate. Required.",
+    )
+    superseded_by = forms.CharField(
+        required=False, help_text="The id of the record that replaces it, if any."
+    )
     loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
 
 
@@ -37,8 +45,11 @@ class EditForm(forms.Form):
 
 class BulkForm(forms.Form):
     verb = forms.ChoiceField(choices=[("promote", "Promote"), ("reject", "Reject")])
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True,
-                           help_text="Evidence (promote) or reason (reject), shared by every selected record.")
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="Evidence (promote) or reason (reject), shared by every selected record.",
+    )
     records = forms.ModelMultipleChoiceField(queryset=None)
 
     def __init__(self, *args, queryset=None, **kwargs):

@@ -68,7 +68,9 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
         raise Refused(str(exc)) from None
 
 
-def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, knowledge_files.Knowledge]:
+def check_pending(
+    record: KnowledgeRecord, loaded_sha256: str
+) -> tuple[Path, bytes, knowledge_files.Knowledge]:
     if record.status != KnowledgeRecord.Status.CANDIDATE:
         raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
@@ -93,17 +95,42 @@ def stamp(verb: str, reviewer: Reviewer) -> str:
 
 
 @transaction.atomic
-def record_action(record: KnowledgeRecord, *, verb: str, reviewer: Reviewer, note: str, class_before: str,
-                  sha_before: str, related: str = "", batch: str = "") -> ReviewAction:
+def record_action(
+    record: KnowledgeRecord,
+    *,
+    verb: str,
+    reviewer: Reviewer,
+    note: str,
+    class_before: str,
+    sha_before: str,
+    related: str = "",
+    batch: str = "",
+) -> ReviewAction:
     record.save()
     return ReviewAction.objects.create(
-        record=record, verb=verb, reviewer=reviewer.user, reviewer_name=reviewer.name, note=note,
-        class_before=class_before, class_after=record.klass, file_sha_before=sha_before,
-        file_sha_after=record.sha256, related=related, batch=batch)
+        record=record,
+        verb=verb,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=note,
+        class_before=class_before,
+        class_after=record.klass,
+        file_sha_before=sha_before,
+        file_sha_after=record.sha256,
+        related=related,
+        batch=batch,
+    )
 
 
-def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: str, new_class: str = "",
-                      loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+def candidate_promote(
+    *,
+    record: KnowledgeRecord,
+    reviewer: Reviewer,
+    evidence: str,
+    new_class: str = "",
+    loaded_sha256: str = "",
+    batch: str = "",
+) -> KnowledgeRecord:
     """Write `curated/<id>.md` (verified, with the evidence), remove the candidate, record who."""
     evidence = evidence.strip()
     if not evidence:
@@ -133,19 +160,35 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     record.source_class, record.status = KnowledgeRecord.SourceClass.CURATED, KnowledgeRecord.Status.VERIFIED
     record.klass = new_class
     record.sha256, record.body, record.conflict, record.date = sha256(rendered), body, "", data["date"]
-    record_action(record, verb=ReviewAction.Verb.PROMOTE, reviewer=reviewer, note=evidence,
-                  class_before=class_before, sha_before=sha_before, batch=batch)
+    record_action(
+        record,
+        verb=ReviewAction.Verb.PROMOTE,
+        reviewer=reviewer,
+        note=evidence,
+        class_before=class_before,
+        sha_before=sha_before,
+        batch=batch,
+    )
     return record
 
 
-def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str, superseded_by: str = "",
-                     loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+def candidate_reject(
+    *,
+    record: KnowledgeRecord,
+    reviewer: Reviewer,
+    reason: str,
+    superseded_by: str = "",
+    loaded_sha256: str = "",
+    batch: str = "",
+) -> KnowledgeRecord:
     """Rewrite the candidate as superseded with the reason (it stays under candidates/)."""
     reason = reason.strip()
     if not reason:
         raise Refused("rejection needs a reason")
-    if superseded_by and not KnowledgeRecord.objects.filter(directory=record.directory,
-                                                            record_id=superseded_by).exists():
+    if (
+        superseded_by
+        and not KnowledgeRecord.objects.filter(directory=record.directory, record_id=superseded_by).exists()
+    ):
         raise Refused(f"no record {superseded_by!r} to be superseded by")
     if record.status == KnowledgeRecord.Status.SUPERSEDED and record.actions.filter(verb="reject").exists():
         return record
@@ -160,13 +203,22 @@ def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str
     sha_before = sha256(raw)
     record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
     record.sha256, record.conflict = sha256(rendered), ""
-    record_action(record, verb=ReviewAction.Verb.REJECT, reviewer=reviewer, note=reason, class_before=record.klass,
-                  sha_before=sha_before, related=superseded_by, batch=batch)
+    record_action(
+        record,
+        verb=ReviewAction.Verb.REJECT,
+        reviewer=reviewer,
+        note=reason,
+        class_before=record.klass,
+        sha_before=sha_before,
+        related=superseded_by,
+        batch=batch,
+    )
     return record
 
 
-def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, description: str,
-                   loaded_sha256: str = "") -> KnowledgeRecord:
+def candidate_edit(
+    *, record: KnowledgeRecord, reviewer: Reviewer, title: str, description: str, loaded_sha256: str = ""
+) -> KnowledgeRecord:
     """Reword a candidate before deciding on it (an edit of the candidate file)."""
     title, description = " ".join(title.split()), " ".join(description.split())
     if not title or not description:
@@ -184,13 +236,25 @@ def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, d
     sha_before = sha256(raw)
     record.title, record.description, record.body = title, description, body
     record.sha256 = sha256(rendered)
-    record_action(record, verb=ReviewAction.Verb.EDIT, reviewer=reviewer, note=f"{parsed.get('title')} → {title}",
-                  class_before=record.klass, sha_before=sha_before)
+    record_action(
+        record,
+        verb=ReviewAction.Verb.EDIT,
+        reviewer=reviewer,
+        note=f"{parsed.get('title')} → {title}",
+        class_before=record.klass,
+        sha_before=sha_before,
+    )
     return record
 
 
-def candidates_merge(*, keep: KnowledgeRecord, duplicates: list[KnowledgeRecord], reviewer: Reviewer,
-                     evidence: str, new_class: str = "") -> str:
+def candidates_merge(
+    *,
+    keep: KnowledgeRecord,
+    duplicates: list[KnowledgeRecord],
+    reviewer: Reviewer,
+    evidence: str,
+    new_class: str = "",
+) -> str:
     """Promote one and reject the others as superseded by it; one batch, one audit row each."""
     batch = uuid.uuid4().hex[:12]
     duplicates = [d for d in duplicates if d.pk != keep.pk]
@@ -198,12 +262,19 @@ def candidates_merge(*, keep: KnowledgeRecord, duplicates: list[KnowledgeRecord]
         raise Refused("pick at least one duplicate to merge into the record you keep")
     candidate_promote(record=keep, reviewer=reviewer, evidence=evidence, new_class=new_class, batch=batch)
     for duplicate in duplicates:
-        candidate_reject(record=duplicate, reviewer=reviewer, reason=f"Merged into {keep.record_id}.",
-                         superseded_by=keep.record_id, batch=batch)
+        candidate_reject(
+            record=duplicate,
+            reviewer=reviewer,
+            reason=f"Merged into {keep.record_id}.",
+            superseded_by=keep.record_id,
+            batch=batch,
+        )
     return batch
 
 
-def candidates_bulk(*, records: list[KnowledgeRecord], verb: str, reviewer: Reviewer, note: str) -> tuple[str, list]:
+def candidates_bulk(
+    *, records: list[KnowledgeRecord], verb: str, reviewer: Reviewer, note: str
+) -> tuple[str, list]:
     """Promote or reject several with one shared note: each is still its own act and audit row."""
     batch = uuid.uuid4().hex[:12]
     problems = []
@@ -218,7 +289,7 @@ def candidates_bulk(*, records: list[KnowledgeRecord], verb: str, reviewer: Revi
     return batch, problems
 
 
-# --------------------------------------------------------------------------------------------- decision records
+# ------------------------------------------------------------------------------------------ decision records
 
 
 STATUS_BY_VERB = {"accept": "accepted", "deprecate": "deprecated"}
@@ -250,9 +321,16 @@ def link_to(record: AdrRecord, from_record: AdrRecord) -> str:
     return os.path.relpath(record.path, Path(from_record.path).parent)
 
 
-def record_set_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, successor: AdrRecord | None = None,
-                      loaded_sha256: str = "", note: str = "") -> AdrRecord:
-    """Accept, deprecate or supersede (by `successor`): the files first, each atomically, then one audit row."""
+def record_set_status(
+    *,
+    record: AdrRecord,
+    verb: str,
+    reviewer: Reviewer,
+    successor: AdrRecord | None = None,
+    loaded_sha256: str = "",
+    note: str = "",
+) -> AdrRecord:
+    """Accept, deprecate or supersede (by `successor`): each file written atomically, then one audit row."""
     today = date.today().isoformat()
     path, raw, doc = current_record(record, loaded_sha256)
     if record.duplicate:
@@ -267,8 +345,16 @@ def record_set_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, succe
         if successor is None or successor.pk == record.pk or successor.repo != record.repo:
             raise Refused("pick the record (in the same repository) that supersedes this one")
         s_path, s_raw, s_doc = current_record(successor, "")
-        writes.append((path, raw, edit.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record))))
-        writes.append((s_path, s_raw, edit.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor))))
+        writes.append(
+            (path, raw, edit.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record)))
+        )
+        writes.append(
+            (
+                s_path,
+                s_raw,
+                edit.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor)),
+            )
+        )
         after = "superseded"
     else:
         raise Refused(f"unknown action {verb!r}")
@@ -276,9 +362,16 @@ def record_set_status(*, record: AdrRecord, verb: str, reviewer: Reviewer, succe
         write_record(Path(record.repo), target, data)
     with transaction.atomic():
         AdrAction.objects.create(
-            record=record, record_id_text=record.canonical_id, verb=verb, reviewer=reviewer.user,
-            reviewer_name=reviewer.name, note=note, status_before=record.status, status_after=after,
-            files=[[str(target), sha256(before), sha256(data)] for target, before, data in writes])
+            record=record,
+            record_id_text=record.canonical_id,
+            verb=verb,
+            reviewer=reviewer.user,
+            reviewer_name=reviewer.name,
+            note=note,
+            status_before=record.status,
+            status_after=after,
+            files=[[str(target), sha256(before), sha256(data)] for target, before, data in writes],
+        )
     adr_load.import_repo(Path(record.repo))
     return AdrRecord.objects.get(pk=record.pk)
 
@@ -290,24 +383,37 @@ def directory_format(directory: str) -> tuple[str, list[int], int]:
     fmt = max(set(formats), key=formats.count) if formats else "nygard"
     # Ids are per repository, whatever folder holds them: number above every record of the repo.
     repo = rows.values_list("repo", flat=True).first()
-    numbers = [int(n.split(".")[0]) for n in AdrRecord.objects.filter(repo=repo).values_list("number", flat=True)
-               if n.split(".")[0].isdigit()]
-    width = max((len(Path(row.rel_path).name.split("-")[0]) for row in rows
-                 if Path(row.rel_path).name.split("-")[0].isdigit()), default=4)
+    numbers = [
+        int(n.split(".")[0])
+        for n in AdrRecord.objects.filter(repo=repo).values_list("number", flat=True)
+        if n.split(".")[0].isdigit()
+    ]
+    width = max(
+        (
+            len(Path(row.rel_path).name.split("-")[0])
+            for row in rows
+            if Path(row.rel_path).name.split("-")[0].isdigit()
+        ),
+        default=4,
+    )
     return fmt, numbers, width
 
 
 def made_from(knowledge: list[KnowledgeRecord]) -> AdrRecord | None:
     """The record a person already made of exactly this knowledge, if it is still there."""
     wanted = sorted(k.record_id for k in knowledge)
-    for action in AdrAction.objects.filter(verb=AdrAction.Verb.CREATE, record__present=True).select_related("record"):
+    for action in AdrAction.objects.filter(verb=AdrAction.Verb.CREATE, record__present=True).select_related(
+        "record"
+    ):
         if sorted(part.strip() for part in action.note.split(",")) == wanted:
             return action.record
     return None
 
 
 @transaction.atomic
-def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, reviewer: Reviewer) -> AdrRecord:
+def record_from_knowledge(
+    *, knowledge: list[KnowledgeRecord], directory: str, reviewer: Reviewer
+) -> AdrRecord:
     """A proposed record in the directory's own format, next free number, provenance included.
 
     Idempotent: the same knowledge made into a record again (a repeated POST, a second tab) is the
@@ -326,24 +432,48 @@ def record_from_knowledge(*, knowledge: list[KnowledgeRecord], directory: str, r
     fmt, numbers, width = directory_format(directory)
     number = new.next_number(numbers)
     first = knowledge[0]
-    refs = [f"knowledge:{k.record_id}" for k in knowledge] + \
-        [ref for k in knowledge for ref in k.derived_from if ref.startswith(("claude-session:", "ledger:", "session:"))]
+    refs = [f"knowledge:{k.record_id}" for k in knowledge] + [
+        ref
+        for k in knowledge
+        for ref in k.derived_from
+        if ref.startswith(("claude-session:", "ledger:", "session:"))
+    ]
     context = "\n\n".join(k.description for k in knowledge)
     decision = "\n\n".join(k.title for k in knowledge)
     evidence = [line for k in knowledge for line in k.body.split("# Evidence", 1)[1:]]
-    consequences = ("Evidence recorded at promotion:\n\n" + "\n".join(e.strip() for e in evidence)) if evidence else \
-        "To be written by the deciders."
-    name, content = new.new_record(fmt, number=number, title=first.title, context=context, decision=decision,
-                                    consequences=consequences, provenance_refs=refs,
-                                    today=date.today().isoformat(), width=width)
+    consequences = (
+        ("Evidence recorded at promotion:\n\n" + "\n".join(e.strip() for e in evidence))
+        if evidence
+        else "To be written by the deciders."
+    )
+    name, content = new.new_record(
+        fmt,
+        number=number,
+        title=first.title,
+        context=context,
+        decision=decision,
+        consequences=consequences,
+        provenance_refs=refs,
+        today=date.today().isoformat(),
+        width=width,
+    )
     target = Path(directory) / name
     repo = AdrRecord.objects.filter(directory=directory).values_list("repo", flat=True).first()
     if safefs.exists(target):
         raise Conflict(first, f"{name} already exists; reload and try again")
     write_record(safefs.real(repo), target, content)
     adr_load.import_repo(Path(repo))
-    record = AdrRecord.objects.get(repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix())
-    AdrAction.objects.create(record=record, record_id_text=record.canonical_id, verb=AdrAction.Verb.CREATE, reviewer=reviewer.user,
-                             reviewer_name=reviewer.name, note=", ".join(k.record_id for k in knowledge),
-                             status_after=record.status, files=[[str(target), "", sha256(content)]])
+    record = AdrRecord.objects.get(
+        repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix()
+    )
+    AdrAction.objects.create(
+        record=record,
+        record_id_text=record.canonical_id,
+        verb=AdrAction.Verb.CREATE,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=", ".join(k.record_id for k in knowledge),
+        status_after=record.status,
+        files=[[str(target), "", sha256(content)]],
+    )
     return record

@@ -33,7 +33,9 @@ class AdrResult:
     problems: list[safefs.Problem] = field(default_factory=list)
 
 
-def adr_directories(repo: Path, extra: tuple[str, ...] = (), problems: list[safefs.Problem] | None = None) -> list[Path]:
+def adr_directories(
+    repo: Path, extra: tuple[str, ...] = (), problems: list[safefs.Problem] | None = None
+) -> list[Path]:
     """`.adr-dir`'s target, then the conventional places, then configured ones — those that exist
     inside the repository (a directory reached through a link out of it is a problem, never read)."""
     problems = [] if problems is None else problems
@@ -76,8 +78,12 @@ def adr_file(directory: Path, name: str) -> bool:
 
 def adr_files(repo: Path, directory: Path, problems: list[safefs.Problem] | None = None) -> list[Path]:
     """The record files under one ADR directory, read inside the repository."""
-    listing = safefs.walk(safefs.real(repo), start=directory, want=lambda name: adr_file(directory, name),
-                          prune=lambda name: name.startswith("."))
+    listing = safefs.walk(
+        safefs.real(repo),
+        start=directory,
+        want=lambda name: adr_file(directory, name),
+        prune=lambda name: name.startswith("."),
+    )
     if problems is not None:
         problems.extend(listing.problems)
     return listing.files
@@ -128,9 +134,13 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 bulk.save_racing(row, repo=root, rel_path=rel)
                 AdrRelation.objects.filter(source=row).delete()
                 AdrRelation.objects.bulk_create(
-                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in edges(doc)
-                     if len(target) <= AdrRelation._meta.get_field("target").max_length],
-                    ignore_conflicts=True)
+                    [
+                        AdrRelation(source=row, kind=kind, target=target)
+                        for kind, target in edges(doc)
+                        if len(target) <= AdrRelation._meta.get_field("target").max_length
+                    ],
+                    ignore_conflicts=True,
+                )
     for rel, row in existing.items():
         if rel not in seen and row.present:
             AdrRecord.objects.filter(pk=row.pk).update(present=False)
@@ -149,7 +159,12 @@ def moved_from(root: str, record_id: str, existing: dict, seen: set[str], repo: 
 
 def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes, now) -> None:
     row.canonical_id, row.rel_path, row.directory = doc.id or Path(rel).stem, rel, directory
-    row.number, row.title, row.raw_status, row.status = doc.number or "", doc.title, doc.raw_status, doc.status
+    row.number, row.title, row.raw_status, row.status = (
+        doc.number or "",
+        doc.title,
+        doc.raw_status,
+        doc.status,
+    )
     row.date, row.format = doc.date or "", doc.format
     row.sections = [[heading, text] for heading, text in doc.sections]
     row.frontmatter = documents_json(doc.frontmatter)
@@ -157,7 +172,9 @@ def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes,
     row.deciders = [str(d) for d in doc.deciders]
     row.body = raw.decode("utf-8", "replace")
     row.sha256, row.present, row.read_at = digest, True, now
-    row.problems = list(doc.problems) + ([f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else [])
+    row.problems = list(doc.problems) + (
+        [f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else []
+    )
     row.problems += fit.fit_instance(row)  # the file keeps the value; the column cannot
 
 
@@ -167,13 +184,20 @@ def documents_json(value):
 
 def edges(doc) -> list[tuple[str, str]]:
     kind = AdrRelation.Kind
-    out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [(kind.SUPERSEDED_BY, t) for t in doc.superseded_by]
+    out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [
+        (kind.SUPERSEDED_BY, t) for t in doc.superseded_by
+    ]
     out += [(kind.RELATED, t) for t in doc.related] + [(kind.AMENDS, t) for t in doc.amends]
     return out
 
 
 def flag_duplicates(root: str) -> None:
     AdrRecord.objects.filter(repo=root).update(duplicate=False)
-    dupes = (AdrRecord.objects.filter(repo=root, present=True).values("canonical_id")
-             .annotate(n=Count("pk")).filter(n__gt=1).values_list("canonical_id", flat=True))
+    dupes = (
+        AdrRecord.objects.filter(repo=root, present=True)
+        .values("canonical_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .values_list("canonical_id", flat=True)
+    )
     AdrRecord.objects.filter(repo=root, present=True, canonical_id__in=list(dupes)).update(duplicate=True)

@@ -1,4 +1,4 @@
-"""Markdown documents with front matter, as the ledger-entry and the knowledge importers both read them. No Django.
+"""Markdown documents with front matter, as the entry and the knowledge importers both read them. No Django.
 
 A document is read capped inside its root (lib/safefs.py) and split into front matter and body; one
 that does not check out comes back with a quarantine reason, never guessed at

@@ -1,4 +1,4 @@
-"""ADR-112 ledger entries (`~/.claude/ledger/<slug>/<ts>_eNNN.md`): parsed, then indexed as `LedgerEntry` rows.
+"""ADR-112 ledger entries (`~/.claude/ledger/<slug>/<ts>_eNNN.md`): parsed, then indexed as LedgerEntry rows.
 
 An entry is a document keyed by (root, relative path) with a version per content
 (knowledge-and-records.md §2.4); it is re-read whole when its content hash changes. Malformed front
@@ -70,9 +70,14 @@ def parse_entry(raw: bytes) -> Entry:
         return Entry(body=body, quarantine=("yaml_invalid", "no session in the front matter"))
     timestamp = data.get("timestamp")
     return Entry(
-        session=session, transcript=str(data.get("transcript") or ""), epoch=as_int(data.get("epoch")),
-        context_pct=as_int(data.get("context_pct")), timestamp=str(timestamp or ""),
-        ts=parse_timestamp(timestamp), phase=str(data.get("phase") or ""), body=body.strip("\n"),
+        session=session,
+        transcript=str(data.get("transcript") or ""),
+        epoch=as_int(data.get("epoch")),
+        context_pct=as_int(data.get("context_pct")),
+        timestamp=str(timestamp or ""),
+        ts=parse_timestamp(timestamp),
+        phase=str(data.get("phase") or ""),
+        body=body.strip("\n"),
     )
 
 
@@ -88,8 +93,10 @@ def import_ledger(root: Path) -> DocumentResult:
         return result
     now = timezone.now()
     seen: set[str] = set()
-    existing = {entry.rel_path: entry for entry in LedgerEntry.objects.filter(host=settings.WAYSWEB_HOST,
-                                                                             root=str(root))}
+    existing = {
+        entry.rel_path: entry
+        for entry in LedgerEntry.objects.filter(host=settings.WAYSWEB_HOST, root=str(root))
+    }
     for folder in safefs.entries(root, root, result.problems, want=lambda name: False):
         if folder.kind != "dir":
             continue
@@ -110,8 +117,13 @@ def import_ledger(root: Path) -> DocumentResult:
             parsed = parse_entry(raw)
             with transaction.atomic():
                 if entry is None:
-                    entry = LedgerEntry(host=settings.WAYSWEB_HOST, root=str(root), rel_path=rel,
-                                        project_slug=folder.name, read_at=now)
+                    entry = LedgerEntry(
+                        host=settings.WAYSWEB_HOST,
+                        root=str(root),
+                        rel_path=rel,
+                        project_slug=folder.name,
+                        read_at=now,
+                    )
                     result.added += 1
                 else:
                     result.changed += 1
@@ -123,13 +135,19 @@ def import_ledger(root: Path) -> DocumentResult:
                 if len(parsed.session) > 512:
                     entry.session = None  # no session id is that long: the key is emptied below
                 entry.epoch = parsed.epoch if parsed.epoch is not None else name_epoch(path.name)
-                entry.context_pct, entry.timestamp_raw, entry.ts = parsed.context_pct, parsed.timestamp, parsed.ts
+                entry.context_pct, entry.timestamp_raw, entry.ts = (
+                    parsed.context_pct,
+                    parsed.timestamp,
+                    parsed.ts,
+                )
                 entry.phase, entry.transcript_path, entry.body = parsed.phase, parsed.transcript, parsed.body
                 entry.flags = fit.fit_instance(entry)
                 entry.save()
                 LedgerEntryVersion.objects.get_or_create(
-                    entry=entry, sha256=digest,
-                    defaults={"content": raw.decode("utf-8", "replace"), "first_seen": now})
+                    entry=entry,
+                    sha256=digest,
+                    defaults={"content": raw.decode("utf-8", "replace"), "first_seen": now},
+                )
             if parsed.session:
                 result.sessions.add(parsed.session)
     for rel, entry in existing.items():

@@ -23,8 +23,23 @@ from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewActi
 from lib import bulk, fit, safefs
 from lib.hashing import sha256
 
-KNOWLEDGE_KEYS = ("schema", "id", "kind", "class", "title", "description", "status", "epistemics", "date",
-                  "tags", "superseded_by", "provenance", "relations", "about", "route")
+KNOWLEDGE_KEYS = (
+    "schema",
+    "id",
+    "kind",
+    "class",
+    "title",
+    "description",
+    "status",
+    "epistemics",
+    "date",
+    "tags",
+    "superseded_by",
+    "provenance",
+    "relations",
+    "about",
+    "route",
+)
 CLASSES = KnowledgeRecord.CLASSES
 STATUSES = tuple(KnowledgeRecord.Status.values)
 EPISTEMICS = ("observed", "inferred", "decided")
@@ -112,10 +127,17 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
                     files[found.path.stem] = (source_class, found.path)
     # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
     # load than the file costs to hash); a changed record loads the rest when it is written.
-    existing = {r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
-        "record_id", "sha256", "source_class", "present", "directory")}
-    leftovers = {stem for stem in files
-                 if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")}
+    existing = {
+        r.record_id: r
+        for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
+            "record_id", "sha256", "source_class", "present", "directory"
+        )
+    }
+    leftovers = {
+        stem
+        for stem in files
+        if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")
+    }
     for stem, (source_class, path) in files.items():
         raw = read_document(root, path, result)
         if raw is None:
@@ -123,21 +145,33 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         result.files += 1
         digest = sha256(raw)
         record = existing.get(stem)
-        if record is not None and record.sha256 == digest and record.source_class == source_class and record.present:
+        if (
+            record is not None
+            and record.sha256 == digest
+            and record.source_class == source_class
+            and record.present
+        ):
             continue
         parsed = parse_knowledge(raw, stem=stem)
         with transaction.atomic():
             if record is None:
-                record = KnowledgeRecord(directory=str(directory), record_id=stem, first_seen=now,
-                                         origin=KnowledgeRecord.Origin.WAYSWEB if stem.startswith("ww-")
-                                         else KnowledgeRecord.Origin.MAJORDOMUS)
+                record = KnowledgeRecord(
+                    directory=str(directory),
+                    record_id=stem,
+                    first_seen=now,
+                    origin=KnowledgeRecord.Origin.WAYSWEB
+                    if stem.startswith("ww-")
+                    else KnowledgeRecord.Origin.MAJORDOMUS,
+                )
                 result.added += 1
             else:
                 result.changed += 1
             apply_file(record, parsed, source_class, digest)
             if stem in leftovers:
-                record.conflict = ("a candidate file is still beside the curated record: an interrupted "
-                                   "promotion; promoting again finishes it")
+                record.conflict = (
+                    "a candidate file is still beside the curated record: an interrupted "
+                    "promotion; promoting again finishes it"
+                )
             bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
             recover_audit(record, parsed)
     for stem, record in existing.items():
@@ -152,14 +186,19 @@ def apply_file(record: KnowledgeRecord, parsed: Knowledge, source_class: str, di
     decided = record.pk and record.actions.filter(verb__in=("promote", "reject")).exists()
     file_status = str(parsed.get("status"))
     if decided and record.status != file_status and file_status:
-        record.conflict = (f"the file now says {file_status!r} but a person decided {record.status!r}; "
-                           "nothing was redone or undone")
+        record.conflict = (
+            f"the file now says {file_status!r} but a person decided {record.status!r}; "
+            "nothing was redone or undone"
+        )
         record.sha256 = digest
         return
     record.conflict = ""
     record.source_class, record.sha256, record.present = source_class, digest, True
-    record.problem = "; ".join(parsed.problems) if not parsed.quarantine else \
-        f"{parsed.quarantine[0]}: {parsed.quarantine[1]}"
+    record.problem = (
+        "; ".join(parsed.problems)
+        if not parsed.quarantine
+        else f"{parsed.quarantine[0]}: {parsed.quarantine[1]}"
+    )
     data = parsed.data
     record.klass, record.status = str(data.get("class") or ""), file_status or record.status
     record.epistemics, record.title = str(data.get("epistemics") or ""), str(data.get("title") or "")
@@ -185,15 +224,20 @@ def link_provenance(record: KnowledgeRecord) -> None:
             record.session = Session.objects.filter(sid=value).first()
         elif kind == "session" and record.session is None:
             # A majordomus episode: its provider.event.received lines name the Claude Code session.
-            provider = (MjLedgerLine.objects.filter(episode=value).exclude(provider_session="")
-                        .values_list("provider_session", flat=True).first())
+            provider = (
+                MjLedgerLine.objects.filter(episode=value)
+                .exclude(provider_session="")
+                .values_list("provider_session", flat=True)
+                .first()
+            )
             if provider:
                 record.session = Session.objects.filter(sid=provider).first()
         elif kind == "ledger" and "/e" in value:
             slug, _, epoch = value.rpartition("/e")
             if epoch.isdigit():
-                record.ledger_entry = (LedgerEntry.objects.filter(project_slug=slug, epoch=int(epoch))
-                                       .order_by("ts").first())
+                record.ledger_entry = (
+                    LedgerEntry.objects.filter(project_slug=slug, epoch=int(epoch)).order_by("ts").first()
+                )
         elif kind == "turn" and "#" in value:
             span = value.split("#", 1)[1]
             first, _, last = span.partition("-")
@@ -204,13 +248,23 @@ def link_provenance(record: KnowledgeRecord) -> None:
 def recover_audit(record: KnowledgeRecord, parsed: Knowledge) -> None:
     """A promotion or rejection written to the file whose database commit was lost (a crash between
     the two) is recorded from the reviewer line the file carries, so the audit trail stays whole."""
-    if record.status not in ("verified", "superseded") or record.actions.filter(
-            verb__in=("promote", "reject", "recover")).exists():
+    if (
+        record.status not in ("verified", "superseded")
+        or record.actions.filter(verb__in=("promote", "reject", "recover")).exists()
+    ):
         return
     marker = "Promoted by " if record.status == "verified" else "Rejected by "
-    line = next((line for line in parsed.body.splitlines() if line.startswith(marker) and "waysweb" in line), "")
+    line = next(
+        (line for line in parsed.body.splitlines() if line.startswith(marker) and "waysweb" in line), ""
+    )
     if line:
-        ReviewAction.objects.create(record=record, verb=ReviewAction.Verb.RECOVER,
-                                    reviewer_name=fit.cut(line[len(marker):].split(" via ", 1)[0].strip(),
-                                                          ReviewAction, "reviewer_name"),
-                                    note=line, file_sha_after=record.sha256, class_after=record.klass)
+        ReviewAction.objects.create(
+            record=record,
+            verb=ReviewAction.Verb.RECOVER,
+            reviewer_name=fit.cut(
+                line[len(marker) :].split(" via ", 1)[0].strip(), ReviewAction, "reviewer_name"
+            ),
+            note=line,
+            file_sha_after=record.sha256,
+            class_after=record.klass,
+        )

@@ -34,7 +34,9 @@ def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> 
             elif ledger_name(entry.name):
                 archives.append(entry.name)
         names = sorted(archives) + (["ledger.jsonl"] if live else [])
-        found += [Source("mj_ledger", state, name, rank, confine_to=str(repo)) for rank, name in enumerate(names)]
+        found += [
+            Source("mj_ledger", state, name, rank, confine_to=str(repo)) for rank, name in enumerate(names)
+        ]
     return found
 
 
@@ -79,12 +81,23 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
     obj = parse_mj_line(record.data) or record.obj
     ts = obj.get("ts") if isinstance(obj.get("ts"), str) else ""
     payload = {k: v for k, v in obj.items() if k not in ("ts", "event", "head", "branch", "by", "session")}
-    typed = {"ts_raw": ts, "event": str(obj.get("event") or ""), "provider_event": str(obj.get("provider_event") or ""),
-             "episode": str(obj.get("session") or obj.get("episode") or ""),
-             "provider_session": str(obj.get("provider_session") or "")}
+    typed = {
+        "ts_raw": ts,
+        "event": str(obj.get("event") or ""),
+        "provider_event": str(obj.get("provider_event") or ""),
+        "episode": str(obj.get("session") or obj.get("episode") or ""),
+        "provider_session": str(obj.get("provider_session") or ""),
+    }
     flags = fit.fit(MjLedgerLine, typed)
     return MjLedgerLine(
-        source=source, offset=line.offset, index=line.index, sha256=sha, repo=repo, ts=utc_second(typed["ts_raw"]),
-        payload=json.loads(json.dumps(payload, default=str)), raw=record.data.decode("utf-8", "replace"),
-        flags=flags, **typed,
+        source=source,
+        offset=line.offset,
+        index=line.index,
+        sha256=sha,
+        repo=repo,
+        ts=utc_second(typed["ts_raw"]),
+        payload=json.loads(json.dumps(payload, default=str)),
+        raw=record.data.decode("utf-8", "replace"),
+        flags=flags,
+        **typed,
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 
 from introspect.importer import loader, problems
-from introspect.models import Project, Session
+from introspect.models import Project
 from ledger.importer import adr_load, document, entries, knowledge, mj
 from ledger.models import KnowledgeEvent
 from lib import safefs
@@ -33,8 +33,18 @@ class LedgerPass:
     @property
     def found(self) -> bool:
         e, k = self.entries, self.knowledge
-        return bool(e.added or e.changed or e.gone or k.added or k.changed or k.gone or self.mj_lines or self.derived
-                    or self.adrs.added or self.adrs.changed)
+        return bool(
+            e.added
+            or e.changed
+            or e.gone
+            or k.added
+            or k.changed
+            or k.gone
+            or self.mj_lines
+            or self.derived
+            or self.adrs.added
+            or self.adrs.changed
+        )
 
 
 def repositories(locs: Locations) -> list[Path]:

@@ -42,7 +42,9 @@ def queue(filters: QueueFilters, *, page: int) -> Page:
         records = records.filter(origin=filters.origin)
     if filters.older_than:
         records = records.filter(first_seen__lte=timezone.now() - timedelta(days=filters.older_than))
-    return Paginator(records.filter(present=True).order_by("-first_seen", "record_id"), QUEUE_PAGE).get_page(page)
+    return Paginator(records.filter(present=True).order_by("-first_seen", "record_id"), QUEUE_PAGE).get_page(
+        page
+    )
 
 
 def queue_counts() -> dict[str, int]:
@@ -62,8 +64,11 @@ def similar(record: KnowledgeRecord) -> list[KnowledgeRecord]:
         query |= Q(title__icontains=word)
     if not query:
         return []
-    return list(KnowledgeRecord.objects.filter(query, status=KnowledgeRecord.Status.CANDIDATE, present=True)
-                .exclude(pk=record.pk)[:5])
+    return list(
+        KnowledgeRecord.objects.filter(query, status=KnowledgeRecord.Status.CANDIDATE, present=True).exclude(
+            pk=record.pk
+        )[:5]
+    )
 
 
 def pipeline_events() -> list[KnowledgeEvent]:
@@ -99,8 +104,12 @@ def candidate_list_page(filters: QueueFilters, *, page: int) -> dict:
     """The queue: a page of records, the counts per status, the filters' choices, and the pipeline's
     recent events and failures."""
     return {
-        "page": queue(filters, page=page), "counts": queue_counts(), "classes": KnowledgeRecord.CLASSES,
-        "projects": projects_with_knowledge(), "events": pipeline_events(), "failures": pipeline_failures(),
+        "page": queue(filters, page=page),
+        "counts": queue_counts(),
+        "classes": KnowledgeRecord.CLASSES,
+        "projects": projects_with_knowledge(),
+        "events": pipeline_events(),
+        "failures": pipeline_failures(),
     }
 
 
@@ -108,9 +117,13 @@ def candidate_detail_page(record: KnowledgeRecord) -> dict:
     """One record: its audit trail, similar pending records (to merge), where its turns are, the
     decision records it names, and the ADR directories a verified record may become a record in."""
     return {
-        "actions": audit_log(record), "similar": similar(record), "turns_page": turns_page(record),
+        "actions": audit_log(record),
+        "similar": similar(record),
+        "turns_page": turns_page(record),
         "adr_directories": record_queries.directories() if record.status == "verified" else [],
-        "decisions_mentioned": record_queries.records_mentioned(record.title, record.description, record.body),
+        "decisions_mentioned": record_queries.records_mentioned(
+            record.title, record.description, record.body
+        ),
     }
 
 

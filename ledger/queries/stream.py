@@ -14,9 +14,11 @@ from ledger.queries import records as record_queries
 
 
 def ledger_projects() -> QuerySet:
-    return (LedgerEntry.objects.values("project_slug").annotate(entries=Count("pk"),
-                                                                 sessions=Count("session_key", distinct=True))
-            .order_by("project_slug"))
+    return (
+        LedgerEntry.objects.values("project_slug")
+        .annotate(entries=Count("pk"), sessions=Count("session_key", distinct=True))
+        .order_by("project_slug")
+    )
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,11 @@ class StreamItem:
 def ledger_stream(slug: str) -> list[StreamItem]:
     """One project's entries in (epoch, timestamp, file name) order, with session boundaries,
     duplicate epochs and gaps flagged — never renumbered (knowledge-and-records.md §2.4)."""
-    entries = list(LedgerEntry.objects.filter(project_slug=slug).select_related("session")
-                   .order_by("epoch", "ts", "rel_path"))
+    entries = list(
+        LedgerEntry.objects.filter(project_slug=slug)
+        .select_related("session")
+        .order_by("epoch", "ts", "rel_path")
+    )
     counts: dict[int, int] = {}
     for entry in entries:
         if entry.epoch is not None:
@@ -41,8 +46,14 @@ def ledger_stream(slug: str) -> list[StreamItem]:
         gap = 0
         if entry.epoch is not None and previous_epoch is not None and entry.epoch > previous_epoch + 1:
             gap = entry.epoch - previous_epoch - 1
-        items.append(StreamItem(entry, entry.session_key != previous_session,
-                                entry.epoch is not None and counts.get(entry.epoch, 0) > 1, gap))
+        items.append(
+            StreamItem(
+                entry,
+                entry.session_key != previous_session,
+                entry.epoch is not None and counts.get(entry.epoch, 0) > 1,
+                gap,
+            )
+        )
         previous_session = entry.session_key
         previous_epoch = entry.epoch if entry.epoch is not None else previous_epoch
     return items
@@ -85,8 +96,10 @@ def ledger_stream_page(slug: str) -> dict:
 def session_notes(session: Session, turns: list, header: bool) -> providers.SessionNotes:
     """The ledger's notes on a session page (registered in LedgerConfig.ready): each entry under the
     turn it followed, and in the header the decision records the session's ledger names."""
-    by_turn = {pk: [providers.Note("ledger/notes/turn_entry.html", entry) for entry in entries]
-               for pk, entries in entries_by_turn(session, turns).items()}
+    by_turn = {
+        pk: [providers.Note("ledger/notes/turn_entry.html", entry) for entry in entries]
+        for pk, entries in entries_by_turn(session, turns).items()
+    }
     notes = providers.SessionNotes(by_turn=by_turn)
     if header:
         decisions = record_queries.records_mentioned(*entry_texts(session), session.title)

@@ -29,6 +29,7 @@ from lib import frontmatter
 
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(.*)$")
 
+
 def _open(raw: bytes, doc: AdrDoc) -> tuple[list[str], str]:
     if doc.quarantine is not None:
         raise ValueError(f"refusing to rewrite a quarantined record ({doc.quarantine[0]})")
@@ -92,8 +93,9 @@ def _with_comment(original: str, replacement: str) -> str:
     return replacement + " " * max(1, column - len(replacement)) + comment.lstrip()
 
 
-def _set_key(lines: list[str], cr: str, key: str, rendered: str, *, after: tuple[str, ...] = (),
-             insert: bool = True) -> None:
+def _set_key(
+    lines: list[str], cr: str, key: str, rendered: str, *, after: tuple[str, ...] = (), insert: bool = True
+) -> None:
     start, end = _front_matter_range(lines)
     keys = _fm_keys(lines, start, end)
     if key in keys:
@@ -180,7 +182,7 @@ def _set_bullet(lines: list[str], cr: str, key: str, value: str, *, insert: bool
 
 def _replace_paragraph(lines: list[str], paragraph: tuple[int, int], text: str, cr: str) -> None:
     first, last = paragraph
-    lines[first:last + 1] = [f"{text}{cr}"]
+    lines[first : last + 1] = [f"{text}{cr}"]
 
 
 def _insert_paragraph(lines: list[str], after: int, text: str, cr: str) -> None:
@@ -189,7 +191,7 @@ def _insert_paragraph(lines: list[str], after: int, text: str, cr: str) -> None:
     following = lines[after + 1] if after + 1 < len(lines) else None
     if following is not None and following.strip():
         new.append(cr)
-    lines[after + 1:after + 1] = new
+    lines[after + 1 : after + 1] = new
 
 
 def _nygard_section(lines: list[str], cr: str):
@@ -203,7 +205,7 @@ def _nygard_section(lines: list[str], cr: str):
     block = [f"## Status{cr}", cr]
     if at is None:
         if lines and lines[-1] == "":
-            lines[len(lines) - 1:len(lines) - 1] = [cr] + block[:1]
+            lines[len(lines) - 1 : len(lines) - 1] = [cr] + block[:1]
         else:
             lines.extend([cr] + block[:1])
     else:
@@ -238,7 +240,7 @@ def _add_links_bullet(lines: list[str], cr: str, text: str) -> None:
             return
     block = [cr, f"## Links{cr}", cr, f"{mark} {text}{cr}"]
     if lines and lines[-1] == "":
-        lines[len(lines) - 1:len(lines) - 1] = block
+        lines[len(lines) - 1 : len(lines) - 1] = block
     else:
         lines.extend(block)
 
@@ -294,8 +296,9 @@ def _spelling(raw: bytes, upstream: str, modern: str) -> str:
     return upstream if re.search(rb"supercede", bytes(raw), re.I) else modern
 
 
-def add_superseded_by(raw: bytes, doc: AdrDoc, successor_id: str, successor_link: str = "", *,
-                      today: str | None = None) -> bytes:
+def add_superseded_by(
+    raw: bytes, doc: AdrDoc, successor_id: str, successor_link: str = "", *, today: str | None = None
+) -> bytes:
     """Mark `doc` superseded by `successor_id`. A section-level successor (`ADR-0310#2`) adds the edge and
     leaves the status in force; only formats with a `superseded_by` field can say that."""
     lines, cr = _open(raw, doc)
@@ -307,13 +310,19 @@ def add_superseded_by(raw: bytes, doc: AdrDoc, successor_id: str, successor_link
         local = _local_id(successor_id, doc.format)
         existing = doc.frontmatter.get("superseded_by")
         if doc.format == "majordomus" and not isinstance(existing, list) and existing in (None, "", local):
-            _set_key(lines, cr, "superseded_by", _scalar(local),
-                     after=("supersedes", "tags", "date", "status"))
+            _set_key(
+                lines, cr, "superseded_by", _scalar(local), after=("supersedes", "tags", "date", "status")
+            )
         elif local not in _as_list(existing):
             _append_to_list(lines, cr, "superseded_by", local, after=("supersedes", "date", "status"))
         if not partial:
-            _set_key(lines, cr, "status", _scalar(_status_word(doc, "frontmatter", "superseded")),
-                     after=("title", "kind", "id", "schema", "contract"))
+            _set_key(
+                lines,
+                cr,
+                "status",
+                _scalar(_status_word(doc, "frontmatter", "superseded")),
+                after=("title", "kind", "id", "schema", "contract"),
+            )
             _update_date(lines, cr, doc, "frontmatter", today)
         return _close(lines)
     if partial:

@@ -1,4 +1,4 @@
-"""Architecture decision records in every format waysweb meets, read (knowledge-and-records.md §10–§13). No Django.
+"""Decision records read in every format waysweb meets (knowledge-and-records.md §10–§13). No Django.
 
 Formats are told apart by keys and shape, never by a label: majordomus writes `schema: adr/v1`, agent-ways
 writes `contract: adr/v1`, and they are different formats. A record's identity is its id (front-matter
@@ -20,16 +20,33 @@ from lib import frontmatter
 
 MAX_DOCUMENT_BYTES = 1 << 20
 FORMATS = ("nygard", "madr", "madr2", "log4brains", "majordomus", "agentways", "agentways-v1", "unknown")
-STATUSES = ("draft", "proposed", "accepted", "rejected", "deprecated", "superseded", "abandoned", "archived",
-            "unknown")
+STATUSES = (
+    "draft",
+    "proposed",
+    "accepted",
+    "rejected",
+    "deprecated",
+    "superseded",
+    "abandoned",
+    "archived",
+    "unknown",
+)
 IN_FORCE = ("draft", "proposed", "accepted", "deprecated")
 FRONT_MATTER_FORMATS = ("majordomus", "madr", "agentways", "agentways-v1")
 
 # §11: the first word of the raw status decides; "Amended by …" keeps whatever else the record says.
 _STATUS_WORDS = {
-    "draft": "draft", "proposed": "proposed", "pending": "proposed", "accepted": "accepted",
-    "approved": "accepted", "rejected": "rejected", "deprecated": "deprecated", "superseded": "superseded",
-    "superceded": "superseded", "abandoned": "abandoned", "archived": "archived",
+    "draft": "draft",
+    "proposed": "proposed",
+    "pending": "proposed",
+    "accepted": "accepted",
+    "approved": "accepted",
+    "rejected": "rejected",
+    "deprecated": "deprecated",
+    "superseded": "superseded",
+    "superceded": "superseded",
+    "abandoned": "abandoned",
+    "archived": "archived",
 }
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)>\s]*)>?(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -42,12 +59,18 @@ _H1_ADR = re.compile(r"^ADR[-\s_]?(\d{1,5}(?:\.\d{1,3})?)(?!\d)\s*(?:[:.)\-–�
 _H1_BARE = re.compile(r"^(\d{1,5}(?:\.\d{1,3})?)(?:[.:)]\s+|\s+[-–—:]\s+)(.*)$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_BULLET = re.compile(r"^\s*([*+-])\s+(status|date|deciders|decision-makers|tags|technical story|consulted"
-                     r"|informed)\s*:\s*(.*?)\s*$", re.I)
+_BULLET = re.compile(
+    r"^\s*([*+-])\s+(status|date|deciders|decision-makers|tags|technical story|consulted"
+    r"|informed)\s*:\s*(.*?)\s*$",
+    re.I,
+)
 _NYGARD_DATE = re.compile(r"^\s*date\s*:\s*(.+?)\s*$", re.I)
-_DECL = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+)?(?:\*\*|__)?"
-                   r"(super[sc]edes|super[sc]eded\s+by|amends|amended\s+by)"
-                   r"(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*(.*)$", re.I)
+_DECL = re.compile(
+    r"^\s*(?:>\s*)*(?:[-*+]\s+)?(?:\*\*|__)?"
+    r"(super[sc]edes|super[sc]eded\s+by|amends|amended\s+by)"
+    r"(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*(.*)$",
+    re.I,
+)
 _BANNER_SUPERSEDED = re.compile(r"super[sc]eded\s+by\s*:?\s*(.*)$", re.I)
 _DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
 _TYPED = re.compile(r"^([A-Za-z]+):(?!//)\s*(.+)$")
@@ -226,7 +249,7 @@ def _headings(lines: list[str], start: int = 0) -> list[tuple[int, str, int]]:
 
 
 def _section_end(heads: list[tuple[int, str, int]], position: int, level: int, total: int) -> int:
-    for other_level, _, index in heads[position + 1:]:
+    for other_level, _, index in heads[position + 1 :]:
         if other_level <= level:
             return index
     return total
@@ -279,13 +302,18 @@ def _declaration(line: str) -> tuple[str, list[str]] | None:
     if not refs:
         return None
     verb = re.sub(r"\s+", " ", match.group(1).lower()).replace("superced", "supersed")
-    kind = {"supersedes": "supersedes", "superseded by": "superseded_by", "amends": "amends",
-            "amended by": "amended_by"}[verb]
+    kind = {
+        "supersedes": "supersedes",
+        "superseded by": "superseded_by",
+        "amends": "amends",
+        "amended by": "amended_by",
+    }[verb]
     return kind, refs
 
 
-def _pick_status(lines: list[str],
-                 paragraphs: list[tuple[int, int]]) -> tuple[int | None, list[int], list[int]]:
+def _pick_status(
+    lines: list[str], paragraphs: list[tuple[int, int]]
+) -> tuple[int | None, list[int], list[int]]:
     """Which status-section paragraph holds the status: a whole-record "Superseded by" wins, else the
     first paragraph that is not a link line. Returns (chosen, superseded-by paragraphs, plain paragraphs)."""
     full, plain = [], []
@@ -361,8 +389,16 @@ def _parse(raw: bytes, doc: AdrDoc) -> None:
     lines = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
     fm, fm_text, body_start = _read_front_matter(doc, lines)
     header = _read_header(doc, lines, body_start)
-    doc.format = _detect(fm, fm_text, doc.quarantine, header.h1_match, header.bullets, header.status_section,
-                         header.heads, file_number or (header.h1_match.group(1) if header.h1_match else None))
+    doc.format = _detect(
+        fm,
+        fm_text,
+        doc.quarantine,
+        header.h1_match,
+        header.bullets,
+        header.status_section,
+        header.heads,
+        file_number or (header.h1_match.group(1) if header.h1_match else None),
+    )
     _read_identity(doc, fm, fm_text, header, file_number)
     _read_title(doc, fm, header)
     _read_sections(doc, lines, header)
@@ -414,7 +450,7 @@ def _read_front_matter(doc: AdrDoc, lines: list[str]) -> tuple[dict, str, int]:
         doc.quarantine = doc.quarantine or ("yaml_invalid", "front matter is not closed")
     elif fenced is not None:
         body_start = fenced[1] + 1
-        fm_text = "\n".join(line.rstrip("\r") for line in lines[fenced[0]:fenced[1]])
+        fm_text = "\n".join(line.rstrip("\r") for line in lines[fenced[0] : fenced[1]])
         try:
             data = frontmatter.load(fm_text)
         except Exception as exc:  # noqa: BLE001 - ValueError, and RecursionError for hostile nesting
@@ -450,8 +486,14 @@ def _read_header(doc: AdrDoc, lines: list[str], body_start: int) -> _Header:
             bullets.setdefault("technical story", line.split(":", 1)[1].strip())
     doc.header = bullets
     h1_text = h1[0] if h1 else ""
-    return _Header(heads=heads, h1=h1, h1_match=_H1_ADR.match(h1_text) or _H1_BARE.match(h1_text), bullets=bullets,
-                   nygard_date=nygard_date, status_section=_status_section(lines, body_start))
+    return _Header(
+        heads=heads,
+        h1=h1,
+        h1_match=_H1_ADR.match(h1_text) or _H1_BARE.match(h1_text),
+        bullets=bullets,
+        nygard_date=nygard_date,
+        status_section=_status_section(lines, body_start),
+    )
 
 
 def _read_identity(doc: AdrDoc, fm: dict, fm_text: str, header: _Header, file_number: str | None) -> None:
@@ -485,7 +527,7 @@ def _read_sections(doc: AdrDoc, lines: list[str], header: _Header) -> None:
         if lvl != level or (level == 1 and fmt != "majordomus" and h1 and index == h1[1]):
             continue
         end = _section_end(heads, position, level, len(lines))
-        text_ = "\n".join(line.rstrip("\r") for line in lines[index + 1:end])
+        text_ = "\n".join(line.rstrip("\r") for line in lines[index + 1 : end])
         doc.sections.append((heading, text_.strip("\n")))
 
 
@@ -502,7 +544,7 @@ def _read_status(doc: AdrDoc, fm: dict, lines: list[str], header: _Header, *, ar
         chosen = _pick_status(lines, status_section[2])[0]
         if chosen is not None:
             first, last = status_section[2][chosen]
-            doc.raw_status = " ".join(line.strip() for line in lines[first:last + 1])
+            doc.raw_status = " ".join(line.strip() for line in lines[first : last + 1])
     elif "status" in fm:
         doc.raw_status = _text(fm.get("status"))
     doc.status = normalise_status(doc.raw_status, archived_path=archived)
@@ -529,8 +571,10 @@ def _read_people(doc: AdrDoc, fm: dict, header: _Header) -> None:
         if key in bullets:
             doc.deciders.extend(_split_names(bullets[key], commas_only=True))
     doc.deciders = _dedupe(doc.deciders)
-    doc.tags = _dedupe([_text(tag) for tag in _as_list(fm.get("tags")) if _text(tag)]
-                       + (_split_names(bullets["tags"], commas_only=False) if "tags" in bullets else []))
+    doc.tags = _dedupe(
+        [_text(tag) for tag in _as_list(fm.get("tags")) if _text(tag)]
+        + (_split_names(bullets["tags"], commas_only=False) if "tags" in bullets else [])
+    )
     if doc.format == "majordomus" and isinstance(fm.get("provenance"), dict):
         doc.provenance = dict(fm["provenance"])
     elif doc.format == "agentways-v1":

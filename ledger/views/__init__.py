@@ -11,11 +11,15 @@ from django.http import HttpResponseForbidden
 
 def reviewer_required(view):
     """Logged in (else to the login page) and allowed to review (else 403): checked in the view."""
+
     @login_required
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         if not request.user.has_perm("ledger.review_knowledge"):
-            return HttpResponseForbidden("Your account may read but not review knowledge. Ask an admin for the "
-                                         "reviewer role (manage.py adduser NAME --reviewer).")
+            return HttpResponseForbidden(
+                "Your account may read but not review knowledge. Ask an admin for the "
+                "reviewer role (manage.py adduser NAME --reviewer)."
+            )
         return view(request, *args, **kwargs)
+
     return wrapper

@@ -25,13 +25,17 @@ OLDEST_DAYS = 36_500
 @require_safe
 def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = queries.QueueFilters(
-        status=request.GET.get("status", "candidate"), klass=request.GET.get("class", ""),
-        project=int_param(request, "project"), origin=request.GET.get("origin", ""),
+        status=request.GET.get("status", "candidate"),
+        klass=request.GET.get("class", ""),
+        project=int_param(request, "project"),
+        origin=request.GET.get("origin", ""),
         older_than=int_param(request, "older_than", low=0, high=OLDEST_DAYS),
     )
     context = {
-        "filters": filters, **queries.candidate_list_page(filters, page=int_param(request, "page", 1) or 1),
-        "bulk_form": forms.BulkForm(queryset=KnowledgeRecord.objects.none()), "nav": "knowledge",
+        "filters": filters,
+        **queries.candidate_list_page(filters, page=int_param(request, "page", 1) or 1),
+        "bulk_form": forms.BulkForm(queryset=KnowledgeRecord.objects.none()),
+        "nav": "knowledge",
     }
     return render_page(request, "ledger/candidate_list.html", context, fragment="candidate-rows")
 
@@ -39,12 +43,17 @@ def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
 def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     """The candidate page: its page query and the three decision forms (bound ones passed in `extra`)."""
     return {
-        "record": record, **queries.candidate_detail_page(record), "nav": "knowledge",
-        "promote_form": extra.pop("promote_form", None) or forms.PromoteForm(
-            initial={"klass": record.klass or "fact", "loaded_sha256": record.sha256}),
-        "reject_form": extra.pop("reject_form", None) or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
-        "edit_form": extra.pop("edit_form", None) or forms.EditForm(
-            initial={"title": record.title, "description": record.description, "loaded_sha256": record.sha256}),
+        "record": record,
+        **queries.candidate_detail_page(record),
+        "nav": "knowledge",
+        "promote_form": extra.pop("promote_form", None)
+        or forms.PromoteForm(initial={"klass": record.klass or "fact", "loaded_sha256": record.sha256}),
+        "reject_form": extra.pop("reject_form", None)
+        or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
+        "edit_form": extra.pop("edit_form", None)
+        or forms.EditForm(
+            initial={"title": record.title, "description": record.description, "loaded_sha256": record.sha256}
+        ),
         **extra,
     }
 
@@ -52,21 +61,28 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
 @require_safe
 def candidate_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord.objects.select_related("session", "ledger_entry"), pk=pk)
-    return render_page(request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card")
+    return render_page(
+        request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card"
+    )
 
 
 def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> HttpResponse:
     """After a successful POST: the updated card for htmx, a redirect for a plain form (PRG)."""
     if not wants_fragment(request):
         return redirect("ledger:candidate-detail", pk=record.pk)
-    response = render(request, "ledger/candidate_detail.html#candidate-card",
-                      candidate_context(record, message=message))
+    response = render(
+        request, "ledger/candidate_detail.html#candidate-card", candidate_context(record, message=message)
+    )
     return trigger_client_event(response, "queue-changed")
 
 
 def conflict(request: HtmxHttpRequest, exc: services.Conflict) -> HttpResponse:
     record = KnowledgeRecord.objects.get(pk=exc.record.pk)
-    template = "ledger/candidate_detail.html#candidate-card" if wants_fragment(request) else "ledger/candidate_detail.html"
+    template = (
+        "ledger/candidate_detail.html#candidate-card"
+        if wants_fragment(request)
+        else "ledger/candidate_detail.html"
+    )
     response = render(request, template, candidate_context(record, error=str(exc)), status=409)
     if wants_fragment(request):
         response["HX-Reswap"] = "outerHTML"  # htmx 2 does not swap a 409 by itself; show the current state
@@ -75,7 +91,11 @@ def conflict(request: HtmxHttpRequest, exc: services.Conflict) -> HttpResponse:
 
 def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> HttpResponse:
     # 200, not 4xx: htmx 2 does not swap error responses by default (STYLE.md §3).
-    template = "ledger/candidate_detail.html#candidate-card" if wants_fragment(request) else "ledger/candidate_detail.html"
+    template = (
+        "ledger/candidate_detail.html#candidate-card"
+        if wants_fragment(request)
+        else "ledger/candidate_detail.html"
+    )
     return render(request, template, candidate_context(record, **forms_))
 
 
@@ -98,25 +118,58 @@ def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, do
 @require_POST
 @reviewer_required
 def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return decide(request, pk, forms.PromoteForm, "promote_form", lambda record, who, data: services.candidate_promote(
-        record=record, reviewer=who, evidence=data["evidence"], new_class=data["klass"],
-        loaded_sha256=data["loaded_sha256"]), "Promoted: written to curated/ as verified.")
+    return decide(
+        request,
+        pk,
+        forms.PromoteForm,
+        "promote_form",
+        lambda record, who, data: services.candidate_promote(
+            record=record,
+            reviewer=who,
+            evidence=data["evidence"],
+            new_class=data["klass"],
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Promoted: written to curated/ as verified.",
+    )
 
 
 @require_POST
 @reviewer_required
 def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return decide(request, pk, forms.RejectForm, "reject_form", lambda record, who, data: services.candidate_reject(
-        record=record, reviewer=who, reason=data["reason"], superseded_by=data["superseded_by"].strip(),
-        loaded_sha256=data["loaded_sha256"]), "Rejected: the candidate file now says superseded, with your reason.")
+    return decide(
+        request,
+        pk,
+        forms.RejectForm,
+        "reject_form",
+        lambda record, who, data: services.candidate_reject(
+            record=record,
+            reviewer=who,
+            reason=data["reason"],
+            superseded_by=data["superseded_by"].strip(),
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Rejected: the candidate file now says superseded, with your reason.",
+    )
 
 
 @require_POST
 @reviewer_required
 def candidate_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return decide(request, pk, forms.EditForm, "edit_form", lambda record, who, data: services.candidate_edit(
-        record=record, reviewer=who, title=data["title"], description=data["description"],
-        loaded_sha256=data["loaded_sha256"]), "Saved: the candidate file was rewritten.")
+    return decide(
+        request,
+        pk,
+        forms.EditForm,
+        "edit_form",
+        lambda record, who, data: services.candidate_edit(
+            record=record,
+            reviewer=who,
+            title=data["title"],
+            description=data["description"],
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Saved: the candidate file was rewritten.",
+    )
 
 
 @require_POST
@@ -128,8 +181,12 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
     verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
     if verb == "promote" and knowledge_files.transcript_like(note):
         return HttpResponse("Bulk action refused: the evidence reads like a transcript.", status=400)
-    _, problems = services.candidates_bulk(records=list(form.cleaned_data["records"]), verb=verb,
-                                           reviewer=services.Reviewer.of(request.user), note=note)
+    _, problems = services.candidates_bulk(
+        records=list(form.cleaned_data["records"]),
+        verb=verb,
+        reviewer=services.Reviewer.of(request.user),
+        note=note,
+    )
     target = reverse("ledger:candidate-list") + (f"?problems={len(problems)}" if problems else "")
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
 
@@ -142,8 +199,12 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return form_error(request, record, merge_errors=form.errors)
     try:
-        services.candidates_merge(keep=form.cleaned_data["keep"], duplicates=list(form.cleaned_data["duplicates"]),
-                                  reviewer=services.Reviewer.of(request.user), evidence=form.cleaned_data["evidence"])
+        services.candidates_merge(
+            keep=form.cleaned_data["keep"],
+            duplicates=list(form.cleaned_data["duplicates"]),
+            reviewer=services.Reviewer.of(request.user),
+            evidence=form.cleaned_data["evidence"],
+        )
     except services.Conflict as exc:
         return conflict(request, exc)
     except services.Refused as exc:
@@ -163,8 +224,11 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponse:
 def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
     try:
-        record = services.record_from_knowledge(knowledge=[knowledge], directory=request.POST.get("directory", ""),
-                                                    reviewer=services.Reviewer.of(request.user))
+        record = services.record_from_knowledge(
+            knowledge=[knowledge],
+            directory=request.POST.get("directory", ""),
+            reviewer=services.Reviewer.of(request.user),
+        )
     except (services.Conflict, services.Refused) as exc:
         return form_error(request, knowledge, error=str(exc))
     target = reverse("ledger:record-detail", args=[record.pk])

@@ -18,9 +18,16 @@ from lib.params import parse_int
 # without its body, and monitors, link checkers and `curl -I` send it.
 @require_safe
 def record_list(request: HtmxHttpRequest) -> HttpResponse:
-    status, repo, q = request.GET.get("status", ""), request.GET.get("repo", ""), request.GET.get("q", "").strip()
+    status, repo, q = (
+        request.GET.get("status", ""),
+        request.GET.get("repo", ""),
+        request.GET.get("q", "").strip(),
+    )
     context = {
-        **queries.record_list_page(status=status, repo=repo, q=q[:200]), "status": status, "repo": repo, "q": q,
+        **queries.record_list_page(status=status, repo=repo, q=q[:200]),
+        "status": status,
+        "repo": repo,
+        "q": q,
         "nav": "decisions",
     }
     return render_page(request, "ledger/record_list.html", context, fragment="record-results")
@@ -42,16 +49,28 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(AdrRecord, pk=pk)
     verb = request.POST.get("verb", "")
     successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
-    template = "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
+    template = (
+        "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
+    )
     try:
-        record = services.record_set_status(record=record, verb=verb, reviewer=services.Reviewer.of(request.user),
-                                            successor=successor, loaded_sha256=request.POST.get("loaded_sha256", ""),
-                                            note=request.POST.get("note", "").strip())
+        record = services.record_set_status(
+            record=record,
+            verb=verb,
+            reviewer=services.Reviewer.of(request.user),
+            successor=successor,
+            loaded_sha256=request.POST.get("loaded_sha256", ""),
+            note=request.POST.get("note", "").strip(),
+        )
     except services.Conflict as exc:
-        return render(request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409)
+        return render(
+            request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409
+        )
     except services.Refused as exc:
         return render(request, template, record_context(record, error=str(exc)))
     if not wants_fragment(request):
         return redirect("ledger:record-detail", pk=record.pk)
-    return render(request, template, record_context(record, message=f"Written: {record.canonical_id} is now "
-                                                                    f"{record.status}."))
+    return render(
+        request,
+        template,
+        record_context(record, message=f"Written: {record.canonical_id} is now {record.status}."),
+    )

@@ -16,15 +16,33 @@ from ledger.models import AdrRecord
 from lib.locations import SAMPLE_HOME
 
 
-def record_file(directory: Path, record_id: str, *, status: str = "candidate", klass: str = "convention",
-                title: str = "Importer offsets are committed with the rows", where: str = "candidates") -> Path:
-    data = {"schema": "knowledge/v1", "id": record_id, "kind": "knowledge", "class": klass, "title": title,
-            "description": "Recorded as a decision in episode s-1.", "status": status, "epistemics": "decided",
-            "date": "2026-09-11", "tags": ["derived", "decision"],
-            "provenance": {"origin": "extracted", "derived_from": ["session:s-20260911000001-aaaa"]}}
+def record_file(
+    directory: Path,
+    record_id: str,
+    *,
+    status: str = "candidate",
+    klass: str = "convention",
+    title: str = "Importer offsets are committed with the rows",
+    where: str = "candidates",
+) -> Path:
+    data = {
+        "schema": "knowledge/v1",
+        "id": record_id,
+        "kind": "knowledge",
+        "class": klass,
+        "title": title,
+        "description": "Recorded as a decision in episode s-1.",
+        "status": status,
+        "epistemics": "decided",
+        "date": "2026-09-11",
+        "tags": ["derived", "decision"],
+        "provenance": {"origin": "extracted", "derived_from": ["session:s-20260911000001-aaaa"]},
+    }
     path = directory / where / f"{record_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(knowledge_files.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1."))
+    path.write_bytes(
+        knowledge_files.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1.")
+    )
     return path
 
 
@@ -33,7 +51,9 @@ def knowledge(tmp_path):
     directory = tmp_path / "repo" / ".ai" / "repo" / "knowledge"
     record_file(directory, "s-20260911000001-aaaa-3f9c2a1b7d0e")
     record_file(directory, "s-20260911000001-aaaa-000000000002", title="Use the token bucket per API key")
-    record_file(directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too")
+    record_file(
+        directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too"
+    )
     knowledge_files.import_knowledge(directory)
     return directory
 

@@ -17,9 +17,12 @@ def test_it_flags_the_real_inconsistencies(repos):
     api, web = repos
     flags = adr_queries.flags()
     assert sorted(Path(r.rel_path).name for r in flags.duplicates) == [
-        "0005-log-structured-json-to-stdout.md", "0005-store-api-keys-as-sha-256-hashes.md"]
+        "0005-log-structured-json-to-stdout.md",
+        "0005-store-api-keys-as-sha-256-hashes.md",
+    ]
     assert [(r.canonical_id, kind, target) for r, kind, target in flags.one_sided] == [
-        ("ADR-0012", "supersedes", "ADR-0011")]
+        ("ADR-0012", "supersedes", "ADR-0011")
+    ]
     assert [r.canonical_id for r in flags.no_successor] == ["ADR-0102"]
     assert [(r.canonical_id, target) for r, target in flags.dangling] == [("ADR-0103", "ADR-0104")]
     # The one-sided edge is still shown on both records.
@@ -29,10 +32,19 @@ def test_it_flags_the_real_inconsistencies(repos):
 
 def test_it_links_mentions_both_ways(repos, home, settings):
     record = get(repos[0], "ADR-0009")
-    LedgerEntry.objects.create(root="/l", rel_path="-p/e.md", project_slug="-p", session_key="s", epoch=1,
-                               body="Decision: record per-client limiting as ADR-0009.", sha256="x",
-                               read_at="2026-11-01T00:00:00Z")
+    LedgerEntry.objects.create(
+        root="/l",
+        rel_path="-p/e.md",
+        project_slug="-p",
+        session_key="s",
+        epoch=1,
+        body="Decision: record per-client limiting as ADR-0009.",
+        sha256="x",
+        read_at="2026-11-01T00:00:00Z",
+    )
     found = adr_queries.mentions(record)
     assert [e.rel_path for e in found.ledger] == ["-p/e.md"]
-    mentioned = {(r.repo_name, r.canonical_id) for r in adr_queries.records_mentioned("see ADR-9 and ADR-0013")}
+    mentioned = {
+        (r.repo_name, r.canonical_id) for r in adr_queries.records_mentioned("see ADR-9 and ADR-0013")
+    }
     assert mentioned == {("api-server", "ADR-0009"), ("api-server", "ADR-0013")}

@@ -48,8 +48,12 @@ def test_it_reads_madr4_front_matter_and_its_supersession_string():
     assert doc.superseded_by == ["ADR-0012"]
     assert doc.deciders == ["Alice Example", "Bob Example"]
     assert [name for name, _ in doc.sections] == [
-        "Context and Problem Statement", "Decision Drivers", "Considered Options", "Decision Outcome",
-        "More Information"]
+        "Context and Problem Statement",
+        "Decision Drivers",
+        "Considered Options",
+        "Decision Outcome",
+        "More Information",
+    ]
     assert "### Consequences" in dict(doc.sections)["Decision Outcome"]
 
 
@@ -77,7 +81,11 @@ def test_it_reads_majordomus_adr_v1_with_h1_sections_and_provenance():
     assert doc.title == "Knowledge is derived at the episode boundary and a person promotes it"
     assert (doc.status, doc.date, doc.tags) == ("accepted", "2026-09-11", ["knowledge", "review"])
     assert [name for name, _ in doc.sections] == [
-        "Context", "Decision", "Consequences", "Alternatives rejected"]
+        "Context",
+        "Decision",
+        "Consequences",
+        "Alternatives rejected",
+    ]
     assert doc.supersedes == ["ADR-0058"]
     assert doc.related == ["rule:knowledge-is-reviewed", "file:crates/knowledge/src/derive.rs", "rul:035"]
     assert doc.provenance == {"origin": "extracted", "derived_from": ["session:s-20260911000001-aaaa"]}
@@ -92,7 +100,11 @@ def test_it_reads_agent_ways_v0():
     assert doc.deciders == ["aaron", "claude"]
     assert doc.related == ["ADR-0110", "ADR-0302", "spec:106"] and doc.supersedes == ["ADR-0099"]
     assert [name for name, _ in doc.sections] == [
-        "Context", "Decision", "Consequences", "Alternatives Considered"]
+        "Context",
+        "Decision",
+        "Consequences",
+        "Alternatives Considered",
+    ]
     assert "### Negative" in dict(doc.sections)["Consequences"]
 
 
@@ -145,13 +157,29 @@ def test_it_falls_back_to_the_file_name_then_the_slug():
     assert parse.parse_adr(body, rel_path="use-junit.md").id == "use-junit"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("ADR-0086", "ADR-0086"), ("adr-0086", "ADR-0086"), ("0086", "ADR-0086"), ("86", "ADR-0086"),
-    ("ADR 86", "ADR-0086"), ("[86](0086-x.md)", "ADR-0086"), ("[3. Use Go](0003-use-go.md)", "ADR-0003"),
-    ("ADR-304.1", "ADR-0304.1"), ("ADR-167#4", "ADR-0167#4"), (86, "ADR-0086"), ("ADR-12345", "ADR-12345"),
-    ("20200924-use-log4brains", None), ("2020-09-24", None), ("use-log4brains", None), ("", None),
-    (None, None), (True, None), ("3D rendering", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ADR-0086", "ADR-0086"),
+        ("adr-0086", "ADR-0086"),
+        ("0086", "ADR-0086"),
+        ("86", "ADR-0086"),
+        ("ADR 86", "ADR-0086"),
+        ("[86](0086-x.md)", "ADR-0086"),
+        ("[3. Use Go](0003-use-go.md)", "ADR-0003"),
+        ("ADR-304.1", "ADR-0304.1"),
+        ("ADR-167#4", "ADR-0167#4"),
+        (86, "ADR-0086"),
+        ("ADR-12345", "ADR-12345"),
+        ("20200924-use-log4brains", None),
+        ("2020-09-24", None),
+        ("use-log4brains", None),
+        ("", None),
+        (None, None),
+        (True, None),
+        ("3D rendering", None),
+    ],
+)
 def test_it_normalises_ids(text, expected):
     assert parse.canonical_id(text) == expected
 
@@ -167,15 +195,30 @@ def test_it_normalises_typed_references():
 # ----------------------------------------------------------------------------------------- status
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("draft", "draft"), ("Draft", "draft"), ("Proposed", "proposed"), ("Pending", "proposed"),
-    ("proposed", "proposed"), ("Accepted", "accepted"), ("Approved", "accepted"), ("Rejected", "rejected"),
-    ("Deprecated", "deprecated"), ("Superseded", "superseded"),
-    ("Superceded by [3. X](0003-x.md)", "superseded"),
-    ("superseded by ADR-0123", "superseded"), ("abandoned", "abandoned"), ("archived", "archived"),
-    ("Amended by [4. Y](0004-y.md)", "unknown"), ("", "unknown"), ("in review", "unknown"),
-    ("[proposed | rejected | accepted]", "unknown"), ("**Accepted**", "accepted"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("draft", "draft"),
+        ("Draft", "draft"),
+        ("Proposed", "proposed"),
+        ("Pending", "proposed"),
+        ("proposed", "proposed"),
+        ("Accepted", "accepted"),
+        ("Approved", "accepted"),
+        ("Rejected", "rejected"),
+        ("Deprecated", "deprecated"),
+        ("Superseded", "superseded"),
+        ("Superceded by [3. X](0003-x.md)", "superseded"),
+        ("superseded by ADR-0123", "superseded"),
+        ("abandoned", "abandoned"),
+        ("archived", "archived"),
+        ("Amended by [4. Y](0004-y.md)", "unknown"),
+        ("", "unknown"),
+        ("in review", "unknown"),
+        ("[proposed | rejected | accepted]", "unknown"),
+        ("**Accepted**", "accepted"),
+    ],
+)
 def test_it_normalises_statuses(raw, expected):
     assert parse.normalise_status(raw) == expected
 
@@ -209,14 +252,27 @@ def test_it_keeps_the_status_of_an_amended_record():
 # ----------------------------------------------------------------------------------------- hostile input
 
 
-@pytest.mark.parametrize("raw", [
-    b"", b"\x00\xff\xfe garbage", b"---\nstatus: [unclosed\n---\n# 3. T\n", b"---\n- a list\n---\n",
-    b"---\nstatus: accepted\n", b"---\nstatus: !!python/object:os.system x\n---\n",
-    b"---\n" + b"[" * 5000 + b"\n---\n", b"---\nstatus: {a: 1}\nid: [1, 2]\ndate: 12\n---\n# \n",
-    b"---\na: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nstatus: &c [*b, *b, *b, *b]\n---\n# T\n",
-    b"## Status\n\n```\n", b"#" * 10000, b"# ADR-99999999: x\n", b"---\nsupersedes: [{a: b}, null, 3]\n---\n",
-    b"\xef\xbb\xbf# 5. BOM\n\n## Status\n\nAccepted\n", b"x" * (2 << 20), "not bytes",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"\x00\xff\xfe garbage",
+        b"---\nstatus: [unclosed\n---\n# 3. T\n",
+        b"---\n- a list\n---\n",
+        b"---\nstatus: accepted\n",
+        b"---\nstatus: !!python/object:os.system x\n---\n",
+        b"---\n" + b"[" * 5000 + b"\n---\n",
+        b"---\nstatus: {a: 1}\nid: [1, 2]\ndate: 12\n---\n# \n",
+        b"---\na: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nstatus: &c [*b, *b, *b, *b]\n---\n# T\n",
+        b"## Status\n\n```\n",
+        b"#" * 10000,
+        b"# ADR-99999999: x\n",
+        b"---\nsupersedes: [{a: b}, null, 3]\n---\n",
+        b"\xef\xbb\xbf# 5. BOM\n\n## Status\n\nAccepted\n",
+        b"x" * (2 << 20),
+        "not bytes",
+    ],
+)
 def test_it_never_raises_on_hostile_input(raw):
     doc = parse.parse_adr(raw, rel_path="docs/adr/0003-t.md")
     assert isinstance(doc, parse.AdrDoc) and doc.status in parse.STATUSES and doc.id

@@ -45,7 +45,9 @@ def test_it_refuses_a_write_from_an_account_without_the_reviewer_role(client, kn
 def test_it_refuses_a_post_without_csrf(knowledge, reviewer):
     client = Client(enforce_csrf_checks=True)
     client.force_login(reviewer)
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "e", "klass": "fact"})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "e", "klass": "fact"}
+    )
     assert response.status_code == 403 and record().status == "candidate"
 
 
@@ -54,9 +56,11 @@ def test_it_promotes_over_htmx_with_the_csrf_header(knowledge, reviewer):
     client.force_login(reviewer)
     page = client.get(reverse("ledger:candidate-detail", args=[record().pk]))
     token = page.cookies["csrftoken"].value
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
-                           {"evidence": "Commit 06fa258.", "klass": "constraint", "loaded_sha256": record().sha256},
-                           headers={"HX-Request": "true", "X-CSRFToken": token})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "Commit 06fa258.", "klass": "constraint", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true", "X-CSRFToken": token},
+    )
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body and "Promoted: written to curated/" in body
     assert "queue-changed" in response["HX-Trigger"]
@@ -65,8 +69,11 @@ def test_it_promotes_over_htmx_with_the_csrf_header(knowledge, reviewer):
 
 def test_it_shows_form_errors_instead_of_writing(client, knowledge, reviewer):
     client.force_login(reviewer)
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "", "klass": "fact"},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "", "klass": "fact"},
+        headers={"HX-Request": "true"},
+    )
     assert response.status_code == 200 and "This field is required" in response.content.decode()
     assert record().status == "candidate"
 
@@ -74,16 +81,22 @@ def test_it_shows_form_errors_instead_of_writing(client, knowledge, reviewer):
 def test_it_answers_409_with_the_current_state_when_someone_decided_first(client, knowledge, reviewer):
     client.force_login(reviewer)
     sha = record().sha256
-    client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "first", "loaded_sha256": sha})
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
-                           {"evidence": "second", "klass": "fact", "loaded_sha256": sha})
+    client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "first", "loaded_sha256": sha}
+    )
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "second", "klass": "fact", "loaded_sha256": sha},
+    )
     assert response.status_code == 409 and "no longer a candidate" in response.content.decode()
 
 
 def test_it_bulk_rejects_the_selected(client, knowledge, reviewer):
     client.force_login(reviewer)
     ids = list(KnowledgeRecord.objects.values_list("pk", flat=True))
-    response = client.post(reverse("ledger:candidate-bulk"), {"verb": "reject", "note": "stale", "records": ids[:2]})
+    response = client.post(
+        reverse("ledger:candidate-bulk"), {"verb": "reject", "note": "stale", "records": ids[:2]}
+    )
     assert response.status_code == 302
     assert KnowledgeRecord.objects.filter(status="superseded").count() == 2
 
@@ -99,13 +112,22 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     api = repos[0]
     knowledge_dir = tmp_path / "k"
     record = KnowledgeRecord.objects.create(
-        directory=str(knowledge_dir), record_id="ww-1", source_class="curated", klass="convention",
-        status="verified", title="Refill rates are given in seconds", description="Seen twice in review.",
+        directory=str(knowledge_dir),
+        record_id="ww-1",
+        source_class="curated",
+        klass="convention",
+        status="verified",
+        title="Refill rates are given in seconds",
+        description="Seen twice in review.",
         body="# Refill rates are given in seconds\n\n# Evidence\n\nThe Lua script test.",
-        derived_from=["claude-session:abc"], first_seen="2026-11-01T00:00:00Z")
+        derived_from=["claude-session:abc"],
+        first_seen="2026-11-01T00:00:00Z",
+    )
     client.force_login(reviewer)
     directory = get(api, "ADR-0009").directory
-    response = client.post(reverse("ledger:record-from-knowledge", args=[record.pk]), {"directory": directory})
+    response = client.post(
+        reverse("ledger:record-from-knowledge", args=[record.pk]), {"directory": directory}
+    )
     assert response.status_code == 302
     new = AdrRecord.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[-1]))
     assert (new.canonical_id, new.status, new.format) == ("ADR-0014", "proposed", "nygard")

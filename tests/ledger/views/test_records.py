@@ -1,4 +1,4 @@
-"""Decision-record pages: the index and a record for anyone; status changes for a reviewer, written to the files."""
+"""Decision-record pages: the index and a record for anyone; a reviewer's status changes, written to files."""
 
 from __future__ import annotations
 
@@ -37,28 +37,38 @@ def test_it_refuses_a_status_change_without_csrf(repos, reviewer):
     client = Client(enforce_csrf_checks=True)
     client.force_login(reviewer)
     record = get(repos[0], "ADR-0010")
-    assert client.post(reverse("ledger:record-status", args=[record.pk]), {"verb": "accept"}).status_code == 403
+    assert (
+        client.post(reverse("ledger:record-status", args=[record.pk]), {"verb": "accept"}).status_code == 403
+    )
 
 
 def test_it_accepts_a_proposed_record_and_only_its_status_changes(client, repos, reviewer):
     client.force_login(reviewer)
     record = get(repos[0], "ADR-0010")
     before = Path(record.path).read_text().splitlines()
-    client.post(reverse("ledger:record-status", args=[record.pk]), {"verb": "accept", "loaded_sha256": record.sha256})
+    client.post(
+        reverse("ledger:record-status", args=[record.pk]), {"verb": "accept", "loaded_sha256": record.sha256}
+    )
     after = Path(record.path).read_text().splitlines()
     changed = [(a, b) for a, b in zip(before, after, strict=False) if a != b]
     assert len(before) == len(after) and len(changed) == 1 and "Accepted" in changed[0][1]
     assert get(repos[0], "ADR-0010").status == "accepted"
     action = AdrAction.objects.get()
     assert (action.verb, action.reviewer_name, action.status_before, action.status_after) == (
-        "accept", "rita", "proposed", "accepted")
+        "accept",
+        "rita",
+        "proposed",
+        "accepted",
+    )
 
 
 def test_it_supersedes_by_updating_both_files_which_reimport_unchanged(client, repos, reviewer):
     client.force_login(reviewer)
     web = repos[1]
     older, newer = get(web, "ADR-0003"), get(web, "ADR-0004")
-    client.post(reverse("ledger:record-status", args=[older.pk]), {"verb": "supersede", "successor": newer.pk})
+    client.post(
+        reverse("ledger:record-status", args=[older.pk]), {"verb": "supersede", "successor": newer.pk}
+    )
     older_doc = parse.parse_adr(Path(older.path).read_bytes(), rel_path=older.rel_path)
     newer_doc = parse.parse_adr(Path(newer.path).read_bytes(), rel_path=newer.rel_path)
     assert older_doc.status == "superseded" and older_doc.superseded_by == ["ADR-0004"]
