@@ -59,6 +59,7 @@ def root_of(record: KnowledgeRecord) -> Path:
 
 
 def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
+    """A record's file and its bytes; a conflict when it is gone, refused when it would leave its root."""
     path = Path(record.path)
     try:
         return path, files.read(root_of(record), path)
@@ -71,6 +72,7 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
 def check_pending(
     record: KnowledgeRecord, loaded_sha256: str
 ) -> tuple[Path, bytes, knowledge_files.Knowledge]:
+    """The candidate's file, bytes and parse, when it is still a candidate the page was loaded against."""
     if record.status != KnowledgeRecord.Status.CANDIDATE:
         raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
@@ -91,6 +93,7 @@ def write_knowledge(record: KnowledgeRecord, path: Path, data: bytes) -> None:
 
 
 def stamp(verb: str, reviewer: Reviewer) -> str:
+    """The reviewer line a decision leaves in the file (the import recovers a lost audit row from it)."""
     return f"{verb} by {reviewer.name} via waysweb on {date.today().isoformat()}."
 
 
@@ -106,6 +109,7 @@ def record_action(
     related: str = "",
     batch: str = "",
 ) -> ReviewAction:
+    """Save the record and its audit row in one transaction."""
     record.save()
     return ReviewAction.objects.create(
         record=record,
@@ -296,6 +300,7 @@ STATUS_BY_VERB = {"accept": "accepted", "deprecate": "deprecated"}
 
 
 def current_record(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, parse.AdrDoc]:
+    """A decision record's file, bytes and parse; a conflict when gone or changed since the page loaded."""
     path = Path(record.path)
     try:
         raw = files.read(Path(record.repo), path)

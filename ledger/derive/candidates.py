@@ -84,6 +84,7 @@ class Outcome:
 
 
 def sentence(text: str, limit: int = 180, *, capital: bool = True) -> str:
+    """The first sentence of `text`, capitalised for a title, cut to `limit` characters."""
     text = " ".join(text.split())
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
     if capital:
@@ -141,6 +142,7 @@ class Evidence:
 
 
 def in_window(ts: datetime | None, begin: datetime | None, end: datetime | None) -> bool:
+    """Whether `ts` falls in [begin, end); an open bound is unbounded, no timestamp is outside."""
     return ts is not None and (begin is None or ts >= begin) and (end is None or ts < end)
 
 
@@ -255,6 +257,7 @@ def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -
 
 
 def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
+    """Each candidate's file under `candidates/`; one a person promoted, rejected or reworded is skipped."""
     outcome = Outcome()
     if found:
         directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
@@ -297,6 +300,7 @@ def boundaries(session: Session) -> list[tuple[int, str]]:
 
 
 def switched_on(trigger: str) -> bool:
+    """Whether the settings derive at this trigger (WAYSWEB_DERIVE_ON_END / _ON_COMPACT)."""
     switches = {
         KnowledgeEvent.Trigger.END: settings.WAYSWEB_DERIVE_ON_END,
         KnowledgeEvent.Trigger.COMPACT: settings.WAYSWEB_DERIVE_ON_COMPACT,

@@ -70,6 +70,7 @@ def adr_directories(
 
 
 def adr_file(directory: Path, name: str) -> bool:
+    """Whether a file in an ADR directory is a record (not a README, an index or a template)."""
     if not name.endswith(".md") or name.lower() in SKIP_NAMES:
         return False
     # docs/architecture holds more than ADRs: only ADR-NNN files there.
@@ -90,6 +91,7 @@ def adr_files(repo: Path, directory: Path, problems: list[safefs.Problem] | None
 
 
 def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
+    """Every record of one repository into rows: new, changed, moved (same id, new path) or gone."""
     result = AdrResult()
     now = timezone.now()
     root = str(repo)
@@ -158,6 +160,7 @@ def moved_from(root: str, record_id: str, existing: dict, seen: set[str], repo: 
 
 
 def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes, now) -> None:
+    """Copy what the parsed record says onto its row; a value too long for its column is a problem."""
     row.canonical_id, row.rel_path, row.directory = doc.id or Path(rel).stem, rel, directory
     row.number, row.title, row.raw_status, row.status = (
         doc.number or "",
@@ -179,10 +182,12 @@ def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes,
 
 
 def documents_json(value):
+    """Front matter as JSON can store it (dates and other YAML scalars as text)."""
     return json.loads(json.dumps(value or {}, default=str))
 
 
 def edges(doc) -> list[tuple[str, str]]:
+    """The (kind, target) edges a record declares, as `AdrRelation` rows store them."""
     kind = AdrRelation.Kind
     out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [
         (kind.SUPERSEDED_BY, t) for t in doc.superseded_by
@@ -192,6 +197,7 @@ def edges(doc) -> list[tuple[str, str]]:
 
 
 def flag_duplicates(root: str) -> None:
+    """Mark every live record whose id another live file of the repository also claims."""
     AdrRecord.objects.filter(repo=root).update(duplicate=False)
     dupes = (
         AdrRecord.objects.filter(repo=root, present=True)

@@ -27,6 +27,7 @@ class DocumentResult:
 
 
 def markdown(name: str) -> bool:
+    """Whether a file name is a Markdown document."""
     return name.endswith(".md")
 
 

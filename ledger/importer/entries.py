@@ -39,6 +39,7 @@ class Entry:
 
 
 def parse_timestamp(value: object) -> datetime | None:
+    """A front-matter timestamp as an aware datetime (naive ones read as UTC); None if unreadable."""
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str):
@@ -51,6 +52,7 @@ def parse_timestamp(value: object) -> datetime | None:
 
 
 def as_int(value: object) -> int | None:
+    """An integer front-matter value (a digit string too); None for anything else, booleans included."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -82,6 +84,7 @@ def parse_entry(raw: bytes) -> Entry:
 
 
 def name_epoch(name: str) -> int | None:
+    """The epoch in an entry's file name (`…_e007.md`), for entries whose front matter lacks one."""
     match = ENTRY_NAME.match(name)
     return int(match.group(4)) if match else None
 

@@ -88,6 +88,7 @@ def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
 
 
 def transcript_like(text: str) -> bool:
+    """Whether any line of `text` opens like a transcript (the §4.1 guard)."""
     return any(TRANSCRIPT_LINE.match(line) for line in text.splitlines())
 
 

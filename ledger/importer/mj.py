@@ -41,6 +41,7 @@ def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> 
 
 
 def ledger_name(name: str) -> bool:
+    """Whether a file name is a majordomus ledger: the live one or an archived rotation."""
     return name == "ledger.jsonl" or (name.startswith("ledger.") and name.endswith(".jsonl.archived"))
 
 
@@ -70,6 +71,7 @@ def first_event_key(pairs: list[tuple[str, object]]) -> dict:
 
 
 def parse_mj_line(data: bytes) -> dict | None:
+    """A ledger line as a dict with the first `event` key kept; None if it is not a JSON object."""
     try:
         obj = json.loads(data.decode("utf-8"), object_pairs_hook=first_event_key)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -78,6 +80,7 @@ def parse_mj_line(data: bytes) -> dict | None:
 
 
 def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
+    """The `MjLedgerLine` row of one line, values too long for their column flagged."""
     obj = parse_mj_line(record.data) or record.obj
     ts = obj.get("ts") if isinstance(obj.get("ts"), str) else ""
     payload = {k: v for k, v in obj.items() if k not in ("ts", "event", "head", "branch", "by", "session")}

@@ -31,6 +31,7 @@ class QueueFilters:
 
 
 def queue(filters: QueueFilters, *, page: int) -> Page:
+    """A page of the review queue, newest first, narrowed by the filters."""
     records = KnowledgeRecord.objects.select_related("session", "session__project", "ledger_entry")
     if filters.status:
         records = records.filter(status=filters.status)
@@ -48,11 +49,13 @@ def queue(filters: QueueFilters, *, page: int) -> Page:
 
 
 def queue_counts() -> dict[str, int]:
+    """How many present records have each status."""
     rows = KnowledgeRecord.objects.filter(present=True).values("status").annotate(n=Count("pk"))
     return {row["status"]: row["n"] for row in rows}
 
 
 def projects_with_knowledge() -> QuerySet[Project]:
+    """Projects whose sessions have knowledge records (the queue's project filter)."""
     return Project.objects.filter(sessions__knowledge__isnull=False).distinct().order_by("name")
 
 
@@ -72,16 +75,19 @@ def similar(record: KnowledgeRecord) -> list[KnowledgeRecord]:
 
 
 def pipeline_events() -> list[KnowledgeEvent]:
+    """The deriver's last 20 events."""
     return list(KnowledgeEvent.objects.select_related("session").order_by("-at")[:20])
 
 
 def pipeline_failures() -> list:
+    """The deriver's failed boundaries, and majordomus' last 20 `provider.event.failed` lines."""
     ours = list(KnowledgeEvent.objects.filter(kind=KnowledgeEvent.Kind.FAILED).select_related("session"))
     theirs = list(MjLedgerLine.objects.filter(event="provider.event.failed").order_by("-ts_raw")[:20])
     return ours + theirs
 
 
 def audit_log(record: KnowledgeRecord | None = None) -> QuerySet[ReviewAction]:
+    """One record's review actions, or the last 200 of all of them."""
     actions = ReviewAction.objects.select_related("record", "reviewer")
     return actions.filter(record=record) if record else actions[:200]
 

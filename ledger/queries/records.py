@@ -40,14 +40,17 @@ class Flags:
 
 
 def base_id(target: str) -> str:
+    """A reference without its `#section` anchor."""
     return target.split("#", 1)[0]
 
 
 def is_adr_ref(target: str) -> bool:
+    """Whether a reference names a decision record (not a typed `prefix:` ref)."""
     return target.upper().startswith("ADR-") or ":" not in target
 
 
 def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRecord]:
+    """Present records matching the status, repository and text filters, by repository and id."""
     rows = AdrRecord.objects.filter(present=True)
     if status:
         rows = rows.filter(status=status)
@@ -59,12 +62,14 @@ def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRec
 
 
 def repositories() -> list[str]:
+    """Every repository with present records (the index's repository filter)."""
     return list(
         AdrRecord.objects.filter(present=True).values_list("repo", flat=True).distinct().order_by("repo")
     )
 
 
 def flags(repo: str | None = None) -> Flags:
+    """What does not add up across one repository's records, or every repository's."""
     rows = AdrRecord.objects.filter(present=True)
     if repo:
         rows = rows.filter(repo=repo)
@@ -101,6 +106,7 @@ def flags(repo: str | None = None) -> Flags:
 
 
 def supersession_cycles(declared) -> list[list[str]]:
+    """Cycles in the supersession graph, each as the ids around it."""
     graph: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for (repo, source, kind), targets in declared.items():
         for target in targets:
@@ -177,6 +183,7 @@ def record_view(record: AdrRecord) -> RecordView:
 
 
 def sort_key(record: AdrRecord):
+    """Records in number order (sub-records after their parent), unnumbered ones last, then by date."""
     number = record.number.split(".")
     return (
         (0, [int(n) for n in number if n.isdigit()], record.date) if record.number else (1, [], record.date)

@@ -14,6 +14,7 @@ from ledger.queries import records as record_queries
 
 
 def ledger_projects() -> QuerySet:
+    """Each project with entries, with its entry and session counts."""
     return (
         LedgerEntry.objects.values("project_slug")
         .annotate(entries=Count("pk"), sessions=Count("session_key", distinct=True))
@@ -60,6 +61,7 @@ def ledger_stream(slug: str) -> list[StreamItem]:
 
 
 def entry_texts(session: Session) -> list[str]:
+    """The bodies of a session's ledger entries (to find the decision records they name)."""
     return list(LedgerEntry.objects.filter(session_key=session.sid).values_list("body", flat=True))
 
 
