@@ -10,10 +10,10 @@ alone), adds ADR-112 ledger entries to every session with windows — a `Decisio
 way. Both are kept: a second run with the same `--work` reuses them.
 
 Then `derive_due` over all sessions, from nothing (no events, no candidate files), once with the
-`ledger/deriver.py` of `--baseline` (a git revision) and once with the current one; then again
-with every boundary done (the steady state of `ingest --follow`). Both must write the same
-candidate files and the same events; the script says so, or fails. `--baseline-sessions` times the
-baseline on the first N sessions only (the old deriver does not finish on a large corpus).
+deriver of `--baseline` (a git revision: `ledger/derive/candidates.py`, `ledger/deriver.py` before it
+moved) and once with the current one; then again with every boundary done (the steady state of
+`ingest --follow`). Both must write the same candidate files and the same events; the script says
+so, or fails. `--baseline-sessions` times the baseline on the first N sessions only (the old deriver does not finish on a large corpus).
 Not part of the test suite.
 """
 
@@ -52,7 +52,7 @@ def ingest(*args: str) -> None:
 
     from django.core.management import call_command
 
-    from ledger import deriver
+    from ledger.derive import candidates as deriver
 
     derive_due = deriver.derive_due
     deriver.derive_due = lambda directory, sessions=None: []
@@ -124,12 +124,16 @@ def prepare(work: Path, tier: str, transcripts: bool) -> None:
 
 
 def baseline_module(revision: str, work: Path):
-    """`ledger/deriver.py` as it was at `revision` (or the file `revision` names), imported from a copy."""
+    """The deriver as it was at `revision` (or the file `revision` names), imported from a copy."""
     path = Path(revision)
     if not path.is_file():
         path = work / f"deriver_{revision}.py"
-        path.write_bytes(subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:ledger/deriver.py"],
-                                        check=True, capture_output=True).stdout)
+        for name in ("ledger/derive/candidates.py", "ledger/deriver.py"):  # where it lived before
+            shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:{name}"], capture_output=True)
+            if shown.returncode == 0:
+                break
+        shown.check_returncode()
+        path.write_bytes(shown.stdout)
     spec = importlib.util.spec_from_file_location("bench_baseline_deriver", path)
     module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # dataclasses look it up
     spec.loader.exec_module(module)
@@ -173,7 +177,7 @@ def main() -> None:
     prepare(work, args.tier, not args.no_transcripts)
 
     from introspect.models import Session
-    from ledger import deriver
+    from ledger.derive import candidates as deriver
     from ledger.models import LedgerEntry
 
     directory = work / "knowledge"

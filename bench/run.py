@@ -211,7 +211,7 @@ def main() -> None:
 
     from introspect.importer.run import Options, import_pass
     from introspect.models import Session, WaysEvent
-    from ledger.importer.run import import_pass as ledger_pass
+    from waysweb.passes import ledger_pass
 
     locs = settings.WAYSWEB_LOCATIONS
     options = Options(ways=False)

@@ -10,8 +10,10 @@ class LedgerConfig(AppConfig):
         # (Django's AppConfig.ready contract).
         from introspect.importer import loader
         from introspect.queries import providers
-        from ledger import queries
         from ledger.importer import mj
+        from ledger.queries import stream
 
-        loader.register_store("mj_ledger", mj.store_lines)  # majordomus ledger.jsonl through the line importer
-        providers.register_session_notes(queries.session_notes)
+        loader.register_store(
+            "mj_ledger", mj.store_lines
+        )  # majordomus ledger.jsonl through the line importer
+        providers.register_session_notes(stream.session_notes)  # entries under turns, records named

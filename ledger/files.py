@@ -35,8 +35,10 @@ def knowledge_root(directory: Path) -> Path:
 
 def unsafe(refused: safefs.Refused) -> Unsafe:
     problem = refused.problem
-    return Unsafe(f"waysweb did not touch {problem.path}: {problem.label}"
-                  + (f" ({problem.detail})" if problem.detail else ""))
+    return Unsafe(
+        f"waysweb did not touch {problem.path}: {problem.label}"
+        + (f" ({problem.detail})" if problem.detail else "")
+    )
 
 
 def write_atomic(root: Path, path: Path, data: bytes) -> None:
@@ -55,7 +57,8 @@ def remove(root: Path, path: Path) -> None:
 
 
 def read(root: Path, path: Path) -> bytes:
-    """The bytes of a file about to be changed, read the way it will be written; FileNotFoundError when gone."""
+    """The bytes of a file about to be changed, read the way it will be written; FileNotFoundError when
+    gone."""
     try:
         data = safefs.read_for_edit(root, path, EDIT_CAP)
     except safefs.Refused as refused:

@@ -4,28 +4,36 @@ from __future__ import annotations
 
 from django import forms
 
-from ledger.importer import documents
+from ledger.importer import knowledge
 
-CLASS_CHOICES = [(name, name) for name in documents.CLASSES]
+CLASS_CHOICES = [(name, name) for name in knowledge.CLASSES]
 
 
 class PromoteForm(forms.Form):
-    evidence = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=True,
-                               help_text="What shows this is true: a commit, a test, a decision. Required.")
+    evidence = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        strip=True,
+        help_text="What shows this is true: a commit, a test, a decision. Required.",
+    )
     klass = forms.ChoiceField(choices=CLASS_CHOICES, label="Class")
     loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
 
     def clean_evidence(self) -> str:
         evidence = self.cleaned_data["evidence"]
-        if documents.transcript_like(evidence):
+        if knowledge.transcript_like(evidence):
             raise forms.ValidationError("This reads like a transcript; state the evidence in your own words.")
         return evidence
 
 
 class RejectForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True,
-                             help_text="Why it is wrong, out of date or a duplicate. Required.")
-    superseded_by = forms.CharField(required=False, help_text="The id of the record that replaces it, if any.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="Why it is wrong, out of date or a duplicate. Required.",
+    )
+    superseded_by = forms.CharField(
+        required=False, help_text="The id of the record that replaces it, if any."
+    )
     loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
 
 
@@ -37,8 +45,11 @@ class EditForm(forms.Form):
 
 class BulkForm(forms.Form):
     verb = forms.ChoiceField(choices=[("promote", "Promote"), ("reject", "Reject")])
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True,
-                           help_text="Evidence (promote) or reason (reject), shared by every selected record.")
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="Evidence (promote) or reason (reject), shared by every selected record.",
+    )
     records = forms.ModelMultipleChoiceField(queryset=None)
 
     def __init__(self, *args, queryset=None, **kwargs):

@@ -15,6 +15,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from ledger.records import parse as record_formats
+
 
 class LedgerEntry(models.Model):
     class Phase(models.TextChoices):
@@ -29,25 +31,32 @@ class LedgerEntry(models.Model):
     rel_path = models.TextField()
     project_slug = models.CharField(max_length=512)
     session_key = models.CharField(max_length=512, blank=True, default="")
-    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="ledger_entries")
+    session = models.ForeignKey(
+        "introspect.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="ledger_entries"
+    )
     epoch = models.IntegerField(null=True, blank=True, help_text="project-monotonic entry number (ADR-112)")
     context_pct = models.IntegerField(null=True, blank=True)
     timestamp_raw = models.CharField(max_length=64, blank=True, default="")
     ts = models.DateTimeField(null=True, blank=True)
     phase = models.CharField(max_length=32, blank=True, default="")
-    transcript_path = models.TextField(blank=True, default="", help_text="as written; untrusted, never opened")
+    transcript_path = models.TextField(
+        blank=True, default="", help_text="as written; untrusted, never opened"
+    )
     body = models.TextField(blank=True, default="")
     sha256 = models.CharField(max_length=64)
     quarantine_reason = models.CharField(max_length=64, blank=True, default="")
     quarantine_detail = models.TextField(blank=True, default="")
-    flags = models.JSONField(default=list, blank=True, help_text="overlong:<field>: a value too long for its column")
+    flags = models.JSONField(
+        default=list, blank=True, help_text="overlong:<field>: a value too long for its column"
+    )
     present = models.BooleanField(default=True)
     read_at = models.DateTimeField()
 
     class Meta:
         ordering = ["project_slug", "epoch", "ts", "rel_path"]
-        constraints = [models.UniqueConstraint(fields=["host", "root", "rel_path"], name="ledger_entry_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["host", "root", "rel_path"], name="ledger_entry_unique")
+        ]
         indexes = [models.Index(fields=["session_key"]), models.Index(fields=["project_slug", "epoch"])]
 
     def __str__(self) -> str:
@@ -74,12 +83,20 @@ class KnowledgeRecord(models.Model):
         VERIFIED = "verified"
         SUPERSEDED = "superseded"
 
+    class SourceClass(models.TextChoices):
+        CANDIDATES = "candidates"
+        CURATED = "curated"
+
+    class Origin(models.TextChoices):
+        MAJORDOMUS = "majordomus"
+        WAYSWEB = "waysweb"  # derived here (ledger/derive)
+
     CLASSES = ("fact", "convention", "constraint", "memory", "lesson")
 
     directory = models.TextField(help_text="the knowledge directory holding candidates/ and curated/")
     record_id = models.CharField(max_length=255)
-    source_class = models.CharField(max_length=16, help_text="candidates or curated")
-    origin = models.CharField(max_length=16, default="majordomus", help_text="majordomus or waysweb (derived here)")
+    source_class = models.CharField(max_length=16, choices=SourceClass.choices)
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.MAJORDOMUS)
     klass = models.CharField(max_length=32, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     epistemics = models.CharField(max_length=16, blank=True, default="")
@@ -95,12 +112,18 @@ class KnowledgeRecord(models.Model):
     frontmatter = models.JSONField(default=dict, blank=True)
     sha256 = models.CharField(max_length=64, blank=True, default="")
     present = models.BooleanField(default=True)
-    problem = models.TextField(blank=True, default="", help_text="why the file does not check out, if it does not")
-    conflict = models.TextField(blank=True, default="", help_text="a file that contradicts a person's decision")
-    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="knowledge")
-    ledger_entry = models.ForeignKey(LedgerEntry, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="knowledge")
+    problem = models.TextField(
+        blank=True, default="", help_text="why the file does not check out, if it does not"
+    )
+    conflict = models.TextField(
+        blank=True, default="", help_text="a file that contradicts a person's decision"
+    )
+    session = models.ForeignKey(
+        "introspect.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="knowledge"
+    )
+    ledger_entry = models.ForeignKey(
+        LedgerEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="knowledge"
+    )
     turn_epochs = models.JSONField(default=list, blank=True, help_text="turns of the session it came from")
     first_seen = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
@@ -129,15 +152,18 @@ class ReviewAction(models.Model):
 
     record = models.ForeignKey(KnowledgeRecord, on_delete=models.CASCADE, related_name="actions")
     verb = models.CharField(max_length=16, choices=Verb.choices)
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     reviewer_name = models.CharField(max_length=150, help_text="kept even if the user is renamed")
     note = models.TextField(blank=True, default="")
     class_before = models.CharField(max_length=32, blank=True, default="")
     class_after = models.CharField(max_length=32, blank=True, default="")
     file_sha_before = models.CharField(max_length=64, blank=True, default="")
     file_sha_after = models.CharField(max_length=64, blank=True, default="")
-    related = models.CharField(max_length=255, blank=True, default="", help_text="superseded-by / merged-into id")
+    related = models.CharField(
+        max_length=255, blank=True, default="", help_text="superseded-by / merged-into id"
+    )
     batch = models.CharField(max_length=32, blank=True, default="", help_text="bulk actions share a batch id")
     at = models.DateTimeField(auto_now_add=True)
 
@@ -161,7 +187,9 @@ class MjLedgerLine(models.Model):
     provider_session = models.CharField(max_length=512, blank=True, default="")
     payload = models.JSONField(default=dict, blank=True)
     raw = models.TextField()
-    flags = models.JSONField(default=list, blank=True, help_text="overlong:<field>: a value too long for its column")
+    flags = models.JSONField(
+        default=list, blank=True, help_text="overlong:<field>: a value too long for its column"
+    )
 
     class Meta:
         ordering = ["ts_raw", "pk"]
@@ -176,10 +204,16 @@ class KnowledgeEvent(models.Model):
         FAILED = "derive.failed"
         SKIPPED = "derive.skipped", "switched off by policy"
 
+    class Trigger(models.TextChoices):
+        END = "end"
+        COMPACT = "compact"
+        MANUAL = "manual"
+
     kind = models.CharField(max_length=32, choices=Kind.choices)
-    trigger = models.CharField(max_length=16, help_text="end, compact or manual")
-    session = models.ForeignKey("introspect.Session", null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="+")
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    session = models.ForeignKey(
+        "introspect.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     window = models.IntegerField(null=True, blank=True)
     written = models.IntegerField(default=0)
     unchanged = models.IntegerField(default=0)
@@ -189,15 +223,21 @@ class KnowledgeEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-pk"]
-        constraints = [models.UniqueConstraint(fields=["session", "window", "trigger", "kind"],
-                                               name="knowledge_event_once")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "window", "trigger", "kind"], name="knowledge_event_once"
+            )
+        ]
 
 
 class AdrRecord(models.Model):
     """A decision record, identified by its id inside its repository, never by its file name."""
 
-    STATUSES = ("draft", "proposed", "accepted", "rejected", "deprecated", "superseded", "abandoned", "archived",
-                "unknown")
+    # The closed sets the parser normalises every record to (ledger/records/parse.py): one list each.
+    Status = models.TextChoices("Status", [(name.upper(), (name, name)) for name in record_formats.STATUSES])
+    Format = models.TextChoices(
+        "Format", [(name.upper().replace("-", "_"), (name, name)) for name in record_formats.FORMATS]
+    )
 
     repo = models.TextField()
     directory = models.TextField(help_text="the ADR directory it was found in")
@@ -206,9 +246,9 @@ class AdrRecord(models.Model):
     number = models.CharField(max_length=32, blank=True, default="")
     title = models.TextField(blank=True, default="")
     raw_status = models.TextField(blank=True, default="")
-    status = models.CharField(max_length=16, default="unknown")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.UNKNOWN)
     date = models.CharField(max_length=10, blank=True, default="")
-    format = models.CharField(max_length=16, blank=True, default="")
+    format = models.CharField(max_length=16, choices=Format.choices, blank=True, default="")
     sections = models.JSONField(default=list, blank=True)
     frontmatter = models.JSONField(default=dict, blank=True)
     provenance = models.JSONField(default=dict, blank=True)
@@ -238,23 +278,39 @@ class AdrRecord(models.Model):
 
 
 class AdrRelation(models.Model):
-    """An edge declared by a record: supersedes, superseded_by, related, amends, cites."""
+    """An edge declared by a record (a cited `RUL-`/`SPEC-` ref is a `related` typed ref)."""
+
+    class Kind(models.TextChoices):
+        SUPERSEDES = "supersedes"
+        SUPERSEDED_BY = "superseded_by"
+        RELATED = "related"
+        AMENDS = "amends"
 
     source = models.ForeignKey(AdrRecord, on_delete=models.CASCADE, related_name="relations")
-    kind = models.CharField(max_length=16)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     target = models.CharField(max_length=255, help_text="canonical id (maybe with #section) or a typed ref")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["source", "kind", "target"], name="adr_relation_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "kind", "target"], name="adr_relation_unique")
+        ]
 
 
 class AdrAction(models.Model):
     """A person's status change or new record, written to the files and recorded here."""
 
+    class Verb(models.TextChoices):
+        ACCEPT = "accept"
+        DEPRECATE = "deprecate"
+        SUPERSEDE = "supersede"
+        CREATE = "create"
+
     record = models.ForeignKey(AdrRecord, null=True, on_delete=models.SET_NULL, related_name="actions")
     record_id_text = models.CharField(max_length=128)
-    verb = models.CharField(max_length=16, help_text="accept, deprecate, supersede, create")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    verb = models.CharField(max_length=16, choices=Verb.choices)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
     reviewer_name = models.CharField(max_length=150)
     note = models.TextField(blank=True, default="")
     status_before = models.CharField(max_length=16, blank=True, default="")

@@ -1,14 +1,20 @@
-"""What a reviewer does to a knowledge candidate: promote, reject, edit, merge — file first, then row.
+"""A person's acts, written to the files first and audited with them (knowledge-and-records.md §6, §13).
 
-Each write is the person's act (knowledge-and-records.md §6): the file is written atomically
-(temp file + rename), then the database row and its `ReviewAction` commit together. A crash
-between the two leaves a file that says what was decided and carries a "Promoted by …" line;
-the next import reads it and records the action as recovered, so files and database agree.
-A form loaded against an older file, or a record someone else already decided, is a conflict.
+Knowledge candidates: promote, reject, edit, merge. Each write is the person's act: the file is
+written atomically (temp file + rename), then the database row and its `ReviewAction` commit
+together. A crash between the two leaves a file that says what was decided and carries a "Promoted
+by …" line; the next import reads it and records the action as recovered, so files and database
+agree. A form loaded against an older file, or a record someone else already decided, is a conflict.
+
+Decision records: status changes and new records. Status changes go through the format's own writer
+(ledger/records/edit.py), which changes only the status lines and keeps every other byte; a
+supersession updates both files, each atomically, and one audit row names them both. An agent never
+accepts: only a logged-in person reaches these functions.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass
 from datetime import date
@@ -17,14 +23,18 @@ from pathlib import Path
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import documents
-from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.importer import adr_load
+from ledger.importer import knowledge as knowledge_files
+from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import edit, new, parse
+from lib import safefs
+from lib.hashing import sha256
 
 
 class Conflict(Exception):
     """The record changed since the page loaded, or is no longer a candidate: decide again."""
 
-    def __init__(self, record: KnowledgeRecord, message: str):
+    def __init__(self, record: KnowledgeRecord | AdrRecord, message: str):
         super().__init__(message)
         self.record = record
 
@@ -49,6 +59,7 @@ def root_of(record: KnowledgeRecord) -> Path:
 
 
 def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
+    """A record's file and its bytes; a conflict when it is gone, refused when it would leave its root."""
     path = Path(record.path)
     try:
         return path, files.read(root_of(record), path)
@@ -58,19 +69,22 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
         raise Refused(str(exc)) from None
 
 
-def check_pending(record: KnowledgeRecord, loaded_sha256: str) -> tuple[Path, bytes, documents.Knowledge]:
+def check_pending(
+    record: KnowledgeRecord, loaded_sha256: str
+) -> tuple[Path, bytes, knowledge_files.Knowledge]:
+    """The candidate's file, bytes and parse, when it is still a candidate the page was loaded against."""
     if record.status != KnowledgeRecord.Status.CANDIDATE:
         raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
-    parsed = documents.parse_knowledge(raw, stem=record.record_id)
+    parsed = knowledge_files.parse_knowledge(raw, stem=record.record_id)
     if parsed.get("status") != "candidate":
         raise Conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
-    if loaded_sha256 and documents.sha256(raw) != loaded_sha256:
+    if loaded_sha256 and sha256(raw) != loaded_sha256:
         raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parsed
 
 
-def write(record: KnowledgeRecord, path: Path, data: bytes) -> None:
+def write_knowledge(record: KnowledgeRecord, path: Path, data: bytes) -> None:
     """Write one of the record's files, refused (nothing written) when it would leave its repository."""
     try:
         files.write_atomic(root_of(record), path, data)
@@ -79,30 +93,57 @@ def write(record: KnowledgeRecord, path: Path, data: bytes) -> None:
 
 
 def stamp(verb: str, reviewer: Reviewer) -> str:
+    """The reviewer line a decision leaves in the file (the import recovers a lost audit row from it)."""
     return f"{verb} by {reviewer.name} via waysweb on {date.today().isoformat()}."
 
 
 @transaction.atomic
-def record_action(record: KnowledgeRecord, *, verb: str, reviewer: Reviewer, note: str, class_before: str,
-                  sha_before: str, related: str = "", batch: str = "") -> ReviewAction:
+def record_action(
+    record: KnowledgeRecord,
+    *,
+    verb: str,
+    reviewer: Reviewer,
+    note: str,
+    class_before: str,
+    sha_before: str,
+    related: str = "",
+    batch: str = "",
+) -> ReviewAction:
+    """Save the record and its audit row in one transaction."""
     record.save()
     return ReviewAction.objects.create(
-        record=record, verb=verb, reviewer=reviewer.user, reviewer_name=reviewer.name, note=note,
-        class_before=class_before, class_after=record.klass, file_sha_before=sha_before,
-        file_sha_after=record.sha256, related=related, batch=batch)
+        record=record,
+        verb=verb,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=note,
+        class_before=class_before,
+        class_after=record.klass,
+        file_sha_before=sha_before,
+        file_sha_after=record.sha256,
+        related=related,
+        batch=batch,
+    )
 
 
-def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: str, new_class: str = "",
-                      loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+def candidate_promote(
+    *,
+    record: KnowledgeRecord,
+    reviewer: Reviewer,
+    evidence: str,
+    new_class: str = "",
+    loaded_sha256: str = "",
+    batch: str = "",
+) -> KnowledgeRecord:
     """Write `curated/<id>.md` (verified, with the evidence), remove the candidate, record who."""
     evidence = evidence.strip()
     if not evidence:
         raise Refused("promotion needs evidence: say what shows this is true")
-    if documents.transcript_like(evidence):
+    if knowledge_files.transcript_like(evidence):
         raise Refused("evidence reads like a transcript; state the evidence in your own words")
     new_class = new_class or record.klass
-    if new_class not in documents.CLASSES:
-        raise Refused(f"class must be one of {', '.join(documents.CLASSES)}")
+    if new_class not in knowledge_files.CLASSES:
+        raise Refused(f"class must be one of {', '.join(knowledge_files.CLASSES)}")
     if record.status == KnowledgeRecord.Status.VERIFIED and record.actions.filter(verb="promote").exists():
         return record  # a repeated POST: the promotion already stands
     candidate_path, raw, parsed = check_pending(record, loaded_sha256)
@@ -112,29 +153,46 @@ def candidate_promote(*, record: KnowledgeRecord, reviewer: Reviewer, evidence: 
     provenance.setdefault("origin", "extracted")
     data["provenance"] = provenance
     body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
-    rendered = documents.render_knowledge(data, body)
+    rendered = knowledge_files.render_knowledge(data, body)
     curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
-    write(record, curated, rendered)
+    write_knowledge(record, curated, rendered)
     try:
         files.remove(root_of(record), candidate_path)
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
-    class_before, sha_before = record.klass, documents.sha256(raw)
-    record.source_class, record.status, record.klass = "curated", KnowledgeRecord.Status.VERIFIED, new_class
-    record.sha256, record.body, record.conflict, record.date = documents.sha256(rendered), body, "", data["date"]
-    record_action(record, verb=ReviewAction.Verb.PROMOTE, reviewer=reviewer, note=evidence,
-                  class_before=class_before, sha_before=sha_before, batch=batch)
+    class_before, sha_before = record.klass, sha256(raw)
+    record.source_class, record.status = KnowledgeRecord.SourceClass.CURATED, KnowledgeRecord.Status.VERIFIED
+    record.klass = new_class
+    record.sha256, record.body, record.conflict, record.date = sha256(rendered), body, "", data["date"]
+    record_action(
+        record,
+        verb=ReviewAction.Verb.PROMOTE,
+        reviewer=reviewer,
+        note=evidence,
+        class_before=class_before,
+        sha_before=sha_before,
+        batch=batch,
+    )
     return record
 
 
-def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str, superseded_by: str = "",
-                     loaded_sha256: str = "", batch: str = "") -> KnowledgeRecord:
+def candidate_reject(
+    *,
+    record: KnowledgeRecord,
+    reviewer: Reviewer,
+    reason: str,
+    superseded_by: str = "",
+    loaded_sha256: str = "",
+    batch: str = "",
+) -> KnowledgeRecord:
     """Rewrite the candidate as superseded with the reason (it stays under candidates/)."""
     reason = reason.strip()
     if not reason:
         raise Refused("rejection needs a reason")
-    if superseded_by and not KnowledgeRecord.objects.filter(directory=record.directory,
-                                                            record_id=superseded_by).exists():
+    if (
+        superseded_by
+        and not KnowledgeRecord.objects.filter(directory=record.directory, record_id=superseded_by).exists()
+    ):
         raise Refused(f"no record {superseded_by!r} to be superseded by")
     if record.status == KnowledgeRecord.Status.SUPERSEDED and record.actions.filter(verb="reject").exists():
         return record
@@ -144,23 +202,32 @@ def candidate_reject(*, record: KnowledgeRecord, reviewer: Reviewer, reason: str
     if superseded_by:
         data["superseded_by"] = superseded_by
     body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
-    rendered = documents.render_knowledge(data, body)
-    write(record, path, rendered)
-    sha_before = documents.sha256(raw)
+    rendered = knowledge_files.render_knowledge(data, body)
+    write_knowledge(record, path, rendered)
+    sha_before = sha256(raw)
     record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
-    record.sha256, record.conflict = documents.sha256(rendered), ""
-    record_action(record, verb=ReviewAction.Verb.REJECT, reviewer=reviewer, note=reason, class_before=record.klass,
-                  sha_before=sha_before, related=superseded_by, batch=batch)
+    record.sha256, record.conflict = sha256(rendered), ""
+    record_action(
+        record,
+        verb=ReviewAction.Verb.REJECT,
+        reviewer=reviewer,
+        note=reason,
+        class_before=record.klass,
+        sha_before=sha_before,
+        related=superseded_by,
+        batch=batch,
+    )
     return record
 
 
-def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, description: str,
-                   loaded_sha256: str = "") -> KnowledgeRecord:
+def candidate_edit(
+    *, record: KnowledgeRecord, reviewer: Reviewer, title: str, description: str, loaded_sha256: str = ""
+) -> KnowledgeRecord:
     """Reword a candidate before deciding on it (an edit of the candidate file)."""
     title, description = " ".join(title.split()), " ".join(description.split())
     if not title or not description:
         raise Refused("a record needs a title (an assertion) and a description")
-    if documents.transcript_like(title) or documents.transcript_like(description):
+    if knowledge_files.transcript_like(title) or knowledge_files.transcript_like(description):
         raise Refused("a record is an assertion, never a transcript")
     path, raw, parsed = check_pending(record, loaded_sha256)
     data = dict(parsed.data)
@@ -168,18 +235,30 @@ def candidate_edit(*, record: KnowledgeRecord, reviewer: Reviewer, title: str, d
     rest = parsed.body.split("\n", 1)[1] if parsed.body.startswith("# ") and "\n" in parsed.body else ""
     rest = rest.strip().split("\n\n", 1)[1] if "\n\n" in rest.strip() else ""
     body = f"# {title}\n\n{description}\n\n{rest}\n\n{stamp('Edited', reviewer)}".replace("\n\n\n\n", "\n\n")
-    rendered = documents.render_knowledge(data, body)
-    write(record, path, rendered)
-    sha_before = documents.sha256(raw)
+    rendered = knowledge_files.render_knowledge(data, body)
+    write_knowledge(record, path, rendered)
+    sha_before = sha256(raw)
     record.title, record.description, record.body = title, description, body
-    record.sha256 = documents.sha256(rendered)
-    record_action(record, verb=ReviewAction.Verb.EDIT, reviewer=reviewer, note=f"{parsed.get('title')} → {title}",
-                  class_before=record.klass, sha_before=sha_before)
+    record.sha256 = sha256(rendered)
+    record_action(
+        record,
+        verb=ReviewAction.Verb.EDIT,
+        reviewer=reviewer,
+        note=f"{parsed.get('title')} → {title}",
+        class_before=record.klass,
+        sha_before=sha_before,
+    )
     return record
 
 
-def candidates_merge(*, keep: KnowledgeRecord, duplicates: list[KnowledgeRecord], reviewer: Reviewer,
-                     evidence: str, new_class: str = "") -> str:
+def candidates_merge(
+    *,
+    keep: KnowledgeRecord,
+    duplicates: list[KnowledgeRecord],
+    reviewer: Reviewer,
+    evidence: str,
+    new_class: str = "",
+) -> str:
     """Promote one and reject the others as superseded by it; one batch, one audit row each."""
     batch = uuid.uuid4().hex[:12]
     duplicates = [d for d in duplicates if d.pk != keep.pk]
@@ -187,12 +266,19 @@ def candidates_merge(*, keep: KnowledgeRecord, duplicates: list[KnowledgeRecord]
         raise Refused("pick at least one duplicate to merge into the record you keep")
     candidate_promote(record=keep, reviewer=reviewer, evidence=evidence, new_class=new_class, batch=batch)
     for duplicate in duplicates:
-        candidate_reject(record=duplicate, reviewer=reviewer, reason=f"Merged into {keep.record_id}.",
-                         superseded_by=keep.record_id, batch=batch)
+        candidate_reject(
+            record=duplicate,
+            reviewer=reviewer,
+            reason=f"Merged into {keep.record_id}.",
+            superseded_by=keep.record_id,
+            batch=batch,
+        )
     return batch
 
 
-def candidates_bulk(*, records: list[KnowledgeRecord], verb: str, reviewer: Reviewer, note: str) -> tuple[str, list]:
+def candidates_bulk(
+    *, records: list[KnowledgeRecord], verb: str, reviewer: Reviewer, note: str
+) -> tuple[str, list]:
     """Promote or reject several with one shared note: each is still its own act and audit row."""
     batch = uuid.uuid4().hex[:12]
     problems = []
@@ -205,3 +291,194 @@ def candidates_bulk(*, records: list[KnowledgeRecord], verb: str, reviewer: Revi
         except (Conflict, Refused) as exc:
             problems.append((record, str(exc)))
     return batch, problems
+
+
+# ------------------------------------------------------------------------------------------ decision records
+
+
+STATUS_BY_VERB = {"accept": "accepted", "deprecate": "deprecated"}
+
+
+def current_record(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, parse.AdrDoc]:
+    """A decision record's file, bytes and parse; a conflict when gone or changed since the page loaded."""
+    path = Path(record.path)
+    try:
+        raw = files.read(Path(record.repo), path)
+    except FileNotFoundError:
+        raise Conflict(record, f"{record.rel_path} is gone from the repository") from None
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
+    if loaded_sha256 and sha256(raw) != loaded_sha256:
+        raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
+    return path, raw, parse.parse_adr(raw, rel_path=record.rel_path)
+
+
+def write_record(repo: Path, target: Path, data: bytes) -> None:
+    """Write a record file, refused (nothing written) when it would leave the repository."""
+    try:
+        files.write_atomic(repo, target, data)
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
+
+
+def link_to(record: AdrRecord, from_record: AdrRecord) -> str:
+    """A relative link from one record's file to another's, as adr-tools writes them."""
+    return os.path.relpath(record.path, Path(from_record.path).parent)
+
+
+def record_set_status(
+    *,
+    record: AdrRecord,
+    verb: str,
+    reviewer: Reviewer,
+    successor: AdrRecord | None = None,
+    loaded_sha256: str = "",
+    note: str = "",
+) -> AdrRecord:
+    """Accept, deprecate or supersede (by `successor`): each file written atomically, then one audit row."""
+    today = date.today().isoformat()
+    path, raw, doc = current_record(record, loaded_sha256)
+    if record.duplicate:
+        raise Refused("two files claim this id; resolve the duplicate before changing its status")
+    writes: list[tuple[Path, bytes, bytes]] = []
+    if verb in STATUS_BY_VERB:
+        if record.status == STATUS_BY_VERB[verb]:
+            raise Refused(f"it is already {record.status}")
+        writes.append((path, raw, edit.set_status(raw, doc, STATUS_BY_VERB[verb], today=today)))
+        after = STATUS_BY_VERB[verb]
+    elif verb == "supersede":
+        if successor is None or successor.pk == record.pk or successor.repo != record.repo:
+            raise Refused("pick the record (in the same repository) that supersedes this one")
+        s_path, s_raw, s_doc = current_record(successor, "")
+        writes.append(
+            (path, raw, edit.add_superseded_by(raw, doc, successor.canonical_id, link_to(successor, record)))
+        )
+        writes.append(
+            (
+                s_path,
+                s_raw,
+                edit.add_supersedes(s_raw, s_doc, record.canonical_id, link_to(record, successor)),
+            )
+        )
+        after = "superseded"
+    else:
+        raise Refused(f"unknown action {verb!r}")
+    for target, _, data in writes:
+        write_record(Path(record.repo), target, data)
+    with transaction.atomic():
+        AdrAction.objects.create(
+            record=record,
+            record_id_text=record.canonical_id,
+            verb=verb,
+            reviewer=reviewer.user,
+            reviewer_name=reviewer.name,
+            note=note,
+            status_before=record.status,
+            status_after=after,
+            files=[[str(target), sha256(before), sha256(data)] for target, before, data in writes],
+        )
+    adr_load.import_repo(Path(record.repo))
+    return AdrRecord.objects.get(pk=record.pk)
+
+
+def directory_format(directory: str) -> tuple[str, list[int], int]:
+    """The format most records in the directory use, their numbers, and their zero-padding width."""
+    rows = AdrRecord.objects.filter(directory=directory, present=True)
+    formats = [row.format for row in rows if row.format]
+    fmt = max(set(formats), key=formats.count) if formats else "nygard"
+    # Ids are per repository, whatever folder holds them: number above every record of the repo.
+    repo = rows.values_list("repo", flat=True).first()
+    numbers = [
+        int(n.split(".")[0])
+        for n in AdrRecord.objects.filter(repo=repo).values_list("number", flat=True)
+        if n.split(".")[0].isdigit()
+    ]
+    width = max(
+        (
+            len(Path(row.rel_path).name.split("-")[0])
+            for row in rows
+            if Path(row.rel_path).name.split("-")[0].isdigit()
+        ),
+        default=4,
+    )
+    return fmt, numbers, width
+
+
+def made_from(knowledge: list[KnowledgeRecord]) -> AdrRecord | None:
+    """The record a person already made of exactly this knowledge, if it is still there."""
+    wanted = sorted(k.record_id for k in knowledge)
+    for action in AdrAction.objects.filter(verb=AdrAction.Verb.CREATE, record__present=True).select_related(
+        "record"
+    ):
+        if sorted(part.strip() for part in action.note.split(",")) == wanted:
+            return action.record
+    return None
+
+
+@transaction.atomic
+def record_from_knowledge(
+    *, knowledge: list[KnowledgeRecord], directory: str, reviewer: Reviewer
+) -> AdrRecord:
+    """A proposed record in the directory's own format, next free number, provenance included.
+
+    Idempotent: the same knowledge made into a record again (a repeated POST, a second tab) is the
+    record made the first time. The knowledge rows are locked for the transaction, so two requests
+    at once cannot both find none and write two files.
+    """
+    if not knowledge or any(k.status != KnowledgeRecord.Status.VERIFIED for k in knowledge):
+        raise Refused("only promoted (verified) knowledge becomes a decision record")
+    list(KnowledgeRecord.objects.select_for_update().filter(pk__in=[k.pk for k in knowledge]).order_by("pk"))
+    existing = made_from(knowledge)
+    if existing is not None:
+        return existing
+    known = set(AdrRecord.objects.filter(present=True).values_list("directory", flat=True))
+    if directory not in known:
+        raise Refused("pick one of the ADR directories waysweb found")
+    fmt, numbers, width = directory_format(directory)
+    number = new.next_number(numbers)
+    first = knowledge[0]
+    refs = [f"knowledge:{k.record_id}" for k in knowledge] + [
+        ref
+        for k in knowledge
+        for ref in k.derived_from
+        if ref.startswith(("claude-session:", "ledger:", "session:"))
+    ]
+    context = "\n\n".join(k.description for k in knowledge)
+    decision = "\n\n".join(k.title for k in knowledge)
+    evidence = [line for k in knowledge for line in k.body.split("# Evidence", 1)[1:]]
+    consequences = (
+        ("Evidence recorded at promotion:\n\n" + "\n".join(e.strip() for e in evidence))
+        if evidence
+        else "To be written by the deciders."
+    )
+    name, content = new.new_record(
+        fmt,
+        number=number,
+        title=first.title,
+        context=context,
+        decision=decision,
+        consequences=consequences,
+        provenance_refs=refs,
+        today=date.today().isoformat(),
+        width=width,
+    )
+    target = Path(directory) / name
+    repo = AdrRecord.objects.filter(directory=directory).values_list("repo", flat=True).first()
+    if safefs.exists(target):
+        raise Conflict(first, f"{name} already exists; reload and try again")
+    write_record(safefs.real(repo), target, content)
+    adr_load.import_repo(Path(repo))
+    record = AdrRecord.objects.get(
+        repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix()
+    )
+    AdrAction.objects.create(
+        record=record,
+        record_id_text=record.canonical_id,
+        verb=AdrAction.Verb.CREATE,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=", ".join(k.record_id for k in knowledge),
+        status_after=record.status,
+        files=[[str(target), "", sha256(content)]],
+    )
+    return record

@@ -15,7 +15,7 @@ from introspect.derive import sessions
 from introspect.importer import loader
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
-from ledger import deriver
+from ledger.derive import candidates
 from ledger.importer.run import LedgerPass, import_documents, import_knowledge
 from lib.locations import Locations
 
@@ -34,5 +34,5 @@ def ledger_pass(locs: Locations, *, derive: bool = True) -> LedgerPass:
     """Ledger documents, knowledge candidates derived at the episode boundaries, knowledge records."""
     result = import_documents(locs)
     if derive:
-        result.derived = deriver.derive_due(locs.knowledge_dir, Session.objects.all())
+        result.derived = candidates.derive_due(locs.knowledge_dir, Session.objects.all())
     return import_knowledge(locs, result)

@@ -14,9 +14,10 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ledger.importer import adrs, documents
 from ledger.models import AdrRecord, AdrRelation
+from ledger.records import parse
 from lib import bulk, fit, safefs
+from lib.hashing import sha256
 
 DEFAULT_DIRS = ("doc/adr", "docs/adr", "docs/decisions", ".ai/repo/adrs", "docs/architecture")
 SKIP_NAMES = {"readme.md", "index.md", "template.md", "adr-template.md", "0000-template.md"}
@@ -32,7 +33,9 @@ class AdrResult:
     problems: list[safefs.Problem] = field(default_factory=list)
 
 
-def adr_directories(repo: Path, extra: tuple[str, ...] = (), problems: list[safefs.Problem] | None = None) -> list[Path]:
+def adr_directories(
+    repo: Path, extra: tuple[str, ...] = (), problems: list[safefs.Problem] | None = None
+) -> list[Path]:
     """`.adr-dir`'s target, then the conventional places, then configured ones — those that exist
     inside the repository (a directory reached through a link out of it is a problem, never read)."""
     problems = [] if problems is None else problems
@@ -67,6 +70,7 @@ def adr_directories(repo: Path, extra: tuple[str, ...] = (), problems: list[safe
 
 
 def adr_file(directory: Path, name: str) -> bool:
+    """Whether a file in an ADR directory is a record (not a README, an index or a template)."""
     if not name.endswith(".md") or name.lower() in SKIP_NAMES:
         return False
     # docs/architecture holds more than ADRs: only ADR-NNN files there.
@@ -75,14 +79,19 @@ def adr_file(directory: Path, name: str) -> bool:
 
 def adr_files(repo: Path, directory: Path, problems: list[safefs.Problem] | None = None) -> list[Path]:
     """The record files under one ADR directory, read inside the repository."""
-    listing = safefs.walk(safefs.real(repo), start=directory, want=lambda name: adr_file(directory, name),
-                          prune=lambda name: name.startswith("."))
+    listing = safefs.walk(
+        safefs.real(repo),
+        start=directory,
+        want=lambda name: adr_file(directory, name),
+        prune=lambda name: name.startswith("."),
+    )
     if problems is not None:
         problems.extend(listing.problems)
     return listing.files
 
 
 def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
+    """Every record of one repository into rows: new, changed, moved (same id, new path) or gone."""
     result = AdrResult()
     now = timezone.now()
     root = str(repo)
@@ -96,7 +105,7 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 continue
             seen.add(rel)  # an unreadable record is not gone: its row keeps what was last read
             try:
-                raw = safefs.read_capped(base, path, documents.MAX_DOCUMENT_BYTES)[: documents.MAX_DOCUMENT_BYTES]
+                raw = safefs.read_capped(base, path, parse.MAX_DOCUMENT_BYTES)[: parse.MAX_DOCUMENT_BYTES]
             except FileNotFoundError:
                 seen.discard(rel)
                 continue
@@ -107,11 +116,11 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
                 continue
             result.files += 1
-            digest = documents.sha256(raw)
+            digest = sha256(raw)
             row = existing.get(rel)
             if row is not None and row.sha256 == digest and row.present:
                 continue
-            doc = adrs.parse_adr(raw, rel_path=rel)
+            doc = parse.parse_adr(raw, rel_path=rel)
             with transaction.atomic():
                 if row is None:
                     row = moved_from(root, doc.id, existing, seen, repo)
@@ -127,9 +136,13 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 bulk.save_racing(row, repo=root, rel_path=rel)
                 AdrRelation.objects.filter(source=row).delete()
                 AdrRelation.objects.bulk_create(
-                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in edges(doc)
-                     if len(target) <= AdrRelation._meta.get_field("target").max_length],
-                    ignore_conflicts=True)
+                    [
+                        AdrRelation(source=row, kind=kind, target=target)
+                        for kind, target in edges(doc)
+                        if len(target) <= AdrRelation._meta.get_field("target").max_length
+                    ],
+                    ignore_conflicts=True,
+                )
     for rel, row in existing.items():
         if rel not in seen and row.present:
             AdrRecord.objects.filter(pk=row.pk).update(present=False)
@@ -147,8 +160,14 @@ def moved_from(root: str, record_id: str, existing: dict, seen: set[str], repo: 
 
 
 def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes, now) -> None:
+    """Copy what the parsed record says onto its row; a value too long for its column is a problem."""
     row.canonical_id, row.rel_path, row.directory = doc.id or Path(rel).stem, rel, directory
-    row.number, row.title, row.raw_status, row.status = doc.number or "", doc.title, doc.raw_status, doc.status
+    row.number, row.title, row.raw_status, row.status = (
+        doc.number or "",
+        doc.title,
+        doc.raw_status,
+        doc.status,
+    )
     row.date, row.format = doc.date or "", doc.format
     row.sections = [[heading, text] for heading, text in doc.sections]
     row.frontmatter = documents_json(doc.frontmatter)
@@ -156,22 +175,35 @@ def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes,
     row.deciders = [str(d) for d in doc.deciders]
     row.body = raw.decode("utf-8", "replace")
     row.sha256, row.present, row.read_at = digest, True, now
-    row.problems = list(doc.problems) + ([f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else [])
+    row.problems = list(doc.problems) + (
+        [f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else []
+    )
     row.problems += fit.fit_instance(row)  # the file keeps the value; the column cannot
 
 
 def documents_json(value):
+    """Front matter as JSON can store it (dates and other YAML scalars as text)."""
     return json.loads(json.dumps(value or {}, default=str))
 
 
 def edges(doc) -> list[tuple[str, str]]:
-    out = [("supersedes", t) for t in doc.supersedes] + [("superseded_by", t) for t in doc.superseded_by]
-    out += [("related", t) for t in doc.related] + [("amends", t) for t in doc.amends]
+    """The (kind, target) edges a record declares, as `AdrRelation` rows store them."""
+    kind = AdrRelation.Kind
+    out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [
+        (kind.SUPERSEDED_BY, t) for t in doc.superseded_by
+    ]
+    out += [(kind.RELATED, t) for t in doc.related] + [(kind.AMENDS, t) for t in doc.amends]
     return out
 
 
 def flag_duplicates(root: str) -> None:
+    """Mark every live record whose id another live file of the repository also claims."""
     AdrRecord.objects.filter(repo=root).update(duplicate=False)
-    dupes = (AdrRecord.objects.filter(repo=root, present=True).values("canonical_id")
-             .annotate(n=Count("pk")).filter(n__gt=1).values_list("canonical_id", flat=True))
+    dupes = (
+        AdrRecord.objects.filter(repo=root, present=True)
+        .values("canonical_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .values_list("canonical_id", flat=True)
+    )
     AdrRecord.objects.filter(repo=root, present=True, canonical_id__in=list(dupes)).update(duplicate=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 from django.conf import settings
 
 from introspect.importer import loader, problems
-from introspect.models import Project, Session
-from ledger.importer import adr_load, load, mj
+from introspect.models import Project
+from ledger.importer import adr_load, document, entries, knowledge, mj
 from ledger.models import KnowledgeEvent
 from lib import safefs
 from lib.locations import SAMPLE_HOME, Locations
@@ -23,18 +23,28 @@ from lib.locations import SAMPLE_HOME, Locations
 
 @dataclass
 class LedgerPass:
-    entries: load.DocumentResult = field(default_factory=load.DocumentResult)
-    knowledge: load.DocumentResult = field(default_factory=load.DocumentResult)
+    entries: document.DocumentResult = field(default_factory=document.DocumentResult)
+    knowledge: document.DocumentResult = field(default_factory=document.DocumentResult)
     mj_lines: int = 0
-    adrs: load.DocumentResult = field(default_factory=load.DocumentResult)
+    adrs: document.DocumentResult = field(default_factory=document.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
     problems: list[safefs.Problem] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
         e, k = self.entries, self.knowledge
-        return bool(e.added or e.changed or e.gone or k.added or k.changed or k.gone or self.mj_lines or self.derived
-                    or self.adrs.added or self.adrs.changed)
+        return bool(
+            e.added
+            or e.changed
+            or e.gone
+            or k.added
+            or k.changed
+            or k.gone
+            or self.mj_lines
+            or self.derived
+            or self.adrs.added
+            or self.adrs.changed
+        )
 
 
 def repositories(locs: Locations) -> list[Path]:
@@ -72,9 +82,9 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     result = LedgerPass()
     if locs.demo:
         ensure_demo_repos(locs)
-    result.entries = load.import_ledger(ledger_dir or locs.ledger_dir)
+    result.entries = entries.import_ledger(ledger_dir or locs.ledger_dir)
     problems.record("ledger", result.entries.problems)
-    load.link_entries_to_sessions()
+    entries.link_entries_to_sessions()
     repos = repositories(locs)
     mj_problems: list[safefs.Problem] = []
     for source in mj.sources(repos, mj_problems):
@@ -99,8 +109,8 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
 def import_knowledge(locs: Locations, result: LedgerPass) -> LedgerPass:
     """waysweb's own knowledge directory and each repository's, into `result`."""
     knowledge_problems: list[safefs.Problem] = []
-    for directory, root in load.knowledge_directories(repositories(locs), locs.knowledge_dir):
-        found = load.import_knowledge(directory, root)
+    for directory, root in knowledge.knowledge_directories(repositories(locs), locs.knowledge_dir):
+        found = knowledge.import_knowledge(directory, root)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
         knowledge_problems += found.problems

@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
-from ledger.importer import adrs, documents
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import parse
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +65,7 @@ def test_it_promotes_with_evidence_and_writes_the_file(reviewing):
     tab.shot("22-promoted")
     record.refresh_from_db()
     assert (record.status, record.klass) == ("verified", "constraint")
-    curated = documents.parse_knowledge(open(record.path, "rb").read(), stem=record.record_id)
+    curated = knowledge_files.parse_knowledge(open(record.path, "rb").read(), stem=record.record_id)
     assert curated.get("status") == "verified" and "Promoted by rita via waysweb" in curated.body
     assert ReviewAction.objects.get(record=record).reviewer.username == "rita"
 
@@ -84,7 +85,7 @@ def test_it_rejects_edits_and_merges(reviewing):
     first.refresh_from_db()
     assert (first.status, first.title) == ("superseded", "A clearer assertion of the same decision")
     with_similar = next((r for r in KnowledgeRecord.objects.filter(status="candidate") if
-                         __import__("ledger.queries", fromlist=["similar"]).similar(r)), None)
+                         __import__("ledger.queries.knowledge", fromlist=["similar"]).similar(r)), None)
     if with_similar is not None:
         open_candidate(tab, with_similar)
         tab.page.locator("#merge-form input[name=duplicates]").first.check()
@@ -146,7 +147,7 @@ def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
     tab.page.click("#status-form button[type=submit]")
     tab.page.wait_for_selector("text=Written: ADR-0003 is now superseded.")
     tab.shot("32-superseded")
-    assert adrs.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
+    assert parse.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
 
 
 def test_it_turns_promoted_knowledge_into_a_draft_record(decisions):

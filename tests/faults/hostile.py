@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from introspect.models import Subagent
-from ledger.importer import documents
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord
 from tests.conftest import append
 from tests.faults.conftest import entry, event, jsonl
@@ -156,7 +156,7 @@ def hostile(home, settings, tmp_path):
                 "derived_from": [f"claude-session:{sid}", f"ledger:{SLUGS[number % len(SLUGS)]}/e1"],
             },
         }
-        (candidates / f"k-{number}.md").write_bytes(documents.render_knowledge(data, "# Ids\n\nAs data."))
+        (candidates / f"k-{number}.md").write_bytes(knowledge_files.render_knowledge(data, "# Ids\n\nAs data."))
     adr = project / "doc" / "adr" / "0001-ids-are-data.md"
     adr.parent.mkdir(parents=True)
     adr.write_text(ADR)

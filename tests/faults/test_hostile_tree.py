@@ -24,7 +24,8 @@ from django.urls import reverse
 from introspect.importer import health, loader, wayfiles
 from introspect.importer.sources import Source
 from introspect.models import Project, SourceProblem, Spill, TranscriptEntry, Way, WaysEvent
-from ledger.importer import adr_load, adrs, documents, load
+from ledger.importer import adr_load
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import (
     AdrAction,
     AdrRecord,
@@ -34,6 +35,7 @@ from ledger.models import (
     MjLedgerLine,
     ReviewAction,
 )
+from ledger.records import parse as adr_parse
 from lib import fit, locations, safefs
 from tests.conftest import Home, append, gzip_member
 from tests.faults.conftest import (
@@ -506,7 +508,7 @@ def test_overlong_document_values_are_flagged_and_the_next_document_imported(hom
     data = {"schema": "knowledge/v1", "id": PLANTED_ID, "kind": "knowledge", "class": "c" * 40, "title": "Long",
             "description": "d", "status": "s" * 20, "epistemics": "e" * 20, "date": "2026-11-02-and-more",
             "superseded_by": "z" * 300, "provenance": {"derived_from": []}}
-    (directory / "candidates" / f"{PLANTED_ID}.md").write_bytes(documents.render_knowledge(data, "# Long\n\nd"))
+    (directory / "candidates" / f"{PLANTED_ID}.md").write_bytes(knowledge_files.render_knowledge(data, "# Long\n\nd"))
     (repo / "docs" / "adr" / "0002-long.md").write_text(
         ADR.format(n=1, title="Long", status="A" * 40, body="long") + "\nDate: " + "9" * 20 + "\n")
     mj = repo / ".ai" / "local" / "state" / "ledger.jsonl"
@@ -551,7 +553,7 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
     """Another host's importer inserts the same record between this one's read and its write."""
     repo = repository(home)
     directory = repo / ".ai" / "repo" / "knowledge"
-    parse = documents.parse_knowledge
+    parse = knowledge_files.parse_knowledge
 
     def racing_parse(raw, *, stem):
         parsed = parse(raw, stem=stem)
@@ -559,17 +561,17 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
                                               defaults={"first_seen": "2026-11-02T10:00:00Z", "title": "theirs"})
         return parsed
 
-    monkeypatch.setattr(documents, "parse_knowledge", racing_parse)
-    result = load.import_knowledge(directory, repo)
+    monkeypatch.setattr(knowledge_files, "parse_knowledge", racing_parse)
+    result = knowledge_files.import_knowledge(directory, repo)
     assert result.added == 1 and KnowledgeRecord.objects.get().title == "Queues absorb bursts"
-    parse_adr = adrs.parse_adr
+    parse_adr = adr_parse.parse_adr
 
     def racing_adr(raw, *, rel_path):
         doc = parse_adr(raw, rel_path=rel_path)
         AdrRecord.objects.get_or_create(repo=str(repo), rel_path=rel_path, defaults={"read_at": "2026-11-02T10:00:00Z"})
         return doc
 
-    monkeypatch.setattr(adrs, "parse_adr", racing_adr)
+    monkeypatch.setattr(adr_parse, "parse_adr", racing_adr)
     adr_load.import_repo(repo)
     assert list(AdrRecord.objects.values_list("title", flat=True)) == ["Use queues"]
 

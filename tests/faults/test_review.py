@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from ledger.importer import adr_load, documents, load
+from ledger.importer import adr_load
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
 from tests.ledger.conftest import record_file
 
@@ -36,10 +37,10 @@ def knowledge_rows(directory: Path) -> dict[str, str]:
 def cli_promote(directory: Path, record_id: str) -> None:
     """What majordomus' `knowledge promote` does: the file moves to curated/ and says verified."""
     source = directory / "candidates" / f"{record_id}.md"
-    parsed = documents.parse_knowledge(source.read_bytes(), stem=record_id)
+    parsed = knowledge_files.parse_knowledge(source.read_bytes(), stem=record_id)
     target = directory / "curated" / f"{record_id}.md"
     target.parent.mkdir(exist_ok=True)
-    target.write_bytes(documents.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
+    target.write_bytes(knowledge_files.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
     source.unlink()
 
 
@@ -52,7 +53,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(client,
     assert page.status_code == 200 and record.sha256 in page.content.decode()
     cli_promote(knowledge, FIRST)
     if imported_since:
-        load.import_knowledge(knowledge)
+        knowledge_files.import_knowledge(knowledge)
     before_files, before_rows = files(knowledge), knowledge_rows(knowledge)
     response = client.post(reverse("ledger:candidate-promote", args=[record.pk]),
                            {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": record.sha256},
@@ -62,7 +63,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(client,
     assert "no longer a candidate" in body or "moved or deleted outside waysweb" in body
     assert files(knowledge) == before_files and knowledge_rows(knowledge) == before_rows  # no write
     assert not ReviewAction.objects.exists()
-    load.import_knowledge(knowledge)
+    knowledge_files.import_knowledge(knowledge)
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == "verified"
     assert knowledge_rows(knowledge) == files(knowledge)  # one row per file, its current content
 
@@ -78,14 +79,14 @@ def test_case_37_reimport_after_a_decision_keeps_it_and_flags_a_reverted_file(cl
     assert response.status_code in (200, 302)
     decided = KnowledgeRecord.objects.get(record_id=FIRST).status
     assert decided == ("verified" if verb == "promote" else "superseded")
-    load.import_knowledge(knowledge)  # re-import: the person's act stands
+    knowledge_files.import_knowledge(knowledge)  # re-import: the person's act stands
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == decided
     assert knowledge_rows(knowledge) == files(knowledge)
     # `git checkout` brings the candidate back; the curated copy (if any) is gone again.
     (knowledge / "curated" / f"{FIRST}.md").unlink(missing_ok=True)
     record_file(knowledge, FIRST)
     reverted = files(knowledge)
-    load.import_knowledge(knowledge)
+    knowledge_files.import_knowledge(knowledge)
     after = KnowledgeRecord.objects.get(record_id=FIRST)
     assert after.status == decided and f"a person decided {decided!r}" in after.conflict
     assert ReviewAction.objects.count() == 1  # nothing redone

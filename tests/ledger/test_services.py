@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import services
-from ledger.importer import documents, load
+from ledger import files, services
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord, ReviewAction
+from lib.hashing import sha256
 from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
@@ -19,25 +20,38 @@ def get(record_id: str = FIRST) -> KnowledgeRecord:
 
 
 def test_it_promotes_to_curated_with_the_evidence_and_records_who(knowledge, reviewer):
-    record = services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer),
-                                        evidence="Commit 06fa258 and the crash test.", new_class="constraint",
-                                        loaded_sha256=get().sha256)
+    record = services.candidate_promote(
+        record=get(),
+        reviewer=services.Reviewer.of(reviewer),
+        evidence="Commit 06fa258 and the crash test.",
+        new_class="constraint",
+        loaded_sha256=get().sha256,
+    )
     curated = knowledge / "curated" / f"{FIRST}.md"
     assert curated.exists() and not (knowledge / "candidates" / f"{FIRST}.md").exists()
-    parsed = documents.parse_knowledge(curated.read_bytes(), stem=FIRST)
+    parsed = knowledge_files.parse_knowledge(curated.read_bytes(), stem=FIRST)
     assert (parsed.get("status"), parsed.get("class")) == ("verified", "constraint")
-    assert "# Evidence\n\nCommit 06fa258 and the crash test." in parsed.body and "Promoted by rita via waysweb" in parsed.body
+    assert (
+        "# Evidence\n\nCommit 06fa258 and the crash test." in parsed.body
+        and "Promoted by rita via waysweb" in parsed.body
+    )
     assert (record.status, record.source_class, record.klass) == ("verified", "curated", "constraint")
     action = ReviewAction.objects.get()
     assert (action.verb, action.reviewer_name, action.class_before, action.class_after) == (
-        "promote", "rita", "convention", "constraint")
-    assert action.file_sha_after == documents.sha256(curated.read_bytes())
+        "promote",
+        "rita",
+        "convention",
+        "constraint",
+    )
+    assert action.file_sha_after == sha256(curated.read_bytes())
 
 
 def test_it_refuses_to_promote_without_evidence_or_with_a_transcript(knowledge, reviewer):
     for evidence in ("", "   ", "assistant: I think so"):
         with pytest.raises(services.Refused):
-            services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence=evidence)
+            services.candidate_promote(
+                record=get(), reviewer=services.Reviewer.of(reviewer), evidence=evidence
+            )
     assert not ReviewAction.objects.exists() and get().status == "candidate"
 
 
@@ -45,12 +59,25 @@ def test_it_rejects_with_a_reason_and_keeps_the_file_under_candidates(knowledge,
     with pytest.raises(services.Refused):
         services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason=" ")
     with pytest.raises(services.Refused):
-        services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="dup",
-                                  superseded_by="no-such-record")
-    services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="Duplicate of 0002.",
-                              superseded_by="s-20260911000001-aaaa-000000000002")
-    parsed = documents.parse_knowledge((knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST)
-    assert parsed.get("status") == "superseded" and parsed.get("superseded_by") == "s-20260911000001-aaaa-000000000002"
+        services.candidate_reject(
+            record=get(),
+            reviewer=services.Reviewer.of(reviewer),
+            reason="dup",
+            superseded_by="no-such-record",
+        )
+    services.candidate_reject(
+        record=get(),
+        reviewer=services.Reviewer.of(reviewer),
+        reason="Duplicate of 0002.",
+        superseded_by="s-20260911000001-aaaa-000000000002",
+    )
+    parsed = knowledge_files.parse_knowledge(
+        (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
+    )
+    assert (
+        parsed.get("status") == "superseded"
+        and parsed.get("superseded_by") == "s-20260911000001-aaaa-000000000002"
+    )
     assert "# Rejected\n\nDuplicate of 0002." in parsed.body
     assert get().status == "superseded" and ReviewAction.objects.get().related.endswith("0002")
 
@@ -60,12 +87,15 @@ def test_it_answers_a_stale_form_or_a_decided_record_with_a_conflict(knowledge, 
     loaded = get().sha256
     path.write_bytes(path.read_bytes() + b"\nedited by hand\n")
     with pytest.raises(services.Conflict, match="changed since this page was loaded"):
-        services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e",
-                                   loaded_sha256=loaded)
-    load.import_knowledge(knowledge)
+        services.candidate_promote(
+            record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e", loaded_sha256=loaded
+        )
+    knowledge_files.import_knowledge(knowledge)
     services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="no")
     with pytest.raises(services.Conflict, match="no longer a candidate"):
-        services.candidate_edit(record=get(), reviewer=services.Reviewer.of(reviewer), title="T", description="D")
+        services.candidate_edit(
+            record=get(), reviewer=services.Reviewer.of(reviewer), title="T", description="D"
+        )
 
 
 def test_it_treats_a_repeated_promote_as_done(knowledge, reviewer):
@@ -76,9 +106,15 @@ def test_it_treats_a_repeated_promote_as_done(knowledge, reviewer):
 
 
 def test_it_edits_the_wording_before_a_decision(knowledge, reviewer):
-    services.candidate_edit(record=get(), reviewer=services.Reviewer.of(reviewer),
-                            title="Offsets commit in the same transaction as rows", description="Why: no duplicates.")
-    parsed = documents.parse_knowledge((knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST)
+    services.candidate_edit(
+        record=get(),
+        reviewer=services.Reviewer.of(reviewer),
+        title="Offsets commit in the same transaction as rows",
+        description="Why: no duplicates.",
+    )
+    parsed = knowledge_files.parse_knowledge(
+        (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
+    )
     assert parsed.get("title") == "Offsets commit in the same transaction as rows"
     assert parsed.body.startswith("# Offsets commit in the same transaction as rows\n\nWhy: no duplicates.")
     assert ReviewAction.objects.get().verb == "edit"
@@ -87,8 +123,9 @@ def test_it_edits_the_wording_before_a_decision(knowledge, reviewer):
 def test_it_merges_duplicates_into_one_promoted_record(knowledge, reviewer):
     keep = get()
     dupe = get("s-20260911000001-aaaa-000000000003")
-    batch = services.candidates_merge(keep=keep, duplicates=[dupe], reviewer=services.Reviewer.of(reviewer),
-                                      evidence="Same decision twice.")
+    batch = services.candidates_merge(
+        keep=keep, duplicates=[dupe], reviewer=services.Reviewer.of(reviewer), evidence="Same decision twice."
+    )
     assert get().status == "verified" and get(dupe.record_id).status == "superseded"
     assert get(dupe.record_id).superseded_by == FIRST
     assert set(ReviewAction.objects.values_list("batch", flat=True)) == {batch}
@@ -97,8 +134,12 @@ def test_it_merges_duplicates_into_one_promoted_record(knowledge, reviewer):
 
 def test_it_applies_a_bulk_action_as_one_act_per_record(knowledge, reviewer):
     records = list(KnowledgeRecord.objects.all())
-    batch, problems = services.candidates_bulk(records=records, verb="reject", reviewer=services.Reviewer.of(reviewer),
-                                               note="Out of date after the rewrite.")
+    batch, problems = services.candidates_bulk(
+        records=records,
+        verb="reject",
+        reviewer=services.Reviewer.of(reviewer),
+        note="Out of date after the rewrite.",
+    )
     assert problems == []
     assert ReviewAction.objects.filter(batch=batch, verb="reject").count() == 3
     assert set(KnowledgeRecord.objects.values_list("status", flat=True)) == {"superseded"}
@@ -113,23 +154,23 @@ def test_it_agrees_with_the_files_after_a_crash_between_file_and_database(knowle
         services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e")
     assert get().status == "candidate"  # the database never saw the promotion…
     monkeypatch.undo()
-    load.import_knowledge(knowledge)  # …the next import reads the file, which says it happened
+    knowledge_files.import_knowledge(knowledge)  # …the next import reads the file, which says it happened
     record = get()
     assert (record.status, record.source_class) == ("verified", "curated")
     recovered = ReviewAction.objects.get()
     assert (recovered.verb, recovered.reviewer_name) == ("recover", "rita")
-    load.import_knowledge(knowledge)
+    knowledge_files.import_knowledge(knowledge)
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1 and ReviewAction.objects.count() == 1
 
 
-def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(knowledge, reviewer, monkeypatch):
-    from ledger import files
-
+def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(
+    knowledge, reviewer, monkeypatch
+):
     monkeypatch.setattr(files, "remove", lambda root, path: (_ for _ in ()).throw(OSError("killed")))
     with pytest.raises(OSError):
         services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e")
     monkeypatch.undo()
-    load.import_knowledge(knowledge)
+    knowledge_files.import_knowledge(knowledge)
     record = get()
     assert record.status == "verified" and "interrupted promotion" in record.conflict
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1
@@ -138,6 +179,6 @@ def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(kn
 def test_it_never_lets_a_reverted_file_undo_a_decision(knowledge, reviewer):
     services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="wrong")
     record_file(knowledge, FIRST)  # `git checkout` brought the candidate back
-    load.import_knowledge(knowledge)
+    knowledge_files.import_knowledge(knowledge)
     record = get()
     assert record.status == "superseded" and "a person decided 'superseded'" in record.conflict

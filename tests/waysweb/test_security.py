@@ -12,7 +12,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from ledger.importer import load
+from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrAction, KnowledgeRecord, ReviewAction
 from tests.ledger.conftest import record_file
 from waysweb.management.commands import serve
@@ -38,7 +38,7 @@ def every_route(patterns=None, prefix: str = "") -> list[str]:
 def records(tmp_path):
     directory = tmp_path / "repo" / ".ai" / "repo" / "knowledge"
     record_file(directory, "s-20260911000001-aaaa-3f9c2a1b7d0e")
-    load.import_knowledge(directory)
+    knowledge_files.import_knowledge(directory)
     return directory
 
 

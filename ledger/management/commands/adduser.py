@@ -16,8 +16,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument("--reviewer", action="store_true", help="may promote, reject, edit and merge")
-        parser.add_argument("--password-env", metavar="VAR",
-                            help="read the password from this environment variable instead of prompting")
+        parser.add_argument(
+            "--password-env",
+            metavar="VAR",
+            help="read the password from this environment variable instead of prompting",
+        )
 
     def handle(self, *args, username: str, reviewer: bool, password_env: str | None, **options) -> None:
         if password_env:

@@ -18,7 +18,6 @@ status is no longer `candidate`) is skipped: a later boundary never undoes a hum
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,11 +28,13 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
 from introspect.models import Session, Turn, WaysEvent, Window
+from introspect.rules.timestamps import utc_second
 from ledger import files
-from ledger.importer import documents
+from ledger.importer import knowledge
 from ledger.models import KnowledgeEvent, LedgerEntry
 from lib import safefs
 from lib.bulk import chunked_in, insert_ignore
+from lib.hashing import sha256
 
 DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
 OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.IGNORECASE)
@@ -54,16 +55,25 @@ class Candidate:
     @property
     def record_id(self) -> str:
         canonical = "\n".join([self.klass, self.title, *self.refs])
-        return "ww-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        return "ww-" + sha256(canonical.encode())[:16]
 
     def render(self) -> bytes:
         data = {
-            "schema": "knowledge/v1", "id": self.record_id, "kind": "knowledge", "class": self.klass,
-            "title": self.title, "description": self.description, "status": "candidate",
-            "epistemics": self.epistemics, "date": self.day, "tags": ["derived", self.tag],
+            "schema": "knowledge/v1",
+            "id": self.record_id,
+            "kind": "knowledge",
+            "class": self.klass,
+            "title": self.title,
+            "description": self.description,
+            "status": "candidate",
+            "epistemics": self.epistemics,
+            "date": self.day,
+            "tags": ["derived", self.tag],
             "provenance": {"origin": "extracted", "derived_from": list(self.refs)},
         }
-        return documents.render_knowledge(data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip())
+        return knowledge.render_knowledge(
+            data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip()
+        )
 
 
 @dataclass
@@ -74,6 +84,7 @@ class Outcome:
 
 
 def sentence(text: str, limit: int = 180, *, capital: bool = True) -> str:
+    """The first sentence of `text`, capitalised for a title, cut to `limit` characters."""
     text = " ".join(text.split())
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
     if capital:
@@ -96,21 +107,26 @@ class Evidence:
 
     @classmethod
     def read(cls, sessions: list[Session]) -> Evidence:
-        from introspect.rules.timestamps import utc_second
-
         evidence = cls()
         pks = [session.pk for session in sessions]
         windows = Window.objects.order_by("session_id", "number").values_list("session_id", "start_ts")
         for session_id, start_ts in chunked_in(windows, "session_id", pks):
             evidence.starts.setdefault(session_id, []).append(utc_second(start_ts))
-        entries = (LedgerEntry.objects.filter(quarantine_reason="", present=True).order_by("epoch", "ts", "rel_path")
-                   .only("session_key", "project_slug", "epoch", "ts", "phase", "body"))
+        entries = (
+            LedgerEntry.objects.filter(quarantine_reason="", present=True)
+            .order_by("epoch", "ts", "rel_path")
+            .only("session_key", "project_slug", "epoch", "ts", "phase", "body")
+        )
         for entry in chunked_in(entries, "session_key", {session.sid for session in sessions}):
             evidence.entries.setdefault(entry.session_key, []).append(entry)
         # Read through the event index (there is none on session and event): one scan per chunk.
-        ways = (WaysEvent.objects.filter(Q(event="way_nearmiss") | Q(event="way_judged", verdict="block"),
-                                         ts__isnull=False).exclude(way=None)
-                .values_list("session_id", "event", "way", "prob_en", "ts"))
+        ways = (
+            WaysEvent.objects.filter(
+                Q(event="way_nearmiss") | Q(event="way_judged", verdict="block"), ts__isnull=False
+            )
+            .exclude(way=None)
+            .values_list("session_id", "event", "way", "prob_en", "ts")
+        )
         for session_id, *row in chunked_in(ways, "session_id", pks):
             evidence.ways.setdefault(session_id, []).append(tuple(row))
         turns = Turn.objects.order_by("session_id", "epoch").values_list("session_id", "ts", "epoch")
@@ -126,6 +142,7 @@ class Evidence:
 
 
 def in_window(ts: datetime | None, begin: datetime | None, end: datetime | None) -> bool:
+    """Whether `ts` falls in [begin, end); an open bound is unbounded, no timestamp is outside."""
     return ts is not None and (begin is None or ts >= begin) and (end is None or ts < end)
 
 
@@ -134,29 +151,63 @@ def candidates_for(session: Session, window: int, evidence: Evidence) -> list[Ca
     begin, end = evidence.window_bounds(session, window)
     found: list[Candidate] = []
     session_ref = f"claude-session:{session.sid}"
-    entries = [e for e in evidence.entries.get(session.sid, [])
-               if in_window(e.ts, begin, end) or (e.ts is None and window == 1)]
+    entries = [
+        e
+        for e in evidence.entries.get(session.sid, [])
+        if in_window(e.ts, begin, end) or (e.ts is None and window == 1)
+    ]
     for entry in entries:
-        refs = (session_ref, f"ledger:{entry.project_slug}/e{entry.epoch if entry.epoch is not None else '?'}")
+        refs = (
+            session_ref,
+            f"ledger:{entry.project_slug}/e{entry.epoch if entry.epoch is not None else '?'}",
+        )
         day = entry.ts.date().isoformat() if entry.ts else ""
         where = f"{entry.label} ({entry.phase or 'no phase'}) of session {session.sid[:8]}"
         for line in entry.body.splitlines():
             if match := DECISION.match(line):
-                found.append(Candidate("convention", "decided", sentence(match.group(1)),
-                                       f"Recorded as a decision in {where}.", day, "decision", refs))
+                found.append(
+                    Candidate(
+                        "convention",
+                        "decided",
+                        sentence(match.group(1)),
+                        f"Recorded as a decision in {where}.",
+                        day,
+                        "decision",
+                        refs,
+                    )
+                )
             elif match := OPEN_THREADS.match(line):
-                found.append(Candidate("memory", "inferred", f"Still open: {sentence(match.group(1), capital=False)}",
-                                       f"Left open in {where}; carry it into the next session.", day, "question",
-                                       refs))
+                found.append(
+                    Candidate(
+                        "memory",
+                        "inferred",
+                        f"Still open: {sentence(match.group(1), capital=False)}",
+                        f"Left open in {where}; carry it into the next session.",
+                        day,
+                        "question",
+                        refs,
+                    )
+                )
         if entry.phase == "handoff" and entry.body.strip():
-            found.append(Candidate("memory", "observed", sentence(entry.body),
-                                   f"The handoff written before a compaction in {where}.", day, "handoff", refs,
-                                   body=entry.body.strip()))
+            found.append(
+                Candidate(
+                    "memory",
+                    "observed",
+                    sentence(entry.body),
+                    f"The handoff written before a compaction in {where}.",
+                    day,
+                    "handoff",
+                    refs,
+                    body=entry.body.strip(),
+                )
+            )
     found += way_tuning(session, window, begin, end, session_ref, evidence)
     return found
 
 
-def way_tuning(session: Session, window: int, begin, end, session_ref: str, evidence: Evidence) -> list[Candidate]:
+def way_tuning(
+    session: Session, window: int, begin, end, session_ref: str, evidence: Evidence
+) -> list[Candidate]:
     """Ways that nearly fired again and again, or that the judge blocked, in the episode."""
     misses: dict[str, list[tuple[float | None, datetime]]] = {}
     blocks: dict[str, list[tuple[float | None, datetime]]] = {}
@@ -170,18 +221,32 @@ def way_tuning(session: Session, window: int, begin, end, session_ref: str, evid
             continue
         probabilities = [prob for prob, _ in rows if prob is not None]
         best = f" (best probability {max(probabilities):.3f})" if probabilities else ""
-        found.append(Candidate(
-            "lesson", "observed", f"Way {way} nearly fired {len(rows)} times in one episode{best}",
-            f"Repeated near-misses in window {window} of session {session.sid[:8]}: its vocabulary may miss "
-            "how this project talks about the topic.", max(ts for _, ts in rows).date().isoformat(), "way-tuning",
-            (session_ref, f"way:{way}", *turns)))
+        found.append(
+            Candidate(
+                "lesson",
+                "observed",
+                f"Way {way} nearly fired {len(rows)} times in one episode{best}",
+                f"Repeated near-misses in window {window} of session {session.sid[:8]}: its vocabulary may "
+                "miss how this project talks about the topic.",
+                max(ts for _, ts in rows).date().isoformat(),
+                "way-tuning",
+                (session_ref, f"way:{way}", *turns),
+            )
+        )
     for way, rows in sorted(blocks.items()):
         n = len(rows)
-        found.append(Candidate(
-            "lesson", "observed", f"The judge blocked way {way} {n} time{'s' if n > 1 else ''} "
-            "in one episode", f"Judge blocks in window {window} of session {session.sid[:8]}: the way's triggers "
-            "match prompts the judge finds irrelevant.", max(ts for _, ts in rows).date().isoformat(), "way-tuning",
-            (session_ref, f"way:{way}", *turns)))
+        found.append(
+            Candidate(
+                "lesson",
+                "observed",
+                f"The judge blocked way {way} {n} time{'s' if n > 1 else ''} in one episode",
+                f"Judge blocks in window {window} of session {session.sid[:8]}: the way's triggers "
+                "match prompts the judge finds irrelevant.",
+                max(ts for _, ts in rows).date().isoformat(),
+                "way-tuning",
+                (session_ref, f"way:{way}", *turns),
+            )
+        )
     return found
 
 
@@ -192,6 +257,7 @@ def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -
 
 
 def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
+    """Each candidate's file under `candidates/`; one a person promoted, rejected or reworded is skipped."""
     outcome = Outcome()
     if found:
         directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
@@ -211,7 +277,7 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
             if current == data:
                 outcome.unchanged.append(candidate.record_id)
                 continue
-            parsed = documents.parse_knowledge(current, stem=candidate.record_id)
+            parsed = knowledge.parse_knowledge(current, stem=candidate.record_id)
             if parsed.get("status") != "candidate" or b"Edited by " in current:
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")
@@ -227,26 +293,35 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
 
 def boundaries(session: Session) -> list[tuple[int, str]]:
     """(window, trigger) pairs at which the session's episodes ended: each compaction, and the end."""
-    out = [(window, "compact") for window in range(1, session.window_count)]
+    out = [(window, KnowledgeEvent.Trigger.COMPACT) for window in range(1, session.window_count)]
     if not session.is_live and (session.window_count or session.transcript_id):
-        out.append((max(session.window_count, 1), "end"))
+        out.append((max(session.window_count, 1), KnowledgeEvent.Trigger.END))
     return out
 
 
 def switched_on(trigger: str) -> bool:
-    return {"end": settings.WAYSWEB_DERIVE_ON_END, "compact": settings.WAYSWEB_DERIVE_ON_COMPACT}.get(trigger, True)
+    """Whether the settings derive at this trigger (WAYSWEB_DERIVE_ON_END / _ON_COMPACT)."""
+    switches = {
+        KnowledgeEvent.Trigger.END: settings.WAYSWEB_DERIVE_ON_END,
+        KnowledgeEvent.Trigger.COMPACT: settings.WAYSWEB_DERIVE_ON_COMPACT,
+    }
+    return switches.get(trigger, True)
 
 
 def sessions_with_evidence(pks: list[int]) -> set[int]:
-    """Those of the sessions that have anything the table reads: ledger entries, near-misses or judge verdicts.
+    """Those of the sessions that have anything the table reads: ledger entries, near-misses or judge
+    verdicts.
 
     Asked per session (EXISTS), so that each answer comes from the session's own index entries: a
     plain `session_id IN (…)` lets SQLite scan every near-miss and verdict through the event index.
     """
     ledger = LedgerEntry.objects.filter(session=OuterRef("pk"), present=True, quarantine_reason="")
     ways = WaysEvent.objects.filter(session=OuterRef("pk"), event__in=("way_nearmiss", "way_judged"))
-    return set(chunked_in(Session.objects.filter(Exists(ledger) | Exists(ways)).values_list("pk", flat=True), "pk",
-                          pks))
+    return set(
+        chunked_in(
+            Session.objects.filter(Exists(ledger) | Exists(ways)).values_list("pk", flat=True), "pk", pks
+        )
+    )
 
 
 def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
@@ -260,13 +335,18 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     """
     done, failed = set(), {}
     for session_id, window, trigger, kind, pk in KnowledgeEvent.objects.values_list(
-            "session_id", "window", "trigger", "kind", "pk"):
+        "session_id", "window", "trigger", "kind", "pk"
+    ):
         if kind == KnowledgeEvent.Kind.FAILED:
             failed[session_id, window, trigger] = pk
         else:
             done.add((session_id, window, trigger))
-    due = [(session, window, trigger) for session in (sessions if sessions is not None else Session.objects.all())
-           for window, trigger in boundaries(session) if (session.pk, window, trigger) not in done]
+    due = [
+        (session, window, trigger)
+        for session in (sessions if sessions is not None else Session.objects.all())
+        for window, trigger in boundaries(session)
+        if (session.pk, window, trigger) not in done
+    ]
     wanted = {session.pk: session for session, _, trigger in due if switched_on(trigger)}
     with_evidence = sessions_with_evidence(list(wanted))
     evidence = Evidence.read([session for pk, session in wanted.items() if pk in with_evidence])
@@ -274,33 +354,62 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     for session, window, trigger in due:
         key = (session.pk, window, trigger)
         if not switched_on(trigger):
-            events.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
-                                         kind=KnowledgeEvent.Kind.SKIPPED,
-                                         detail=f"WAYSWEB_DERIVE_ON_{trigger.upper()} is off"))
+            events.append(
+                KnowledgeEvent(
+                    session=session,
+                    window=window,
+                    trigger=trigger,
+                    kind=KnowledgeEvent.Kind.SKIPPED,
+                    detail=f"WAYSWEB_DERIVE_ON_{trigger.upper()} is off",
+                )
+            )
             continue
         if session.pk not in with_evidence:
-            empty.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
-                                        kind=KnowledgeEvent.Kind.DERIVED, detail="no evidence in this episode"))
+            empty.append(
+                KnowledgeEvent(
+                    session=session,
+                    window=window,
+                    trigger=trigger,
+                    kind=KnowledgeEvent.Kind.DERIVED,
+                    detail="no evidence in this episode",
+                )
+            )
             continue
         try:
             outcome = write_candidates(directory, candidates_for(session, window, evidence))
         except OSError as exc:  # updates the boundary's earlier failure, if any: it is the same one
-            events.append(KnowledgeEvent(pk=failed.get(key), session=session, window=window, trigger=trigger,
-                                         kind=KnowledgeEvent.Kind.FAILED,
-                                         detail=f"knowledge: {exc.strerror or exc} ({directory})"))
+            events.append(
+                KnowledgeEvent(
+                    pk=failed.get(key),
+                    session=session,
+                    window=window,
+                    trigger=trigger,
+                    kind=KnowledgeEvent.Kind.FAILED,
+                    detail=f"knowledge: {exc.strerror or exc} ({directory})",
+                )
+            )
             continue
-        events.append(KnowledgeEvent(session=session, window=window, trigger=trigger,
-                                     kind=KnowledgeEvent.Kind.DERIVED, written=len(outcome.written),
-                                     unchanged=len(outcome.unchanged), skipped=len(outcome.skipped),
-                                     detail=" ".join(outcome.written + outcome.skipped)))
+        events.append(
+            KnowledgeEvent(
+                session=session,
+                window=window,
+                trigger=trigger,
+                kind=KnowledgeEvent.Kind.DERIVED,
+                written=len(outcome.written),
+                unchanged=len(outcome.unchanged),
+                skipped=len(outcome.skipped),
+                detail=" ".join(outcome.written + outcome.skipped),
+            )
+        )
         if key in failed:
             cleared.append(failed[key])
     if not events and not empty:
         return []
     with transaction.atomic():
         insert_ignore([event for event in events if event.pk is None] + empty)
-        KnowledgeEvent.objects.bulk_update([event for event in events if event.pk is not None], ["detail"],
-                                           batch_size=500)
+        KnowledgeEvent.objects.bulk_update(
+            [event for event in events if event.pk is not None], ["detail"], batch_size=500
+        )
         for start in range(0, len(cleared), 500):
-            KnowledgeEvent.objects.filter(pk__in=cleared[start:start + 500]).delete()
+            KnowledgeEvent.objects.filter(pk__in=cleared[start : start + 500]).delete()
     return events + empty

@@ -1,4 +1,8 @@
-"""Reads for decision records: the index, one record with both sides of every edge, and mentions."""
+"""Reads for the decision-record screens: the index, one record with both sides of every edge, and mentions.
+
+The page queries (`record_list_page`, `record_detail_page`) return what the templates read; the
+knowledge and stream queries ask `records_mentioned` and `mention_map` for the records a text names.
+"""
 
 from __future__ import annotations
 
@@ -26,19 +30,27 @@ class Flags:
 
     @property
     def count(self) -> int:
-        return len(self.dangling) + len(self.one_sided) + len(self.no_successor) + len(self.duplicates) + \
-            len(self.cycles)
+        return (
+            len(self.dangling)
+            + len(self.one_sided)
+            + len(self.no_successor)
+            + len(self.duplicates)
+            + len(self.cycles)
+        )
 
 
 def base_id(target: str) -> str:
+    """A reference without its `#section` anchor."""
     return target.split("#", 1)[0]
 
 
 def is_adr_ref(target: str) -> bool:
+    """Whether a reference names a decision record (not a typed `prefix:` ref)."""
     return target.upper().startswith("ADR-") or ":" not in target
 
 
 def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRecord]:
+    """Present records matching the status, repository and text filters, by repository and id."""
     rows = AdrRecord.objects.filter(present=True)
     if status:
         rows = rows.filter(status=status)
@@ -50,10 +62,14 @@ def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRec
 
 
 def repositories() -> list[str]:
-    return list(AdrRecord.objects.filter(present=True).values_list("repo", flat=True).distinct().order_by("repo"))
+    """Every repository with present records (the index's repository filter)."""
+    return list(
+        AdrRecord.objects.filter(present=True).values_list("repo", flat=True).distinct().order_by("repo")
+    )
 
 
 def flags(repo: str | None = None) -> Flags:
+    """What does not add up across one repository's records, or every repository's."""
     rows = AdrRecord.objects.filter(present=True)
     if repo:
         rows = rows.filter(repo=repo)
@@ -65,7 +81,9 @@ def flags(repo: str | None = None) -> Flags:
         declared[(rel.source.repo, rel.source.canonical_id, rel.kind)].add(base_id(rel.target))
         if is_adr_ref(rel.target) and (rel.source.repo, base_id(rel.target)) not in by_key:
             out.dangling.append((rel.source, rel.target))
-    for rel in AdrRelation.objects.filter(source__in=rows, kind__in=("related", "amends")).select_related("source"):
+    for rel in AdrRelation.objects.filter(source__in=rows, kind__in=("related", "amends")).select_related(
+        "source"
+    ):
         if rel.target.upper().startswith("ADR-") and (rel.source.repo, base_id(rel.target)) not in by_key:
             out.dangling.append((rel.source, rel.target))
     for (repo_, source, kind), targets in declared.items():
@@ -73,10 +91,14 @@ def flags(repo: str | None = None) -> Flags:
         for target in targets:
             if (repo_, target) in by_key and source not in declared.get((repo_, target, reverse), set()):
                 out.one_sided.append((by_key[(repo_, source)], kind, target))
-    successors = {(r, target) for (r, s, k), targets in declared.items() if k == "supersedes" for target in targets}
+    successors = {
+        (r, target) for (r, s, k), targets in declared.items() if k == "supersedes" for target in targets
+    }
     for record in rows:
-        has_successor = declared.get((record.repo, record.canonical_id, "superseded_by")) or \
-            (record.repo, record.canonical_id) in successors
+        has_successor = (
+            declared.get((record.repo, record.canonical_id, "superseded_by"))
+            or (record.repo, record.canonical_id) in successors
+        )
         if record.status == "superseded" and not has_successor:
             out.no_successor.append(record)
     out.cycles = supersession_cycles(declared)
@@ -84,6 +106,7 @@ def flags(repo: str | None = None) -> Flags:
 
 
 def supersession_cycles(declared) -> list[list[str]]:
+    """Cycles in the supersession graph, each as the ids around it."""
     graph: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for (repo, source, kind), targets in declared.items():
         for target in targets:
@@ -97,7 +120,7 @@ def supersession_cycles(declared) -> list[list[str]]:
         state[node] = 1
         for nxt in graph.get(node, ()):
             if state.get(nxt) == 1:
-                cycles.append([n[1] for n in path[path.index(nxt):]] if nxt in path else [nxt[1]])
+                cycles.append([n[1] for n in path[path.index(nxt) :]] if nxt in path else [nxt[1]])
             elif nxt not in state:
                 visit(nxt, [*path, nxt])
         state[node] = 2
@@ -123,8 +146,9 @@ def record_view(record: AdrRecord) -> RecordView:
     """Both directions of every supersession edge, whichever side declared it (§13)."""
     same_repo = {r.canonical_id: r for r in AdrRecord.objects.filter(repo=record.repo, present=True)}
     mine = list(record.relations.all())
-    theirs = AdrRelation.objects.filter(source__repo=record.repo, source__present=True,
-                                        target__startswith=record.canonical_id).select_related("source")
+    theirs = AdrRelation.objects.filter(
+        source__repo=record.repo, source__present=True, target__startswith=record.canonical_id
+    ).select_related("source")
     sup, sup_by = {}, {}
     for rel in mine:
         if rel.kind == "supersedes":
@@ -138,21 +162,32 @@ def record_view(record: AdrRecord) -> RecordView:
             sup_by[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
         elif rel.kind == "superseded_by" and rel.source.canonical_id not in sup:
             sup[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
-    related = [(rel.target, same_repo.get(base_id(rel.target))) for rel in mine if rel.kind in ("related", "amends")]
+    related = [
+        (rel.target, same_repo.get(base_id(rel.target))) for rel in mine if rel.kind in ("related", "amends")
+    ]
     ordered = sorted(same_repo.values(), key=sort_key)
     index = next((i for i, r in enumerate(ordered) if r.canonical_id == record.canonical_id), None)
     return RecordView(
-        record=record, supersedes=list(sup.values()), superseded_by=list(sup_by.values()), related=related,
+        record=record,
+        supersedes=list(sup.values()),
+        superseded_by=list(sup_by.values()),
+        related=related,
         previous=ordered[index - 1] if index else None,
         next=ordered[index + 1] if index is not None and index + 1 < len(ordered) else None,
-        others_with_id=list(AdrRecord.objects.filter(repo=record.repo, canonical_id=record.canonical_id,
-                                                     present=True).exclude(pk=record.pk)),
+        others_with_id=list(
+            AdrRecord.objects.filter(
+                repo=record.repo, canonical_id=record.canonical_id, present=True
+            ).exclude(pk=record.pk)
+        ),
     )
 
 
 def sort_key(record: AdrRecord):
+    """Records in number order (sub-records after their parent), unnumbered ones last, then by date."""
     number = record.number.split(".")
-    return (0, [int(n) for n in number if n.isdigit()], record.date) if record.number else (1, [], record.date)
+    return (
+        (0, [int(n) for n in number if n.isdigit()], record.date) if record.number else (1, [], record.date)
+    )
 
 
 def id_patterns(record: AdrRecord) -> list[str]:
@@ -180,14 +215,17 @@ def mentions(record: AdrRecord) -> Mentions:
         query = Q()
         for pattern in patterns:
             query |= Q(**{f"{field}__icontains": pattern})
-        return [row for row in queryset.filter(query)[: MENTION_LIMIT * 3] if regex.search(getattr(row, field))][
-            :MENTION_LIMIT]
+        return [
+            row for row in queryset.filter(query)[: MENTION_LIMIT * 3] if regex.search(getattr(row, field))
+        ][:MENTION_LIMIT]
 
     return Mentions(
         ledger=hits(LedgerEntry.objects.filter(present=True).select_related("session"), "body"),
         knowledge=hits(KnowledgeRecord.objects.filter(present=True), "body"),
-        messages=hits(TranscriptEntry.objects.filter(is_copy=False, inert=False)
-                      .select_related("session").defer("raw"), "text"),
+        messages=hits(
+            TranscriptEntry.objects.filter(is_copy=False, inert=False).select_related("session").defer("raw"),
+            "text",
+        ),
     )
 
 
@@ -201,15 +239,20 @@ def records_mentioned(*texts: str) -> list[AdrRecord]:
 
 def mention_map(texts: dict) -> dict:
     """For each key, the decision records its text names — one query for all of them."""
-    wanted = {key: {m.group(1).split(".")[0].lstrip("0") or "0" for m in ADR_MENTION.finditer(text or "")}
-              for key, text in texts.items()}
+    wanted = {
+        key: {m.group(1).split(".")[0].lstrip("0") or "0" for m in ADR_MENTION.finditer(text or "")}
+        for key, text in texts.items()
+    }
     if not any(wanted.values()):
         return {}
     by_number: dict[str, list[AdrRecord]] = defaultdict(list)
     for row in AdrRecord.objects.filter(present=True).exclude(number="").order_by("repo", "canonical_id"):
         by_number[row.number.split(".")[0].lstrip("0") or "0"].append(row)
-    return {key: [row for n in sorted(numbers) for row in by_number.get(n, [])][:20]
-            for key, numbers in wanted.items() if numbers}
+    return {
+        key: [row for n in sorted(numbers) for row in by_number.get(n, [])][:20]
+        for key, numbers in wanted.items()
+        if numbers
+    }
 
 
 def timeline(rows) -> list[tuple[str, list[AdrRecord]]]:
@@ -222,6 +265,62 @@ def timeline(rows) -> list[tuple[str, list[AdrRecord]]]:
 
 def directories() -> list[tuple[str, str]]:
     """ADR directories waysweb found, as (path, label) for the "new record" picker."""
-    rows = AdrRecord.objects.filter(present=True).values_list("directory", "repo").distinct().order_by("directory")
-    return [(directory, f"{repo.rstrip('/').rsplit('/', 1)[-1]}: {directory[len(repo):].lstrip('/')}")
-            for directory, repo in rows]
+    rows = (
+        AdrRecord.objects.filter(present=True)
+        .values_list("directory", "repo")
+        .distinct()
+        .order_by("directory")
+    )
+    return [
+        (directory, f"{repo.rstrip('/').rsplit('/', 1)[-1]}: {directory[len(repo) :].lstrip('/')}")
+        for directory, repo in rows
+    ]
+
+
+def charts_graph(rows: list) -> list[tuple[str, str, str]]:
+    """Supersession edges among the listed records, as (from id, to id, repo) for the graph."""
+    ids = {(r.repo, r.canonical_id) for r in rows}
+    edges = []
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="supersedes").select_related("source"):
+        target = base_id(rel.target)
+        if (rel.source.repo, target) in ids:
+            edges.append((rel.source.canonical_id, target, rel.source.repo))
+    for rel in AdrRelation.objects.filter(source__in=rows, kind="superseded_by").select_related("source"):
+        target = base_id(rel.target)
+        if (rel.source.repo, target) in ids and (
+            target,
+            rel.source.canonical_id,
+            rel.source.repo,
+        ) not in edges:
+            edges.append((target, rel.source.canonical_id, rel.source.repo))
+    return edges
+
+
+def record_list_page(*, status: str, repo: str, q: str) -> dict:
+    """The index: the records matching the filters, their timeline and supersession graph, and what
+    does not add up in the repository (or in every repository)."""
+    rows = list(records(status=status, repo=repo, q=q))
+    return {
+        "records": rows,
+        "timeline": timeline(rows),
+        "flags": flags(repo or None),
+        "repos": repositories(),
+        "statuses": AdrRecord.Status.values,
+        "graph": charts_graph(rows),
+    }
+
+
+def record_detail_page(record: AdrRecord) -> dict:
+    """One record: both sides of its edges, who mentions it, the records that may supersede it, and
+    the status changes made through waysweb."""
+    same_repo = (
+        AdrRecord.objects.filter(repo=record.repo, present=True)
+        .exclude(pk=record.pk)
+        .order_by("canonical_id")
+    )
+    return {
+        "view": record_view(record),
+        "mentions": mentions(record),
+        "successors": same_repo,
+        "actions": record.actions.all(),
+    }

@@ -1,12 +1,17 @@
-"""Reading is open; writing needs a logged-in reviewer and a CSRF token."""
+"""The knowledge review pages: reading is open; writing needs a logged-in reviewer and a CSRF token."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import parse
+from lib.hashing import sha256
+from tests.ledger.conftest import adr_record as get
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +45,9 @@ def test_it_refuses_a_write_from_an_account_without_the_reviewer_role(client, kn
 def test_it_refuses_a_post_without_csrf(knowledge, reviewer):
     client = Client(enforce_csrf_checks=True)
     client.force_login(reviewer)
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "e", "klass": "fact"})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "e", "klass": "fact"}
+    )
     assert response.status_code == 403 and record().status == "candidate"
 
 
@@ -49,9 +56,11 @@ def test_it_promotes_over_htmx_with_the_csrf_header(knowledge, reviewer):
     client.force_login(reviewer)
     page = client.get(reverse("ledger:candidate-detail", args=[record().pk]))
     token = page.cookies["csrftoken"].value
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
-                           {"evidence": "Commit 06fa258.", "klass": "constraint", "loaded_sha256": record().sha256},
-                           headers={"HX-Request": "true", "X-CSRFToken": token})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "Commit 06fa258.", "klass": "constraint", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true", "X-CSRFToken": token},
+    )
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body and "Promoted: written to curated/" in body
     assert "queue-changed" in response["HX-Trigger"]
@@ -60,8 +69,11 @@ def test_it_promotes_over_htmx_with_the_csrf_header(knowledge, reviewer):
 
 def test_it_shows_form_errors_instead_of_writing(client, knowledge, reviewer):
     client.force_login(reviewer)
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]), {"evidence": "", "klass": "fact"},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "", "klass": "fact"},
+        headers={"HX-Request": "true"},
+    )
     assert response.status_code == 200 and "This field is required" in response.content.decode()
     assert record().status == "candidate"
 
@@ -69,16 +81,22 @@ def test_it_shows_form_errors_instead_of_writing(client, knowledge, reviewer):
 def test_it_answers_409_with_the_current_state_when_someone_decided_first(client, knowledge, reviewer):
     client.force_login(reviewer)
     sha = record().sha256
-    client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "first", "loaded_sha256": sha})
-    response = client.post(reverse("ledger:candidate-promote", args=[record().pk]),
-                           {"evidence": "second", "klass": "fact", "loaded_sha256": sha})
+    client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "first", "loaded_sha256": sha}
+    )
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "second", "klass": "fact", "loaded_sha256": sha},
+    )
     assert response.status_code == 409 and "no longer a candidate" in response.content.decode()
 
 
 def test_it_bulk_rejects_the_selected(client, knowledge, reviewer):
     client.force_login(reviewer)
     ids = list(KnowledgeRecord.objects.values_list("pk", flat=True))
-    response = client.post(reverse("ledger:candidate-bulk"), {"verb": "reject", "note": "stale", "records": ids[:2]})
+    response = client.post(
+        reverse("ledger:candidate-bulk"), {"verb": "reject", "note": "stale", "records": ids[:2]}
+    )
     assert response.status_code == 302
     assert KnowledgeRecord.objects.filter(status="superseded").count() == 2
 
@@ -86,19 +104,35 @@ def test_it_bulk_rejects_the_selected(client, knowledge, reviewer):
 def test_it_lists_every_decision_in_the_audit_trail(client, knowledge, reviewer):
     client.force_login(reviewer)
     client.post(reverse("ledger:candidate-reject", args=[record().pk]), {"reason": "wrong"})
-    body = client.get(reverse("ledger:audit")).content.decode()
+    body = client.get(reverse("ledger:audit-list")).content.decode()
     assert "rita" in body and FIRST[:30] in body
 
 
-def test_it_creates_users_from_the_command_line(monkeypatch):
-    from io import StringIO
-
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    monkeypatch.setenv("NEW_PASSWORD", "correct horse battery")
-    out = StringIO()
-    call_command("adduser", "ann", "--reviewer", "--password-env", "NEW_PASSWORD", stdout=out)
-    user = get_user_model().objects.get(username="ann")
-    assert user.check_password("correct horse battery") and user.has_perm("ledger.review_knowledge")
-    assert "Created ann (reviewer)" in out.getvalue()
+def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewer, tmp_path):
+    api = repos[0]
+    knowledge_dir = tmp_path / "k"
+    record = KnowledgeRecord.objects.create(
+        directory=str(knowledge_dir),
+        record_id="ww-1",
+        source_class="curated",
+        klass="convention",
+        status="verified",
+        title="Refill rates are given in seconds",
+        description="Seen twice in review.",
+        body="# Refill rates are given in seconds\n\n# Evidence\n\nThe Lua script test.",
+        derived_from=["claude-session:abc"],
+        first_seen="2026-11-01T00:00:00Z",
+    )
+    client.force_login(reviewer)
+    directory = get(api, "ADR-0009").directory
+    response = client.post(
+        reverse("ledger:record-from-knowledge", args=[record.pk]), {"directory": directory}
+    )
+    assert response.status_code == 302
+    new = AdrRecord.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[-1]))
+    assert (new.canonical_id, new.status, new.format) == ("ADR-0014", "proposed", "nygard")
+    assert new.title == "Refill rates are given in seconds" and "knowledge:ww-1" in new.body
+    reread = parse.parse_adr(Path(new.path).read_bytes(), rel_path=new.rel_path)
+    assert (reread.id, reread.status) == ("ADR-0014", "proposed")
+    assert sha256(Path(new.path).read_bytes()) == new.sha256
+    assert AdrAction.objects.get(verb="create").reviewer_name == "rita"

@@ -1,0 +1,271 @@
+"""`knowledge/v1` records (candidates/ and curated/ of a knowledge directory): parsed, rendered, indexed.
+
+The file is the truth, the `KnowledgeRecord` row its index (knowledge-and-records.md §4). A record is
+re-read whole when its content hash changes; nothing a person decided is ever changed here — a file
+that contradicts a recorded decision raises a conflict banner instead (§6).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import yaml
+from django.db import transaction
+from django.utils import timezone
+
+from introspect.models import Session
+from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
+from lib import bulk, fit, safefs
+from lib.hashing import sha256
+
+KNOWLEDGE_KEYS = (
+    "schema",
+    "id",
+    "kind",
+    "class",
+    "title",
+    "description",
+    "status",
+    "epistemics",
+    "date",
+    "tags",
+    "superseded_by",
+    "provenance",
+    "relations",
+    "about",
+    "route",
+)
+CLASSES = KnowledgeRecord.CLASSES
+STATUSES = tuple(KnowledgeRecord.Status.values)
+EPISTEMICS = ("observed", "inferred", "decided")
+RECORD_ID = re.compile(r"^[a-z][a-z0-9-]*$")
+# §4.1 transcript guard: a record is an assertion, never a transcript.
+TRANSCRIPT_LINE = re.compile(r"^\s*(transcript|messages|assistant|completion|response)[: ]", re.I)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    data: dict = field(default_factory=dict)
+    body: str = ""
+    problems: tuple[str, ...] = ()
+    quarantine: tuple[str, str] | None = None
+
+    def get(self, key: str, default=""):
+        value = self.data.get(key, default)
+        return default if value is None else value
+
+
+def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
+    """A `knowledge/v1` record; schema problems are listed (`knowledge check`), not fatal."""
+    data, body, problem = split_document(raw)
+    if problem is not None:
+        return Knowledge(body=body, quarantine=problem)
+    problems = []
+    if data.get("schema") != "knowledge/v1":
+        problems.append(f"schema is {data.get('schema')!r}, not knowledge/v1")
+    unknown = [key for key in data if key not in KNOWLEDGE_KEYS]
+    if unknown:
+        problems.append(f"unknown keys: {', '.join(map(str, unknown))}")
+    if data.get("id") != stem:
+        problems.append(f"id {data.get('id')!r} is not the file name {stem!r}")
+    elif not RECORD_ID.match(str(stem)):
+        problems.append("id is not a lowercase slug")
+    if data.get("class") not in CLASSES:
+        problems.append(f"class {data.get('class')!r} is not one of {', '.join(CLASSES)}")
+    if data.get("status") not in STATUSES:
+        problems.append(f"status {data.get('status')!r} is not one of {', '.join(STATUSES)}")
+    for key in ("title", "description"):
+        if TRANSCRIPT_LINE.match(str(data.get(key) or "")):
+            problems.append(f"{key} reads like a transcript")
+    if isinstance(data.get("date"), date):
+        data["date"] = data["date"].isoformat()
+    return Knowledge(data=data, body=body.strip("\n"), problems=tuple(problems))
+
+
+def transcript_like(text: str) -> bool:
+    """Whether any line of `text` opens like a transcript (the §4.1 guard)."""
+    return any(TRANSCRIPT_LINE.match(line) for line in text.splitlines())
+
+
+def render_knowledge(data: dict, body: str) -> bytes:
+    """A knowledge/v1 file: front matter in the §4.1 key order, then the body."""
+    ordered = {key: data[key] for key in KNOWLEDGE_KEYS if key in data and data[key] not in (None, "", [])}
+    head = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{head}---\n\n{body.strip()}\n".encode()
+
+
+def knowledge_directories(repos: list[Path], own: Path) -> list[tuple[Path, Path]]:
+    """(directory, the root it is read inside): waysweb's own knowledge directory, then each
+    repository's `.ai/repo/knowledge` (`repos` as `run.repositories` chose them)."""
+    found = [(own, own)]
+    for repo in repos:
+        directory = repo / ".ai" / "repo" / "knowledge"
+        if safefs.is_dir(directory) and directory not in [d for d, _ in found]:
+            found.append((directory, repo))
+    return found
+
+
+def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResult:
+    """Candidates and curated records of one knowledge directory; curated wins for one id.
+
+    Files are read inside `root` (the repository, or the directory itself): a candidate that is a
+    link to a file elsewhere is a problem, never shown.
+    """
+    root = root or directory
+    result = DocumentResult()
+    now = timezone.now()
+    files: dict[str, tuple[str, Path]] = {}
+    for source_class in ("candidates", "curated"):  # curated second: it overrides a leftover candidate
+        folder = directory / source_class
+        if safefs.is_dir(folder):
+            for found in safefs.entries(root, folder, result.problems, want=markdown):
+                if found.kind == "file" and markdown(found.name) and found.name != "README.md":
+                    files[found.path.stem] = (source_class, found.path)
+    # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
+    # load than the file costs to hash); a changed record loads the rest when it is written.
+    existing = {
+        r.record_id: r
+        for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
+            "record_id", "sha256", "source_class", "present", "directory"
+        )
+    }
+    leftovers = {
+        stem
+        for stem in files
+        if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")
+    }
+    for stem, (source_class, path) in files.items():
+        raw = read_document(root, path, result)
+        if raw is None:
+            continue  # unreadable or refused (a problem), or gone since the listing: the row stays
+        result.files += 1
+        digest = sha256(raw)
+        record = existing.get(stem)
+        if (
+            record is not None
+            and record.sha256 == digest
+            and record.source_class == source_class
+            and record.present
+        ):
+            continue
+        parsed = parse_knowledge(raw, stem=stem)
+        with transaction.atomic():
+            if record is None:
+                record = KnowledgeRecord(
+                    directory=str(directory),
+                    record_id=stem,
+                    first_seen=now,
+                    origin=KnowledgeRecord.Origin.WAYSWEB
+                    if stem.startswith("ww-")
+                    else KnowledgeRecord.Origin.MAJORDOMUS,
+                )
+                result.added += 1
+            else:
+                result.changed += 1
+            apply_file(record, parsed, source_class, digest)
+            if stem in leftovers:
+                record.conflict = (
+                    "a candidate file is still beside the curated record: an interrupted "
+                    "promotion; promoting again finishes it"
+                )
+            bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
+            recover_audit(record, parsed)
+    for stem, record in existing.items():
+        if stem not in files and record.present:
+            KnowledgeRecord.objects.filter(pk=record.pk).update(present=False)
+            result.gone += 1
+    return result
+
+
+def apply_file(record: KnowledgeRecord, parsed: Knowledge, source_class: str, digest: str) -> None:
+    """Index what the file says; a file that reverts a person's decision is flagged, not obeyed."""
+    decided = record.pk and record.actions.filter(verb__in=("promote", "reject")).exists()
+    file_status = str(parsed.get("status"))
+    if decided and record.status != file_status and file_status:
+        record.conflict = (
+            f"the file now says {file_status!r} but a person decided {record.status!r}; "
+            "nothing was redone or undone"
+        )
+        record.sha256 = digest
+        return
+    record.conflict = ""
+    record.source_class, record.sha256, record.present = source_class, digest, True
+    record.problem = (
+        "; ".join(parsed.problems)
+        if not parsed.quarantine
+        else f"{parsed.quarantine[0]}: {parsed.quarantine[1]}"
+    )
+    data = parsed.data
+    record.klass, record.status = str(data.get("class") or ""), file_status or record.status
+    record.epistemics, record.title = str(data.get("epistemics") or ""), str(data.get("title") or "")
+    record.description, record.date = str(data.get("description") or ""), str(data.get("date") or "")
+    record.tags = [str(t) for t in data.get("tags") or [] if isinstance(t, (str, int))]
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
+    record.derived_from = [str(r) for r in provenance.get("derived_from") or [] if isinstance(r, str)]
+    record.relations = [r for r in data.get("relations") or [] if isinstance(r, dict)]
+    record.superseded_by = str(data.get("superseded_by") or "")
+    record.about = str(data.get("about") or "")
+    record.body, record.frontmatter = parsed.body, json.loads(json.dumps(data, default=str))
+    overlong = fit.fit_instance(record)  # the file keeps the value; the column cannot
+    if overlong:
+        record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
+    link_provenance(record)
+
+
+def link_provenance(record: KnowledgeRecord) -> None:
+    """Resolve `claude-session:`, `ledger:` and `turn:` refs (waysweb's own) to rows and turns."""
+    for ref in record.derived_from:
+        kind, _, value = ref.partition(":")
+        if kind == "claude-session":
+            record.session = Session.objects.filter(sid=value).first()
+        elif kind == "session" and record.session is None:
+            # A majordomus episode: its provider.event.received lines name the Claude Code session.
+            provider = (
+                MjLedgerLine.objects.filter(episode=value)
+                .exclude(provider_session="")
+                .values_list("provider_session", flat=True)
+                .first()
+            )
+            if provider:
+                record.session = Session.objects.filter(sid=provider).first()
+        elif kind == "ledger" and "/e" in value:
+            slug, _, epoch = value.rpartition("/e")
+            if epoch.isdigit():
+                record.ledger_entry = (
+                    LedgerEntry.objects.filter(project_slug=slug, epoch=int(epoch)).order_by("ts").first()
+                )
+        elif kind == "turn" and "#" in value:
+            span = value.split("#", 1)[1]
+            first, _, last = span.partition("-")
+            if first.isdigit():
+                record.turn_epochs = [int(first), int(last) if last.isdigit() else int(first)]
+
+
+def recover_audit(record: KnowledgeRecord, parsed: Knowledge) -> None:
+    """A promotion or rejection written to the file whose database commit was lost (a crash between
+    the two) is recorded from the reviewer line the file carries, so the audit trail stays whole."""
+    if (
+        record.status not in ("verified", "superseded")
+        or record.actions.filter(verb__in=("promote", "reject", "recover")).exists()
+    ):
+        return
+    marker = "Promoted by " if record.status == "verified" else "Rejected by "
+    line = next(
+        (line for line in parsed.body.splitlines() if line.startswith(marker) and "waysweb" in line), ""
+    )
+    if line:
+        ReviewAction.objects.create(
+            record=record,
+            verb=ReviewAction.Verb.RECOVER,
+            reviewer_name=fit.cut(
+                line[len(marker) :].split(" via ", 1)[0].strip(), ReviewAction, "reviewer_name"
+            ),
+            note=line,
+            file_sha_after=record.sha256,
+            class_after=record.klass,
+        )

@@ -1,0 +1,235 @@
+"""The knowledge review: the queue, one candidate, the audit trail, and a reviewer's decisions on them."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
+
+from ledger import forms, services
+from ledger.importer import knowledge as knowledge_files
+from ledger.models import KnowledgeRecord
+from ledger.queries import knowledge as queries
+from ledger.views import reviewer_required
+from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
+from lib.params import int_param
+
+# `older_than` in days: further back than this, `now - timedelta(days=…)` would leave the calendar.
+OLDEST_DAYS = 36_500
+
+
+# Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
+# without its body, and monitors, link checkers and `curl -I` send it.
+@require_safe
+def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
+    filters = queries.QueueFilters(
+        status=request.GET.get("status", "candidate"),
+        klass=request.GET.get("class", ""),
+        project=int_param(request, "project"),
+        origin=request.GET.get("origin", ""),
+        older_than=int_param(request, "older_than", low=0, high=OLDEST_DAYS),
+    )
+    context = {
+        "filters": filters,
+        **queries.candidate_list_page(filters, page=int_param(request, "page", 1) or 1),
+        "bulk_form": forms.BulkForm(queryset=KnowledgeRecord.objects.none()),
+        "nav": "knowledge",
+    }
+    return render_page(request, "ledger/candidate_list.html", context, fragment="candidate-rows")
+
+
+def candidate_context(record: KnowledgeRecord, **extra) -> dict:
+    """The candidate page: its page query and the three decision forms (bound ones passed in `extra`)."""
+    return {
+        "record": record,
+        **queries.candidate_detail_page(record),
+        "nav": "knowledge",
+        "promote_form": extra.pop("promote_form", None)
+        or forms.PromoteForm(initial={"klass": record.klass or "fact", "loaded_sha256": record.sha256}),
+        "reject_form": extra.pop("reject_form", None)
+        or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
+        "edit_form": extra.pop("edit_form", None)
+        or forms.EditForm(
+            initial={"title": record.title, "description": record.description, "loaded_sha256": record.sha256}
+        ),
+        **extra,
+    }
+
+
+@require_safe
+def candidate_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(KnowledgeRecord.objects.select_related("session", "ledger_entry"), pk=pk)
+    return render_page(
+        request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card"
+    )
+
+
+def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> HttpResponse:
+    """After a successful POST: the updated card for htmx, a redirect for a plain form (PRG)."""
+    if not wants_fragment(request):
+        return redirect("ledger:candidate-detail", pk=record.pk)
+    response = render(
+        request, "ledger/candidate_detail.html#candidate-card", candidate_context(record, message=message)
+    )
+    return trigger_client_event(response, "queue-changed")
+
+
+def conflict(request: HtmxHttpRequest, exc: services.Conflict) -> HttpResponse:
+    record = KnowledgeRecord.objects.get(pk=exc.record.pk)
+    template = (
+        "ledger/candidate_detail.html#candidate-card"
+        if wants_fragment(request)
+        else "ledger/candidate_detail.html"
+    )
+    response = render(request, template, candidate_context(record, error=str(exc)), status=409)
+    if wants_fragment(request):
+        response["HX-Reswap"] = "outerHTML"  # htmx 2 does not swap a 409 by itself; show the current state
+    return response
+
+
+def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> HttpResponse:
+    # 200, not 4xx: htmx 2 does not swap error responses by default (STYLE.md §3).
+    template = (
+        "ledger/candidate_detail.html#candidate-card"
+        if wants_fragment(request)
+        else "ledger/candidate_detail.html"
+    )
+    return render(request, template, candidate_context(record, **forms_))
+
+
+def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, done: str) -> HttpResponse:
+    """The shape every single-record decision shares: validate, act through the service, answer."""
+    record = get_object_or_404(KnowledgeRecord, pk=pk)
+    form = form_class(request.POST)
+    if not form.is_valid():
+        return form_error(request, record, **{form_key: form})
+    try:
+        record = act(record, services.Reviewer.of(request.user), form.cleaned_data)
+    except services.Conflict as exc:
+        return conflict(request, exc)
+    except services.Refused as exc:
+        form.add_error(None, str(exc))
+        return form_error(request, record, **{form_key: form})
+    return decided(request, record, done)
+
+
+@require_POST
+@reviewer_required
+def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return decide(
+        request,
+        pk,
+        forms.PromoteForm,
+        "promote_form",
+        lambda record, who, data: services.candidate_promote(
+            record=record,
+            reviewer=who,
+            evidence=data["evidence"],
+            new_class=data["klass"],
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Promoted: written to curated/ as verified.",
+    )
+
+
+@require_POST
+@reviewer_required
+def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return decide(
+        request,
+        pk,
+        forms.RejectForm,
+        "reject_form",
+        lambda record, who, data: services.candidate_reject(
+            record=record,
+            reviewer=who,
+            reason=data["reason"],
+            superseded_by=data["superseded_by"].strip(),
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Rejected: the candidate file now says superseded, with your reason.",
+    )
+
+
+@require_POST
+@reviewer_required
+def candidate_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return decide(
+        request,
+        pk,
+        forms.EditForm,
+        "edit_form",
+        lambda record, who, data: services.candidate_edit(
+            record=record,
+            reviewer=who,
+            title=data["title"],
+            description=data["description"],
+            loaded_sha256=data["loaded_sha256"],
+        ),
+        "Saved: the candidate file was rewritten.",
+    )
+
+
+@require_POST
+@reviewer_required
+def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
+    form = forms.BulkForm(request.POST, queryset=queries.pending_candidates())
+    if not form.is_valid():
+        return HttpResponse(f"Bulk action refused: {form.errors.as_text()}", status=400)
+    verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
+    if verb == "promote" and knowledge_files.transcript_like(note):
+        return HttpResponse("Bulk action refused: the evidence reads like a transcript.", status=400)
+    _, problems = services.candidates_bulk(
+        records=list(form.cleaned_data["records"]),
+        verb=verb,
+        reviewer=services.Reviewer.of(request.user),
+        note=note,
+    )
+    target = reverse("ledger:candidate-list") + (f"?problems={len(problems)}" if problems else "")
+    return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
+
+
+@require_POST
+@reviewer_required
+def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(KnowledgeRecord, pk=pk)
+    form = forms.MergeForm(request.POST, queryset=queries.pending_candidates())
+    if not form.is_valid():
+        return form_error(request, record, merge_errors=form.errors)
+    try:
+        services.candidates_merge(
+            keep=form.cleaned_data["keep"],
+            duplicates=list(form.cleaned_data["duplicates"]),
+            reviewer=services.Reviewer.of(request.user),
+            evidence=form.cleaned_data["evidence"],
+        )
+    except services.Conflict as exc:
+        return conflict(request, exc)
+    except services.Refused as exc:
+        return form_error(request, record, error=str(exc))
+    kept = form.cleaned_data["keep"]
+    kept.refresh_from_db()
+    return decided(request, kept, "Merged: kept one as verified, the others rejected as superseded by it.")
+
+
+@require_safe
+def audit_list(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "ledger/audit_list.html", {**queries.audit_list_page(), "nav": "knowledge"})
+
+
+@require_POST
+@reviewer_required
+def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
+    try:
+        record = services.record_from_knowledge(
+            knowledge=[knowledge],
+            directory=request.POST.get("directory", ""),
+            reviewer=services.Reviewer.of(request.user),
+        )
+    except (services.Conflict, services.Refused) as exc:
+        return form_error(request, knowledge, error=str(exc))
+    target = reverse("ledger:record-detail", args=[record.pk])
+    return HttpResponseClientRedirect(target) if request.htmx else redirect(target)

@@ -1,0 +1,76 @@
+"""Decision records: the index, one record, and a reviewer's status changes written to its file."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST, require_safe
+
+from ledger import services
+from ledger.models import AdrRecord
+from ledger.queries import records as queries
+from ledger.views import reviewer_required
+from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
+from lib.params import parse_int
+
+
+# Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
+# without its body, and monitors, link checkers and `curl -I` send it.
+@require_safe
+def record_list(request: HtmxHttpRequest) -> HttpResponse:
+    status, repo, q = (
+        request.GET.get("status", ""),
+        request.GET.get("repo", ""),
+        request.GET.get("q", "").strip(),
+    )
+    context = {
+        **queries.record_list_page(status=status, repo=repo, q=q[:200]),
+        "status": status,
+        "repo": repo,
+        "q": q,
+        "nav": "decisions",
+    }
+    return render_page(request, "ledger/record_list.html", context, fragment="record-results")
+
+
+def record_context(record: AdrRecord, **extra) -> dict:
+    return {"record": record, **queries.record_detail_page(record), "nav": "decisions", **extra}
+
+
+@require_safe
+def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(AdrRecord, pk=pk)
+    return render_page(request, "ledger/record_detail.html", record_context(record), fragment="record-card")
+
+
+@require_POST
+@reviewer_required
+def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    record = get_object_or_404(AdrRecord, pk=pk)
+    verb = request.POST.get("verb", "")
+    successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
+    template = (
+        "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
+    )
+    try:
+        record = services.record_set_status(
+            record=record,
+            verb=verb,
+            reviewer=services.Reviewer.of(request.user),
+            successor=successor,
+            loaded_sha256=request.POST.get("loaded_sha256", ""),
+            note=request.POST.get("note", "").strip(),
+        )
+    except services.Conflict as exc:
+        return render(
+            request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409
+        )
+    except services.Refused as exc:
+        return render(request, template, record_context(record, error=str(exc)))
+    if not wants_fragment(request):
+        return redirect("ledger:record-detail", pk=record.pk)
+    return render(
+        request,
+        template,
+        record_context(record, message=f"Written: {record.canonical_id} is now {record.status}."),
+    )

@@ -1,0 +1,43 @@
+"""Decision records from real-shaped collections into rows: every format, a rename, the sample."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from ledger.importer import adr_load
+from ledger.models import AdrRecord
+from ledger.queries import records as adr_queries
+from lib import locations
+from tests.ledger.conftest import adr_record as get
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_reads_every_format_with_status_and_edges(repos):
+    api, web = repos
+    assert (get(api, "ADR-0003").status, get(api, "ADR-0003").format) == ("superseded", "nygard")
+    assert get(api, "ADR-0012").format == "majordomus" and get(web, "ADR-0002").format == "madr"
+    assert get(web, "ADR-0000").format == "madr2" and get(web, "ADR-0101").status == "archived"
+    assert get(web, "ADR-0103").format == "agentways"
+    view = adr_queries.record_view(get(api, "ADR-0007"))
+    assert [target for target, _, declared in view.supersedes] == ["ADR-0003"]
+    assert AdrRecord.objects.filter(present=True).count() == 22
+
+
+def test_it_treats_a_rename_as_a_move_of_the_same_record(repos):
+    api = repos[0]
+    record = get(api, "ADR-0009")
+    old = api / record.rel_path
+    old.rename(old.with_name("0009-per-key-rate-limits.md"))
+    adr_load.import_repo(api)
+    moved = get(api, "ADR-0009")
+    assert moved.pk == record.pk and moved.rel_path.endswith("0009-per-key-rate-limits.md")
+
+
+def test_it_imports_the_sample_from_ingest(settings, tmp_path):
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(tmp_path)}, demo=True)
+    call_command("ingest", stdout=StringIO())
+    assert AdrRecord.objects.filter(present=True).count() == 22

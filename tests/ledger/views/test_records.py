@@ -1,0 +1,79 @@
+"""Decision-record pages: the index and a record for anyone; a reviewer's status changes, written to files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from ledger.importer import adr_load
+from ledger.models import AdrAction
+from ledger.queries import records as adr_queries
+from ledger.records import parse
+from tests.ledger.conftest import adr_record as get
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_renders_the_index_and_a_page(client, repos):
+    body = client.get(reverse("ledger:record-list")).content.decode()
+    assert "duplicate id" in body and "one-sided" in body and "superseded by ?" in body and "dangling" in body
+    api = repos[0]
+    page = client.get(reverse("ledger:record-detail", args=[get(api, "ADR-0007").pk])).content.decode()
+    assert "supersedes" in page and "ADR-0003" in page and "Log in" in page and 'id="status-form"' not in page
+
+
+def test_it_refuses_status_changes_without_login(client, repos):
+    record = get(repos[0], "ADR-0010")
+    before = Path(record.path).read_bytes()
+    response = client.post(reverse("ledger:record-status", args=[record.pk]), {"verb": "accept"})
+    assert response.status_code == 302 and Path(record.path).read_bytes() == before
+    assert not AdrAction.objects.exists()
+
+
+def test_it_refuses_a_status_change_without_csrf(repos, reviewer):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    record = get(repos[0], "ADR-0010")
+    assert (
+        client.post(reverse("ledger:record-status", args=[record.pk]), {"verb": "accept"}).status_code == 403
+    )
+
+
+def test_it_accepts_a_proposed_record_and_only_its_status_changes(client, repos, reviewer):
+    client.force_login(reviewer)
+    record = get(repos[0], "ADR-0010")
+    before = Path(record.path).read_text().splitlines()
+    client.post(
+        reverse("ledger:record-status", args=[record.pk]), {"verb": "accept", "loaded_sha256": record.sha256}
+    )
+    after = Path(record.path).read_text().splitlines()
+    changed = [(a, b) for a, b in zip(before, after, strict=False) if a != b]
+    assert len(before) == len(after) and len(changed) == 1 and "Accepted" in changed[0][1]
+    assert get(repos[0], "ADR-0010").status == "accepted"
+    action = AdrAction.objects.get()
+    assert (action.verb, action.reviewer_name, action.status_before, action.status_after) == (
+        "accept",
+        "rita",
+        "proposed",
+        "accepted",
+    )
+
+
+def test_it_supersedes_by_updating_both_files_which_reimport_unchanged(client, repos, reviewer):
+    client.force_login(reviewer)
+    web = repos[1]
+    older, newer = get(web, "ADR-0003"), get(web, "ADR-0004")
+    client.post(
+        reverse("ledger:record-status", args=[older.pk]), {"verb": "supersede", "successor": newer.pk}
+    )
+    older_doc = parse.parse_adr(Path(older.path).read_bytes(), rel_path=older.rel_path)
+    newer_doc = parse.parse_adr(Path(newer.path).read_bytes(), rel_path=newer.rel_path)
+    assert older_doc.status == "superseded" and older_doc.superseded_by == ["ADR-0004"]
+    assert newer_doc.supersedes == ["ADR-0003"]
+    assert len(AdrAction.objects.get().files) == 2
+    adr_load.import_repo(web)
+    assert adr_queries.flags(str(web)).one_sided == []
+    assert get(web, "ADR-0003").status == "superseded"
