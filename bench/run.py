@@ -18,6 +18,7 @@ Not part of the test suite: targets are checked here, never in timed unit tests.
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import pickle
 import platform
@@ -27,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import orjson
@@ -50,15 +50,8 @@ TARGETS = {
 }
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round((len(ordered) - 1) * q))]
-
-
 def raw_rate(files: list[Path]) -> tuple[float, int, int]:
     """Seconds to read every file in 8 MiB chunks, split on newlines and orjson-load every line."""
-    import gzip
-
     started = time.perf_counter()
     lines = size = 0
     for path in files:
@@ -136,16 +129,6 @@ def transcripts_import(info: corpus.CorpusInfo, work: Path) -> float:
     return seconds
 
 
-def timed(client, url: str, requests: int, **extra) -> tuple[float, float, int]:
-    timings = []
-    for _ in range(requests):
-        started = time.perf_counter()
-        response = client.get(url, **extra)
-        timings.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, (url, response.status_code)
-    return statistics.median(timings), percentile(timings, 0.95), len(response.content)
-
-
 def claude_code_log(info: corpus.CorpusInfo, work: Path) -> float | None:
     uv = shutil.which("uv") or "/usr/local/bin/uv"
     out = work / "ccl-out"
@@ -179,6 +162,7 @@ def main() -> None:
 
     started = time.perf_counter()
     info = generate_in_child(work / "home", args.tier)
+    (work / "info.pickle").write_bytes(pickle.dumps(info))
     notes["corpus"] = {"events_lines": info.events_lines, "events_bytes": info.events_bytes,
                        "transcript_lines": info.transcript_lines, "transcript_bytes": info.transcript_bytes,
                        "generated_s": round(time.perf_counter() - started, 1)}
@@ -201,69 +185,15 @@ def main() -> None:
     record(results, "importer_peak_rss_mb", rss_mb)
     notes["ingest_summary"] = summary
 
-    os.environ.update(child_env(info, work))
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.test import Client
-    from django.test.utils import override_settings
-
-    from introspect.importer.run import Options, import_pass
-    from introspect.models import Session, WaysEvent
-    from waysweb.passes import ledger_pass
-
-    locs = settings.WAYSWEB_LOCATIONS
-    options = Options(ways=False)
-    import_pass(locs, options)
-    started = time.perf_counter()
-    import_pass(locs, Options())  # a full re-run, way roots included
-    ledger_pass(locs)
-    record(results, "rerun_seconds", time.perf_counter() - started)
-
-    live = info.home / ".local/state/agent-ways/events.jsonl"
-    last = WaysEvent.objects.filter(session__sid=info.long_session_id, ts__isnull=False).order_by("-ts").first().ts
-
-    def poll_after_append(seconds_after_last: int) -> float:
-        stamp = (last + timedelta(seconds=seconds_after_last)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with open(live, "ab") as fh:
-            fh.write(orjson.dumps({"ts": stamp, "event": "way_fired", "way": "bench/append", "trigger": "bash",
-                                   "session": info.long_session_id, "n": seconds_after_last}) + b"\n")
-        started = time.perf_counter()
-        result = import_pass(locs, options)  # one --follow poll: stat every source, read the new line
-        assert result.totals.imported == 1, result.totals
-        return (time.perf_counter() - started) * 1000
-
-    # A running session appends after its last turn: the import extends the session's tail.
-    record(results, "append_ms", statistics.median(poll_after_append(30 * (n + 1)) for n in range(5)))
-    # A line stamped before the session's last turn (a late writer) makes the session rebuild whole.
-    record(results, "append_before_last_turn_ms",
-           statistics.median(poll_after_append(-3600 - n) for n in range(3)), "ms")
-
-    static = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-              "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
-    client = Client(HTTP_HOST="127.0.0.1")
-    sid = info.long_session_id
-    with override_settings(STORAGES=static):
-        pages = {
-            "session_list": ("/", {}),
-            "replay_page": (f"/sessions/{sid}/", {}),
-            "replay_fragment": (f"/sessions/{sid}/?from=2481", {"HTTP_HX_REQUEST": "true"}),
-            "search": (f"/search/?q={info.search_terms[0]}", {}),
-            "dump_json": (f"/api/sessions/{sid}/dump.json", {}),
-        }
-        for name, (url, extra) in pages.items():
-            p50, p95, size = timed(client, url, args.requests if name != "dump_json" else max(5, args.requests // 5),
-                                   **extra)
-            record(results, f"{name}_p50_ms", p50, "ms")
-            record(results, f"{name}_p95_ms", p95, "ms")
-        started = time.perf_counter()
-        sessions = list(Session.objects.values_list("sid", flat=True))
-        for session in sessions:
-            client.get(f"/sessions/{session}/")
-        render_all = time.perf_counter() - started
-    record(results, "render_every_session_s", render_all, "s")
-    notes["sessions"] = len(sessions)
+    # The re-run, appends and page times run inside Django, in a child with this run's environment.
+    measured = work / "measures.json"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "inproc.py"), "measures", "--info", str(work / "info.pickle"),
+                    "--requests", str(args.requests), "--out", str(measured)], env=child_env(info, work), check=True)
+    inside = orjson.loads(measured.read_bytes())
+    for key, (value, unit) in inside["results"].items():
+        record(results, key, value, unit)
+    notes.update(inside["notes"])
+    render_all = inside["results"]["render_every_session_s"][0]
     if not args.skip_ccl:
         ccl = claude_code_log(info, work)
         if ccl is not None:

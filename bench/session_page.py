@@ -14,18 +14,15 @@ with a full collection counted is the collector (it walks every live object: ten
 from __future__ import annotations
 
 import argparse
-import gc
 import os
-import statistics
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def build_home(home: Path, turns: int, sid: str) -> None:
@@ -71,11 +68,6 @@ def build_home(home: Path, turns: int, sid: str) -> None:
                 parent = uuid
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round((len(ordered) - 1) * q))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5000)
@@ -88,71 +80,10 @@ def main() -> None:
     sid = "bench-0000-4000-8000-long-session"
     if not home.exists():
         build_home(home, args.turns, sid)
-    os.environ.update({"HOME": str(home), "WAYSWEB_DATA_DIR": str(work / "data"), "DJANGO_SETTINGS_MODULE":
-                       "waysweb.settings", "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}"})
-    import django
-
-    django.setup()
-    from io import StringIO
-
-    from django.core.management import call_command
-    from django.db import connection, reset_queries
-    from django.test import Client
-    from django.test.utils import override_settings
-
-    call_command("migrate", verbosity=0)
-    started = time.perf_counter()
-    call_command("ingest", stdout=StringIO())
-    print(f"generated and imported {args.turns:,} turns in {time.perf_counter() - started:.1f} s")
-    client = Client(HTTP_HOST="127.0.0.1")
-    targets = {
-        "session page, first screen": (f"/sessions/{sid}/", {}),
-        "next turns fragment": (f"/sessions/{sid}/", {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "from=2451"}),
-        "event log page": (f"/sessions/{sid}/events/", {}),
-        "session list": ("/", {}),
-    }
-    with override_settings(STORAGES={"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-                                     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}},
-                           DEBUG=False):
-        if args.profile:
-            import cProfile
-            import pstats
-
-            client.get(f"/sessions/{sid}/")
-            profiler = cProfile.Profile()
-            profiler.enable()
-            client.get(f"/sessions/{sid}/")
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
-            return
-        full_gc: list[float] = []  # perf_counter at the start and stop of each full collection
-
-        def stamp(phase: str, info: dict) -> None:
-            if info["generation"] == 2:
-                full_gc.append(time.perf_counter())
-
-        gc.callbacks.append(stamp)
-        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-        for name, (url, extra) in targets.items():
-            timings, cpu = [], []
-            full_gc.clear()
-            for _ in range(args.requests):
-                t0, c0 = time.perf_counter(), time.process_time()
-                response = client.get(url, **extra)
-                timings.append((time.perf_counter() - t0) * 1000)
-                cpu.append((time.process_time() - c0) * 1000)
-                assert response.status_code == 200, (url, response.status_code)
-            collected = 1000 * sum(stop - start for start, stop in zip(full_gc[::2], full_gc[1::2]))
-            connection.force_debug_cursor = True
-            reset_queries()
-            client.get(url, **extra)
-            queries = len(connection.queries)
-            connection.force_debug_cursor = False
-            print(f"{name:28s} p50 {statistics.median(timings):7.1f} ms   p95 {percentile(timings, 0.95):7.1f} ms   "
-                  f"{queries} queries   {len(response.content) / 1024:.0f} KiB   "
-                  f"(cpu p50 {statistics.median(cpu):.1f} p95 {percentile(cpu, 0.95):.1f} ms; "
-                  f"{len(full_gc) // 2} full gc, {collected:.0f} ms)")
-
+    env = {**os.environ, "HOME": str(home), "WAYSWEB_DATA_DIR": str(work / "data"),
+           "DJANGO_SETTINGS_MODULE": "waysweb.settings", "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}"}
+    command = [sys.executable, str(ROOT / "bench" / "inproc.py"), "pages", "--sid", sid, "--requests", str(args.requests)]
+    subprocess.run([*command, *(["--profile"] if args.profile else [])], env=env, check=True)
 
 if __name__ == "__main__":
     main()
