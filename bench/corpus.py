@@ -31,7 +31,6 @@ what to write and how much.
 ``.jsonl`` transcript files on disk.
 """
 
-
 from __future__ import annotations
 
 import argparse
@@ -51,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sample import formats
+from sample import formats  # noqa: E402 - the repository root first, so that `sample` imports as run
 
 
 @dataclass(frozen=True)
@@ -68,12 +67,28 @@ class Tier:
 
 
 TIERS = {
-    "small": Tier("small", projects=4, sessions=6, turns_per_session=20, long_session_turns=5000,
-                  events_target=30_000, transcript_bytes_target=30 << 20, big_tool_output_bytes=1 << 20,
-                  huge_line_bytes=0),
-    "large": Tier("large", projects=12, sessions=360, turns_per_session=40, long_session_turns=5000,
-                  events_target=1_000_000, transcript_bytes_target=1 << 30, big_tool_output_bytes=6 << 20,
-                  huge_line_bytes=50_000_000),
+    "small": Tier(
+        "small",
+        projects=4,
+        sessions=6,
+        turns_per_session=20,
+        long_session_turns=5000,
+        events_target=30_000,
+        transcript_bytes_target=30 << 20,
+        big_tool_output_bytes=1 << 20,
+        huge_line_bytes=0,
+    ),
+    "large": Tier(
+        "large",
+        projects=12,
+        sessions=360,
+        turns_per_session=40,
+        long_session_turns=5000,
+        events_target=1_000_000,
+        transcript_bytes_target=1 << 30,
+        big_tool_output_bytes=6 << 20,
+        huge_line_bytes=50_000_000,
+    ),
 }
 BIG_OUTPUTS = 3  # multi-MB tool results per tier
 
@@ -116,8 +131,12 @@ def D(month: int, day: int, hour: int = 0, minute: int = 0) -> int:
 # Archive routing (formats-agent-ways.md §2-§3): lines older than `upto` were appended to the archive of the
 # day they were removed; the last tenth of the newest archive's lines are still in the live file too;
 # judge_call lines are never archived.
-ARCHIVES = [("events-2026-10-23.jsonl.gz", D(10, 16)), ("events-2026-10-23.jsonl.gz", D(10, 22, 12)),
-            ("events-2026-11-13.jsonl.gz", D(11, 12)), ("events-2026-11-27.jsonl.gz", D(11, 26))]
+ARCHIVES = [
+    ("events-2026-10-23.jsonl.gz", D(10, 16)),
+    ("events-2026-10-23.jsonl.gz", D(10, 22, 12)),
+    ("events-2026-11-13.jsonl.gz", D(11, 12)),
+    ("events-2026-11-27.jsonl.gz", D(11, 26)),
+]
 LIVE_FROM = ARCHIVES[-1][1]
 EVENT_ONLY_SPAN = (D(10, 1, 6), D(11, 25, 20))
 TRANSCRIPT_SPAN = (D(11, 26, 7), D(12, 29, 20))
@@ -147,13 +166,19 @@ def new_uuid(r: random.Random) -> str:
 
 # The corpus has always written these keys in the opposite order to the sample's (formats.KeyOrder); readers
 # never depend on it, and keeping it keeps the corpus byte-identical from one revision to the next.
-ORDER = formats.KeyOrder(type_first=True, fields_after_stamp=False, metadata_after_stamp=True,
-                         patch_before_flags=True, agent_caller_first=True)
+ORDER = formats.KeyOrder(
+    type_first=True,
+    fields_after_stamp=False,
+    metadata_after_stamp=True,
+    patch_before_flags=True,
+    agent_caller_first=True,
+)
 
 
 # --------------------------------------------------------------------------------------------------------
 # Ways (formats-agent-ways.md §10): id, front matter, body, and how each can be triggered
 # --------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Way:
@@ -175,146 +200,276 @@ class Way:
         return self.id.split("/")[-1]
 
 
-GENERIC = ("Say what you verified and how; say what you did not verify.",
-           "Prefer the smallest change that fixes the problem; leave unrelated cleanups for later.",
-           "When a step fails twice, stop and re-read the error before trying a third variant.",
-           "Name things after what they mean to the reader, not after how they are implemented.",
-           "Keep the user informed: one line per meaningful step, no running commentary.",
-           "If the instructions conflict with the code you see, ask before guessing.",
-           "Record decisions where the next person will look for them, not only in the chat.",
-           "Delete dead code instead of commenting it out; version control remembers it.")
+GENERIC = (
+    "Say what you verified and how; say what you did not verify.",
+    "Prefer the smallest change that fixes the problem; leave unrelated cleanups for later.",
+    "When a step fails twice, stop and re-read the error before trying a third variant.",
+    "Name things after what they mean to the reader, not after how they are implemented.",
+    "Keep the user informed: one line per meaningful step, no running commentary.",
+    "If the instructions conflict with the code you see, ask before guessing.",
+    "Record decisions where the next person will look for them, not only in the chat.",
+    "Delete dead code instead of commenting it out; version control remembers it.",
+)
 
 WAYS = [
-    Way("softwaredev/delivery", "description: shipping work end to end, from a finished change to a merged and released one\n"
+    Way(
+        "softwaredev/delivery",
+        "description: shipping work end to end, from a finished change to a merged and released one\n"
         "vocabulary: ship deliver merge release handoff done version tag\nrefire: rare\nscope: agent",
-        ("Finish the change before packaging it: tests green, no stray debug output.",
-         "One logical change per commit, one pull request per reviewable unit.")),
-    Way("softwaredev/delivery/commits", "description: git commit messages, conventional commits, atomic changes\n"
+        (
+            "Finish the change before packaging it: tests green, no stray debug output.",
+            "One logical change per commit, one pull request per reviewable unit.",
+        ),
+    ),
+    Way(
+        "softwaredev/delivery/commits",
+        "description: git commit messages, conventional commits, atomic changes\n"
         "vocabulary: commit message conventional feat fix refactor scope atomic squash amend\npattern: \\bcommit\\b\n"
         "commands: git\\ commit\nrefire: 0.15\nscope: agent, subagent",
-        ("`feat(scope): …`, `fix(scope): …`, `docs`, `refactor`, `test`, `chore`.",
-         "Keep commits atomic: one logical change per commit.",
-         "Write the message about the why, not the what; the diff shows the what."),
-        keyword="commit", commands=("git commit -am", "git commit -m", "git commit --amend -m"), scope_sub=True),
-    Way("softwaredev/delivery/pull-requests", "description: opening and updating pull requests, PR descriptions, review requests\n"
+        (
+            "`feat(scope): …`, `fix(scope): …`, `docs`, `refactor`, `test`, `chore`.",
+            "Keep commits atomic: one logical change per commit.",
+            "Write the message about the why, not the what; the diff shows the what.",
+        ),
+        keyword="commit",
+        commands=("git commit -am", "git commit -m", "git commit --amend -m"),
+        scope_sub=True,
+    ),
+    Way(
+        "softwaredev/delivery/pull-requests",
+        "description: opening and updating pull requests, PR descriptions, review requests\n"
         "vocabulary: pull request pr review reviewer description draft approve gh\npattern: \\bpull request\\b\n"
         "commands: gh\\ pr\\ (create|edit|merge)\nrefire: normal",
-        ("Title says what changes for a user; the body says why and how to test it.",
-         "Open as draft while CI is red; request review only when it is green."),
-        keyword="pull request", commands=("gh pr create --draft --fill", "gh pr edit --add-reviewer")),
-    Way("softwaredev/code/testing", "description: writing and running unit tests, fixtures, golden files, test failures\n"
+        (
+            "Title says what changes for a user; the body says why and how to test it.",
+            "Open as draft while CI is red; request review only when it is green.",
+        ),
+        keyword="pull request",
+        commands=("gh pr create --draft --fill", "gh pr edit --add-reviewer"),
+    ),
+    Way(
+        "softwaredev/code/testing",
+        "description: writing and running unit tests, fixtures, golden files, test failures\n"
         "vocabulary: test tdd unit golden fixture assert pytest vitest coverage flaky mock\n"
         "pattern: \\bunit tests?\\b|\\bwrite (a|the) tests?\\b\nfiles: (^|/)tests?/.*\\.(py|tsx?)$\nrefire: 0.2\n"
         "scope: agent, subagent",
-        ("Write the failing test first and watch it fail for the right reason.",
-         "One behaviour per test; name the test after the behaviour.",
-         "Prefer real objects and `tmp_path` over mocks; mock only at process boundaries.",
-         "A flaky test is a bug: quarantine it with an issue link, never retry it silently."),
-        keyword="unit tests", files=("tests/test_{m}.py", "tests/unit/test_{m}.py", "web/tests/{m}.test.ts"),
-        scope_sub=True),
-    Way("softwaredev/code/quality", "description: code quality after an edit, lint and type errors, dead code, naming\n"
+        (
+            "Write the failing test first and watch it fail for the right reason.",
+            "One behaviour per test; name the test after the behaviour.",
+            "Prefer real objects and `tmp_path` over mocks; mock only at process boundaries.",
+            "A flaky test is a bug: quarantine it with an issue link, never retry it silently.",
+        ),
+        keyword="unit tests",
+        files=("tests/test_{m}.py", "tests/unit/test_{m}.py", "web/tests/{m}.test.ts"),
+        scope_sub=True,
+    ),
+    Way(
+        "softwaredev/code/quality",
+        "description: code quality after an edit, lint and type errors, dead code, naming\n"
         "vocabulary: lint ruff eslint mypy typecheck naming complexity dead unused\nfiles: \\.(py|ts|tsx)$\n"
         "refire: frequent",
-        ("Run the linter and the type checker on the files you touched before you say done.",
-         "Fix the warning, do not silence it; a suppression needs a comment saying why."),
-        files=("src/{m}/core.py", "src/{m}/views.py", "web/src/{m}.tsx")),
-    Way("softwaredev/code/debugging", "description: systematic debugging when a fix keeps failing, reproducing, bisecting\n"
+        (
+            "Run the linter and the type checker on the files you touched before you say done.",
+            "Fix the warning, do not silence it; a suppression needs a comment saying why.",
+        ),
+        files=("src/{m}/core.py", "src/{m}/views.py", "web/src/{m}.tsx"),
+    ),
+    Way(
+        "softwaredev/code/debugging",
+        "description: systematic debugging when a fix keeps failing, reproducing, bisecting\n"
         "vocabulary: debug bisect reproduce stack trace regression failing again root cause\n"
         "trigger:\n  type: attend\n  signals: [repeated-failure, frustration]\nrefire: 0.3",
-        ("Reproduce first: a failing command you can rerun beats a theory.",
-         "Bisect when the last good state is known; read the diff when it is small.",
-         "Write down each hypothesis and the observation that killed it.")),
-    Way("softwaredev/code/navigation", "description: exploring an unfamiliar codebase, finding where something is defined or used\n"
+        (
+            "Reproduce first: a failing command you can rerun beats a theory.",
+            "Bisect when the last good state is known; read the diff when it is small.",
+            "Write down each hypothesis and the observation that killed it.",
+        ),
+    ),
+    Way(
+        "softwaredev/code/navigation",
+        "description: exploring an unfamiliar codebase, finding where something is defined or used\n"
         "vocabulary: where defined find usage callers entrypoint module layout explore\nscope: subagent\n"
         "refire: normal",
-        ("Start at the entrypoints and the tests; they say what the code is for.",
-         "Report file:line for every claim so the parent agent can check it.")),
-    Way("softwaredev/code/performance", "description: profiling and speeding up slow code, latency, allocations\n"
+        (
+            "Start at the entrypoints and the tests; they say what the code is for.",
+            "Report file:line for every claim so the parent agent can check it.",
+        ),
+    ),
+    Way(
+        "softwaredev/code/performance",
+        "description: profiling and speeding up slow code, latency, allocations\n"
         "vocabulary: profile flamegraph latency p99 allocation hot path benchmark cache\n"
         "pattern: \\bprofil(e|ing)\\b\nrefire: 0.25",
-        ("Measure before and after with the same benchmark; report both numbers.",
-         "Read the flamegraph top-down: the widest frame you own is the place to start.",
-         "Cache only what you can invalidate."), keyword="profile"),
-    Way("softwaredev/docs/adr", "description: architecture decision records, writing an ADR, superseding a decision\n"
+        (
+            "Measure before and after with the same benchmark; report both numbers.",
+            "Read the flamegraph top-down: the widest frame you own is the place to start.",
+            "Cache only what you can invalidate.",
+        ),
+        keyword="profile",
+    ),
+    Way(
+        "softwaredev/docs/adr",
+        "description: architecture decision records, writing an ADR, superseding a decision\n"
         "vocabulary: adr decision record context consequences supersede status accepted proposed\n"
         "pattern: \\bADRs?\\b|architecture decision\nfiles: docs/adr/.*\\.md$\nrefire: 0.25",
-        ("Context, decision, consequences; one decision per record.",
-         "Supersede instead of editing an accepted record."), keyword="ADR",
-        files=("docs/adr/00{n}-{m}.md",)),
-    Way("softwaredev/docs/readme", "description: README files: install steps, usage, badges\n"
+        (
+            "Context, decision, consequences; one decision per record.",
+            "Supersede instead of editing an accepted record.",
+        ),
+        keyword="ADR",
+        files=("docs/adr/00{n}-{m}.md",),
+    ),
+    Way(
+        "softwaredev/docs/readme",
+        "description: README files: install steps, usage, badges\n"
         "vocabulary: readme install usage quickstart badge\npattern: \\bREADME\\b\nrefire: 0.3",
-        ("Install, run, test: three commands a newcomer can paste.",), keyword="README"),
-    Way("softwaredev/architecture/design", "description: software design trade-offs, module boundaries, interfaces, coupling\n"
+        ("Install, run, test: three commands a newcomer can paste.",),
+        keyword="README",
+    ),
+    Way(
+        "softwaredev/architecture/design",
+        "description: software design trade-offs, module boundaries, interfaces, coupling\n"
         "vocabulary: design architecture boundary interface coupling cohesion layer abstraction tradeoff\n"
         "refire: 0.25",
-        ("Draw the boundary where the rate of change differs.",
-         "An interface with one implementation is a guess; wait for the second one.",
-         "Write the trade-off down: what you gave up and why it was acceptable.")),
-    Way("softwaredev/architecture/api", "description: HTTP API design, endpoints, versioning, error shapes, pagination\n"
+        (
+            "Draw the boundary where the rate of change differs.",
+            "An interface with one implementation is a guess; wait for the second one.",
+            "Write the trade-off down: what you gave up and why it was acceptable.",
+        ),
+    ),
+    Way(
+        "softwaredev/architecture/api",
+        "description: HTTP API design, endpoints, versioning, error shapes, pagination\n"
         "vocabulary: endpoint route rest versioning pagination status code error schema openapi\n"
-        "pattern: \\bendpoints?\\b\nrefire: 0.2", ("One error shape for the whole API, with a stable code field.",
-                                                   "Paginate with cursors, not offsets, for anything that grows."),
-        keyword="endpoint"),
-    Way("softwaredev/data/migrations", "description: database schema migrations, backfills, zero-downtime changes\n"
+        "pattern: \\bendpoints?\\b\nrefire: 0.2",
+        (
+            "One error shape for the whole API, with a stable code field.",
+            "Paginate with cursors, not offsets, for anything that grows.",
+        ),
+        keyword="endpoint",
+    ),
+    Way(
+        "softwaredev/data/migrations",
+        "description: database schema migrations, backfills, zero-downtime changes\n"
         "vocabulary: migration schema alembic backfill column index lock downtime rollback\n"
         "pattern: \\bmigrations?\\b\nfiles: (^|/)migrations/.*\\.(py|sql)$\nrefire: 0.2",
-        ("Expand, migrate, contract: never drop a column the running code still reads.",
-         "Build indexes concurrently; a lock on a big table is an outage."), keyword="migration",
-        files=("migrations/00{n}_{m}.py", "db/migrations/00{n}_{m}.sql")),
-    Way("collaboration/teams", "description: working as one agent of a team, handoffs, shared task lists\n"
+        (
+            "Expand, migrate, contract: never drop a column the running code still reads.",
+            "Build indexes concurrently; a lock on a big table is an outage.",
+        ),
+        keyword="migration",
+        files=("migrations/00{n}_{m}.py", "db/migrations/00{n}_{m}.sql"),
+    ),
+    Way(
+        "collaboration/teams",
+        "description: working as one agent of a team, handoffs, shared task lists\n"
         "vocabulary: team teammate handoff coordinate lead shared task\ntrigger: session-start\nscope: teammate\n"
-        "refire: once", ("Claim a task before starting it; release it if you stop.",), semantic=False),
-    Way("meta/context", "trigger: context-threshold\nthreshold: 75\nmacro: prepend\nrefire: once",
-        ("The context window is filling up: summarise what is settled, drop what is not needed.",), semantic=False),
-    Way("meta/orientation", "trigger: session-start\nrefire: once",
-        ("Read the project's CLAUDE.md and the open task list before changing anything.",), semantic=False),
-    Way("security/secrets", "description: handling secrets, API keys, tokens and credentials safely\n"
+        "refire: once",
+        ("Claim a task before starting it; release it if you stop.",),
+        semantic=False,
+    ),
+    Way(
+        "meta/context",
+        "trigger: context-threshold\nthreshold: 75\nmacro: prepend\nrefire: once",
+        ("The context window is filling up: summarise what is settled, drop what is not needed.",),
+        semantic=False,
+    ),
+    Way(
+        "meta/orientation",
+        "trigger: session-start\nrefire: once",
+        ("Read the project's CLAUDE.md and the open task list before changing anything.",),
+        semantic=False,
+    ),
+    Way(
+        "security/secrets",
+        "description: handling secrets, API keys, tokens and credentials safely\n"
         "vocabulary: secret token apikey credential password dotenv vault leak rotate\n"
         "commands: \\b(printenv|env)\\b|cat\\ .*\\.env\nfiles: (^|/)\\.env(\\..*)?$|secrets?\\.ya?ml$\nrefire: 0.1\n"
         "scope: agent, subagent",
-        ("Never print a secret to the terminal or paste it into the conversation.",
-         "A leaked key is rotated first and investigated second."),
-        commands=("printenv", "env"), files=(".env", ".env.example", "deploy/secrets.yaml"), scope_sub=True),
-    Way("security/dependencies", "description: vulnerable dependencies, CVEs, audits, pinning and upgrades\n"
+        (
+            "Never print a secret to the terminal or paste it into the conversation.",
+            "A leaked key is rotated first and investigated second.",
+        ),
+        commands=("printenv", "env"),
+        files=(".env", ".env.example", "deploy/secrets.yaml"),
+        scope_sub=True,
+    ),
+    Way(
+        "security/dependencies",
+        "description: vulnerable dependencies, CVEs, audits, pinning and upgrades\n"
         "vocabulary: cve vulnerability audit advisory pin upgrade lockfile supply chain\n"
         "pattern: \\bvulnerab(le|ility)\\b\ncommands: \\b(pip-audit|npm\\ audit)\\b\nrefire: 0.3",
-        ("Upgrade the smallest version that fixes the advisory; read its changelog.",), keyword="vulnerable",
-        commands=("pip-audit", "npm audit")),
-    Way("build", "description: building the project, build tools, compile errors, packaging\n"
+        ("Upgrade the smallest version that fixes the advisory; read its changelog.",),
+        keyword="vulnerable",
+        commands=("pip-audit", "npm audit"),
+    ),
+    Way(
+        "build",
+        "description: building the project, build tools, compile errors, packaging\n"
         "vocabulary: build compile make cargo npm vite bundle package artifact\n"
         "commands: \\b(make|npm\\ run\\ build|vite\\ build|uv\\ build|cargo\\ build)\\b\nrefire: normal",
-        ("Build from a clean tree before you trust a green build.",
-         "A warning in the build output is tomorrow's error; read them."),
-        commands=("make", "npm run build", "cargo build", "uv build")),
-    Way("infra/terraform", "description: terraform plans, state, modules and drift\n"
+        (
+            "Build from a clean tree before you trust a green build.",
+            "A warning in the build output is tomorrow's error; read them.",
+        ),
+        commands=("make", "npm run build", "cargo build", "uv build"),
+    ),
+    Way(
+        "infra/terraform",
+        "description: terraform plans, state, modules and drift\n"
         "vocabulary: terraform plan apply state module provider drift workspace\n"
         "commands: \\bterraform\\b\nfiles: \\.tf$\nrefire: 0.2",
-        ("Always `terraform plan -out` and apply that plan file; never apply blind.",
-         "Treat drift as a bug report: find who changed it before overwriting it."),
-        commands=("terraform",), files=("infra/{m}.tf", "infra/modules/{m}/main.tf")),
-    Way("infra/kubernetes", "description: kubernetes deployments, kubectl, rollouts, manifests, clusters\n"
+        (
+            "Always `terraform plan -out` and apply that plan file; never apply blind.",
+            "Treat drift as a bug report: find who changed it before overwriting it.",
+        ),
+        commands=("terraform",),
+        files=("infra/{m}.tf", "infra/modules/{m}/main.tf"),
+    ),
+    Way(
+        "infra/kubernetes",
+        "description: kubernetes deployments, kubectl, rollouts, manifests, clusters\n"
         "vocabulary: kubectl deployment pod rollout manifest helm namespace kubeconfig cluster\n"
         "pattern: \\bkubeconfig\\b\ncommands: \\bkubectl\\b\nrefire: 0.2",
-        ("Check the current context before every `kubectl apply`.",
-         "Roll out with a readiness probe or do not roll out."), keyword="kubeconfig", commands=("kubectl",)),
-    Way("infra/ci", "description: continuous integration pipelines, workflow files, caching, flaky jobs\n"
+        (
+            "Check the current context before every `kubectl apply`.",
+            "Roll out with a readiness probe or do not roll out.",
+        ),
+        keyword="kubeconfig",
+        commands=("kubectl",),
+    ),
+    Way(
+        "infra/ci",
+        "description: continuous integration pipelines, workflow files, caching, flaky jobs\n"
         "vocabulary: ci pipeline workflow github actions runner cache artifact matrix\n"
         "files: (^|/)\\.github/workflows/.*\\.ya?ml$\nrefire: 0.2",
         ("Pin actions to a commit, not a tag.", "Cache by lockfile hash."),
-        files=(".github/workflows/{m}.yml",)),
-    Way("writing/docs-style", "description: writing documentation prose: tone, structure, examples\n"
+        files=(".github/workflows/{m}.yml",),
+    ),
+    Way(
+        "writing/docs-style",
+        "description: writing documentation prose: tone, structure, examples\n"
         "vocabulary: docs documentation prose tone example tutorial reference explain\nrefire: 0.3",
-        ("Lead with what the reader can do, then how.", "One example beats three paragraphs.")),
+        ("Lead with what the reader can do, then how.", "One example beats three paragraphs."),
+    ),
 ]
 WAY = {w.id: w for w in WAYS}
-RX = {w.id: {k: re.compile(m.group(1), re.IGNORECASE) for k in ("files", "commands")
-             if (m := re.search(rf"^{k}: (.*)$", w.front, re.MULTILINE))} for w in WAYS}
+RX = {
+    w.id: {
+        k: re.compile(m.group(1), re.IGNORECASE)
+        for k in ("files", "commands")
+        if (m := re.search(rf"^{k}: (.*)$", w.front, re.MULTILINE))
+    }
+    for w in WAYS
+}
 SEMANTIC = [w for w in WAYS if w.semantic and w.id != "softwaredev/code/navigation"]
 KEYWORD = [w for w in WAYS if w.keyword]
 BASH_WAYS = [w for w in WAYS if w.commands]
 FILE_WAYS = [w for w in WAYS if w.files]
-CHECKS = {"softwaredev/code/testing": "assert expect mock patch fixture snapshot parametrize",
-          "security/secrets": "token key password secret credential"}
+CHECKS = {
+    "softwaredev/code/testing": "assert expect mock patch fixture snapshot parametrize",
+    "security/secrets": "token key password secret credential",
+}
 
 
 def way_body(w: Way) -> str:
@@ -322,8 +477,10 @@ def way_body(w: Way) -> str:
     n = sum(map(ord, w.id))
     extra = [GENERIC[(n + i * 3) % len(GENERIC)] for i in range(2 + n % 5)]
     title = w.leaf.replace("-", " ").title()
-    intro = (f"This way applies when the work touches {w.leaf.replace('-', ' ')}. It is a reminder of the "
-             f"house rules, not a tutorial; follow the project's own docs where they are stricter.")
+    intro = (
+        f"This way applies when the work touches {w.leaf.replace('-', ' ')}. It is a reminder of the "
+        f"house rules, not a tutorial; follow the project's own docs where they are stricter."
+    )
     return f"# {title} Way\n\n{intro}\n\n" + "\n".join(f"- {b}" for b in (*w.bullets, *extra))
 
 
@@ -335,14 +492,63 @@ BODIES = {w.id: way_body(w) for w in WAYS}
 # --------------------------------------------------------------------------------------------------------
 
 WORDS = [
-    "request", "user", "order", "item", "cache", "queue", "worker", "token", "session", "account",
-    "invoice", "report", "metric", "event", "handler", "client", "server", "config", "limit", "bucket",
-    "retry", "timeout", "batch", "index", "shard", "replica", "lease", "lock", "snapshot", "cursor",
-    "page", "filter", "schema", "record", "payload", "signal", "stream", "buffer", "window"
+    "request",
+    "user",
+    "order",
+    "item",
+    "cache",
+    "queue",
+    "worker",
+    "token",
+    "session",
+    "account",
+    "invoice",
+    "report",
+    "metric",
+    "event",
+    "handler",
+    "client",
+    "server",
+    "config",
+    "limit",
+    "bucket",
+    "retry",
+    "timeout",
+    "batch",
+    "index",
+    "shard",
+    "replica",
+    "lease",
+    "lock",
+    "snapshot",
+    "cursor",
+    "page",
+    "filter",
+    "schema",
+    "record",
+    "payload",
+    "signal",
+    "stream",
+    "buffer",
+    "window",
 ]
 MODULES = [
-    "api", "billing", "auth", "search", "ingest", "metrics", "orders", "users", "payments", "notify",
-    "scheduler", "gateway", "ratelimit", "storage", "export", "audit"
+    "api",
+    "billing",
+    "auth",
+    "search",
+    "ingest",
+    "metrics",
+    "orders",
+    "users",
+    "payments",
+    "notify",
+    "scheduler",
+    "gateway",
+    "ratelimit",
+    "storage",
+    "export",
+    "audit",
 ]
 PROSE = (
     "Let me look at {m} first, because the {w} path goes through it before anything else runs.",
@@ -357,31 +563,79 @@ PROSE = (
     "There are {n} call sites; only two of them pass a {w2}, the rest rely on the default.",
 )
 TASKS = (
-    "fix the {w} bug in {m}: {sym}", "add {feat} to the {m} service", "why does the {m} {w} {sym}?",
-    "refactor {m}/{w}.py so the {w2} handling is in one place", "look at the failing {m} tests and tell me what broke",
-    "explain how {m} handles {concept}", "make the {w} limit configurable per {w2}",
-    "clean up the {m} module, it has grown three ways of building a {w}", "review my change to {m}/{w2}.py",
+    "fix the {w} bug in {m}: {sym}",
+    "add {feat} to the {m} service",
+    "why does the {m} {w} {sym}?",
+    "refactor {m}/{w}.py so the {w2} handling is in one place",
+    "look at the failing {m} tests and tell me what broke",
+    "explain how {m} handles {concept}",
+    "make the {w} limit configurable per {w2}",
+    "clean up the {m} module, it has grown three ways of building a {w}",
+    "review my change to {m}/{w2}.py",
     "can you speed up the {w} query in {m}? it shows up at the top of the {concept} report",
     "the {m} worker keeps dying with a {w} error after deploys, find out why",
-    "write a small script that exports every {w} of {m} as csv", "rename {w} to {w2} across {m}, keep the API stable",
+    "write a small script that exports every {w} of {m} as csv",
+    "rename {w} to {w2} across {m}, keep the API stable",
 )
-SYMPTOMS = ("returns 500 for empty input", "hangs after a few minutes", "double-counts every {w}",
-            "drops the last {w} of each batch", "is slow under load", "leaks {w2} handles", "ignores the timeout")
-FEATURES = ("pagination", "retries with jitter", "a dry-run flag", "structured logging", "a health check",
-            "per-tenant limits", "request tracing", "an export command")
-CONCEPTS = ("idempotency", "backpressure", "flamegraph", "tombstones", "kubeconfig", "retries", "caching",
-            "ordering", "timeouts", "sharding", "auth", "clock skew")
+SYMPTOMS = (
+    "returns 500 for empty input",
+    "hangs after a few minutes",
+    "double-counts every {w}",
+    "drops the last {w} of each batch",
+    "is slow under load",
+    "leaks {w2} handles",
+    "ignores the timeout",
+)
+FEATURES = (
+    "pagination",
+    "retries with jitter",
+    "a dry-run flag",
+    "structured logging",
+    "a health check",
+    "per-tenant limits",
+    "request tracing",
+    "an export command",
+)
+CONCEPTS = (
+    "idempotency",
+    "backpressure",
+    "flamegraph",
+    "tombstones",
+    "kubeconfig",
+    "retries",
+    "caching",
+    "ordering",
+    "timeouts",
+    "sharding",
+    "auth",
+    "clock skew",
+)
 LOG_LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR")
 CODE_TEMPLATES = (
-    "def {w}_{w2}(self, {w}: {T}, *, limit: int = {n}) -> {T}:", "    if {w} is None:",
-    "        raise ValueError(\"{w} is required\")", "    {w2} = self.{w}s.get({w}.id)",
-    "    return {w2}", "class {C}{C2}:", "    \"\"\"Keeps the {w} and its {w2} together.\"\"\"",
-    "    {w}: {T}", "    {w2}_count: int = 0", "", "    for {w} in self.{w2}s:",
-    "        total += {w}.{w2}", "logger.debug(\"{w} %s took %.1f ms\", {w}.id, elapsed)",
-    "from {m}.{w} import {C}", "import {m}.{w2} as {w2}", "    async with self.{w}_lock:",
-    "        await self.{w2}.flush()", "    # {w} must be flushed before the {w2} is released",
-    "export function {w}{C}({w2}: {C2}): {C} {{", "  const {w} = await fetch{C}({w2}.id);", "  return {w};",
-    "}}", "@pytest.mark.parametrize(\"{w}\", [1, 2, {n}])", "def test_{w}_{w2}({w}, tmp_path):",
+    "def {w}_{w2}(self, {w}: {T}, *, limit: int = {n}) -> {T}:",
+    "    if {w} is None:",
+    '        raise ValueError("{w} is required")',
+    "    {w2} = self.{w}s.get({w}.id)",
+    "    return {w2}",
+    "class {C}{C2}:",
+    '    """Keeps the {w} and its {w2} together."""',
+    "    {w}: {T}",
+    "    {w2}_count: int = 0",
+    "",
+    "    for {w} in self.{w2}s:",
+    "        total += {w}.{w2}",
+    'logger.debug("{w} %s took %.1f ms", {w}.id, elapsed)',
+    "from {m}.{w} import {C}",
+    "import {m}.{w2} as {w2}",
+    "    async with self.{w}_lock:",
+    "        await self.{w2}.flush()",
+    "    # {w} must be flushed before the {w2} is released",
+    "export function {w}{C}({w2}: {C2}): {C} {{",
+    "  const {w} = await fetch{C}({w2}.id);",
+    "  return {w};",
+    "}}",
+    '@pytest.mark.parametrize("{w}", [1, 2, {n}])',
+    "def test_{w}_{w2}({w}, tmp_path):",
     "    assert {m}.{w}({w}) == {n}",
 )
 
@@ -392,9 +646,15 @@ class Pools:
         C = [w.capitalize() for w in WORDS]
 
         def fill(tpl: str) -> str:
-            return tpl.format(w=r.choice(WORDS), w2=r.choice(WORDS), m=r.choice(MODULES), C=r.choice(C),
-                              C2=r.choice(C), T=r.choice(("int", "str", "float", "bytes", "dict")),
-                              n=r.randint(2, 999))
+            return tpl.format(
+                w=r.choice(WORDS),
+                w2=r.choice(WORDS),
+                m=r.choice(MODULES),
+                C=r.choice(C),
+                C2=r.choice(C),
+                T=r.choice(("int", "str", "float", "bytes", "dict")),
+                n=r.randint(2, 999),
+            )
 
         code = [fill(r.choice(CODE_TEMPLATES)) for _ in range(40_000)]
         self.code_raw, self.code_raw_off = self._join(code)
@@ -404,25 +664,35 @@ class Pools:
             mod, w = r.choice(MODULES), r.choice(WORDS)
             k = r.random()
             if k < 0.45:
-                logs.append(f"2026-11-{1 + i // 2400:02d}T{i // 100 % 24:02d}:{i % 60:02d}:{r.randint(0, 59):02d}."
-                            f"{r.randint(0, 999):03d}Z {r.choice(LOG_LEVELS):5s} {mod}.{w} request_id={r.getrandbits(48):012x} "
-                            f"path=/v1/{w}s/{r.randint(1, 99999)} status={r.choice((200, 200, 201, 204, 404, 500))} "
-                            f"dur_ms={r.randint(1, 900)}")
+                logs.append(
+                    f"2026-11-{1 + i // 2400:02d}T{i // 100 % 24:02d}:{i % 60:02d}:{r.randint(0, 59):02d}."
+                    f"{r.randint(0, 999):03d}Z {r.choice(LOG_LEVELS):5s} {mod}.{w} request_id={r.getrandbits(48):012x} "
+                    f"path=/v1/{w}s/{r.randint(1, 99999)} status={r.choice((200, 200, 201, 204, 404, 500))} "
+                    f"dur_ms={r.randint(1, 900)}"
+                )
             elif k < 0.75:
-                logs.append(f"tests/{mod}/test_{w}.py::test_{r.choice(WORDS)}_{r.choice(WORDS)}"
-                            f"[{r.randint(0, 9)}] {r.choice(('PASSED', 'PASSED', 'PASSED', 'SKIPPED', 'FAILED'))}"
-                            f" [{r.randint(0, 99):>3d}%]")
+                logs.append(
+                    f"tests/{mod}/test_{w}.py::test_{r.choice(WORDS)}_{r.choice(WORDS)}"
+                    f"[{r.randint(0, 9)}] {r.choice(('PASSED', 'PASSED', 'PASSED', 'SKIPPED', 'FAILED'))}"
+                    f" [{r.randint(0, 99):>3d}%]"
+                )
             elif k < 0.9:
-                logs.append(f"  File \"/home/dev/src/{mod}/{w}.py\", line {r.randint(1, 900)}, in "
-                            f"{r.choice(WORDS)}_{r.choice(WORDS)}")
+                logs.append(
+                    f'  File "/home/dev/src/{mod}/{w}.py", line {r.randint(1, 900)}, in '
+                    f"{r.choice(WORDS)}_{r.choice(WORDS)}"
+                )
             else:
-                logs.append(f"   Compiling {w}-{mod} v0.{r.randint(1, 30)}.{r.randint(0, 9)} "
-                            f"(/home/dev/src/{mod}/crates/{w})")
+                logs.append(
+                    f"   Compiling {w}-{mod} v0.{r.randint(1, 30)}.{r.randint(0, 9)} "
+                    f"(/home/dev/src/{mod}/crates/{w})"
+                )
         self.log, self.log_off = self._join(logs)
         prose = [fill(r.choice(PROSE)) for _ in range(8000)]
         self.prose, self.prose_off = self._join(prose, sep=" ")
-        self.sig = "".join(r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-                           for _ in range(20_000))
+        self.sig = "".join(
+            r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            for _ in range(20_000)
+        )
 
     @staticmethod
     def _join(lines: list[str], sep: str = "\n") -> tuple[str, list[int]]:
@@ -443,31 +713,36 @@ class Pools:
 
     def logs(self, r: random.Random, size: int) -> str:
         k, n = self.cut(self.log, self.log_off, r, size)
-        return self.log[self.log_off[k]:self.log_off[k + n]]
+        return self.log[self.log_off[k] : self.log_off[k + n]]
 
     def big_logs(self, size: int) -> str:
         text = self.log * (size // len(self.log) + 1)
         cut = text.rfind("\n", 0, size)
-        return text[:cut + 1]
+        return text[: cut + 1]
 
     def code(self, r: random.Random, size: int) -> tuple[str, str, int, int]:
         """(raw text, numbered text, start line, line count) of a file excerpt."""
         k, n = self.cut(self.code_raw, self.code_raw_off, r, size)
-        return (self.code_raw[self.code_raw_off[k]:self.code_raw_off[k + n]],
-                self.code_num[self.code_num_off[k]:self.code_num_off[k + n]], k + 1, n)
+        return (
+            self.code_raw[self.code_raw_off[k] : self.code_raw_off[k + n]],
+            self.code_num[self.code_num_off[k] : self.code_num_off[k + n]],
+            k + 1,
+            n,
+        )
 
     def text(self, r: random.Random, size: int) -> str:
         k, n = self.cut(self.prose, self.prose_off, r, size)
-        return self.prose[self.prose_off[k]:self.prose_off[k + n]].strip()
+        return self.prose[self.prose_off[k] : self.prose_off[k + n]].strip()
 
     def signature(self, r: random.Random) -> str:
         k = r.randint(0, len(self.sig) - 400)
-        return "Eu8C" + self.sig[k:k + r.randint(180, 380)]
+        return "Eu8C" + self.sig[k : k + r.randint(180, 380)]
 
 
 # --------------------------------------------------------------------------------------------------------
 # The generator
 # --------------------------------------------------------------------------------------------------------
+
 
 class Thread:
     """One transcript file (the trunk or a subagent) and its context-window bookkeeping."""
@@ -497,10 +772,26 @@ class Corpus:
         self.transcript_lines = 0
         self.transcript_files: list[Path] = []
         self.term_hits = dict.fromkeys(SEARCH_TERMS, 0)
-        names = ["api-server", "web-ui", "infra", "notes", "billing", "llama.cpp-kv", "data_pipeline",
-                 "mobile-app", "search", "auth-service", "docs-site", "cli-tools", "ml.experiments", "gateway"]
-        self.projects = [f"/home/dev/src/{names[i % len(names)]}" + (f"-{i // len(names)}" if i >= len(names) else "")
-                         for i in range(tier.projects)]
+        names = [
+            "api-server",
+            "web-ui",
+            "infra",
+            "notes",
+            "billing",
+            "llama.cpp-kv",
+            "data_pipeline",
+            "mobile-app",
+            "search",
+            "auth-service",
+            "docs-site",
+            "cli-tools",
+            "ml.experiments",
+            "gateway",
+        ]
+        self.projects = [
+            f"/home/dev/src/{names[i % len(names)]}" + (f"-{i // len(names)}" if i >= len(names) else "")
+            for i in range(tier.projects)
+        ]
 
     # events -----------------------------------------------------------------------------------------
     def emit(self, t: int, d: dict) -> None:
@@ -524,9 +815,17 @@ class Corpus:
             special = big_at.get(i)
             size = {"big": tier.big_tool_output_bytes, "huge": tier.huge_line_bytes}.get(special, 0)
             fixed -= size
-            start = TRANSCRIPT_SPAN[0] + span * i // n + random.Random(f"{self.seed}:start:{i}").randint(0, 3600)
-            s = Session(self, 1 + i, self.projects[i % len(self.projects)], start * 1000, transcript=True,
-                        special=(special, size))
+            start = (
+                TRANSCRIPT_SPAN[0] + span * i // n + random.Random(f"{self.seed}:start:{i}").randint(0, 3600)
+            )
+            s = Session(
+                self,
+                1 + i,
+                self.projects[i % len(self.projects)],
+                start * 1000,
+                transcript=True,
+                special=(special, size),
+            )
             before = self.transcript_bytes
             s.play(None, byte_budget=int(share) + size)
             budget_left -= self.transcript_bytes - before
@@ -540,11 +839,20 @@ class Corpus:
             r = random.Random(f"{self.seed}:start:{k}")
             frac = (i * 0.6180339887) % 1.0 if i >= planned else i / planned
             start = EVENT_ONLY_SPAN[0] + int(span * frac) + r.randint(0, 1800)
-            s = Session(self, k, self.projects[r.randrange(len(self.projects))], start * 1000, transcript=False)
+            s = Session(
+                self, k, self.projects[r.randrange(len(self.projects))], start * 1000, transcript=False
+            )
             s.play(max(3, int(r.gauss(tier.turns_per_session, tier.turns_per_session / 3))))
             i += 1
-        self.emit(D(11, 28, 3, 12), {"ts": ts_s(D(11, 28, 3, 12)), "event": "event_log_dropped",
-                                    "bytes": 41943040, "reason": "archive failed"})
+        self.emit(
+            D(11, 28, 3, 12),
+            {
+                "ts": ts_s(D(11, 28, 3, 12)),
+                "event": "event_log_dropped",
+                "bytes": 41943040,
+                "reason": "archive failed",
+            },
+        )
         return long_s.sid
 
     def write_events(self) -> tuple[list[Path], int, int]:
@@ -565,7 +873,7 @@ class Corpus:
             if m == len(ARCHIVES) - 1:
                 newest.append(e)
         # rotation overlap: the newest archive's last lines are still in the live file as well
-        live += newest[len(newest) * 9 // 10:]
+        live += newest[len(newest) * 9 // 10 :]
         live.sort()
         state = self.home / STATE
         state.mkdir(parents=True, exist_ok=True)
@@ -593,15 +901,26 @@ class Corpus:
             path.write_bytes(formats.way_file(w.front, BODIES[w.id]).encode())
         for wid, vocab in CHECKS.items():
             w = WAY[wid]
-            front = (f"description: check that the {w.leaf} rules were followed in the last edit\n"
-                     f"vocabulary: {vocab}\nthreshold: 2.0\nscope: agent, subagent")
+            front = (
+                f"description: check that the {w.leaf} rules were followed in the last edit\n"
+                f"vocabulary: {vocab}\nthreshold: 2.0\nscope: agent, subagent"
+            )
             body = f"# {w.leaf.title()} check\n\n- Did the last edit follow the {w.leaf} way?"
             (root / formats.way_path(wid, check=True)).write_bytes(formats.way_file(front, body).encode())
 
 
 class Session:
-    def __init__(self, c: Corpus, idx: int, project: str, start_ms: int, *, transcript: bool, long: bool = False,
-                 special: tuple[str | None, int] = (None, 0)) -> None:
+    def __init__(
+        self,
+        c: Corpus,
+        idx: int,
+        project: str,
+        start_ms: int,
+        *,
+        transcript: bool,
+        long: bool = False,
+        special: tuple[str | None, int] = (None, 0),
+    ) -> None:
         self.c = c
         self.p = c.pools
         self.r = r = random.Random(f"waysweb-bench-corpus:{c.seed}:{idx}")
@@ -620,9 +939,14 @@ class Session:
         self.subagents_off = not long and r.random() < 0.15
         self.model = OPUS if long or r.random() < 0.7 else SONNET
         self.branch = r.choice(("main", "main", "feat/" + r.choice(WORDS), "fix/" + r.choice(WORDS)))
-        hs = "-".join(r.choice(w) for w in (("quiet", "amber", "brisk", "silver", "patient", "velvet"),
-                                            ("harbor", "lantern", "meadow", "circuit", "orchard", "ember"),
-                                            ("whisper", "falcon", "river", "summit", "beacon", "pebble")))
+        hs = "-".join(
+            r.choice(w)
+            for w in (
+                ("quiet", "amber", "brisk", "silver", "patient", "velvet"),
+                ("harbor", "lantern", "meadow", "circuit", "orchard", "ember"),
+                ("whisper", "falcon", "river", "summit", "beacon", "pebble"),
+            )
+        )
         self.version = "2.1.120" if long else VERSION  # ≥ 2.1.97 (attachments), < 2.1.150 (no turn_duration)
         self.human_slug = hs
         self.trunk = Thread(self.envelope(), self.model, None, r.randint(14000, 19000))
@@ -650,11 +974,25 @@ class Session:
 
     # transcript lines -------------------------------------------------------------------------------
     def envelope(self, agent: str | None = None) -> dict:
-        return formats.envelope(cwd=self.project, session_id=self.sid, version=self.version,
-                                git_branch=self.branch, slug=self.human_slug, agent_id=agent)
+        return formats.envelope(
+            cwd=self.project,
+            session_id=self.sid,
+            version=self.version,
+            git_branch=self.branch,
+            slug=self.human_slug,
+            agent_id=agent,
+        )
 
-    def put(self, th: Thread, write, *args, parent: str | None | bool = True, chain: bool = True,
-            uid: str | None = None, **fields) -> str:
+    def put(
+        self,
+        th: Thread,
+        write,
+        *args,
+        parent: str | bool | None = True,
+        chain: bool = True,
+        uid: str | None = None,
+        **fields,
+    ) -> str:
         """Append the line `write` makes for `th` now; the writer's first argument is the chain head (a
         compact_boundary's logical parent) unless `parent` names another; `chain` makes this line the head."""
         u = uid or new_uuid(self.r)
@@ -688,36 +1026,82 @@ class Session:
         for i, b in enumerate(blocks):
             if i:
                 self.adv(40, 900)
-            last = self.put(th, formats.transcript_assistant, b, model=th.model, message_id=mid,
-                            request_id=rid, stop_reason=stop if i == len(blocks) - 1 else None, usage=usage,
-                            order=ORDER)
+            last = self.put(
+                th,
+                formats.transcript_assistant,
+                b,
+                model=th.model,
+                message_id=mid,
+                request_id=rid,
+                stop_reason=stop if i == len(blocks) - 1 else None,
+                usage=usage,
+                order=ORDER,
+            )
         return last
 
     def progress(self, th: Thread, hook_event: str, hook_name: str, tool_id: str | None) -> None:
         """A hook_progress start; `tool_id` None = a hook-run id that matches no tool call."""
         if self.tx:
             tool_id = tool_id or new_uuid(self.r)
-            self.put(th, formats.transcript_hook_progress, hook_event=hook_event, hook_name=hook_name,
-                     command="${HOME}/.claude/hooks/ways/hook.sh " + hook_event, tool_use_id=tool_id,
-                     chain=False)
+            self.put(
+                th,
+                formats.transcript_hook_progress,
+                hook_event=hook_event,
+                hook_name=hook_name,
+                command="${HOME}/.claude/hooks/ways/hook.sh " + hook_event,
+                tool_use_id=tool_id,
+                chain=False,
+            )
 
-    def attach(self, th: Thread, hook_event: str, hook_name: str, tool_id: str | None, bodies: list[str],
-               parent: str | None | bool = True) -> None:
+    def attach(
+        self,
+        th: Thread,
+        hook_event: str,
+        hook_name: str,
+        tool_id: str | None,
+        bodies: list[str],
+        parent: str | bool | None = True,
+    ) -> None:
         if self.tx and bodies:
             tool_id = tool_id or new_uuid(self.r)
-            self.put(th, formats.transcript_attachment, parent=parent, hook_event=hook_event,
-                     hook_name=hook_name, tool_use_id=tool_id, content=bodies)
+            self.put(
+                th,
+                formats.transcript_attachment,
+                parent=parent,
+                hook_event=hook_event,
+                hook_name=hook_name,
+                tool_use_id=tool_id,
+                content=bodies,
+            )
         th.pending += sum(map(len, bodies)) // 4
 
     # events -----------------------------------------------------------------------------------------
-    def fire(self, t: int, th: Thread, w: Way, trigger: str, *, span: str | None = None,
-             score: float | None = None, surface: str = "", minimal: bool = False, scope: str | None = None,
-             redisclose: bool = False) -> str | None:
+    def fire(
+        self,
+        t: int,
+        th: Thread,
+        w: Way,
+        trigger: str,
+        *,
+        span: str | None = None,
+        score: float | None = None,
+        surface: str = "",
+        minimal: bool = False,
+        scope: str | None = None,
+        redisclose: bool = False,
+    ) -> str | None:
         """way_fired / way_redisclosed; returns the body it injects."""
         agent = th.agent or "main"
-        d = {"ts": ts_s(t), "event": "way_redisclosed" if redisclose else "way_fired", "way": w.id,
-             "domain": w.domain, "trigger": trigger, "scope": scope or ("subagent" if th.agent else "agent"),
-             "project": self.project, "session": self.sid}
+        d = {
+            "ts": ts_s(t),
+            "event": "way_redisclosed" if redisclose else "way_fired",
+            "way": w.id,
+            "domain": w.domain,
+            "trigger": trigger,
+            "scope": scope or ("subagent" if th.agent else "agent"),
+            "project": self.project,
+            "session": self.sid,
+        }
         if minimal:
             if th.agent:
                 d["agent_id"] = agent
@@ -734,9 +1118,15 @@ class Session:
             d["surface"] = surface if len(surface) <= 200 else surface[:200] + "…"
         if span and not redisclose:
             d["matched_span"] = span
-        if w.id in ("softwaredev/delivery/commits", "softwaredev/delivery/pull-requests") and "softwaredev/delivery" in self.shown:
-            d.update(parent="softwaredev/delivery", tree_depth="1",
-                     epoch_distance=str(self.epoch - self.way_epoch.get("softwaredev/delivery", 0)))
+        if (
+            w.id in ("softwaredev/delivery/commits", "softwaredev/delivery/pull-requests")
+            and "softwaredev/delivery" in self.shown
+        ):
+            d.update(
+                parent="softwaredev/delivery",
+                tree_depth="1",
+                epoch_distance=str(self.epoch - self.way_epoch.get("softwaredev/delivery", 0)),
+            )
         self.emit(t, d)
         self.shown[w.id] = self.shown.get(w.id, 0) + 1
         self.way_epoch[w.id] = self.epoch
@@ -746,11 +1136,26 @@ class Session:
         return body
 
     def suppress(self, t: int, th: Thread, w: Way, trigger: str, reason: str) -> None:
-        self.emit(t, {"ts": ts_s(t), "event": "way_suppressed", "kind": "way", "way": w.id, "domain": w.domain,
-                      "trigger": trigger, "reason": reason, "scope": "subagent" if th.agent else "agent",
-                      "project": self.project, "session": self.sid, "agent_id": th.agent or "main"})
+        self.emit(
+            t,
+            {
+                "ts": ts_s(t),
+                "event": "way_suppressed",
+                "kind": "way",
+                "way": w.id,
+                "domain": w.domain,
+                "trigger": trigger,
+                "reason": reason,
+                "scope": "subagent" if th.agent else "agent",
+                "project": self.project,
+                "session": self.sid,
+                "agent_id": th.agent or "main",
+            },
+        )
 
-    def show_or_hold(self, t: int, th: Thread, w: Way, trigger: str, *, show: bool = False, **kw) -> str | None:
+    def show_or_hold(
+        self, t: int, th: Thread, w: Way, trigger: str, *, show: bool = False, **kw
+    ) -> str | None:
         """A match: first fire, redisclosure, or a refire hold."""
         if w.id not in self.shown:
             return self.fire(t, th, w, trigger, **kw)
@@ -773,12 +1178,20 @@ class Session:
     def make_prompt(self, phrases: list[str]) -> str:
         r = self.r
         w, w2, m = r.choice(WORDS), r.choice(WORDS), r.choice(MODULES)
-        text = r.choice(TASKS).format(w=w, w2=w2, m=m, concept=r.choice(CONCEPTS), feat=r.choice(FEATURES),
-                                      sym=r.choice(SYMPTOMS).format(w=w, w2=w2))
+        text = r.choice(TASKS).format(
+            w=w,
+            w2=w2,
+            m=m,
+            concept=r.choice(CONCEPTS),
+            feat=r.choice(FEATURES),
+            sym=r.choice(SYMPTOMS).format(w=w, w2=w2),
+        )
         if r.random() < 0.25:
             text += f". Keep {r.choice(CONCEPTS)} in mind, the {w2} path depends on it"
         for ph in phrases:
-            text += r.choice((f", and the {ph} too", f" and mention the {ph}", f"; also the {ph} part", f" ({ph})"))
+            text += r.choice(
+                (f", and the {ph} too", f" and mention the {ph}", f"; also the {ph} part", f" ({ph})")
+            )
         text = text[0].upper() + text[1:]
         if r.random() < 0.08 and not self.long:
             text += "\n\nHere is what I see:\n\n```\n" + self.p.logs(r, r.randint(800, 16000)) + "```"
@@ -806,9 +1219,12 @@ class Session:
         u = umid = None
         if self.tx and (steps or not self.long):
             umid = new_uuid(r)
-            backups = {f"{self.project}/{p}": formats.file_backup(f"{r.getrandbits(64):016x}@v{1 + j}", 1 + j,
-                                                                  ts_ms(self.ms - 1000))
-                       for j, p in enumerate(self.edited[-3:])}
+            backups = {
+                f"{self.project}/{p}": formats.file_backup(
+                    f"{r.getrandbits(64):016x}@v{1 + j}", 1 + j, ts_ms(self.ms - 1000)
+                )
+                for j, p in enumerate(self.edited[-3:])
+            }
             th.lines.append(formats.transcript_file_history_snapshot(umid, backups, timestamp=ts_ms(self.ms)))
         if self.tx:
             u = self.put(th, formats.transcript_prompt, text, prompt_id=new_uuid(r), uid=umid, order=ORDER)
@@ -833,8 +1249,9 @@ class Session:
         elif not self.long and r.random() < 0.004:
             self.compact("manual")
 
-    def prompt_events(self, hs: int, th: Thread, text: str, keyword: list[Way], semantic: list[Way],
-                      gated: Way | None) -> list[str]:
+    def prompt_events(
+        self, hs: int, th: Thread, text: str, keyword: list[Way], semantic: list[Way], gated: Way | None
+    ) -> list[str]:
         r, base = self.r, self.base()
         surface = " ".join(text.split())
         bodies: list[str] = []
@@ -868,18 +1285,40 @@ class Session:
             elif channel == "unknown":
                 b = self.show_or_hold(t, th, w, channel, show=show)
             else:
-                b = self.show_or_hold(t, th, w, channel, score=r.uniform(0.5, 0.93), surface=surface, show=show)
+                b = self.show_or_hold(
+                    t, th, w, channel, score=r.uniform(0.5, 0.93), surface=surface, show=show
+                )
             if b:
                 bodies.append(b)
         if gated:
-            d = {"ts": ts_s(t), "event": "way_keyword_gated", "way": gated.id, "corpus_id": gated.id,
-                 "domain": gated.domain, "matched_span": gated.keyword}
+            d = {
+                "ts": ts_s(t),
+                "event": "way_keyword_gated",
+                "way": gated.id,
+                "corpus_id": gated.id,
+                "domain": gated.domain,
+                "matched_span": gated.keyword,
+            }
             if self.gen == "new":
-                d.update(prob_en=f"{r.uniform(0.01, 0.149):.4f}", prob_multi=r.choice(("", f"{r.uniform(0.01, 0.149):.4f}")),
-                         floor="0.1500", trigger="prompt", scope="agent", **base, token_position=str(th.position))
+                d.update(
+                    prob_en=f"{r.uniform(0.01, 0.149):.4f}",
+                    prob_multi=r.choice(("", f"{r.uniform(0.01, 0.149):.4f}")),
+                    floor="0.1500",
+                    trigger="prompt",
+                    scope="agent",
+                    **base,
+                    token_position=str(th.position),
+                )
             else:
-                d.update(score_en=f"{r.uniform(0.1, 0.29):.4f}", score_multi=f"{r.uniform(0.1, 0.29):.4f}",
-                         floor_en="0.3000", floor_multi="0.3100", trigger="prompt", scope="agent", **base)
+                d.update(
+                    score_en=f"{r.uniform(0.1, 0.29):.4f}",
+                    score_multi=f"{r.uniform(0.1, 0.29):.4f}",
+                    floor_en="0.3000",
+                    floor_multi="0.3100",
+                    trigger="prompt",
+                    scope="agent",
+                    **base,
+                )
             self.emit(t, d)
         if r.random() < 0.12:
             w = r.choice(SEMANTIC)
@@ -887,20 +1326,40 @@ class Session:
             if self.gen == "new":
                 p = r.uniform(0.4501, 0.4999)
                 multi = r.random() < 0.5
-                d.update(prob_en="" if multi else f"{p:.4f}", prob_multi=f"{p:.4f}" if multi else "",
-                         tau_s="0.5000", margin=f"{0.5 - p:.4f}")
+                d.update(
+                    prob_en="" if multi else f"{p:.4f}",
+                    prob_multi=f"{p:.4f}" if multi else "",
+                    tau_s="0.5000",
+                    margin=f"{0.5 - p:.4f}",
+                )
             else:
                 s = r.uniform(0.40, 0.4599)
-                d.update(score_en=f"{s:.4f}", score_multi="", thr_en="0.4600", thr_multi="",
-                         margin=f"{0.46 - s:.4f}")
-            d.update(trigger="prompt", scope="agent", **base, query_tokens=str(round(len(text.split()) * 1.3)))
+                d.update(
+                    score_en=f"{s:.4f}",
+                    score_multi="",
+                    thr_en="0.4600",
+                    thr_multi="",
+                    margin=f"{0.46 - s:.4f}",
+                )
+            d.update(
+                trigger="prompt", scope="agent", **base, query_tokens=str(round(len(text.split()) * 1.3))
+            )
             self.emit(t, d)
         if self.pulls and r.random() < 0.06 and self.shown:
             wid = r.choice(list(self.shown))
-            d = {"ts": ts_s(t + 1), "event": "way_pulled", "way": wid, "domain": wid.split("/")[0],
-                 "window": r.choice(("first_fire", "refire", "refire", "suppressed")), "scope": "agent",
-                 **base, "agent_id": "main", "token_position": str(th.position), "out_of_band": r.random() < 0.2,
-                 "stamped": r.random() < 0.85}
+            d = {
+                "ts": ts_s(t + 1),
+                "event": "way_pulled",
+                "way": wid,
+                "domain": wid.split("/")[0],
+                "window": r.choice(("first_fire", "refire", "refire", "suppressed")),
+                "scope": "agent",
+                **base,
+                "agent_id": "main",
+                "token_position": str(th.position),
+                "out_of_band": r.random() < 0.2,
+                "stamped": r.random() < 0.85,
+            }
             if r.random() < 0.3:
                 d["epoch_distance"] = r.randint(1, 30)
             self.emit(t + 1, d)
@@ -910,14 +1369,35 @@ class Session:
         r, base = self.r, self.base()
         n = len(cands)
         if r.random() < 0.04:
-            self.emit(hs, {"ts": ts_s(hs), "event": "gate_fallback", "reason": "deadline", "gate_ms": "1500",
-                           "candidates": str(n), "hook": "UserPromptSubmit", "scope": "agent", **base})
+            self.emit(
+                hs,
+                {
+                    "ts": ts_s(hs),
+                    "event": "gate_fallback",
+                    "reason": "deadline",
+                    "gate_ms": "1500",
+                    "candidates": str(n),
+                    "hook": "UserPromptSubmit",
+                    "scope": "agent",
+                    **base,
+                },
+            )
             self.judge_call(hs, n, fallback="deadline")
             return cands
         if r.random() < 0.01:
-            self.emit(hs, {"ts": ts_s(hs), "event": "gate_capped", "judged": "8", "unjudged": "2",
-                           "ways": "infra/ci,writing/docs-style", "hook": "UserPromptSubmit", "scope": "agent",
-                           **base})
+            self.emit(
+                hs,
+                {
+                    "ts": ts_s(hs),
+                    "event": "gate_capped",
+                    "judged": "8",
+                    "unjudged": "2",
+                    "ways": "infra/ci,writing/docs-style",
+                    "hook": "UserPromptSubmit",
+                    "scope": "agent",
+                    **base,
+                },
+            )
         allowed = []
         judge_ms = r.randint(180, 1300)
         gate_ms = judge_ms + r.randint(5, 60)
@@ -926,18 +1406,50 @@ class Session:
             if self.long and i == 0:
                 p = max(p, 0.31)  # the long session keeps one fire turn per prompt
             verdict = "pass" if p >= 0.30 else ("block" if self.judge == "enforce" else "would_block")
-            self.emit(hs, {"ts": ts_s(hs), "event": "way_judged", "way": w.id, "p_yes": f"{p:.3f}",
-                           "threshold": "0.30", "verdict": verdict, "mode": self.judge, "engine": "anthropic",
-                           "model": JUDGE_MODEL, "judge_ms": str(judge_ms), "gate_ms": str(gate_ms),
-                           "candidates": str(n), "hook": "UserPromptSubmit", "scope": "agent", **base,
-                           "agent_id": "main"})
+            self.emit(
+                hs,
+                {
+                    "ts": ts_s(hs),
+                    "event": "way_judged",
+                    "way": w.id,
+                    "p_yes": f"{p:.3f}",
+                    "threshold": "0.30",
+                    "verdict": verdict,
+                    "mode": self.judge,
+                    "engine": "anthropic",
+                    "model": JUDGE_MODEL,
+                    "judge_ms": str(judge_ms),
+                    "gate_ms": str(gate_ms),
+                    "candidates": str(n),
+                    "hook": "UserPromptSubmit",
+                    "scope": "agent",
+                    **base,
+                    "agent_id": "main",
+                },
+            )
             if verdict != "block":
                 allowed.append((w, channel))
             elif w.id == "softwaredev/delivery" and r.random() < 0.5:
-                self.emit(hs, {"ts": ts_s(hs), "event": "way_judged", "way": "softwaredev/delivery/commits",
-                               "p_yes": f"{p:.3f}", "threshold": "0.30", "verdict": "block", "reason": "ancestor",
-                               "ancestor": w.id, "mode": self.judge, "engine": "anthropic", "model": JUDGE_MODEL,
-                               "hook": "UserPromptSubmit", "scope": "agent", **base, "agent_id": "main"})
+                self.emit(
+                    hs,
+                    {
+                        "ts": ts_s(hs),
+                        "event": "way_judged",
+                        "way": "softwaredev/delivery/commits",
+                        "p_yes": f"{p:.3f}",
+                        "threshold": "0.30",
+                        "verdict": "block",
+                        "reason": "ancestor",
+                        "ancestor": w.id,
+                        "mode": self.judge,
+                        "engine": "anthropic",
+                        "model": JUDGE_MODEL,
+                        "hook": "UserPromptSubmit",
+                        "scope": "agent",
+                        **base,
+                        "agent_id": "main",
+                    },
+                )
         self.judge_call(hs, n)
         return allowed
 
@@ -948,10 +1460,17 @@ class Session:
             d["reason"] = fallback
         inp, out = 380 + 210 * n + r.randint(0, 90), 6 * n + r.randint(0, 20)
         known = r.random() < 0.9 and not fallback
-        d.update(engine="anthropic", provider="anthropic", model=JUDGE_MODEL, candidates=str(n),
-                 cost_source=("provider" if r.random() < 0.7 else "price_table") if known else "unknown")
+        d.update(
+            engine="anthropic",
+            provider="anthropic",
+            model=JUDGE_MODEL,
+            candidates=str(n),
+            cost_source=("provider" if r.random() < 0.7 else "price_table") if known else "unknown",
+        )
         if not fallback:
-            d.update(input_tokens=str(inp), output_tokens=str(out), cache_read_tokens="0", cache_write_tokens="0")
+            d.update(
+                input_tokens=str(inp), output_tokens=str(out), cache_read_tokens="0", cache_write_tokens="0"
+            )
         if known:
             d["cost_usd"] = f"{inp * 1e-6 + out * 5e-6:.8f}"
         d.update(hook="UserPromptSubmit", scope="agent", project=self.project, session=self.sid)
@@ -964,12 +1483,28 @@ class Session:
         cos = sorted((round(r.uniform(0.3, 0.75), 4) for _ in top), reverse=True)
         shares = [math.exp(x / 0.08) for x in cos]
         total = sum(shares) * 1.15
-        cands = [{"way": w, "cosine": c, "share": round(s / total, 4),
-                  "margin": round(c - cos[i + 1], 4) if i + 1 < len(cos) else None}
-                 for i, (w, c, s) in enumerate(zip(top, cos, shares, strict=True))]
-        self.emit(hs, {"ts": ts_s(hs), "event": "scan_candidates", "lane": r.choice(("en", "multi")),
-                       "basis": "single", "session": self.sid, "project": self.project,
-                       "sidecar": r.random() < 0.1, "candidates": cands})
+        cands = [
+            {
+                "way": w,
+                "cosine": c,
+                "share": round(s / total, 4),
+                "margin": round(c - cos[i + 1], 4) if i + 1 < len(cos) else None,
+            }
+            for i, (w, c, s) in enumerate(zip(top, cos, shares, strict=True))
+        ]
+        self.emit(
+            hs,
+            {
+                "ts": ts_s(hs),
+                "event": "scan_candidates",
+                "lane": r.choice(("en", "multi")),
+                "basis": "single",
+                "session": self.sid,
+                "project": self.project,
+                "sidecar": r.random() < 0.1,
+                "candidates": cands,
+            },
+        )
 
     # tools ------------------------------------------------------------------------------------------
     def work(self, th: Thread, steps: int) -> None:
@@ -1027,22 +1562,39 @@ class Session:
                 path = f"src/{m}/{r.choice(WORDS)}.py"
         if kind == "bash":
             if big:
-                cmd = r.choice(("cat logs/ingest-full.log", "pytest -vv --durations=0", "journalctl -u api --no-pager"))
+                cmd = r.choice(
+                    ("cat logs/ingest-full.log", "pytest -vv --durations=0", "journalctl -u api --no-pager")
+                )
             elif r.random() < 0.3:
                 w = r.choice(BASH_WAYS)
                 c = r.choice(w.commands)
-                cmd = {"git commit -am": f"git commit -am '{r.choice(('feat', 'fix', 'refactor'))}({m}): {r.choice(WORDS)}'",
-                       "git commit -m": f"git commit -m 'fix({m}): {r.choice(WORDS)} {r.choice(WORDS)}'",
-                       "git commit --amend -m": f"git commit --amend -m 'chore({m}): tidy'",
-                       "make": f"make {r.choice(('test', 'build', 'lint'))}", "terraform": "terraform plan -out tfplan",
-                       "kubectl": f"kubectl rollout status deploy/{m}", "printenv": "printenv | grep -i api_",
-                       "env": "env | sort"}.get(c, c)
+                cmd = {
+                    "git commit -am": (
+                        f"git commit -am '{r.choice(('feat', 'fix', 'refactor'))}({m}): {r.choice(WORDS)}'"
+                    ),
+                    "git commit -m": f"git commit -m 'fix({m}): {r.choice(WORDS)} {r.choice(WORDS)}'",
+                    "git commit --amend -m": f"git commit --amend -m 'chore({m}): tidy'",
+                    "make": f"make {r.choice(('test', 'build', 'lint'))}",
+                    "terraform": "terraform plan -out tfplan",
+                    "kubectl": f"kubectl rollout status deploy/{m}",
+                    "printenv": "printenv | grep -i api_",
+                    "env": "env | sort",
+                }.get(c, c)
                 match = (w, "bash", RX[w.id]["commands"].search(cmd).group(0))
                 if r.random() < 0.3:
                     match = (w, r.choice(("semantic:bash:en", "semantic:bash:multi")), None)
             else:
-                cmd = r.choice((f"pytest -q tests/{m}", f"rg -n {r.choice(WORDS)} src/{m}", "git status --short",
-                                f"python -m {m}.cli --dry-run", f"ls src/{m}", "git diff --stat", f"ruff check src/{m}"))
+                cmd = r.choice(
+                    (
+                        f"pytest -q tests/{m}",
+                        f"rg -n {r.choice(WORDS)} src/{m}",
+                        "git status --short",
+                        f"python -m {m}.cli --dry-run",
+                        f"ls src/{m}",
+                        "git diff --stat",
+                        f"ruff check src/{m}",
+                    )
+                )
         name = {"read": "Read", "edit": "Edit", "write": "Write", "bash": "Bash", "grep": "Grep"}[kind]
         inp: dict = {}
         if self.tx:  # payloads only where a transcript is written
@@ -1053,8 +1605,11 @@ class Session:
             else:
                 inp = {"file_path": f"{cwd}/{path}"}
                 if kind == "edit":
-                    inp.update(old_string=p.code(r, r.randint(40, 300))[0], new_string=p.code(r, r.randint(40, 400))[0],
-                               replace_all=False)
+                    inp.update(
+                        old_string=p.code(r, r.randint(40, 300))[0],
+                        new_string=p.code(r, r.randint(40, 400))[0],
+                        replace_all=False,
+                    )
                 elif kind == "write":
                     inp["content"] = p.code(r, r.randint(8800, 17000))[0]
             blocks.append(formats.tool_use_block(tid, name, inp))
@@ -1085,19 +1640,32 @@ class Session:
                 self.adv(50, 300)
                 self.attach(th, "PostToolUse", "PostToolUse:Edit", tid, [b])
 
-    def tool_result(self, th: Thread, kind: str, inp: dict, tid: str, tu: str, err: bool, big: int | None) -> str:
+    def tool_result(
+        self, th: Thread, kind: str, inp: dict, tid: str, tu: str, err: bool, big: int | None
+    ) -> str:
         """Write the tool_result line; the size class follows the mix of real transcripts."""
         r, p = self.r, self.p
         size = r.random() + (1 if self.long else 0)  # the long session stays lean
         if kind == "read":
             raw, num, start, count = p.code(r, r.randint(5000, 8800) if size < 0.65 else r.randint(300, 1200))
             content = num
-            tur = formats.read_tool_result(inp["file_path"], raw, start_line=start, num_lines=count,
-                                           total_lines=start + count + r.randint(0, 400))
+            tur = formats.read_tool_result(
+                inp["file_path"],
+                raw,
+                start_line=start,
+                num_lines=count,
+                total_lines=start + count + r.randint(0, 400),
+            )
         elif kind == "edit":
             orig = p.code(r, r.randint(8000, 15000) if size < 0.55 else r.randint(200, 1400))[0]
-            content, tur = formats.edit_tool_result(inp["file_path"], inp["old_string"], inp["new_string"],
-                                                    start=r.randint(1, 400), original_file=orig, order=ORDER)
+            content, tur = formats.edit_tool_result(
+                inp["file_path"],
+                inp["old_string"],
+                inp["new_string"],
+                start=r.randint(1, 400),
+                original_file=orig,
+                order=ORDER,
+            )
         elif kind == "write":
             content, tur = formats.write_tool_result(inp["file_path"], inp["content"])
         elif kind == "bash":
@@ -1114,8 +1682,14 @@ class Session:
             hits = [f"src/{r.choice(MODULES)}/{r.choice(WORDS)}.py" for _ in range(r.randint(0, 12))]
             content = f"Found {len(hits)} files\n" + "\n".join(hits)
             tur = formats.grep_tool_result(hits)
-        self.put(th, formats.transcript_tool_result, formats.tool_result_block(tid, content, is_error=err),
-                 result=tur, assistant_uuid=tu, order=ORDER)
+        self.put(
+            th,
+            formats.transcript_tool_result,
+            formats.tool_result_block(tid, content, is_error=err),
+            result=tur,
+            assistant_uuid=tu,
+            order=ORDER,
+        )
         return content
 
     def tool_events(self, t: int, th: Thread, kind: str, match, command: str) -> list[str]:
@@ -1148,15 +1722,34 @@ class Session:
     def check(self, t: int, th: Thread, w: Way, trigger: str) -> None:
         r = self.r
         fc = self.check_fires.get(w.id, 0)
-        dist = min(30, self.epoch - self.way_epoch.get(w.id, 0)) if w.id in self.way_epoch else min(30, self.epoch)
+        dist = (
+            min(30, self.epoch - self.way_epoch.get(w.id, 0))
+            if w.id in self.way_epoch
+            else min(30, self.epoch)
+        )
         match = r.uniform(1.0, 2.6)
         eff = match * (math.log(dist + 1) + 1) / (fc + 1)
         self.check_fires[w.id] = fc + 1
-        self.emit(t, {"ts": ts_s(t), "event": "check_fired", "check": w.id, "domain": w.domain, "trigger": trigger,
-                      "epoch": str(self.epoch), "way_epoch": str(self.way_epoch.get(w.id, 0)), "distance": str(dist),
-                      "fire_count": str(fc), "match_score": f"{match:.2f}", "effective_score": f"{eff:.2f}",
-                      "anchored": "true" if w.id in self.shown else "false",
-                      "scope": "subagent" if th.agent else "agent", "project": self.project, "session": self.sid})
+        self.emit(
+            t,
+            {
+                "ts": ts_s(t),
+                "event": "check_fired",
+                "check": w.id,
+                "domain": w.domain,
+                "trigger": trigger,
+                "epoch": str(self.epoch),
+                "way_epoch": str(self.way_epoch.get(w.id, 0)),
+                "distance": str(dist),
+                "fire_count": str(fc),
+                "match_score": f"{match:.2f}",
+                "effective_score": f"{eff:.2f}",
+                "anchored": "true" if w.id in self.shown else "false",
+                "scope": "subagent" if th.agent else "agent",
+                "project": self.project,
+                "session": self.sid,
+            },
+        )
 
     def agent_step(self, th: Thread, blocks: list[dict]) -> None:
         r = self.r
@@ -1164,11 +1757,16 @@ class Session:
         m = r.choice(MODULES)
         kind = r.choice(("Explore", "general-purpose", "Plan"))
         desc = f"Find {r.choice(WORDS)} handling in {m}"
-        prompt = (f"List every place in src/{m} that builds or reads a {r.choice(WORDS)}, and note which ones "
-                  f"skip the {r.choice(WORDS)} check. Report file:line for each.")
+        prompt = (
+            f"List every place in src/{m} that builds or reads a {r.choice(WORDS)}, and note which ones "
+            f"skip the {r.choice(WORDS)} check. Report file:line for each."
+        )
         if self.tx:
-            blocks.append(formats.agent_tool_use_block(tid, description=desc, prompt=prompt,
-                                                       subagent_type=kind, order=ORDER))
+            blocks.append(
+                formats.agent_tool_use_block(
+                    tid, description=desc, prompt=prompt, subagent_type=kind, order=ORDER
+                )
+            )
         tu = self.respond(th, blocks, "tool_use")
         agent = f"a{r.getrandbits(64):016x}"
         sub = Thread(self.envelope(agent), HAIKU, agent, r.randint(7000, 9000))
@@ -1177,9 +1775,20 @@ class Session:
         self.adv(300, 900)
         hs = self.ms // 1000
         if self.subagents_off:
-            self.emit(hs, {"ts": ts_s(hs), "event": "injection_suppressed", "reason": "subagents_off",
-                           "switch": r.choice(("session", "config")), "lane": "subagent_start", "agent": kind,
-                           "scope": "subagent", "project": self.project, "session": self.sid})
+            self.emit(
+                hs,
+                {
+                    "ts": ts_s(hs),
+                    "event": "injection_suppressed",
+                    "reason": "subagents_off",
+                    "switch": r.choice(("session", "config")),
+                    "lane": "subagent_start",
+                    "agent": kind,
+                    "scope": "subagent",
+                    "project": self.project,
+                    "session": self.sid,
+                },
+            )
         else:
             self.fire(hs, sub, WAY["softwaredev/code/navigation"], "task", minimal=True, scope="subagent")
         if self.tx:
@@ -1191,8 +1800,15 @@ class Session:
         self.adv(200, 600)
         usage = formats.usage(4, sub.pending, sub.cached, r.randint(100, 900), breakdown=False)
         if self.tx:
-            block, tur = formats.agent_tool_result(tid, result, agent_id=agent, total_tokens=sub.cached,
-                                                   tool_uses=sub.tool_uses, duration_ms=dur, usage=usage)
+            block, tur = formats.agent_tool_result(
+                tid,
+                result,
+                agent_id=agent,
+                total_tokens=sub.cached,
+                tool_uses=sub.tool_uses,
+                duration_ms=dur,
+                usage=usage,
+            )
             self.put(th, formats.transcript_tool_result, block, result=tur, assistant_uuid=tu, order=ORDER)
         th.pending += len(result) // 4 + 40
 
@@ -1226,8 +1842,15 @@ class Session:
         post = r.randint(9000, 16000)
         if self.tx:
             # the chain head goes in as the boundary's logicalParentUuid; its parentUuid is null
-            self.put(th, formats.transcript_compact_boundary, trigger=trigger, pre_tokens=pre,
-                     post_tokens=post, duration_ms=self.ms - began, order=ORDER)
+            self.put(
+                th,
+                formats.transcript_compact_boundary,
+                trigger=trigger,
+                pre_tokens=pre,
+                post_tokens=post,
+                duration_ms=self.ms - began,
+                order=ORDER,
+            )
             self.adv(2, 30)
             summary = self.p.text(r, r.randint(2000, 6000))
             self.put(th, formats.transcript_compact_summary, summary, order=ORDER)
@@ -1270,6 +1893,7 @@ class Session:
 
 # --------------------------------------------------------------------------------------------------------
 
+
 def generate(home: Path, tier: str, *, seed: int = 0) -> CorpusInfo:
     """Write the corpus of `tier` into `home` (emptied first if it holds an earlier corpus)."""
     started = time.perf_counter()
@@ -1287,25 +1911,40 @@ def generate(home: Path, tier: str, *, seed: int = 0) -> CorpusInfo:
     events_files, events_lines, events_bytes = c.write_events()
     missing = [t for t, hits in c.term_hits.items() if not hits]
     assert not missing, f"search terms never used in a prompt: {missing}"
-    return CorpusInfo(home=home, tier=tier, events_files=events_files, transcript_files=c.transcript_files,
-                      events_lines=events_lines, events_bytes=events_bytes, transcript_lines=c.transcript_lines,
-                      transcript_bytes=c.transcript_bytes, long_session_id=long_sid,
-                      long_session_project=LONG_PROJECT, search_terms=list(SEARCH_TERMS),
-                      seconds=time.perf_counter() - started)
+    return CorpusInfo(
+        home=home,
+        tier=tier,
+        events_files=events_files,
+        transcript_files=c.transcript_files,
+        events_lines=events_lines,
+        events_bytes=events_bytes,
+        transcript_lines=c.transcript_lines,
+        transcript_bytes=c.transcript_bytes,
+        long_session_id=long_sid,
+        long_session_project=LONG_PROJECT,
+        search_terms=list(SEARCH_TERMS),
+        seconds=time.perf_counter() - started,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tier", choices=sorted(TIERS), default="small")
-    ap.add_argument("--out", type=Path, required=True, help="the HOME to write (emptied if it holds a corpus)")
+    ap.add_argument(
+        "--out", type=Path, required=True, help="the HOME to write (emptied if it holds a corpus)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     info = generate(args.out, args.tier, seed=args.seed)
     print(f"tier {info.tier} -> {info.home} in {info.seconds:.1f} s")
-    print(f"  events:      {len(info.events_files)} files, {info.events_lines:,} lines, "
-          f"{info.events_bytes / 2**20:,.1f} MiB uncompressed")
-    print(f"  transcripts: {len(info.transcript_files)} files, {info.transcript_lines:,} lines, "
-          f"{info.transcript_bytes / 2**20:,.1f} MiB")
+    print(
+        f"  events:      {len(info.events_files)} files, {info.events_lines:,} lines, "
+        f"{info.events_bytes / 2**20:,.1f} MiB uncompressed"
+    )
+    print(
+        f"  transcripts: {len(info.transcript_files)} files, {info.transcript_lines:,} lines, "
+        f"{info.transcript_bytes / 2**20:,.1f} MiB"
+    )
     print(f"  long session {info.long_session_id} in {info.long_session_project}")
     print(f"  search terms: {', '.join(info.search_terms)}")
 

@@ -28,9 +28,17 @@ from bench import corpus  # noqa: E402 - the repository root first, so that `ben
 
 
 def environment(work: Path, *, no_fsync: bool) -> dict[str, str]:
-    env = {**os.environ, "HOME": str(work / "home"), "WAYSWEB_DATA_DIR": str(work / "data"),
-           "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'derive.sqlite3'}", "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-           "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "", "XDG_DATA_HOME": "", "CLAUDE_CONFIG_DIR": ""}
+    env = {
+        **os.environ,
+        "HOME": str(work / "home"),
+        "WAYSWEB_DATA_DIR": str(work / "data"),
+        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'derive.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
+        "XDG_STATE_HOME": "",
+        "XDG_CONFIG_HOME": "",
+        "XDG_DATA_HOME": "",
+        "CLAUDE_CONFIG_DIR": "",
+    }
     if no_fsync:
         env["WAYSWEB_BENCH_NO_FSYNC"] = "1"
     return env
@@ -41,8 +49,11 @@ def main() -> None:
     parser.add_argument("--tier", choices=sorted(corpus.TIERS), default="small")
     parser.add_argument("--work", type=Path, default=Path("/tmp/waysweb-bench-derive"))
     parser.add_argument("--no-transcripts", action="store_true", help="import the events only (faster)")
-    parser.add_argument("--no-fsync", action="store_true",
-                        help="candidate files written without fsync: the deriver's own time, without the disk's")
+    parser.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="candidate files written without fsync: the deriver's own time, without the disk's",
+    )
     args = parser.parse_args()
     work = args.work / args.tier
     work.mkdir(parents=True, exist_ok=True)
@@ -53,10 +64,15 @@ def main() -> None:
         shutil.rmtree(work / "home", ignore_errors=True)
         started = time.perf_counter()
         info = corpus.generate(work / "home", args.tier)
-        print(f"corpus {args.tier}: {info.events_lines:,} event lines in {time.perf_counter() - started:.1f} s")
+        print(
+            f"corpus {args.tier}: {info.events_lines:,} event lines in {time.perf_counter() - started:.1f} s"
+        )
     command = [sys.executable, str(ROOT / "bench" / "inproc.py"), "derive", "--work", str(work)]
-    subprocess.run([*command, *(["--no-transcripts"] if args.no_transcripts else [])],
-                   env=environment(work, no_fsync=args.no_fsync), check=True)
+    subprocess.run(
+        [*command, *(["--no-transcripts"] if args.no_transcripts else [])],
+        env=environment(work, no_fsync=args.no_fsync),
+        check=True,
+    )
 
 
 if __name__ == "__main__":

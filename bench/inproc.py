@@ -46,15 +46,17 @@ from django.test.utils import override_settings  # noqa: E402
 
 from bench import corpus  # noqa: E402
 from introspect.importer.run import Options  # noqa: E402
-from introspect.models import Session, Window, WaysEvent  # noqa: E402
+from introspect.models import Session, WaysEvent, Window  # noqa: E402
 from introspect.rules.join import project_slug  # noqa: E402
 from introspect.rules.timestamps import utc_second  # noqa: E402
 from ledger.derive import candidates  # noqa: E402
 from ledger.models import KnowledgeEvent, LedgerEntry  # noqa: E402
 from waysweb import passes  # noqa: E402
 
-STATIC = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+STATIC = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -74,6 +76,7 @@ def timed(client: Client, url: str, requests: int, **extra) -> tuple[float, floa
 
 # --- bench/run.py ----------------------------------------------------------------------------------
 
+
 def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[float, str]], dict]:
     """A re-run over unchanged data, one-line appends, page times and rendering every session."""
     found: dict[str, tuple[float, str]] = {}
@@ -87,13 +90,29 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
     found["rerun_seconds"] = (time.perf_counter() - started, "s")
 
     live = info.home / ".local/state/agent-ways/events.jsonl"
-    last = WaysEvent.objects.filter(session__sid=info.long_session_id, ts__isnull=False).order_by("-ts").first().ts
+    last = (
+        WaysEvent.objects.filter(session__sid=info.long_session_id, ts__isnull=False)
+        .order_by("-ts")
+        .first()
+        .ts
+    )
 
     def poll_after_append(seconds_after_last: int) -> float:
         stamp = (last + timedelta(seconds=seconds_after_last)).strftime("%Y-%m-%dT%H:%M:%SZ")
         with open(live, "ab") as fh:
-            fh.write(orjson.dumps({"ts": stamp, "event": "way_fired", "way": "bench/append", "trigger": "bash",
-                                   "session": info.long_session_id, "n": seconds_after_last}) + b"\n")
+            fh.write(
+                orjson.dumps(
+                    {
+                        "ts": stamp,
+                        "event": "way_fired",
+                        "way": "bench/append",
+                        "trigger": "bash",
+                        "session": info.long_session_id,
+                        "n": seconds_after_last,
+                    }
+                )
+                + b"\n"
+            )
         started = time.perf_counter()
         result = passes.sessions_pass(locs, options)  # one --follow poll: import the new line, derive it
         assert result.totals.imported == 1, result.totals
@@ -102,7 +121,10 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
     # A running session appends after its last turn: the import extends the session's tail.
     found["append_ms"] = (statistics.median(poll_after_append(30 * (n + 1)) for n in range(5)), "ms")
     # A line stamped before the session's last turn (a late writer) makes the session rebuild whole.
-    found["append_before_last_turn_ms"] = (statistics.median(poll_after_append(-3600 - n) for n in range(3)), "ms")
+    found["append_before_last_turn_ms"] = (
+        statistics.median(poll_after_append(-3600 - n) for n in range(3)),
+        "ms",
+    )
 
     client = Client(HTTP_HOST="127.0.0.1")
     sid = info.long_session_id
@@ -115,7 +137,9 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
             "dump_json": (f"/api/sessions/{sid}/dump.json", {}),
         }
         for name, (url, extra) in pages.items():
-            p50, p95, _ = timed(client, url, requests if name != "dump_json" else max(5, requests // 5), **extra)
+            p50, p95, _ = timed(
+                client, url, requests if name != "dump_json" else max(5, requests // 5), **extra
+            )
             found[f"{name}_p50_ms"] = (p50, "ms")
             found[f"{name}_p95_ms"] = (p95, "ms")
         started = time.perf_counter()
@@ -135,6 +159,7 @@ def command_measures(args: argparse.Namespace) -> None:
 
 # --- bench/session_page.py -------------------------------------------------------------------------
 
+
 def command_pages(args: argparse.Namespace) -> None:
     """Server time of the long session's pages, with CPU time and full collections beside them."""
     sid = args.sid
@@ -145,7 +170,10 @@ def command_pages(args: argparse.Namespace) -> None:
     client = Client(HTTP_HOST="127.0.0.1")
     targets = {
         "session page, first screen": (f"/sessions/{sid}/", {}),
-        "next turns fragment": (f"/sessions/{sid}/", {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "from=2451"}),
+        "next turns fragment": (
+            f"/sessions/{sid}/",
+            {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "from=2451"},
+        ),
         "event log page": (f"/sessions/{sid}/events/", {}),
         "session list": ("/", {}),
     }
@@ -175,19 +203,24 @@ def command_pages(args: argparse.Namespace) -> None:
                 timings.append((time.perf_counter() - t0) * 1000)
                 cpu.append((time.process_time() - c0) * 1000)
                 assert response.status_code == 200, (url, response.status_code)
-            collected = 1000 * sum(stop - start for start, stop in zip(full_gc[::2], full_gc[1::2], strict=False))
+            collected = 1000 * sum(
+                stop - start for start, stop in zip(full_gc[::2], full_gc[1::2], strict=False)
+            )
             connection.force_debug_cursor = True
             reset_queries()
             client.get(url, **extra)
             queries = len(connection.queries)
             connection.force_debug_cursor = False
-            print(f"{name:28s} p50 {statistics.median(timings):7.1f} ms   p95 {percentile(timings, 0.95):7.1f} ms   "
-                  f"{queries} queries   {len(response.content) / 1024:.0f} KiB   "
-                  f"(cpu p50 {statistics.median(cpu):.1f} p95 {percentile(cpu, 0.95):.1f} ms; "
-                  f"{len(full_gc) // 2} full gc, {collected:.0f} ms)")
+            print(
+                f"{name:28s} p50 {statistics.median(timings):7.1f} ms   p95 {percentile(timings, 0.95):7.1f} ms   "
+                f"{queries} queries   {len(response.content) / 1024:.0f} KiB   "
+                f"(cpu p50 {statistics.median(cpu):.1f} p95 {percentile(cpu, 0.95):.1f} ms; "
+                f"{len(full_gc) // 2} full gc, {collected:.0f} ms)"
+            )
 
 
 # --- bench/derive.py -------------------------------------------------------------------------------
+
 
 def ingest_without_deriving(*args: str) -> None:
     """`manage.py ingest` in this process, with derivation off: the derivation is what is timed."""
@@ -211,19 +244,33 @@ def write_ledger(home: Path) -> int:
         for number, begin in enumerate(begins, 1):
             if begin is None:
                 continue
-            entries = [(begin + timedelta(minutes=1), "progress",
-                        (f"Work of window {number}.\nDecision: keep window {number} of {session.sid[:8]} small.\n"
-                         f"Open threads: review what {session.sid[:8]} left."))]
+            entries = [
+                (
+                    begin + timedelta(minutes=1),
+                    "progress",
+                    (
+                        f"Work of window {number}.\nDecision: keep window {number} of {session.sid[:8]} small.\n"
+                        f"Open threads: review what {session.sid[:8]} left."
+                    ),
+                )
+            ]
             if number < len(begins) and begins[number] is not None:
-                entries.append((begins[number] - timedelta(minutes=1), "handoff",
-                                f"State after window {number}: tests pass, docs next."))
+                entries.append(
+                    (
+                        begins[number] - timedelta(minutes=1),
+                        "handoff",
+                        f"State after window {number}: tests pass, docs next.",
+                    )
+                )
             for ts, phase, body in entries:
                 epoch = epochs[slug] = epochs.get(slug, -1) + 1
                 stamp = ts.strftime("%Y-%m-%dT%H:%M:%SZ")
                 path = home / ".claude" / "ledger" / slug / f"{stamp.replace(':', '')}_e{epoch:05d}.md"
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(f"---\nsession: {session.sid}\nepoch: {epoch}\ncontext_pct: 50\n"
-                                f"timestamp: {stamp}\nphase: {phase}\n---\n\n{body}\n")
+                path.write_text(
+                    f"---\nsession: {session.sid}\nepoch: {epoch}\ncontext_pct: 50\n"
+                    f"timestamp: {stamp}\nphase: {phase}\n---\n\n{body}\n"
+                )
                 written += 1
     return written
 
@@ -255,8 +302,10 @@ def command_derive(args: argparse.Namespace) -> None:
     candidates.derive_due(directory, sessions)
     again = time.perf_counter() - started
     written = len(list((directory / "candidates").glob("*.md")))
-    print(f"{len(sessions):6,} sessions {len(events):7,} boundaries {written:7,} candidates: {seconds:8.2f} s = "
-          f"{seconds / max(len(events), 1) * 1000:7.2f} ms per boundary; nothing due: {again:.2f} s")
+    print(
+        f"{len(sessions):6,} sessions {len(events):7,} boundaries {written:7,} candidates: {seconds:8.2f} s = "
+        f"{seconds / max(len(events), 1) * 1000:7.2f} ms per boundary; nothing due: {again:.2f} s"
+    )
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import corpus
+from bench import corpus  # noqa: E402 - the repository root first, so that `bench` imports as run
 
 STATE = ".local/state/agent-ways"
 PROJECT = "-home-dev-src-rss"
@@ -46,13 +46,24 @@ def event_lines(target: int, *, sessions: int = 50):
     produced = n = 0
     while produced < target:
         second = n // 20
-        line = orjson.dumps({
-            "ts": f"2026-10-{1 + second // 86400 % 28:02d}T{second // 3600 % 24:02d}:{second // 60 % 60:02d}:"
-                  f"{second % 60:02d}Z",
-            "event": "way_fired", "way": f"softwaredev/{r.choice(WORDS)}/{r.choice(WORDS)}", "domain": "softwaredev",
-            "trigger": "bash", "scope": "agent", "project": "/home/dev/src/rss", "n": str(n),
-            "note": " ".join(r.choice(WORDS) for _ in range(20)), "session": f"sess-{n % sessions:04d}",
-        }) + b"\n"
+        line = (
+            orjson.dumps(
+                {
+                    "ts": f"2026-10-{1 + second // 86400 % 28:02d}T{second // 3600 % 24:02d}:{second // 60 % 60:02d}:"
+                    f"{second % 60:02d}Z",
+                    "event": "way_fired",
+                    "way": f"softwaredev/{r.choice(WORDS)}/{r.choice(WORDS)}",
+                    "domain": "softwaredev",
+                    "trigger": "bash",
+                    "scope": "agent",
+                    "project": "/home/dev/src/rss",
+                    "n": str(n),
+                    "note": " ".join(r.choice(WORDS) for _ in range(20)),
+                    "session": f"sess-{n % sessions:04d}",
+                }
+            )
+            + b"\n"
+        )
         produced += len(line)
         n += 1
         yield line
@@ -71,7 +82,11 @@ def write_archive(home: Path, megabytes: int) -> Path:
                     gz.write(b"".join(pending))
                     pending.clear()
             gz.write(b"".join(pending))
-        fh.write(gzip.compress(b'{"ts":"2026-10-23T00:00:00Z","event":"session_start","session":"tail"}\n', mtime=0))
+        fh.write(
+            gzip.compress(
+                b'{"ts":"2026-10-23T00:00:00Z","event":"session_start","session":"tail"}\n', mtime=0
+            )
+        )
     return path
 
 
@@ -80,8 +95,11 @@ def huge_output(size: int) -> str:
     rows = []
     produced = 0
     while produced < size:
-        row = f"[{produced:012d}] {r.choice(WORDS)} {r.getrandbits(64):016x} " + " ".join(
-            r.choice(WORDS) for _ in range(8)) + "\n"
+        row = (
+            f"[{produced:012d}] {r.choice(WORDS)} {r.getrandbits(64):016x} "
+            + " ".join(r.choice(WORDS) for _ in range(8))
+            + "\n"
+        )
         rows.append(row)
         produced += len(row)
     return "".join(rows)
@@ -90,25 +108,67 @@ def huge_output(size: int) -> str:
 def write_transcript(home: Path, megabytes: int) -> Path:
     path = home / ".claude" / "projects" / PROJECT / f"{SESSION}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    env = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/src/rss", "sessionId": SESSION,
-           "version": "2.1.180", "gitBranch": "main"}
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/dev/src/rss",
+        "sessionId": SESSION,
+        "version": "2.1.180",
+        "gitBranch": "main",
+    }
     out = huge_output(megabytes * 1_000_000 // 2)
     lines = [
-        {"parentUuid": None, **env, "type": "user", "message": {"role": "user", "content": "run the build"},
-         "uuid": "u-1", "timestamp": "2026-12-01T10:00:00.000Z"},
-        {"parentUuid": "u-1", **env, "type": "assistant", "message": {
-            "id": "msg_1", "role": "assistant", "model": "claude-opus-4-6",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make"}}],
-            "usage": {"input_tokens": 4, "output_tokens": 30, "cache_read_input_tokens": 100}},
-         "uuid": "a-1", "timestamp": "2026-12-01T10:00:01.000Z"},
-        {"parentUuid": "a-1", **env, "type": "user", "message": {"role": "user", "content": [
-            {"tool_use_id": "toolu_1", "type": "tool_result", "content": out, "is_error": False}]},
-         "toolUseResult": {"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
-         "uuid": "u-2", "timestamp": "2026-12-01T10:00:09.000Z"},
-        {"parentUuid": "u-2", **env, "type": "assistant", "message": {
-            "id": "msg_2", "role": "assistant", "model": "claude-opus-4-6",
-            "content": [{"type": "text", "text": "The build passed."}]},
-         "uuid": "a-2", "timestamp": "2026-12-01T10:00:10.000Z"},
+        {
+            "parentUuid": None,
+            **env,
+            "type": "user",
+            "message": {"role": "user", "content": "run the build"},
+            "uuid": "u-1",
+            "timestamp": "2026-12-01T10:00:00.000Z",
+        },
+        {
+            "parentUuid": "u-1",
+            **env,
+            "type": "assistant",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make"}}
+                ],
+                "usage": {"input_tokens": 4, "output_tokens": 30, "cache_read_input_tokens": 100},
+            },
+            "uuid": "a-1",
+            "timestamp": "2026-12-01T10:00:01.000Z",
+        },
+        {
+            "parentUuid": "a-1",
+            **env,
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"tool_use_id": "toolu_1", "type": "tool_result", "content": out, "is_error": False}
+                ],
+            },
+            "toolUseResult": {"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
+            "uuid": "u-2",
+            "timestamp": "2026-12-01T10:00:09.000Z",
+        },
+        {
+            "parentUuid": "u-2",
+            **env,
+            "type": "assistant",
+            "message": {
+                "id": "msg_2",
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [{"type": "text", "text": "The build passed."}],
+            },
+            "uuid": "a-2",
+            "timestamp": "2026-12-01T10:00:10.000Z",
+        },
     ]
     with open(path, "wb") as fh:
         fh.writelines(orjson.dumps(line) + b"\n" for line in lines)
@@ -120,7 +180,9 @@ def run_child(args: list[str], env: dict, work: Path) -> tuple[float, float, str
     started = time.perf_counter()
     out_path, err_path = work / f"{args[0]}.out", work / f"{args[0]}.err"
     with open(out_path, "w") as out, open(err_path, "w") as err:
-        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err)
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err
+        )
         _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - started
@@ -133,26 +195,36 @@ def write_inputs(args: argparse.Namespace, home: Path) -> None:
     started = time.perf_counter()
     if args.tier:
         info = corpus.generate(home, args.tier)
-        print(f"corpus {args.tier}: {info.events_lines:,} event lines ({info.events_bytes / 2**20:.0f} MiB), "
-              f"{info.transcript_lines:,} transcript lines ({info.transcript_bytes / 2**20:.0f} MiB)")
+        print(
+            f"corpus {args.tier}: {info.events_lines:,} event lines ({info.events_bytes / 2**20:.0f} MiB), "
+            f"{info.transcript_lines:,} transcript lines ({info.transcript_bytes / 2**20:.0f} MiB)"
+        )
     if not args.tier and args.only != "line":
         archive = write_archive(home, args.archive_mb)
-        print(f"archive {archive.stat().st_size / 2**20:.1f} MiB compressed, "
-              f"{args.archive_mb} MiB uncompressed (one member)")
+        print(
+            f"archive {archive.stat().st_size / 2**20:.1f} MiB compressed, "
+            f"{args.archive_mb} MiB uncompressed (one member)"
+        )
     if not args.tier and args.only != "archive":
         transcript = write_transcript(home, args.line_mb)
         longest = max(len(line) for line in transcript.read_bytes().split(b"\n"))
-        print(f"transcript {transcript.stat().st_size / 1e6:.1f} MB, longest line {longest / 1e6:.1f} MB, "
-              f"zlib level 1 {len(zlib.compress(transcript.read_bytes(), 1)) / 1e6:.1f} MB")
+        print(
+            f"transcript {transcript.stat().st_size / 1e6:.1f} MB, longest line {longest / 1e6:.1f} MB, "
+            f"zlib level 1 {len(zlib.compress(transcript.read_bytes(), 1)) / 1e6:.1f} MB"
+        )
     print(f"written in {time.perf_counter() - started:.1f} s", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--archive-mb", type=int, default=300, help="uncompressed MiB in the archive's big member")
+    parser.add_argument(
+        "--archive-mb", type=int, default=300, help="uncompressed MiB in the archive's big member"
+    )
     parser.add_argument("--line-mb", type=int, default=50, help="MB of the single transcript line")
     parser.add_argument("--only", choices=("archive", "line"), help="write only one of the two inputs")
-    parser.add_argument("--tier", choices=sorted(corpus.TIERS), help="import bench/corpus.py's corpus of this tier")
+    parser.add_argument(
+        "--tier", choices=sorted(corpus.TIERS), help="import bench/corpus.py's corpus of this tier"
+    )
     parser.add_argument("--work", type=Path, help="keep the HOME and database here (the HOME is reused)")
     parser.add_argument("--write-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -165,13 +237,23 @@ def main() -> None:
         # Written by a child process: Linux carries a parent's peak RSS over into the children it
         # forks (ru_maxrss survives fork and exec), so a parent that held the inputs would inflate
         # every number measured below.
-        subprocess.run([sys.executable, __file__, *sys.argv[1:], "--work", str(work), "--write-only"], check=True)
+        subprocess.run(
+            [sys.executable, __file__, *sys.argv[1:], "--work", str(work), "--write-only"], check=True
+        )
     for name in ("db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm"):
         (work / name).unlink(missing_ok=True)
     shutil.rmtree(work / "data", ignore_errors=True)
-    env = {**os.environ, "HOME": str(home), "WAYSWEB_DATA_DIR": str(work / "data"),
-           "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}", "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-           "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "", "XDG_DATA_HOME": "", "CLAUDE_CONFIG_DIR": ""}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "WAYSWEB_DATA_DIR": str(work / "data"),
+        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
+        "XDG_STATE_HOME": "",
+        "XDG_CONFIG_HOME": "",
+        "XDG_DATA_HOME": "",
+        "CLAUDE_CONFIG_DIR": "",
+    }
     seconds, peak, _ = run_child(["migrate", "-v0"], env, work)
     print(f"migrate: {seconds:.1f} s, peak RSS {peak:.0f} MB")
     seconds, peak, out = run_child(["ingest", "--no-ways"], env, work)

@@ -59,17 +59,27 @@ class SourceFile(models.Model):
     rel_path = models.TextField(help_text="path under root; display only, identity is dev/inode/anchor")
     generation = models.PositiveIntegerField(default=1)
     rank = models.BigIntegerField(default=0, help_text="source rank in event order (archives oldest first)")
-    session_key = models.CharField(max_length=512, blank=True, default="",
-                                   help_text="transcripts: the session the file belongs to (its name or folder)")
-    agent_key = models.CharField(max_length=512, blank=True, default="", help_text="subagent files: the agent id")
+    session_key = models.CharField(
+        max_length=512,
+        blank=True,
+        default="",
+        help_text="transcripts: the session the file belongs to (its name or folder)",
+    )
+    agent_key = models.CharField(
+        max_length=512, blank=True, default="", help_text="subagent files: the agent id"
+    )
     dev = models.BigIntegerField(default=0)
     inode = models.BigIntegerField(default=0)
     head_fp = models.CharField(max_length=64, blank=True, default="")
     offset = models.BigIntegerField(default=0, help_text="end of the last committed complete line or member")
     # gzip: a batch may end inside a member hundreds of MB long; the checkpoint is then the member's
     # start (`offset`) plus how much of it is committed, so a restart skips exactly that much.
-    member_lines = models.BigIntegerField(default=0, help_text="gz: lines of the member at offset already committed")
-    member_bytes = models.BigIntegerField(default=0, help_text="gz: their uncompressed bytes, newlines included")
+    member_lines = models.BigIntegerField(
+        default=0, help_text="gz: lines of the member at offset already committed"
+    )
+    member_bytes = models.BigIntegerField(
+        default=0, help_text="gz: their uncompressed bytes, newlines included"
+    )
     anchor = models.CharField(max_length=64, blank=True, default="")
     size_seen = models.BigIntegerField(default=0)
     mtime_ns = models.BigIntegerField(default=0)
@@ -85,7 +95,9 @@ class SourceFile(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["host", "root", "rel_path", "generation"], name="source_generation_unique"),
+            models.UniqueConstraint(
+                fields=["host", "root", "rel_path", "generation"], name="source_generation_unique"
+            ),
         ]
         indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["session_key"])]
 
@@ -157,12 +169,16 @@ class Session(models.Model):
         NONE = "none", "never imported"
 
     sid = models.CharField(max_length=512, unique=True)
-    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions")
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions"
+    )
     recorded_project = models.TextField(
         default="", blank=True, help_text="project of the first session_start; '' when there is none"
     )
     origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.INFERRED)
-    origin_ts = models.CharField(max_length=64, default="", blank=True, help_text="ts of the first session_start")
+    origin_ts = models.CharField(
+        max_length=64, default="", blank=True, help_text="ts of the first session_start"
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     last_event_at = models.DateTimeField(null=True, blank=True)
     duration_secs = models.BigIntegerField(default=0)
@@ -178,11 +194,20 @@ class Session(models.Model):
     near_misses = models.IntegerField(default=0)
     keyed_turns = models.IntegerField(default=0)
     window_count = models.IntegerField(default=0)
-    models_seen = models.TextField(default="", blank=True, help_text="comma-separated `model` values of fires")
-    transcript = models.ForeignKey("SourceFile", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                   help_text="the trunk file introspection reads (introspection.md §4.1)")
-    transcript_status = models.CharField(max_length=16, choices=TranscriptStatus.choices,
-                                         default=TranscriptStatus.NONE)
+    models_seen = models.TextField(
+        default="", blank=True, help_text="comma-separated `model` values of fires"
+    )
+    transcript = models.ForeignKey(
+        "SourceFile",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="the trunk file introspection reads (introspection.md §4.1)",
+    )
+    transcript_status = models.CharField(
+        max_length=16, choices=TranscriptStatus.choices, default=TranscriptStatus.NONE
+    )
     window_k = models.PositiveIntegerField(default=200, help_text="context window in K tokens")
     window_from_model = models.BooleanField(default=False, help_text="False: the 200K default applied")
     model = models.CharField(max_length=255, blank=True, default="", help_text="last assistant model")
@@ -192,9 +217,15 @@ class Session(models.Model):
     cache_creation_input_tokens = models.BigIntegerField(default=0)
     cache_read_input_tokens = models.BigIntegerField(default=0)
     message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
-    derived_version = models.PositiveIntegerField(default=0, help_text="derive.fields.DERIVED_VERSION when last rebuilt")
-    built_event_id = models.BigIntegerField(default=0, help_text="highest WaysEvent id the derived rows reflect")
-    built_entry_id = models.BigIntegerField(default=0, help_text="highest TranscriptEntry id the derived rows reflect")
+    derived_version = models.PositiveIntegerField(
+        default=0, help_text="derive.fields.DERIVED_VERSION when last rebuilt"
+    )
+    built_event_id = models.BigIntegerField(
+        default=0, help_text="highest WaysEvent id the derived rows reflect"
+    )
+    built_entry_id = models.BigIntegerField(
+        default=0, help_text="highest TranscriptEntry id the derived rows reflect"
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -215,9 +246,13 @@ class Session(models.Model):
     @property
     def estimated_cost(self) -> float | None:
         """USD at list prices for the last model seen; None when the model is not priced."""
-        return pricing.estimate(model=self.model, input_tokens=self.input_tokens, output_tokens=self.output_tokens,
-                                cache_creation_input_tokens=self.cache_creation_input_tokens,
-                                cache_read_input_tokens=self.cache_read_input_tokens)
+        return pricing.estimate(
+            model=self.model,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens,
+        )
 
     @property
     def is_live(self) -> bool:
@@ -249,7 +284,9 @@ class WaysEvent(models.Model):
     ts_raw = models.CharField(max_length=64, null=True, blank=True)
     ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
     event = models.CharField(max_length=64, null=True, blank=True, db_index=True)
-    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
     session_key = models.CharField(max_length=512, null=True, blank=True)
     project = models.TextField(null=True, blank=True)
     way = models.CharField(max_length=512, null=True, blank=True, db_index=True)
@@ -323,18 +360,38 @@ class Turn(models.Model):
     join_confidence = models.CharField(max_length=16, choices=Join.choices, default=Join.HEURISTIC)
     join_reason = models.CharField(max_length=64, blank=True, default="")
     transcript_uuid = models.CharField(max_length=64, blank=True, default="")
-    prompt_entry = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="+", help_text="keyed turns: the user prompt")
-    context_entry = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="+", help_text="keyed turns: the UserPromptSubmit injection")
-    nearest_prompt = models.ForeignKey("TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL,
-                                       related_name="+", help_text="heuristic turns: the prompt nearest in time")
+    prompt_entry = models.ForeignKey(
+        "TranscriptEntry",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="keyed turns: the user prompt",
+    )
+    context_entry = models.ForeignKey(
+        "TranscriptEntry",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="keyed turns: the UserPromptSubmit injection",
+    )
+    nearest_prompt = models.ForeignKey(
+        "TranscriptEntry",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="heuristic turns: the prompt nearest in time",
+    )
 
     class Meta:
         ordering = ["session", "epoch"]
         constraints = [models.UniqueConstraint(fields=["session", "epoch"], name="turn_epoch_unique")]
         # Covers the session page's per-window summary (queries.window_spans): no table reads.
-        indexes = [models.Index(fields=["session", "window", "epoch", "token_position"], name="turn_session_window")]
+        indexes = [
+            models.Index(fields=["session", "window", "epoch", "token_position"], name="turn_session_window")
+        ]
 
     def __str__(self) -> str:
         return f"turn {self.epoch} of {self.session_id}"
@@ -346,7 +403,9 @@ class TurnWay(models.Model):
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="ways")
     position = models.PositiveIntegerField()
     event = models.ForeignKey(WaysEvent, on_delete=models.CASCADE, related_name="+")
-    judge_event = models.ForeignKey(WaysEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    judge_event = models.ForeignKey(
+        WaysEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     way_id = models.CharField(max_length=512, db_index=True)
     trigger_channel = models.CharField(max_length=255)
     gated = models.BooleanField(default=False)
@@ -437,7 +496,9 @@ class TranscriptEntry(models.Model):
     source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="entries")
     offset = models.BigIntegerField()
     index = models.IntegerField(default=0)
-    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+    )
     session_key = models.CharField(max_length=512)
     line_session_id = models.CharField(max_length=512, null=True, blank=True)
     type = models.CharField(max_length=64)
@@ -470,7 +531,9 @@ class TranscriptEntry(models.Model):
     cache_creation_input_tokens = models.BigIntegerField(null=True, blank=True)
     cache_read_input_tokens = models.BigIntegerField(null=True, blank=True)
     has_usage = models.BooleanField(default=False, help_text="usage carries cache_read_input_tokens")
-    inert = models.BooleanField(default=False, help_text="counted, raw not kept (progress chatter, snapshots)")
+    inert = models.BooleanField(
+        default=False, help_text="counted, raw not kept (progress chatter, snapshots)"
+    )
     is_copy = models.BooleanField(default=False)
     sha256 = models.CharField(max_length=64)
     raw = models.BinaryField(help_text="the line; zlib-compressed when raw_compressed")
@@ -503,11 +566,14 @@ class Subagent(models.Model):
     agent_id = models.CharField(max_length=512)
     source = models.ForeignKey(SourceFile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     tool_use_id = models.CharField(max_length=128, blank=True, default="")
-    spawn_entry = models.ForeignKey(TranscriptEntry, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="spawned")
+    spawn_entry = models.ForeignKey(
+        TranscriptEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="spawned"
+    )
     agent_type = models.CharField(max_length=255, blank=True, default="")
     description = models.TextField(blank=True, default="")
-    link = models.CharField(max_length=32, blank=True, default="", help_text="meta.json, tool_result, agent_progress")
+    link = models.CharField(
+        max_length=32, blank=True, default="", help_text="meta.json, tool_result, agent_progress"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["session", "agent_id"], name="subagent_unique")]
@@ -540,7 +606,9 @@ class SourceProblem(models.Model):
     host = models.CharField(max_length=255, default="")
     area = models.CharField(max_length=32)
     path = models.TextField()
-    path_sha256 = models.CharField(max_length=64, help_text="the key: a path may be longer than an index allows")
+    path_sha256 = models.CharField(
+        max_length=64, help_text="the key: a path may be longer than an index allows"
+    )
     reason = models.CharField(max_length=32)
     detail = models.TextField(blank=True, default="")
     first_seen = models.DateTimeField()
@@ -548,7 +616,9 @@ class SourceProblem(models.Model):
 
     class Meta:
         ordering = ["area", "path"]
-        constraints = [models.UniqueConstraint(fields=["host", "area", "path_sha256"], name="source_problem_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["host", "area", "path_sha256"], name="source_problem_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.path}"

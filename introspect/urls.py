@@ -3,7 +3,6 @@
 from django.urls import path
 
 from introspect.views import api, search, sessions, status, ways
-from lib import converters
 
 app_name = "introspect"
 urlpatterns = [

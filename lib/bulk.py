@@ -14,16 +14,25 @@ from itertools import batched
 
 from django.db import IntegrityError, connections, models, router, transaction
 
-PLAIN = (models.CharField, models.TextField, models.IntegerField, models.BigIntegerField, models.FloatField,
-         models.BooleanField, models.PositiveIntegerField, models.SmallIntegerField)
+PLAIN = (
+    models.CharField,
+    models.TextField,
+    models.IntegerField,
+    models.BigIntegerField,
+    models.FloatField,
+    models.BooleanField,
+    models.PositiveIntegerField,
+    models.SmallIntegerField,
+)
 
 
 def converters(model: type[models.Model], connection) -> list[tuple[models.Field, Callable]]:
     fields = [f for f in model._meta.concrete_fields if not isinstance(f, models.AutoField)]
     out = []
     for field in fields:
-        if isinstance(field, models.ForeignKey) or (isinstance(field, PLAIN) and not isinstance(
-                field, models.DateTimeField)):
+        if isinstance(field, models.ForeignKey) or (
+            isinstance(field, PLAIN) and not isinstance(field, models.DateTimeField)
+        ):
             out.append((field, None))  # the database driver adapts these as they are
         else:
             out.append((field, lambda value, f=field: f.get_db_prep_save(value, connection)))
@@ -38,8 +47,10 @@ def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> Non
     connection = connections[router.db_for_write(model)]
     columns = converters(model, connection)
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
-           f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING")
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING"
+    )
     rows = []
     for obj in objs:
         row = []
@@ -54,7 +65,7 @@ def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> Non
         rows.append(row)
     with connection.cursor() as cursor:
         for start in range(0, len(rows), batch_size):
-            cursor.executemany(sql, rows[start:start + batch_size])
+            cursor.executemany(sql, rows[start : start + batch_size])
 
 
 def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:
@@ -63,22 +74,30 @@ def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:
     values = list(values)
     out = []
     for start in range(0, len(values), size):
-        out.extend(queryset.filter(**{f"{field}__in": values[start:start + size]}))
+        out.extend(queryset.filter(**{f"{field}__in": values[start : start + size]}))
     return out
 
 
-def insert_values(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence], *,
-                  batch_size: int = 500) -> None:
+def insert_values(
+    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence], *, batch_size: int = 500
+) -> None:
     """Insert rows given as plain values of the named fields (`attname`s), without building model
     instances: for derived rows written by the ten thousand, where `__init__` is the cost."""
     connection = connections[router.db_for_write(model)]
     by_name = {field.attname: (field, convert) for field, convert in converters(model, connection)}
     columns = [by_name[name] for name in names]
     quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
-           f"VALUES ({', '.join(['%s'] * len(columns))})")
-    converted = ([value if convert is None or value is None else convert(value)
-                  for (_, convert), value in zip(columns, row, strict=True)] for row in rows)
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))})"
+    )
+    converted = (
+        [
+            value if convert is None or value is None else convert(value)
+            for (_, convert), value in zip(columns, row, strict=True)
+        ]
+        for row in rows
+    )
     with connection.cursor() as cursor:
         for batch in batched(converted, batch_size):
             cursor.executemany(sql, batch)

@@ -18,8 +18,11 @@ from django.db import models
 @cache
 def limits(model: type[models.Model]) -> dict[str, tuple[int, bool]]:
     """attname → (max_length, null) for every bounded character column of `model`."""
-    return {field.attname: (field.max_length, field.null) for field in model._meta.concrete_fields
-            if isinstance(field, models.CharField) and field.max_length}
+    return {
+        field.attname: (field.max_length, field.null)
+        for field in model._meta.concrete_fields
+        if isinstance(field, models.CharField) and field.max_length
+    }
 
 
 def fit(model: type[models.Model], values: MutableMapping[str, object]) -> list[str]:

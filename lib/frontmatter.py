@@ -23,14 +23,19 @@ class Yaml12Loader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
 Yaml12Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers
-            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+    ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 Yaml12Loader.add_implicit_resolver(
@@ -49,7 +54,7 @@ def split(text: str) -> tuple[str | None, str]:
     for number, line in enumerate(lines[1:], start=1):
         if line.rstrip("\r") == "---":
             block = "\n".join(item.rstrip("\r") for item in lines[1:number])
-            return block, "\n".join(lines[number + 1:])
+            return block, "\n".join(lines[number + 1 :])
     return "", ""
 
 
@@ -58,6 +63,6 @@ def load(block: str) -> object:
     if len(block.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise ValueError(f"front matter larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
     try:
-        return yaml.load(block, Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(block, Loader=Yaml12Loader)
     except yaml.YAMLError as exc:
         raise ValueError(f"invalid YAML: {exc}".replace("\n", " ")) from exc

@@ -82,13 +82,18 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
         env = {"HOME": str(SAMPLE_HOME)}
     home = Path(env.get("HOME") or Path.home())
     claude_dir = absolute(env, "WAYSWEB_CLAUDE_DIR") or absolute(env, "CLAUDE_CONFIG_DIR") or home / ".claude"
-    state_dir = absolute(env, "WAYSWEB_STATE_DIR") or xdg_dir(env, "XDG_STATE_HOME", home, ".local/state") / "agent-ways"
+    state_dir = (
+        absolute(env, "WAYSWEB_STATE_DIR")
+        or xdg_dir(env, "XDG_STATE_HOME", home, ".local/state") / "agent-ways"
+    )
     config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
     repos = tuple(Path(p).expanduser() for p in env.get("WAYSWEB_REPOS", "").split(":") if p)
     if demo:
         # Reviewing the demo writes files: it works on a copy in the data directory, never on the
         # sample the repository ships (ledger/importer/run.py makes the copy).
-        repos = tuple(data_dir / "demo-repos" / p.name for p in sorted((SAMPLE_HOME / "repos").glob("*")) if p.is_dir())
+        repos = tuple(
+            data_dir / "demo-repos" / p.name for p in sorted((SAMPLE_HOME / "repos").glob("*")) if p.is_dir()
+        )
     return Locations(
         home=home,
         claude_dir=claude_dir,
@@ -100,5 +105,6 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
         data_dir=data_dir,
         repos=repos,
         demo=demo,
-        own_knowledge=absolute(original, "WAYSWEB_KNOWLEDGE_DIR") or (data_dir / "demo-knowledge" if demo else None),
+        own_knowledge=absolute(original, "WAYSWEB_KNOWLEDGE_DIR")
+        or (data_dir / "demo-knowledge" if demo else None),
     )

@@ -28,8 +28,14 @@ def parse_int(raw: str | None, *, low: int = -INT_LIMIT, high: int = INT_LIMIT) 
     return value if low <= value <= high else None
 
 
-def int_param(request: HttpRequest, name: str, default: int | None = None, *, low: int = -INT_LIMIT,
-              high: int = INT_LIMIT) -> int | None:
+def int_param(
+    request: HttpRequest,
+    name: str,
+    default: int | None = None,
+    *,
+    low: int = -INT_LIMIT,
+    high: int = INT_LIMIT,
+) -> int | None:
     value = parse_int(request.GET.get(name, ""), low=low, high=high)
     return default if value is None else value
 

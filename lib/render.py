@@ -23,9 +23,32 @@ _MD = MarkdownIt("js-default", {"linkify": False, "typographer": False})
 _MD.disable("image")
 
 ALLOWED_TAGS = {
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code",
-    "em", "strong", "s", "del", "a", "ul", "ol", "li",
-    "table", "thead", "tbody", "tr", "th", "td",
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "code",
+    "em",
+    "strong",
+    "s",
+    "del",
+    "a",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
 }
 # No class/style/id/data-*/hx-*/on*: table alignment's inline style would be blocked by the CSP
 # anyway, and htmx must never find an attribute it acts on inside agent content.

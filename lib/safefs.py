@@ -18,6 +18,7 @@ What is refused is a `Problem`, which the importer records and the status page s
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -73,9 +74,14 @@ class Refused(OSError):
 
 
 def kind_of(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISLNK, "a symbolic link")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -123,7 +129,9 @@ def open_fd(root: Path, path: Path) -> int:
         raise
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # the leaf became a link after it was resolved
-            raise Refused(Problem(str(path), LEAVES_ROOT, "replaced by a symbolic link while being read")) from None
+            raise Refused(
+                Problem(str(path), LEAVES_ROOT, "replaced by a symbolic link while being read")
+            ) from None
         raise Refused(Problem(str(path), UNREADABLE, exc.strerror or str(exc))) from None
     try:
         st = os.fstat(fd)
@@ -206,8 +214,9 @@ class Entry:
     kind: str
 
 
-def entries(root: Path, directory: Path, problems: list[Problem], *,
-            want: Callable[[str], bool] = lambda name: True) -> Iterator[Entry]:
+def entries(
+    root: Path, directory: Path, problems: list[Problem], *, want: Callable[[str], bool] = lambda name: True
+) -> Iterator[Entry]:
     """The entries of `directory` (inside `root`), sorted by name. A link is followed only when its
     target is inside the root; anything else that `want`s its name is reported in `problems`.
     Devices, FIFOs and sockets are never yielded."""
@@ -245,9 +254,15 @@ def entries(root: Path, directory: Path, problems: list[Problem], *,
             problems.append(Problem(str(path), NOT_REGULAR, kind_of(mode)))
 
 
-def walk(root: Path, *, want: Callable[[str], bool] = lambda name: True,
-         prune: Callable[[str], bool] = lambda name: False, max_files: int | None = None,
-         max_dirs: int | None = None, start: Path | None = None) -> Listing:
+def walk(
+    root: Path,
+    *,
+    want: Callable[[str], bool] = lambda name: True,
+    prune: Callable[[str], bool] = lambda name: False,
+    max_files: int | None = None,
+    max_dirs: int | None = None,
+    start: Path | None = None,
+) -> Listing:
     """Every regular file under `root` (or under `start`, a folder inside it) whose name is
     wanted, depth first in path order; links are followed only inside the root, each directory
     once (a link loop ends). At `max_files` wanted files or `max_dirs` folders the walk stops and
@@ -287,6 +302,7 @@ def walk(root: Path, *, want: Callable[[str], bool] = lambda name: True,
 
 # --- writes ---------------------------------------------------------------------------------------
 
+
 def _relative(root: Path, path: Path) -> tuple[str, ...]:
     try:
         parts = path.relative_to(root).parts
@@ -318,9 +334,14 @@ def _open_parent(root: Path, parts: tuple[str, ...], *, create: bool) -> int:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise Refused(Problem(str(walked), LEAVES_ROOT,
-                                      "a symbolic link or not a directory: waysweb writes only into real "
-                                      "directories inside the repository")) from None
+                raise Refused(
+                    Problem(
+                        str(walked),
+                        LEAVES_ROOT,
+                        "a symbolic link or not a directory: waysweb writes only into real "
+                        "directories inside the repository",
+                    )
+                ) from None
             if isinstance(exc, FileNotFoundError):
                 raise
             raise Refused(Problem(str(walked), UNREADABLE, exc.strerror or str(exc))) from None
@@ -347,11 +368,16 @@ def write_atomic(root: Path, path: Path, data: bytes) -> None:
             pass
         else:
             if not stat.S_ISREG(st.st_mode):
-                raise Refused(Problem(str(path), NOT_REGULAR, f"{kind_of(st.st_mode)}: waysweb replaces only "
-                                                              "regular files"))
+                raise Refused(
+                    Problem(
+                        str(path), NOT_REGULAR, f"{kind_of(st.st_mode)}: waysweb replaces only regular files"
+                    )
+                )
             mode = stat.S_IMODE(st.st_mode)
         temp = f".tmp.{name[:100]}.{os.getpid()}.{os.urandom(4).hex()}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dfd)
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dfd
+        )
         try:
             with os.fdopen(fd, "wb") as fh:
                 if mode is not None:
@@ -361,10 +387,8 @@ def write_atomic(root: Path, path: Path, data: bytes) -> None:
                 os.fsync(fh.fileno())
             os.replace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=dfd)
-            except OSError:
-                pass
             raise
         os.fsync(dfd)  # the rename itself survives a power cut
     finally:

@@ -94,4 +94,3 @@ def home(tmp_path, settings) -> Home:
     root.mkdir()
     settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(root)})
     return Home(root)
-

@@ -15,15 +15,23 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("lib", "introspect", "ledger", "waysweb", "sample", "bench", "tests")
 # Inside an app, top → bottom. A module may import its own layer or one below it, never one above.
 APP_LAYERS = {
-    "views": 0, "management": 0, "templatetags": 0, "urls": 0, "apps": 0, "forms": 0,
+    "views": 0,
+    "management": 0,
+    "templatetags": 0,
+    "urls": 0,
+    "apps": 0,
+    "forms": 0,
     "queries": 1,
     "documents": 2,
     "services": 3,
     "derive": 4,
-    "importer": 5, "files": 5,
-    "models": 7, "migrations": 7,
+    "importer": 5,
+    "files": 5,
+    "models": 7,
+    "migrations": 7,
     # Pure functions over plain values, no Django: introspect's upstream algorithms, ledger's ADR formats.
-    "rules": 8, "records": 8,
+    "rules": 8,
+    "records": 8,
 }
 # Imports inside a function are allowed only for these, each with its reason:
 LOCAL_IMPORT_ALLOWED = {
@@ -52,8 +60,10 @@ def imported(node: ast.AST, module: str) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
     if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-        return [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
-                for alias in node.names]
+        return [
+            f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
+            for alias in node.names
+        ]
     return []
 
 
@@ -106,10 +116,14 @@ def test_no_module_imports_from_a_layer_above_it():
 
 
 def test_introspect_never_imports_ledger_and_the_ground_imports_no_app():
-    wrong = [f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets
-             if (module.startswith("introspect") and target.split(".")[0] in ("ledger", "waysweb"))
-             or (module.startswith("ledger") and target.split(".")[0] == "waysweb")
-             or (module.startswith("lib") and target.split(".")[0] in ("introspect", "ledger", "waysweb"))]
+    wrong = [
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        for target in targets
+        if (module.startswith("introspect") and target.split(".")[0] in ("ledger", "waysweb"))
+        or (module.startswith("ledger") and target.split(".")[0] == "waysweb")
+        or (module.startswith("lib") and target.split(".")[0] in ("introspect", "ledger", "waysweb"))
+    ]
     assert wrong == []
 
 
@@ -121,7 +135,7 @@ def test_there_is_no_import_cycle():
         stack.append(module)
         for target in sorted(GRAPH.get(module, ())):
             if state.get(target) == "open":
-                cycles.append(stack[stack.index(target):] + [target])
+                cycles.append([*stack[stack.index(target) :], target])
             elif target not in state:
                 visit(target)
         stack.pop()
@@ -141,7 +155,11 @@ def local_imports(path: Path) -> list[str]:
             in_ready = node.name == "ready" and path.name == "apps.py"
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)) and not in_ready:
-                    names = [alias.name for alias in inner.names] if isinstance(inner, ast.Import) else [inner.module or ""]
+                    names = (
+                        [alias.name for alias in inner.names]
+                        if isinstance(inner, ast.Import)
+                        else [inner.module or ""]
+                    )
                     if not all(name.split(".")[0] in LOCAL_IMPORT_ALLOWED for name in names):
                         found.append(f"{path.relative_to(ROOT)}:{inner.lineno}: {ast.unparse(inner)}")
     return found
@@ -151,6 +169,10 @@ def local_imports(path: Path) -> list[str]:
 def test_no_function_local_imports(package):
     """Imports sit at the top of a module; the app registry's `ready()` (Django's contract: models
     cannot be imported while apps load) and the optional dependencies are the only exceptions."""
-    found = [line for module, path in MODULES.items() if module.split(".")[0] == package
-             for line in local_imports(path)]
+    found = [
+        line
+        for module, path in MODULES.items()
+        if module.split(".")[0] == package
+        for line in local_imports(path)
+    ]
     assert found == []

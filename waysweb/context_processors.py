@@ -29,8 +29,10 @@ def header() -> Header:
     """Every count of the header in one query (a page's query budget is fixed), plus the importer's
     last failure, which lives in a file because it may be about a database that cannot be written."""
     quote = connection.ops.quote_name
-    sql = (f"SELECT (SELECT COUNT(*) FROM {quote(KnowledgeRecord._meta.db_table)} WHERE present AND status = %s), "
-           f"(SELECT COUNT(*) FROM {quote(SourceProblem._meta.db_table)})")
+    sql = (
+        f"SELECT (SELECT COUNT(*) FROM {quote(KnowledgeRecord._meta.db_table)} WHERE present AND status = %s), "
+        f"(SELECT COUNT(*) FROM {quote(SourceProblem._meta.db_table)})"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [KnowledgeRecord.Status.CANDIDATE])
         pending, unread = cursor.fetchone()

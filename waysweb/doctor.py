@@ -41,37 +41,67 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
     """Where agent-ways and Claude Code write, and whether this user may read it."""
     events = sources.event_sources(locs)
     if events:
-        yield Finding(OK, "sources", f"{len(events)} agent-ways event logs under {locs.state_dir} "
-                                     f"and {locs.legacy_events.parent}")
+        yield Finding(
+            OK,
+            "sources",
+            f"{len(events)} agent-ways event logs under {locs.state_dir} and {locs.legacy_events.parent}",
+        )
     else:
-        yield Finding(WARN, "sources", f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}",
-                      "install agent-ways and run a Claude Code session, or point WAYSWEB_STATE_DIR at the "
-                      "directory holding events.jsonl; until then `serve` shows the bundled sample")
+        yield Finding(
+            WARN,
+            "sources",
+            f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}",
+            "install agent-ways and run a Claude Code session, or point WAYSWEB_STATE_DIR at the "
+            "directory holding events.jsonl; until then `serve` shows the bundled sample",
+        )
     projects = locs.claude_dir / "projects"
     if readable_dir(projects):
-        yield Finding(OK, "sources", f"{len(sources.transcript_sources(projects))} Claude Code transcripts "
-                                     f"under {projects}")
+        yield Finding(
+            OK,
+            "sources",
+            f"{len(sources.transcript_sources(projects))} Claude Code transcripts under {projects}",
+        )
     else:
-        yield Finding(WARN, "sources", f"no readable Claude Code transcripts folder at {projects}",
-                      "set WAYSWEB_CLAUDE_DIR (or CLAUDE_CONFIG_DIR) to the folder that holds projects/")
+        yield Finding(
+            WARN,
+            "sources",
+            f"no readable Claude Code transcripts folder at {projects}",
+            "set WAYSWEB_CLAUDE_DIR (or CLAUDE_CONFIG_DIR) to the folder that holds projects/",
+        )
     unreadable = [source.path for source in events if not os.access(source.path, os.R_OK)]
     for path in unreadable[:5]:
-        yield Finding(FAIL, "permissions", f"cannot read {path}",
-                      f"give this user read access: chmod u+r {path} (or run waysweb as the file's owner)")
+        yield Finding(
+            FAIL,
+            "permissions",
+            f"cannot read {path}",
+            f"give this user read access: chmod u+r {path} (or run waysweb as the file's owner)",
+        )
     for repo in locs.repos:
         if not readable_dir(repo):
-            yield Finding(WARN, "sources", f"WAYSWEB_REPOS names {repo}, which is not a readable directory",
-                          "fix or remove that entry of WAYSWEB_REPOS (colon-separated)")
+            yield Finding(
+                WARN,
+                "sources",
+                f"WAYSWEB_REPOS names {repo}, which is not a readable directory",
+                "fix or remove that entry of WAYSWEB_REPOS (colon-separated)",
+            )
 
 
 def check_storage(data_dir: Path, alias: str = "default") -> Iterator[Finding]:
     """The data directory and an SQLite database must be writable, its folder too (WAL files)."""
     if not data_dir.is_dir():
-        yield Finding(FAIL, "permissions", f"the data directory {data_dir} does not exist",
-                      f"mkdir -p {data_dir}, or set WAYSWEB_DATA_DIR to a writable directory")
+        yield Finding(
+            FAIL,
+            "permissions",
+            f"the data directory {data_dir} does not exist",
+            f"mkdir -p {data_dir}, or set WAYSWEB_DATA_DIR to a writable directory",
+        )
     elif not os.access(data_dir, os.W_OK):
-        yield Finding(FAIL, "permissions", f"the data directory {data_dir} is not writable",
-                      f"chmod u+w {data_dir}, or set WAYSWEB_DATA_DIR to a writable directory")
+        yield Finding(
+            FAIL,
+            "permissions",
+            f"the data directory {data_dir} is not writable",
+            f"chmod u+w {data_dir}, or set WAYSWEB_DATA_DIR to a writable directory",
+        )
     else:
         yield Finding(OK, "permissions", f"data directory {data_dir} is writable")
     connection = connections[alias]
@@ -79,11 +109,20 @@ def check_storage(data_dir: Path, alias: str = "default") -> Iterator[Finding]:
         path = Path(connection.settings_dict["NAME"])
         folder = path.parent
         if path.exists() and not os.access(path, os.W_OK):
-            yield Finding(FAIL, "permissions", f"the database file {path} is read-only",
-                          f"chmod u+w {path}; waysweb cannot import or record reviews until it is writable")
+            yield Finding(
+                FAIL,
+                "permissions",
+                f"the database file {path} is read-only",
+                f"chmod u+w {path}; waysweb cannot import or record reviews until it is writable",
+            )
         elif not os.access(folder, os.W_OK):
-            yield Finding(FAIL, "permissions", f"the database's folder {folder} is not writable (SQLite needs it "
-                                               "for its -wal and -shm files)", f"chmod u+w {folder}")
+            yield Finding(
+                FAIL,
+                "permissions",
+                f"the database's folder {folder} is not writable (SQLite needs it "
+                "for its -wal and -shm files)",
+                f"chmod u+w {folder}",
+            )
 
 
 def check_database(alias: str = "default") -> Iterator[Finding]:
@@ -93,8 +132,11 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
         connection.ensure_connection()
     except DatabaseError as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        fix = ("start PostgreSQL and check WAYSWEB_DATABASE_URL (postgres://user@host:port/db)"
-               if connection.vendor == "postgresql" else "check WAYSWEB_DATABASE_URL and the file's permissions")
+        fix = (
+            "start PostgreSQL and check WAYSWEB_DATABASE_URL (postgres://user@host:port/db)"
+            if connection.vendor == "postgresql"
+            else "check WAYSWEB_DATABASE_URL and the file's permissions"
+        )
         yield Finding(FAIL, "database", f"cannot connect to the {connection.vendor} database: {message}", fix)
         return
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
@@ -105,19 +147,31 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
         if mode.lower() == "wal":
             yield Finding(OK, "database", f"SQLite at {connection.settings_dict['NAME']} in WAL mode")
         else:
-            yield Finding(WARN, "database", f"SQLite journal mode is {mode}, not WAL: pages stall while importing",
-                          "check that the database file is on a local disk (WAL needs shared memory)")
+            yield Finding(
+                WARN,
+                "database",
+                f"SQLite journal mode is {mode}, not WAL: pages stall while importing",
+                "check that the database file is on a local disk (WAL needs shared memory)",
+            )
     else:
         version = getattr(connection, "pg_version", 0)
-        yield Finding(OK, "database", f"{connection.display_name} {version // 10000}.{version % 10000} at "
-                                      f"{connection.settings_dict['HOST'] or 'the local socket'}, "
-                                      f"database {connection.settings_dict['NAME']}")
+        yield Finding(
+            OK,
+            "database",
+            f"{connection.display_name} {version // 10000}.{version % 10000} at "
+            f"{connection.settings_dict['HOST'] or 'the local socket'}, "
+            f"database {connection.settings_dict['NAME']}",
+        )
     executor = MigrationExecutor(connection)
     pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
     if pending:
         names = ", ".join(f"{migration.app_label}.{migration.name}" for migration, _ in pending[:5])
-        yield Finding(FAIL, "migrations", f"{len(pending)} migrations not applied ({names})",
-                      "run `uv run manage.py migrate` (`serve` does it when it starts)")
+        yield Finding(
+            FAIL,
+            "migrations",
+            f"{len(pending)} migrations not applied ({names})",
+            "run `uv run manage.py migrate` (`serve` does it when it starts)",
+        )
     else:
         yield Finding(OK, "migrations", "the database schema is up to date")
 
@@ -128,9 +182,12 @@ def check_import(locs: Locations) -> Iterator[Finding]:
     projects = locs.claude_dir / "projects"
     if readable_dir(projects):
         found += sources.transcript_sources(projects)
-    known = {(row.root, row.rel_path): row for row in
-             SourceFile.objects.filter(status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST)
-             .only("root", "rel_path", "offset")}
+    known = {
+        (row.root, row.rel_path): row
+        for row in SourceFile.objects.filter(
+            status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST
+        ).only("root", "rel_path", "offset")
+    }
     never = behind_files = behind_bytes = 0
     for source in found:
         row = known.get((str(source.root), source.rel_path))
@@ -146,38 +203,61 @@ def check_import(locs: Locations) -> Iterator[Finding]:
             behind_bytes += size - row.offset
     failure = health.last_failure()
     if failure is not None:
-        yield Finding(FAIL, "importer", f"the importer stopped: {failure['message']}",
-                      "fix what it names, then run `uv run manage.py ingest` (or restart `serve`): it resumes "
-                      "from its checkpoints")
+        yield Finding(
+            FAIL,
+            "importer",
+            f"the importer stopped: {failure['message']}",
+            "fix what it names, then run `uv run manage.py ingest` (or restart `serve`): it resumes "
+            "from its checkpoints",
+        )
     last = ImportRun.objects.order_by("-started_at").first()
     if never or behind_files:
-        yield Finding(WARN, "importer", f"{never} files never imported and {behind_files} with new lines: "
-                                        f"{behind_bytes / 2**20:,.1f} MiB waiting",
-                      "run `uv run manage.py ingest` once, or keep `serve` (it follows new lines) running")
+        yield Finding(
+            WARN,
+            "importer",
+            f"{never} files never imported and {behind_files} with new lines: "
+            f"{behind_bytes / 2**20:,.1f} MiB waiting",
+            "run `uv run manage.py ingest` once, or keep `serve` (it follows new lines) running",
+        )
     elif found:
-        yield Finding(OK, "importer", f"every line of {len(found)} files is imported"
-                      + (f" (last pass {last.finished_at:%Y-%m-%d %H:%M} UTC)" if last and last.finished_at else ""))
+        yield Finding(
+            OK,
+            "importer",
+            f"every line of {len(found)} files is imported"
+            + (f" (last pass {last.finished_at:%Y-%m-%d %H:%M} UTC)" if last and last.finished_at else ""),
+        )
     if last is not None and last.error:
-        yield Finding(FAIL, "importer", f"the last import pass failed: {last.error.splitlines()[0]}",
-                      "run `uv run manage.py ingest` to see the whole error")
+        yield Finding(
+            FAIL,
+            "importer",
+            f"the last import pass failed: {last.error.splitlines()[0]}",
+            "run `uv run manage.py ingest` to see the whole error",
+        )
     unread = SourceProblem.objects.filter(host=settings.WAYSWEB_HOST)
     by_label = Counter(problem.label for problem in unread.only("reason"))
     if by_label:
         kinds = ", ".join(f"{label} {count:,}" for label, count in by_label.most_common())
         first = unread.order_by("area", "path").first()
-        yield Finding(WARN, "sources", f"{sum(by_label.values()):,} paths under the imported roots were not read "
-                                       f"({kinds}); e.g. {first.path}",
-                      "a link out of its root, a FIFO or device, or a file this user cannot read: fix or remove "
-                      "it (see Not read on /status/); every other file is imported")
+        yield Finding(
+            WARN,
+            "sources",
+            f"{sum(by_label.values()):,} paths under the imported roots were not read "
+            f"({kinds}); e.g. {first.path}",
+            "a link out of its root, a FIFO or device, or a file this user cannot read: fix or remove "
+            "it (see Not read on /status/); every other file is imported",
+        )
     open_rows = Quarantine.objects.filter(resolution="")
     by_reason = dict(open_rows.values_list("reason").annotate(n=Count("id")).order_by("-n")[:5])
     if by_reason:
         reasons = ", ".join(f"{reason} {count:,}" for reason, count in by_reason.items())
         newest = open_rows.aggregate(newest=Max("created_at"))["newest"]
-        yield Finding(WARN, "quarantine", f"{sum(by_reason.values()):,} lines quarantined ({reasons}); newest "
-                                          f"{newest:%Y-%m-%d %H:%M} UTC",
-                      "they are kept with their bytes and reason: see /status/ in the dashboard; nothing "
-                      "else is affected")
+        yield Finding(
+            WARN,
+            "quarantine",
+            f"{sum(by_reason.values()):,} lines quarantined ({reasons}); newest {newest:%Y-%m-%d %H:%M} UTC",
+            "they are kept with their bytes and reason: see /status/ in the dashboard; nothing "
+            "else is affected",
+        )
     else:
         yield Finding(OK, "quarantine", "no quarantined lines")
 
@@ -186,7 +266,10 @@ def run(locs: Locations, data_dir: Path) -> list[Finding]:
     """Every check; the import checks only when the database answers and is migrated."""
     findings: list[Finding] = []
     steps: list[Callable[[], Iterator[Finding]]] = [
-        lambda: check_sources(locs), lambda: check_storage(data_dir), check_database]
+        lambda: check_sources(locs),
+        lambda: check_storage(data_dir),
+        check_database,
+    ]
     for step in steps:
         findings.extend(step())
     if not any(f.level == FAIL and f.topic in ("database", "migrations") for f in findings):

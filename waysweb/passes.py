@@ -20,12 +20,18 @@ from ledger.importer.run import LedgerPass, import_documents, import_knowledge
 from lib.locations import Locations
 
 
-def sessions_pass(locs: Locations, options: Options, *,
-                  on_file: Callable[[loader.FileResult], None] | None = None,
-                  progress: Callable[[loader.FileResult, int, int], None] | None = None,
-                  record_only_changes: bool = False) -> PassResult:
+def sessions_pass(
+    locs: Locations,
+    options: Options,
+    *,
+    on_file: Callable[[loader.FileResult], None] | None = None,
+    progress: Callable[[loader.FileResult, int, int], None] | None = None,
+    record_only_changes: bool = False,
+) -> PassResult:
     """Import every events log and transcript once, then derive the sessions the pass touched."""
-    result = import_pass(locs, options, on_file=on_file, progress=progress, record_only_changes=record_only_changes)
+    result = import_pass(
+        locs, options, on_file=on_file, progress=progress, record_only_changes=record_only_changes
+    )
     sessions.rebuild_sessions(result.sessions)
     return result
 

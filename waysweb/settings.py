@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import secrets
+import socket
 from datetime import timedelta
 from pathlib import Path
 

@@ -4,6 +4,8 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("introspect.urls")),
     path("ledger/", include("ledger.urls")),
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path(
+        "accounts/login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -41,15 +41,23 @@ def event_order_key(event: WaysEvent) -> tuple:
 
 def extend_session(session: Session) -> bool:
     """Bring the session's derived rows up to date from its appended rows; False: rebuild it whole."""
-    if session.derived_version != fields.DERIVED_VERSION or not (session.built_event_id or session.built_entry_id):
+    if session.derived_version != fields.DERIVED_VERSION or not (
+        session.built_event_id or session.built_entry_id
+    ):
         return False
     trunk = sources.locate_trunk(session.sid, session.recorded_project)
     if (trunk.pk if trunk else None) != session.transcript_id:
         return False
-    new_events = list(WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id)
-                      .order_by(*sources.EVENT_ORDER))
-    new_entries = list(TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
-                       .defer("raw", "flags").order_by("source_id", "offset", "index"))
+    new_events = list(
+        WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id).order_by(
+            *sources.EVENT_ORDER
+        )
+    )
+    new_entries = list(
+        TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
+        .defer("raw", "flags")
+        .order_by("source_id", "offset", "index")
+    )
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
     if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
         return False
@@ -60,7 +68,9 @@ def extend_session(session: Session) -> bool:
         if tail is None:
             return False
     # What the files say is read before the transaction: only when a subagent link can have changed.
-    agent_files = subagents.subagent_files(session) if new_entries and subagents_touched(session, new_entries) else None
+    agent_files = (
+        subagents.subagent_files(session) if new_entries and subagents_touched(session, new_entries) else None
+    )
     metas = subagents.read_metas(agent_files) if agent_files is not None else {}
 
     with transaction.atomic():
@@ -93,7 +103,9 @@ def events_extend(session: Session, new_events: list[WaysEvent]) -> bool:
         return False
     first_new = event_order_key(new_events[0])
     # Only older events stamped at or after the first new one can sort after it (an index range).
-    later = WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id, ts_raw__gte=first_new[0])
+    later = WaysEvent.objects.filter(
+        session=session, pk__lte=session.built_event_id, ts_raw__gte=first_new[0]
+    )
     return all(event_order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
 
 
@@ -106,8 +118,11 @@ def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[T
         return True
     # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
     # the line a keyed turn points at. Both are rare enough to rebuild the session for.
-    return not TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id).filter(
-        Q(parent_uuid__in=uuids) | Q(uuid__in=uuids)).exists()
+    return (
+        not TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id)
+        .filter(Q(parent_uuid__in=uuids) | Q(uuid__in=uuids))
+        .exists()
+    )
 
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
@@ -116,7 +131,9 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
     if last_turn is None:
         return list(events)
     quiet_from = (last_turn.ts - QUIET_BEFORE_LAST_TURN).strftime("%Y-%m-%dT%H:%M:%S")
-    if WaysEvent.objects.filter(ROWS, session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw).exists():
+    if WaysEvent.objects.filter(
+        ROWS, session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw
+    ).exists():
         return None
     return list(events.filter(ts_raw__gte=(last_turn.ts - VERDICT_REACH).strftime("%Y-%m-%dT%H:%M:%S")))
 
@@ -142,35 +159,54 @@ def add_events(session: Session, new_events: list[WaysEvent]) -> None:
         session.last_event_at = max(filter(None, [*earlier, *valid_ts]))
         session.started_at = origin_second or min(filter(None, [*earlier, *valid_ts]))
     last = new_events[-1].ts
-    session.duration_secs = max(0, int((last - origin_second).total_seconds())) if origin_second and last else 0
+    session.duration_secs = (
+        max(0, int((last - origin_second).total_seconds())) if origin_second and last else 0
+    )
 
 
 def events_have_ts(session: Session) -> bool:
-    return WaysEvent.objects.filter(session=session, pk__lte=session.built_event_id, ts__isnull=False).exists()
+    return WaysEvent.objects.filter(
+        session=session, pk__lte=session.built_event_id, ts__isnull=False
+    ).exists()
 
 
-def rebuild_tail(session: Session, trunk: SourceFile | None, last_turn: Turn | None,
-                 tail: list[WaysEvent]) -> None:
+def rebuild_tail(
+    session: Session, trunk: SourceFile | None, last_turn: Turn | None, tail: list[WaysEvent]
+) -> None:
     """Replace the last turn with the turns its events and the new ones make, joined to the prompts."""
     built = turn_model.build_turns(tail)
     first_epoch = last_turn.epoch if last_turn else 1
     Turn.objects.filter(session=session, epoch__gte=first_epoch).delete()
     if not built:
         return
-    window_starts = list(Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True))
+    window_starts = list(
+        Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True)
+    )
     joins = Joiner(session, trunk, [turn.ts for turn in built])
     turns = []
     for offset, turn in enumerate(built):
         joined = joins.join(turn.ts)
         found = joins.fields(joined, turn.ts)
-        turns.append(turn_rows.turn_row(session, first_epoch + offset, turn_rows.window_of(turn.ts_raw, window_starts),
-                                        turn, joined, prompt_entry=found["prompt_entry"],
-                                        nearest_prompt=found["nearest_prompt"]))
+        turns.append(
+            turn_rows.turn_row(
+                session,
+                first_epoch + offset,
+                turn_rows.window_of(turn.ts_raw, window_starts),
+                turn,
+                joined,
+                prompt_entry=found["prompt_entry"],
+                nearest_prompt=found["nearest_prompt"],
+            )
+        )
     turn_rows.write_turns(session, turns, built)
 
 
-def add_entries(session: Session, trunk: SourceFile | None, new_entries: list[TranscriptEntry],
-                trunk_new: list[TranscriptEntry]) -> None:
+def add_entries(
+    session: Session,
+    trunk: SourceFile | None,
+    new_entries: list[TranscriptEntry],
+    trunk_new: list[TranscriptEntry],
+) -> None:
     """Transcript-derived fields from appended lines; turns near a new prompt are joined again."""
     if trunk_new:
         model = join.last_model(trunk_new)
@@ -193,9 +229,15 @@ def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
     """Add the new lines' usage; a repeated message id + request id re-counts as ccusage would."""
     with_usage = [e for e in new_entries if any(getattr(e, name) is not None for name in fields.USAGE_FIELDS)]
     keys = [(e.message_id, e.request_id) for e in with_usage if e.message_id and e.request_id]
-    repeated = len(set(keys)) != len(keys) or (keys and TranscriptEntry.objects.filter(
-        session=session, pk__lte=session.built_entry_id, message_id__in={m for m, _ in keys},
-        request_id__in={r for _, r in keys}).exists())
+    repeated = len(set(keys)) != len(keys) or (
+        keys
+        and TranscriptEntry.objects.filter(
+            session=session,
+            pk__lte=session.built_entry_id,
+            message_id__in={m for m, _ in keys},
+            request_id__in={r for _, r in keys},
+        ).exists()
+    )
     if repeated:
         for name, value in fields.session_usage(session).items():
             setattr(session, name, value)
@@ -213,8 +255,11 @@ def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> b
     files = SourceFile.objects.filter(kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid)
     if set(files.values_list("agent_key", flat=True)) - set(known):
         return True
-    waiting = set(Subagent.objects.filter(session=session, spawn_entry=None).exclude(tool_use_id="")
-                  .values_list("tool_use_id", flat=True))
+    waiting = set(
+        Subagent.objects.filter(session=session, spawn_entry=None)
+        .exclude(tool_use_id="")
+        .values_list("tool_use_id", flat=True)
+    )
     return any(entry.tool_use_id in waiting for entry in new_entries if entry.tool_use_id)
 
 
@@ -231,8 +276,10 @@ class Joiner:
 
     def fields(self, joined: join.Join, second: datetime) -> dict:
         return {
-            "join_confidence": joined.confidence, "join_reason": joined.reason,
-            "transcript_uuid": joined.user_uuid, "context_entry": joined.injection,
+            "join_confidence": joined.confidence,
+            "join_reason": joined.reason,
+            "transcript_uuid": joined.user_uuid,
+            "context_entry": joined.injection,
             "prompt_entry": last_with_uuid(self.trunk, joined.user_uuid) if joined.user_uuid else None,
             "nearest_prompt": None if joined.user_uuid else nearest_prompt(self.trunk, second),
         }
@@ -247,7 +294,10 @@ def stored_no_match_reason(trunk: SourceFile | None) -> str:
         return join.NO_TRANSCRIPT
     if entries.filter(type="attachment").exists():
         return join.NO_INJECTION
-    versions = [join.version_tuple(v) for v in entries.exclude(version="").values_list("version", flat=True).distinct()]
+    versions = [
+        join.version_tuple(v)
+        for v in entries.exclude(version="").values_list("version", flat=True).distinct()
+    ]
     return join.PREDATES if not versions or max(versions) < join.ATTACHMENTS_SINCE else join.NO_INJECTION
 
 
@@ -255,9 +305,17 @@ def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[jo
     """join.prompt_turns for the injections within the join tolerance of any of these seconds."""
     reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
     lo, hi = min(seconds) - reach, max(seconds) + reach
-    injections = (TranscriptEntry.objects.filter(source=trunk, type="attachment", hook_event="UserPromptSubmit",
-                                                 ts__gte=lo, ts__lt=hi + timedelta(seconds=1))
-                  .defer(*ENTRY_DEFER).order_by("offset", "index"))
+    injections = (
+        TranscriptEntry.objects.filter(
+            source=trunk,
+            type="attachment",
+            hook_event="UserPromptSubmit",
+            ts__gte=lo,
+            ts__lt=hi + timedelta(seconds=1),
+        )
+        .defer(*ENTRY_DEFER)
+        .order_by("offset", "index")
+    )
     found = []
     for entry in injections:
         second = utc_second(entry.timestamp_raw)
@@ -271,22 +329,34 @@ def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[jo
 
 def first_with_uuid(trunk: SourceFile, uuid: str) -> TranscriptEntry | None:
     """The file's first line with that uuid, as join.prompt_turns' node map holds it (one hop of a walk)."""
-    return (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
-            .order_by("offset", "index").only("type", "uuid", "parent_uuid").first())
+    return (
+        TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
+        .order_by("offset", "index")
+        .only("type", "uuid", "parent_uuid")
+        .first()
+    )
 
 
 def last_with_uuid(trunk: SourceFile | None, uuid: str) -> TranscriptEntry | None:
     """The prompt line a keyed turn points at: the file's last line with that uuid, as the rebuild's map."""
-    return (TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
-            .order_by("-offset", "-index").only("pk").first())
+    return (
+        TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
+        .order_by("-offset", "-index")
+        .only("pk")
+        .first()
+    )
 
 
 def nearest_prompt(trunk: SourceFile | None, second: datetime) -> TranscriptEntry | None:
     """rebuild.nearest_prompt: the last prompt in file order whose second is at or before this one."""
     if trunk is None:
         return None
-    return (TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lt=second + timedelta(seconds=1))
-            .order_by("-offset", "-index").only("pk").first())
+    return (
+        TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lt=second + timedelta(seconds=1))
+        .order_by("-offset", "-index")
+        .only("pk")
+        .first()
+    )
 
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
@@ -294,24 +364,45 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
     reason = stored_no_match_reason(trunk)
     unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
     Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
-        join_reason=reason)
-    seconds = [second for e in trunk_new if e.type == "attachment" and e.hook_event == "UserPromptSubmit"
-               and (second := utc_second(e.timestamp_raw)) is not None]
+        join_reason=reason
+    )
+    seconds = [
+        second
+        for e in trunk_new
+        if e.type == "attachment"
+        and e.hook_event == "UserPromptSubmit"
+        and (second := utc_second(e.timestamp_raw)) is not None
+    ]
     if not seconds:
         return
     reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
-    near = list(Turn.objects.filter(session=session, ts__gte=min(seconds) - reach,
-                                    ts__lt=max(seconds) + reach + timedelta(seconds=1)))
-    near = [turn for turn in near if any(abs((turn.ts - s).total_seconds()) <= join.JOIN_TOLERANCE_SECS
-                                         for s in seconds)]
+    near = list(
+        Turn.objects.filter(
+            session=session, ts__gte=min(seconds) - reach, ts__lt=max(seconds) + reach + timedelta(seconds=1)
+        )
+    )
+    near = [
+        turn
+        for turn in near
+        if any(abs((turn.ts - s).total_seconds()) <= join.JOIN_TOLERANCE_SECS for s in seconds)
+    ]
     if not near:
         return
     joins = Joiner(session, trunk, [turn.ts for turn in near])
     for turn in near:
         for name, value in joins.fields(joins.join(turn.ts), turn.ts).items():
             setattr(turn, name, value)
-    Turn.objects.bulk_update(near, ["join_confidence", "join_reason", "transcript_uuid", "context_entry",
-                                    "prompt_entry", "nearest_prompt"])
+    Turn.objects.bulk_update(
+        near,
+        [
+            "join_confidence",
+            "join_reason",
+            "transcript_uuid",
+            "context_entry",
+            "prompt_entry",
+            "nearest_prompt",
+        ],
+    )
 
 
 def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -> None:
@@ -319,20 +410,25 @@ def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -
     for prompt in prompts:  # file order: a later line wins, as in rebuild.nearest_prompt
         second = prompt.ts.replace(microsecond=0)
         Turn.objects.filter(session=session, prompt_entry=None, transcript_uuid="", ts__gte=second).update(
-            nearest_prompt=prompt)
+            nearest_prompt=prompt
+        )
 
 
 def refresh_turn_counts(session: Session) -> None:
     """turns.summarise's counters, counted by the database over the stored turn rows."""
     fire = Q(gated=False, suppressed="", redisclosed=False)
     counts = TurnWay.objects.filter(turn__session=session).aggregate(
-        n_fires=Count("id", filter=fire), n_ways=Count("way_id", filter=fire, distinct=True),
-        n_redisclosed=Count("id", filter=Q(redisclosed=True)), n_gated=Count("id", filter=Q(gated=True)),
-        n_suppressed=Count("id", filter=~Q(suppressed="")), n_judge=Count("id", filter=Q(suppressed="judge")),
+        n_fires=Count("id", filter=fire),
+        n_ways=Count("way_id", filter=fire, distinct=True),
+        n_redisclosed=Count("id", filter=Q(redisclosed=True)),
+        n_gated=Count("id", filter=Q(gated=True)),
+        n_suppressed=Count("id", filter=~Q(suppressed="")),
+        n_judge=Count("id", filter=Q(suppressed="judge")),
     )
     session.total_fires, session.distinct_ways = counts["n_fires"], counts["n_ways"]
     session.redisclosures, session.gated = counts["n_redisclosed"], counts["n_gated"]
     session.suppressed, session.judge_blocked = counts["n_suppressed"], counts["n_judge"]
     turn_counts = Turn.objects.filter(session=session).aggregate(
-        turns=Count("id"), keyed=Count("id", filter=Q(join_confidence=Turn.Join.KEYED)))
+        turns=Count("id"), keyed=Count("id", filter=Q(join_confidence=Turn.Join.KEYED))
+    )
     session.turn_count, session.keyed_turns = turn_counts["turns"], turn_counts["keyed"]

@@ -23,7 +23,11 @@ def transcript_status(trunk: SourceFile | None) -> str:
     """Whether the session's transcript is imported, and still on disk."""
     if trunk is None:
         return Session.TranscriptStatus.NONE
-    return Session.TranscriptStatus.GONE if trunk.status == SourceFile.Status.GONE else Session.TranscriptStatus.PRESENT
+    return (
+        Session.TranscriptStatus.GONE
+        if trunk.status == SourceFile.Status.GONE
+        else Session.TranscriptStatus.PRESENT
+    )
 
 
 def title(entries: Sequence[TranscriptEntry], default: str = "") -> str:
@@ -63,7 +67,9 @@ def event_counts(events: Sequence[WaysEvent]) -> EventCounts:
     return EventCounts(
         events=sum(occurrences),
         way_fires=sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_fired"),
-        near_misses=sum(n for event, n in zip(events, occurrences, strict=True) if event.event == "way_nearmiss"),
+        near_misses=sum(
+            n for event, n in zip(events, occurrences, strict=True) if event.event == "way_nearmiss"
+        ),
     )
 
 
@@ -74,15 +80,23 @@ def session_usage(session: Session) -> dict[str, int]:
     lines lacking either id; we match it so totals agree with the tool people already trust.
     """
     totals = dict.fromkeys(USAGE_FIELDS, 0)
-    rows = (TranscriptEntry.objects.filter(session=session)
-            .exclude(input_tokens=None, output_tokens=None, cache_creation_input_tokens=None,
-                     cache_read_input_tokens=None)
-            .values_list("source_id", "offset", "index", "ts", "message_id", "request_id", *USAGE_FIELDS))
+    rows = (
+        TranscriptEntry.objects.filter(session=session)
+        .exclude(
+            input_tokens=None,
+            output_tokens=None,
+            cache_creation_input_tokens=None,
+            cache_read_input_tokens=None,
+        )
+        .values_list("source_id", "offset", "index", "ts", "message_id", "request_id", *USAGE_FIELDS)
+    )
     first_seen: dict[int, object] = {}
     for source_id, _, _, ts, *_ in rows:
         if ts is not None and (source_id not in first_seen or ts < first_seen[source_id]):
             first_seen[source_id] = ts
-    ordered = sorted(rows, key=lambda r: (first_seen.get(r[0]) is None, first_seen.get(r[0]) or 0, r[0], r[1], r[2]))
+    ordered = sorted(
+        rows, key=lambda r: (first_seen.get(r[0]) is None, first_seen.get(r[0]) or 0, r[0], r[1], r[2])
+    )
     seen: set[tuple[str, str]] = set()
     for row in ordered:
         message_id, request_id = row[4], row[5]

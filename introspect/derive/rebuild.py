@@ -51,8 +51,9 @@ def rebuild_session(session: Session) -> None:
     agent_files = subagents.subagent_files(session)
     metas = subagents.read_metas(agent_files)
 
-    session.origin = (Session.Origin.EVENTS if origin else
-                      Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT)
+    session.origin = (
+        Session.Origin.EVENTS if origin else Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT
+    )
     session.recorded_project = recorded_project
     session.transcript = trunk
     session.transcript_status = fields.transcript_status(trunk)
@@ -65,13 +66,21 @@ def rebuild_session(session: Session) -> None:
         first_cwd = next((e.cwd for e in entries if e.cwd), "")
         first_project = first_project or first_cwd
     session.origin_ts = (origin.ts_raw or "") if origin else ""
-    valid_ts = [event.ts for event in events if event.ts is not None] or \
-        [entry.ts for entry in entries if entry.ts is not None]
-    session.started_at = (origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None))
+    valid_ts = [event.ts for event in events if event.ts is not None] or [
+        entry.ts for entry in entries if entry.ts is not None
+    ]
+    session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
     session.last_event_at = max(valid_ts) if valid_ts else None
-    session.duration_secs = duration(origin, last) if events else (
-        int((session.last_event_at - session.started_at).total_seconds()) if valid_ts else 0)
-    session.event_count, session.way_fires, session.near_misses = counts.events, counts.way_fires, counts.near_misses
+    session.duration_secs = (
+        duration(origin, last)
+        if events
+        else (int((session.last_event_at - session.started_at).total_seconds()) if valid_ts else 0)
+    )
+    session.event_count, session.way_fires, session.near_misses = (
+        counts.events,
+        counts.way_fires,
+        counts.near_misses,
+    )
     session.turn_count = summary.turns
     session.total_fires = summary.total_fires
     session.distinct_ways = summary.distinct_ways
@@ -96,12 +105,22 @@ def rebuild_session(session: Session) -> None:
             for number, start in enumerate(starts, start=1)
         )
         window_starts = [start.ts_raw or "" for start in starts]
-        turn_rows.write_turns(session, [
-            turn_rows.turn_row(session, turn.epoch, turn_rows.window_of(turn.ts_raw, window_starts), turn, joined,
-                               prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
-                               nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts))
-            for turn, joined in zip(built, joins, strict=True)
-        ], built)
+        turn_rows.write_turns(
+            session,
+            [
+                turn_rows.turn_row(
+                    session,
+                    turn.epoch,
+                    turn_rows.window_of(turn.ts_raw, window_starts),
+                    turn,
+                    joined,
+                    prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
+                    nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts),
+                )
+                for turn, joined in zip(built, joins, strict=True)
+            ],
+            built,
+        )
         subagents.rebuild_subagents(session, trunk, agent_files, metas)
 
 

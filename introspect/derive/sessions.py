@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import batched
 
-from introspect.derive import extend, fields, rebuild
 from django.db.models import F
 
+from introspect.derive import extend, fields, rebuild
 from introspect.models import Session, TranscriptEntry, WaysEvent
 
 
@@ -39,5 +39,6 @@ def sessions_behind() -> set[str]:
     """
     events = WaysEvent.objects.filter(session__isnull=False, pk__gt=F("session__built_event_id"))
     entries = TranscriptEntry.objects.filter(session__isnull=False, pk__gt=F("session__built_entry_id"))
-    return ({*events.values_list("session__sid", flat=True).distinct()}
-            | {*entries.values_list("session__sid", flat=True).distinct()})
+    return {*events.values_list("session__sid", flat=True).distinct()} | {
+        *entries.values_list("session__sid", flat=True).distinct()
+    }

@@ -8,7 +8,13 @@ from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
-EVENT_ORDER = (F("ts_raw").asc(nulls_first=True), "order_rank", "order_generation", "order_offset", "order_index")
+EVENT_ORDER = (
+    F("ts_raw").asc(nulls_first=True),
+    "order_rank",
+    "order_generation",
+    "order_offset",
+    "order_index",
+)
 
 
 def events_in_order(session: Session) -> list[WaysEvent]:
@@ -24,7 +30,9 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
     if not sid or "/" in sid or "\\" in sid or sid == "..":
         return None
     candidates = {}
-    for row in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by("generation"):
+    for row in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by(
+        "generation"
+    ):
         candidates[row.rel_path] = row  # the newest generation of each path
     if not candidates:
         return None
@@ -45,4 +53,6 @@ def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
     """Every line of the trunk file in file order, without the columns the derivation never reads."""
     if trunk is None:
         return []
-    return list(TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "cwd", "flags"))
+    return list(
+        TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "cwd", "flags")
+    )

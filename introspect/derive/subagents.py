@@ -14,8 +14,12 @@ META_CAP = 65536
 
 def subagent_files(session: Session) -> dict[str, SourceFile]:
     """The session's subagent transcripts by agent id, the newest generation of each."""
-    return {row.agent_key: row for row in SourceFile.objects.filter(
-        kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid).order_by("generation")}
+    return {
+        row.agent_key: row
+        for row in SourceFile.objects.filter(
+            kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid
+        ).order_by("generation")
+    }
 
 
 def read_metas(files: dict[str, SourceFile]) -> dict[str, dict]:
@@ -38,24 +42,36 @@ def read_meta(row: SourceFile) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def rebuild_subagents(session: Session, trunk: SourceFile | None, files: dict[str, SourceFile],
-                      metas: dict[str, dict]) -> None:
+def rebuild_subagents(
+    session: Session, trunk: SourceFile | None, files: dict[str, SourceFile], metas: dict[str, dict]
+) -> None:
     """Link each subagent run to its spawning tool call: meta.json first, then the trunk's own links."""
     links: dict[str, tuple[str, str]] = {}
     for agent_id in files:
         meta = metas.get(agent_id, {})
         if meta.get("toolUseId"):
             links[agent_id] = (meta["toolUseId"], "meta.json")
-    trunk_lines = TranscriptEntry.objects.filter(source=trunk).defer("raw", "cwd", "flags").order_by("offset", "index")
+    trunk_lines = (
+        TranscriptEntry.objects.filter(source=trunk).defer("raw", "cwd", "flags").order_by("offset", "index")
+    )
     if trunk is not None:
-        for entry in trunk_lines.exclude(spawned_agent_id=None).exclude(spawned_agent_id="").exclude(
-                tool_result_id=None).exclude(tool_result_id=""):
+        for entry in (
+            trunk_lines.exclude(spawned_agent_id=None)
+            .exclude(spawned_agent_id="")
+            .exclude(tool_result_id=None)
+            .exclude(tool_result_id="")
+        ):
             if entry.spawned_agent_id not in links:
-                links[entry.spawned_agent_id] = (entry.tool_result_id,
-                                                 "agent_progress" if entry.type == "progress" else "tool_result")
+                links[entry.spawned_agent_id] = (
+                    entry.tool_result_id,
+                    "agent_progress" if entry.type == "progress" else "tool_result",
+                )
     wanted = {tool_use_id for tool_use_id, _ in links.values() if tool_use_id}
-    spawns = {entry.tool_use_id: entry for entry in bulk.chunked_in(trunk_lines, "tool_use_id", wanted)} \
-        if trunk is not None else {}
+    spawns = (
+        {entry.tool_use_id: entry for entry in bulk.chunked_in(trunk_lines, "tool_use_id", wanted)}
+        if trunk is not None
+        else {}
+    )
     Subagent.objects.filter(session=session).delete()
     rows = []
     for agent_id in sorted(set(files) | set(links)):
@@ -63,13 +79,22 @@ def rebuild_subagents(session: Session, trunk: SourceFile | None, files: dict[st
         spawn = spawns.get(tool_use_id)
         meta = metas.get(agent_id, {})
         spawn_input = tool_input(spawn)
-        rows.append(Subagent(
-            session=session, agent_id=agent_id, source=files.get(agent_id), tool_use_id=tool_use_id,
-            spawn_entry=spawn, link=method,
-            agent_type=fit.cut(str(spawn_input.get("subagent_type") or meta.get("agentType") or ""), Subagent,
-                               "agent_type"),
-            description=str(spawn_input.get("description") or meta.get("description") or ""),
-        ))
+        rows.append(
+            Subagent(
+                session=session,
+                agent_id=agent_id,
+                source=files.get(agent_id),
+                tool_use_id=tool_use_id,
+                spawn_entry=spawn,
+                link=method,
+                agent_type=fit.cut(
+                    str(spawn_input.get("subagent_type") or meta.get("agentType") or ""),
+                    Subagent,
+                    "agent_type",
+                ),
+                description=str(spawn_input.get("description") or meta.get("description") or ""),
+            )
+        )
     Subagent.objects.bulk_create(rows)
 
 
@@ -82,6 +107,10 @@ def tool_input(entry: TranscriptEntry | None) -> dict:
     except (orjson.JSONDecodeError, AttributeError):
         return {}
     for block in message.get("content") or []:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "tool_use"
+            and isinstance(block.get("input"), dict)
+        ):
             return block["input"]
     return {}

@@ -7,21 +7,64 @@ from introspect.rules import join
 from introspect.rules import turns as turn_model
 from lib import bulk
 
-TURN_FIELDS = ("session_id", "epoch", "window", "ts_raw", "ts", "token_position", "join_confidence", "join_reason",
-               "transcript_uuid", "prompt_entry_id", "context_entry_id", "nearest_prompt_id")
-TURN_WAY_FIELDS = ("turn_id", "position", "event_id", "judge_event_id", "way_id", "trigger_channel", "gated",
-                   "suppressed", "redisclosed", "fire_score", "matched_span")
+TURN_FIELDS = (
+    "session_id",
+    "epoch",
+    "window",
+    "ts_raw",
+    "ts",
+    "token_position",
+    "join_confidence",
+    "join_reason",
+    "transcript_uuid",
+    "prompt_entry_id",
+    "context_entry_id",
+    "nearest_prompt_id",
+)
+TURN_WAY_FIELDS = (
+    "turn_id",
+    "position",
+    "event_id",
+    "judge_event_id",
+    "way_id",
+    "trigger_channel",
+    "gated",
+    "suppressed",
+    "redisclosed",
+    "fire_score",
+    "matched_span",
+)
 
 
 def pk_of(row) -> int | None:
     return row.pk if row is not None else None
 
 
-def turn_row(session: Session, epoch: int, window: int, turn: turn_model.TurnData, joined: join.Join, *,
-             prompt_entry, nearest_prompt) -> tuple:
+def turn_row(
+    session: Session,
+    epoch: int,
+    window: int,
+    turn: turn_model.TurnData,
+    joined: join.Join,
+    *,
+    prompt_entry,
+    nearest_prompt,
+) -> tuple:
     """One turn's values, in TURN_FIELDS order."""
-    return (session.pk, epoch, window, turn.ts_raw, turn.ts, turn.token_position, joined.confidence, joined.reason,
-            joined.user_uuid, pk_of(prompt_entry), pk_of(joined.injection), pk_of(nearest_prompt))
+    return (
+        session.pk,
+        epoch,
+        window,
+        turn.ts_raw,
+        turn.ts,
+        turn.token_position,
+        joined.confidence,
+        joined.reason,
+        joined.user_uuid,
+        pk_of(prompt_entry),
+        pk_of(joined.injection),
+        pk_of(nearest_prompt),
+    )
 
 
 def write_turns(session: Session, turns: list[tuple], built: list[turn_model.TurnData]) -> None:
@@ -30,12 +73,27 @@ def write_turns(session: Session, turns: list[tuple], built: list[turn_model.Tur
         return
     bulk.insert_values(Turn, TURN_FIELDS, turns)
     ids = dict(Turn.objects.filter(session=session, epoch__gte=turns[0][1]).values_list("epoch", "id"))
-    bulk.insert_values(TurnWay, TURN_WAY_FIELDS, (
-        (ids[values[1]], position, row.event.pk, pk_of(row.judge_event), row.way_id, row.trigger_channel,
-         row.gated, row.suppressed, row.redisclosed, row.fire_score, row.matched_span)
-        for values, turn in zip(turns, built, strict=True)
-        for position, row in enumerate(turn.rows, start=1)
-    ))
+    bulk.insert_values(
+        TurnWay,
+        TURN_WAY_FIELDS,
+        (
+            (
+                ids[values[1]],
+                position,
+                row.event.pk,
+                pk_of(row.judge_event),
+                row.way_id,
+                row.trigger_channel,
+                row.gated,
+                row.suppressed,
+                row.redisclosed,
+                row.fire_score,
+                row.matched_span,
+            )
+            for values, turn in zip(turns, built, strict=True)
+            for position, row in enumerate(turn.rows, start=1)
+        ),
+    )
 
 
 def window_of(ts_raw: str, starts: list[str]) -> int:

@@ -12,15 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 from django.conf import settings
 
-from introspect.documents import schema as m
-from introspect.rules import join
-from introspect.documents import replay
 from introspect.derive import sources
-from introspect.rules import turns as turn_model
+from introspect.documents import replay
+from introspect.documents import schema as m
 from introspect.models import Session, Way, WaysEvent
+from introspect.rules import join
+from introspect.rules import turns as turn_model
 
 NO_EVENTS = "no events recorded yet"
 
@@ -44,8 +43,9 @@ def catalog(project: str) -> dict[str, Way]:
     roots = way_roots(project)
     rank = {root: n for n, root in enumerate(roots)}
     table: dict[str, Way] = {}
-    rows = Way.objects.filter(root__in=roots, present=True).only("root", "way_id", "rel_path", "criteria",
-                                                                  "frontmatter")
+    rows = Way.objects.filter(root__in=roots, present=True).only(
+        "root", "way_id", "rel_path", "criteria", "frontmatter"
+    )
     for way in sorted(rows, key=lambda way: rank[way.root]):
         table.setdefault(way.way_id, way)
     return table
@@ -54,7 +54,10 @@ def catalog(project: str) -> dict[str, Way]:
 def way_resolver(project: str) -> Callable[[str], Resolved]:
     """Today's criteria and file for each way id: project root, then user, then core."""
     # The root joined with the file's path as found: a symlinked root stays unresolved.
-    table = {way_id: Resolved(way.criteria, f"{way.root}/{way.rel_path}") for way_id, way in catalog(project).items()}
+    table = {
+        way_id: Resolved(way.criteria, f"{way.root}/{way.rel_path}")
+        for way_id, way in catalog(project).items()
+    }
     return lambda way_id: table.get(way_id, Resolved({}, None))
 
 
@@ -89,33 +92,55 @@ def dump_document(session_id: str | None, *, matched: bool) -> dict:
         if rows:
             turns.append(turn_document(turn, joined, rows, resolve))
     window, _ = join.window_for(join.last_model(entries))
-    return m.dump(m.SessionIntrospection(
-        id=sid, project=project, window_k=window // 1000,
-        summary=m.IntrospectionSummary(
-            turns=len(turns), distinct_ways=summary.distinct_ways, total_fires=summary.total_fires,
-            redisclosures=summary.redisclosures or None, gated_candidates=summary.gated_candidates or None,
-            suppressed_candidates=summary.suppressed_candidates or None,
-            judge_blocked=summary.judge_blocked or None, keyed_turns=summary.keyed_turns,
-        ),
-        turns=turns,
-    ))
+    return m.dump(
+        m.SessionIntrospection(
+            id=sid,
+            project=project,
+            window_k=window // 1000,
+            summary=m.IntrospectionSummary(
+                turns=len(turns),
+                distinct_ways=summary.distinct_ways,
+                total_fires=summary.total_fires,
+                redisclosures=summary.redisclosures or None,
+                gated_candidates=summary.gated_candidates or None,
+                suppressed_candidates=summary.suppressed_candidates or None,
+                judge_blocked=summary.judge_blocked or None,
+                keyed_turns=summary.keyed_turns,
+            ),
+            turns=turns,
+        )
+    )
 
 
-def turn_document(turn: turn_model.TurnData, joined: join.Join, rows: list[turn_model.Row],
-                  resolve: Callable[[str], Resolved]) -> m.Turn:
+def turn_document(
+    turn: turn_model.TurnData,
+    joined: join.Join,
+    rows: list[turn_model.Row],
+    resolve: Callable[[str], Resolved],
+) -> m.Turn:
     return m.Turn(
-        epoch=turn.epoch, token_position=turn.token_position, ts=turn.ts_raw,
-        transcript_uuid=joined.user_uuid or None, join_confidence=joined.confidence,
+        epoch=turn.epoch,
+        token_position=turn.token_position,
+        ts=turn.ts_raw,
+        transcript_uuid=joined.user_uuid or None,
+        join_confidence=joined.confidence,
         fired_ways=[fired_way(row, resolve(row.way_id)) for row in rows],
     )
 
 
 def fired_way(row: turn_model.Row, resolved: Resolved) -> m.FiredWay:
     return m.FiredWay(
-        way_id=row.way_id, trigger_channel=row.trigger_channel, gated=row.gated or None,
-        suppressed=row.suppressed or None, redisclosed=row.redisclosed or None, fire_score=row.fire_score,
-        way_path=resolved.path, criteria=resolved.criteria,
-        match_detail=m.MatchDetail(matched_span=row.matched_span) if isinstance(row.matched_span, str) else None,
+        way_id=row.way_id,
+        trigger_channel=row.trigger_channel,
+        gated=row.gated or None,
+        suppressed=row.suppressed or None,
+        redisclosed=row.redisclosed or None,
+        fire_score=row.fire_score,
+        way_path=resolved.path,
+        criteria=resolved.criteria,
+        match_detail=m.MatchDetail(matched_span=row.matched_span)
+        if isinstance(row.matched_span, str)
+        else None,
         judge=m.JudgeVerdict(**row.judge) if row.judge else None,
     )
 
@@ -123,14 +148,19 @@ def fired_way(row: turn_model.Row, resolved: Resolved) -> m.FiredWay:
 def list_document(*, project: str | None = None, with_transcripts: bool = False) -> dict:
     """`ways session list --json` (introspection.md §10.1); waysweb adds `usage` and `transcript`."""
     origins = {}
-    for session_id, ts_raw in (WaysEvent.objects.filter(event="session_start", session__isnull=False)
-                               .order_by(*sources.EVENT_ORDER).values_list("session_id", "ts_raw")):
+    for session_id, ts_raw in (
+        WaysEvent.objects.filter(event="session_start", session__isnull=False)
+        .order_by(*sources.EVENT_ORDER)
+        .values_list("session_id", "ts_raw")
+    ):
         origins.setdefault(session_id, ts_raw or "")
     kinds = [Session.Origin.EVENTS] + ([Session.Origin.TRANSCRIPT] if with_transcripts else [])
     sessions = {s.pk: s for s in Session.objects.filter(origin__in=kinds)}
     ordered = [sessions[pk] for pk in origins if pk in sessions]
-    ordered += sorted((s for s in sessions.values() if s.pk not in origins),
-                      key=lambda s: (s.started_at is None, s.started_at, s.pk))
+    ordered += sorted(
+        (s for s in sessions.values() if s.pk not in origins),
+        key=lambda s: (s.started_at is None, s.started_at, s.pk),
+    )
     if project is not None:
         wanted = project.rstrip("/")
         ordered = [s for s in ordered if s.recorded_project.rstrip("/") == wanted]
@@ -142,21 +172,35 @@ def list_document(*, project: str | None = None, with_transcripts: bool = False)
 def list_entry(session: Session, origin_ts: str | None) -> m.ListEntry:
     first_entry_ts = ""
     if origin_ts is None:
-        first_entry_ts = (session.entries.exclude(timestamp_raw=None).order_by("ts")
-                          .values_list("timestamp_raw", flat=True).first() or "")
+        first_entry_ts = (
+            session.entries.exclude(timestamp_raw=None)
+            .order_by("ts")
+            .values_list("timestamp_raw", flat=True)
+            .first()
+            or ""
+        )
     return m.ListEntry(
-        id=session.sid, ts=origin_ts if origin_ts is not None else first_entry_ts,
-        project=session.recorded_project if origin_ts is not None else (session.project.path if session.project else ""),
-        event_count=session.event_count, way_fires=session.way_fires, duration_secs=session.duration_secs,
-        usage=m.Usage(input_tokens=session.input_tokens, output_tokens=session.output_tokens,
-                      cache_creation_input_tokens=session.cache_creation_input_tokens,
-                      cache_read_input_tokens=session.cache_read_input_tokens),
+        id=session.sid,
+        ts=origin_ts if origin_ts is not None else first_entry_ts,
+        project=session.recorded_project
+        if origin_ts is not None
+        else (session.project.path if session.project else ""),
+        event_count=session.event_count,
+        way_fires=session.way_fires,
+        duration_secs=session.duration_secs,
+        usage=m.Usage(
+            input_tokens=session.input_tokens,
+            output_tokens=session.output_tokens,
+            cache_creation_input_tokens=session.cache_creation_input_tokens,
+            cache_read_input_tokens=session.cache_read_input_tokens,
+        ),
         transcript=session.transcript_status,
     )
 
 
-def fires_document(session_id: str | None, *, matched: bool, max_score: float | None = None,
-                   limit: int | None = None) -> dict:
+def fires_document(
+    session_id: str | None, *, matched: bool, max_score: float | None = None, limit: int | None = None
+) -> dict:
     """`ways session fires --json` (introspection.md §10.2): semantic fires, lowest score first."""
     session = session_in_scope(session_id)
     if session is None and not session_id:
@@ -164,13 +208,20 @@ def fires_document(session_id: str | None, *, matched: bool, max_score: float | 
     events = sources.events_in_order(session) if session else []
     fires = []
     for event in turn_model.expand(events):
-        if event.event not in ("way_fired", "way_redisclosed") or not (event.trigger or "").startswith("semantic:"):
+        if event.event not in ("way_fired", "way_redisclosed") or not (event.trigger or "").startswith(
+            "semantic:"
+        ):
             continue
         if event.fire_score is None:
             continue
-        fires.append(m.SemanticFire(score=event.fire_score, way=event.way or "?",
-                                    surface=event.surface if event.surface is not None else "—",
-                                    redisclosed=event.event == "way_redisclosed"))
+        fires.append(
+            m.SemanticFire(
+                score=event.fire_score,
+                way=event.way or "?",
+                surface=event.surface if event.surface is not None else "—",
+                redisclosed=event.event == "way_redisclosed",
+            )
+        )
     fires.sort(key=lambda fire: fire.score)
     if max_score is not None:
         fires = [fire for fire in fires if fire.score <= max_score]
@@ -179,11 +230,17 @@ def fires_document(session_id: str | None, *, matched: bool, max_score: float | 
         fires = fires[:limit]
     blocks = None
     if matched:
-        blocks = [m.JudgeBlock(way=event.way, ts=event.ts_raw or "", **turn_model.judge_fields(event))
-                  for event in turn_model.expand(events)
-                  if event.event == "way_judged" and event.verdict == "block" and event.way and event.p_yes is not None]
-    return m.dump(m.Fires(session=session.sid if session else session_id, total=total, fires=fires,
-                          judge_blocks=blocks))
+        blocks = [
+            m.JudgeBlock(way=event.way, ts=event.ts_raw or "", **turn_model.judge_fields(event))
+            for event in turn_model.expand(events)
+            if event.event == "way_judged"
+            and event.verdict == "block"
+            and event.way
+            and event.p_yes is not None
+        ]
+    return m.dump(
+        m.Fires(session=session.sid if session else session_id, total=total, fires=fires, judge_blocks=blocks)
+    )
 
 
 def replay_document(session_id: str | None, *, matched: bool) -> dict:
@@ -202,9 +259,14 @@ def replay_document(session_id: str | None, *, matched: bool) -> dict:
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
     return replay.build_replay(
-        session_id=session.sid, project=project, events=events, token_timeline=join.token_timeline(entries),
-        refire_k=refire_thresholds(way_ids, project or "", window_k), context_window_k=window_k,
-        agent_types=dict(session.subagents.values_list("agent_id", "agent_type")), matched=matched,
+        session_id=session.sid,
+        project=project,
+        events=events,
+        token_timeline=join.token_timeline(entries),
+        refire_k=refire_thresholds(way_ids, project or "", window_k),
+        context_window_k=window_k,
+        agent_types=dict(session.subagents.values_list("agent_id", "agent_type")),
+        matched=matched,
     )
 
 
@@ -226,7 +288,9 @@ def refire_thresholds(way_ids: set[str], project: str, window_k: int) -> dict[st
 def refire_k(spec: object, window: int) -> int | None:
     if isinstance(spec, bool):
         return None
-    fraction = spec if isinstance(spec, (int, float)) else REFIRE_PRESETS.get(str(spec).strip()) if spec else None
+    fraction = (
+        spec if isinstance(spec, (int, float)) else REFIRE_PRESETS.get(str(spec).strip()) if spec else None
+    )
     if fraction is None:
         try:
             fraction = float(str(spec))

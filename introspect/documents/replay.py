@@ -187,17 +187,23 @@ def clusters_of(items: list[Item]) -> list[list[tuple[datetime, Item]]]:
     return clusters
 
 
-def open_frame(state: WindowState, cluster: list[tuple[datetime, Item]], start: datetime,
-               first: bool) -> Frame:
+def open_frame(
+    state: WindowState, cluster: list[tuple[datetime, Item]], start: datetime, first: bool
+) -> Frame:
     """§8 steps 1–3: the boundary, the frame's epoch, time and position, and the is_new reset."""
     boundary = not first and any(item.kind == "session_start" for _, item in cluster)
     if boundary:
         state.reset()
     state.epoch += 1
     second, head = cluster[0]
-    frame = Frame(epoch=state.epoch, window=state.window, timestamp=head.event.ts_raw, second=second,
-                  elapsed_secs=max(int((second - start).total_seconds()), 0),
-                  token_position_k=token_k_at(state.timeline, second))
+    frame = Frame(
+        epoch=state.epoch,
+        window=state.window,
+        timestamp=head.event.ts_raw,
+        second=second,
+        elapsed_secs=max(int((second - start).total_seconds()), 0),
+        token_position_k=token_k_at(state.timeline, second),
+    )
     if boundary:
         frame.new_events.append(f"⎯ compaction · window {state.window} ⎯")
     for row in state.active.values():
@@ -241,10 +247,16 @@ def on_fired(state: WindowState, frame: Frame, item: Item) -> None:
     # The note names a way new to the window, whichever agent fired it; the row is new to its agent.
     if not any(active_way == way for active_way, _ in state.active):
         frame.new_events.append(f"{way} ({trigger_label(item.event.trigger or '')})")
-    state.active[key] = Row(id=way, trigger=item.event.trigger or "", epoch_fired=frame.epoch,
-                            token_pos_k=frame.token_position_k, check_fires=state.checks.get(key, 0),
-                            is_new=key not in state.active, refire_threshold_k=state.refire_for(way),
-                            agent=agent)
+    state.active[key] = Row(
+        id=way,
+        trigger=item.event.trigger or "",
+        epoch_fired=frame.epoch,
+        token_pos_k=frame.token_position_k,
+        check_fires=state.checks.get(key, 0),
+        is_new=key not in state.active,
+        refire_threshold_k=state.refire_for(way),
+        agent=agent,
+    )
 
 
 def on_check(state: WindowState, frame: Frame, item: Item) -> None:
@@ -265,9 +277,16 @@ def on_redisclosed(state: WindowState, frame: Frame, item: Item) -> None:
     row = state.active.get(key)
     if row is None:
         # After a compaction reset a still-active way first reappears by re-disclosure.
-        state.active[key] = Row(id=way, trigger=item.event.trigger or "", epoch_fired=frame.epoch,
-                                token_pos_k=frame.token_position_k, check_fires=state.checks.get(key, 0),
-                                is_redisclosed=True, refire_threshold_k=state.refire_for(way), agent=agent)
+        state.active[key] = Row(
+            id=way,
+            trigger=item.event.trigger or "",
+            epoch_fired=frame.epoch,
+            token_pos_k=frame.token_position_k,
+            check_fires=state.checks.get(key, 0),
+            is_redisclosed=True,
+            refire_threshold_k=state.refire_for(way),
+            agent=agent,
+        )
         return
     # A new injection: the last verdict's mark goes; this frame's verdict, if any, marks it again.
     row.epoch_fired, row.token_pos_k = frame.epoch, frame.token_position_k
@@ -290,16 +309,33 @@ def settle_held(state: WindowState, frame: Frame) -> list[Row]:
         if item.event.verdict == "would_block":
             mark_would_block(state, frame, item)
         elif not any(row.id == item.way and row.agent == item.agent_id for row in extra):
-            extra.append(Row(id=item.way, trigger="judge", epoch_fired=frame.epoch,
-                             token_pos_k=frame.token_position_k, outcome="blocked", p_yes=item.text("p_yes"),
-                             ancestor=item.text("ancestor"), agent=item.agent_id))
+            extra.append(
+                Row(
+                    id=item.way,
+                    trigger="judge",
+                    epoch_fired=frame.epoch,
+                    token_pos_k=frame.token_position_k,
+                    outcome="blocked",
+                    p_yes=item.text("p_yes"),
+                    ancestor=item.text("ancestor"),
+                    agent=item.agent_id,
+                )
+            )
     for item in frame.held:
         outcome = "context_cap" if item.event.reason == "context_cap" else "refire_suppressed"
         agent = fired_by(item)
         if any((row.id, row.agent, row.outcome) == (item.way, agent, outcome) for row in extra):
             continue
-        extra.append(Row(id=item.way, trigger=item.event.trigger or "", epoch_fired=frame.epoch,
-                         token_pos_k=frame.token_position_k, outcome=outcome, agent=agent))
+        extra.append(
+            Row(
+                id=item.way,
+                trigger=item.event.trigger or "",
+                epoch_fired=frame.epoch,
+                token_pos_k=frame.token_position_k,
+                outcome=outcome,
+                agent=agent,
+            )
+        )
     return extra
 
 
@@ -532,10 +568,17 @@ def replay_error(kind: str, session: str | None = None) -> dict:
     return {"error": ERRORS[kind]}
 
 
-def build_replay(*, session_id: str, project: str | None, events: Sequence,
-                 token_timeline: Sequence[tuple[str, int]], refire_k: Mapping[str, int],
-                 context_window_k: int, agent_types: Mapping[str, str] | None = None,
-                 matched: bool = False) -> dict:
+def build_replay(
+    *,
+    session_id: str,
+    project: str | None,
+    events: Sequence,
+    token_timeline: Sequence[tuple[str, int]],
+    refire_k: Mapping[str, int],
+    context_window_k: int,
+    agent_types: Mapping[str, str] | None = None,
+    matched: bool = False,
+) -> dict:
     """The `SessionDump` of one session (introspection.md §9), keys in upstream order.
 
     `events` are the session's events in event order; `project` is that of its first
@@ -546,8 +589,9 @@ def build_replay(*, session_id: str, project: str | None, events: Sequence,
     items = items_of(events)
     if not items:
         return replay_error("no_session_events", session_id)
-    state = WindowState(refire_k=refire_k, fallback_k=context_window_k * 25 // 100,
-                        timeline=timed_timeline(token_timeline))
+    state = WindowState(
+        refire_k=refire_k, fallback_k=context_window_k * 25 // 100, timeline=timed_timeline(token_timeline)
+    )
     frames = build_frames(items, state, matched)
     near_misses = near_misses_of(items, frames)
     return {

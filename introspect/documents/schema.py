@@ -106,6 +106,7 @@ class SemanticFire(Out):
 
 class JudgeBlock(JudgeVerdict):
     """A judge verdict that blocked a way, with where and when (the /fires listing)."""
+
     way: str
     ts: str
 

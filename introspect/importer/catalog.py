@@ -35,8 +35,13 @@ class CatalogResult:
     problems: list[safefs.Problem] = field(default_factory=list)
 
 
-def way_roots(locs: Locations, *, user: Path | None = None, core: Path | None = None,
-              projects: list[Project] | None = None) -> list[WayRoot]:
+def way_roots(
+    locs: Locations,
+    *,
+    user: Path | None = None,
+    core: Path | None = None,
+    projects: list[Project] | None = None,
+) -> list[WayRoot]:
     """Roots in precedence order: each known project's `.claude/ways`, then user, then core."""
     roots = []
     for project in projects if projects is not None else Project.objects.all():
@@ -90,8 +95,9 @@ def import_root(root: WayRoot, result: CatalogResult) -> None:
             way.read_at = now
             # Two hosts' importers may find the same root path on one PostgreSQL database.
             bulk.save_racing(way, root=way.root, way_id=way.way_id)
-            WayVersion.objects.get_or_create(way=way, sha256=item.sha256,
-                                             defaults={"content": item.content, "first_seen": now})
+            WayVersion.objects.get_or_create(
+                way=way, sha256=item.sha256, defaults={"content": item.content, "first_seen": now}
+            )
         for way in existing.values():
             if way.present:
                 way.present = False

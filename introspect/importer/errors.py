@@ -50,29 +50,42 @@ def explain(exc: BaseException) -> str:
         if exc.errno == errno.ENOSPC:
             return f"the disk is full (writing{target}: {exc.strerror}): free some space, {resume}."
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            return (f"cannot write{target} ({exc.strerror}): make it writable (a read-only mount? its "
-                    f"permissions?), {resume}.")
+            return (
+                f"cannot write{target} ({exc.strerror}): make it writable (a read-only mount? its "
+                f"permissions?), {resume}."
+            )
         return f"import failed ({target.strip() or 'a file'}: {exc.strerror or what}); {resume}."
     if isinstance(exc, loader.CheckpointMoved):
         return f"{what}; {resume}."
     if "readonly" in lowered or "read-only" in lowered:
-        how = ("default_transaction_read_only? a standby server?" if connection.vendor == "postgresql"
-               else "a read-only mount? the file's or its folder's permissions?")
+        how = (
+            "default_transaction_read_only? a standby server?"
+            if connection.vendor == "postgresql"
+            else "a read-only mount? the file's or its folder's permissions?"
+        )
         return f"the database {where} is read-only ({what}): make it writable ({how}), {resume}."
     if "disk is full" in lowered or "no space left" in lowered or "could not extend" in lowered:
         return f"the disk holding the database {where} is full ({what}): free some space, {resume}."
     if "no such table" in lowered or ("relation" in lowered and "does not exist" in lowered):
-        return (f"the database {where} has no waysweb tables ({what}): it was deleted or never migrated; run "
-                "`manage.py migrate` (or `manage.py serve`, which migrates), then ingest again.")
+        return (
+            f"the database {where} has no waysweb tables ({what}): it was deleted or never migrated; run "
+            "`manage.py migrate` (or `manage.py serve`, which migrates), then ingest again."
+        )
     if "database" in lowered and "does not exist" in lowered:
-        return (f"the database {where} does not exist ({what}): create it (createdb) and run `manage.py "
-                "migrate`, or fix WAYSWEB_DATABASE_URL; then ingest again.")
+        return (
+            f"the database {where} does not exist ({what}): create it (createdb) and run `manage.py "
+            "migrate`, or fix WAYSWEB_DATABASE_URL; then ingest again."
+        )
     if "unable to open database file" in lowered:
-        return (f"cannot open the database {where} ({what}): check that its folder exists and is writable "
-                "(SQLite writes -wal and -shm files beside it), then ingest again.")
+        return (
+            f"cannot open the database {where} ({what}): check that its folder exists and is writable "
+            "(SQLite writes -wal and -shm files beside it), then ingest again."
+        )
     if is_locked(exc):
-        return (f"another writer held the database {where} past every retry ({what}): find it (a long "
-                f"transaction, another tool), {resume}.")
+        return (
+            f"another writer held the database {where} past every retry ({what}): find it (a long "
+            f"transaction, another tool), {resume}."
+        )
     if isinstance(exc, OperationalError):
         return f"the database {where} could not be used ({what}); {resume}."
     return f"import failed ({type(exc).__name__}: {what}); {resume}."

@@ -31,8 +31,9 @@ SALVAGE_PIECE = 256
 # lines is already 65,536 of them.
 BOMB_RATIO = 200
 BOMB_FLOOR = 64 << 10
-BOMB_DETAIL = (f"inflates more than {BOMB_RATIO}× its size: a decompression bomb? "
-               "the rest of this member was not read")
+BOMB_DETAIL = (
+    f"inflates more than {BOMB_RATIO}× its size: a decompression bomb? the rest of this member was not read"
+)
 
 
 def find_magic(fh, start: int, size: int, *, block: int = READ_BLOCK) -> int:
@@ -73,8 +74,17 @@ class Inflation:
     consumed (past `BOMB_FLOOR`) stops there, `capped`: the rest of it is never inflated.
     """
 
-    def __init__(self, fh, start: int, stop: int, *, block: int = READ_BLOCK, step: int = INFLATE_STEP,
-                 salvage: bool = True, floor: int | None = None):
+    def __init__(
+        self,
+        fh,
+        start: int,
+        stop: int,
+        *,
+        block: int = READ_BLOCK,
+        step: int = INFLATE_STEP,
+        salvage: bool = True,
+        floor: int | None = None,
+    ):
         self.fh, self.pos, self.stop, self.block, self.step = fh, start, stop, block, step
         self.inflater = zlib.decompressobj(wbits=31)
         self.salvaging = salvage
@@ -142,7 +152,7 @@ class Inflation:
         """Replay a failed call's input `SALVAGE_PIECE` bytes at a time; the piece failing again, bytewise."""
         with memoryview(data) as view:
             for start in range(0, len(view), SALVAGE_PIECE):
-                yield from self.feed(view[start: start + SALVAGE_PIECE], finer=self.trickle)
+                yield from self.feed(view[start : start + SALVAGE_PIECE], finer=self.trickle)
                 if self.inflater.eof or self.capped:
                     return
 
@@ -159,7 +169,7 @@ class Inflation:
         try:
             with memoryview(data) as view:
                 for at in range(len(view)):
-                    rest = view[at: at + 1]
+                    rest = view[at : at + 1]
                     while not self.inflater.eof and self.room() > 0:
                         byte = self.inflate(rest, 1)
                         rest = self.inflater.unconsumed_tail
@@ -265,14 +275,23 @@ class GzipTail:
             return self.offset, 0, 0
         return self.member.start, self.bytes_done, self.lines_done
 
-    def chunk(self, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
-              max_line: int = 64 << 20) -> Chunk | None:
+    def chunk(
+        self,
+        checkpoint: Checkpoint | None,
+        *,
+        limit: int = 8 << 20,
+        max_lines: int = 1000,
+        max_line: int = 64 << 20,
+    ) -> Chunk | None:
         """Lines after the checkpoint, up to about `limit` bytes or `max_lines`; None when the file is gone."""
         self.max_line = max_line
         new_generation = False
-        continues = (self.fh is not None and checkpoint is not None
-                     and (checkpoint.dev, checkpoint.inode) == (self.dev, self.inode)
-                     and checkpoint.position == self.position())
+        continues = (
+            self.fh is not None
+            and checkpoint is not None
+            and (checkpoint.dev, checkpoint.inode) == (self.dev, self.inode)
+            and checkpoint.position == self.position()
+        )
         if not continues:
             new_generation = self.open(checkpoint)
             if self.fh is None:
@@ -297,11 +316,23 @@ class GzipTail:
             lines.append(line)
             produced += line.length + 1
         offset, member_bytes, member_lines = self.position()
-        return Chunk(lines=lines, next_offset=offset, new_generation=new_generation, dev=st.st_dev,
-                     inode=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns,
-                     anchor=anchor_of(self.fh, offset) if offset else "", head_fp="", at_end=at_end,
-                     damage=damage, member_lines=member_lines, member_bytes=member_bytes,
-                     read_to=self.inflation.pos if self.member is not None else offset)
+        return Chunk(
+            lines=lines,
+            next_offset=offset,
+            new_generation=new_generation,
+            dev=st.st_dev,
+            inode=st.st_ino,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            ctime_ns=st.st_ctime_ns,
+            anchor=anchor_of(self.fh, offset) if offset else "",
+            head_fp="",
+            at_end=at_end,
+            damage=damage,
+            member_lines=member_lines,
+            member_bytes=member_bytes,
+            read_to=self.inflation.pos if self.member is not None else offset,
+        )
 
     def open(self, checkpoint: Checkpoint | None) -> bool:
         """Open the file at the checkpoint (`fh` stays None when it is gone); True for a new generation."""
@@ -313,8 +344,12 @@ class GzipTail:
             return False
         self.fh, st, new_generation, self.offset = opened
         self.dev, self.inode = st.st_dev, st.st_ino
-        resumed = checkpoint is None or new_generation or not checkpoint.member_bytes or self.resume(
-            st.st_size, checkpoint)
+        resumed = (
+            checkpoint is None
+            or new_generation
+            or not checkpoint.member_bytes
+            or self.resume(st.st_size, checkpoint)
+        )
         if not resumed:
             # The member no longer holds the lines the checkpoint says were committed from it:
             # this is another file under the same inode, read as a new generation.
@@ -339,7 +374,7 @@ class GzipTail:
             newlines += part.count(b"\n")
             last = part[-1:]
             left -= len(part)
-            self.pending += piece[len(part):]
+            self.pending += piece[len(part) :]
         if newlines != checkpoint.member_lines or last != b"\n":
             return False
         self.lines_done, self.bytes_done = checkpoint.member_lines, checkpoint.member_bytes
@@ -354,8 +389,11 @@ class GzipTail:
                 return False  # the first bytes of a header: a member being appended
             later = find_magic(self.fh, self.offset + 1, size)
             end = size if later < 0 else later
-            damage.append(Damage(offset=self.offset, length=end - self.offset,
-                                 detail="bytes between members are not gzip"))
+            damage.append(
+                Damage(
+                    offset=self.offset, length=end - self.offset, detail="bytes between members are not gzip"
+                )
+            )
             self.offset = end
             return True
         member = probe_member(self.fh, self.offset, size, self.pool.left)
@@ -431,8 +469,14 @@ class GzipTail:
         else:
             tail = self.hashed.head if self.hashed is not None else bytes(self.pending)
             detail = self.error or (BOMB_DETAIL if self.inflation.capped else member.error)
-            damage.append(Damage(offset=member.start, length=member.stop - member.start,
-                                 detail=detail or "member cut off before its end", tail=tail))
+            damage.append(
+                Damage(
+                    offset=member.start,
+                    length=member.stop - member.start,
+                    detail=detail or "member cut off before its end",
+                    tail=tail,
+                )
+            )
             self.offset = member.stop
         self.member = self.inflation = None
         self.pieces = iter(())

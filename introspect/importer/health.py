@@ -8,6 +8,7 @@ still says what happened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,8 +25,11 @@ def path() -> Path:
 
 def record(message: str) -> None:
     """Remember why the last pass failed (the newest failure replaces an older one)."""
-    data = {"at": datetime.now(UTC).isoformat(timespec="seconds"), "host": settings.WAYSWEB_HOST,
-            "message": message}
+    data = {
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "host": settings.WAYSWEB_HOST,
+        "message": message,
+    }
     target = path()
     temp = target.with_suffix(".tmp")
     try:
@@ -37,10 +41,8 @@ def record(message: str) -> None:
 
 def clear() -> None:
     """A pass that completed: the importer is healthy again."""
-    try:
+    with contextlib.suppress(OSError):
         path().unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def last_failure() -> dict | None:

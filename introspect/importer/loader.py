@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import operator
 import zlib
 from collections.abc import Callable
@@ -22,9 +21,9 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from introspect.importer import gzip_tail, parser, schema, tailer, transcripts
-from introspect.rules import timestamps
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
+from introspect.rules import timestamps
 from lib import bulk, fit, safefs
 from lib.hashing import sha256
 
@@ -34,6 +33,8 @@ STORES: dict[str, Callable] = {}
 
 def register_store(kind: str, store: Callable) -> None:
     STORES[kind] = store
+
+
 COMPRESS_ABOVE = 16 * 1024
 
 
@@ -65,14 +66,26 @@ class FileResult:
 
 
 def checkpoint_of(row: SourceFile) -> tailer.Checkpoint:
-    return tailer.Checkpoint(dev=row.dev, inode=row.inode, offset=row.offset, anchor=row.anchor,
-                             head_fp=row.head_fp, size=row.size_seen, mtime_ns=row.mtime_ns,
-                             ctime_ns=row.ctime_ns, member_lines=row.member_lines, member_bytes=row.member_bytes)
+    return tailer.Checkpoint(
+        dev=row.dev,
+        inode=row.inode,
+        offset=row.offset,
+        anchor=row.anchor,
+        head_fp=row.head_fp,
+        size=row.size_seen,
+        mtime_ns=row.mtime_ns,
+        ctime_ns=row.ctime_ns,
+        member_lines=row.member_lines,
+        member_bytes=row.member_bytes,
+    )
 
 
 def current_generation(source: Source) -> SourceFile | None:
-    return (SourceFile.objects.filter(host=settings.WAYSWEB_HOST, root=str(source.root), rel_path=source.rel_path)
-            .order_by("-generation").first())
+    return (
+        SourceFile.objects.filter(host=settings.WAYSWEB_HOST, root=str(source.root), rel_path=source.rel_path)
+        .order_by("-generation")
+        .first()
+    )
 
 
 def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], SourceFile]:
@@ -90,16 +103,25 @@ def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
         if previous is not None:
             SourceFile.objects.filter(pk=previous.pk).update(status=SourceFile.Status.SUPERSEDED)
         return SourceFile.objects.create(
-            kind=source.kind, host=settings.WAYSWEB_HOST, root=str(source.root), rel_path=source.rel_path,
+            kind=source.kind,
+            host=settings.WAYSWEB_HOST,
+            root=str(source.root),
+            rel_path=source.rel_path,
             rank=source.rank,
-            session_key=source.session_key, agent_key=source.agent_key,
+            session_key=source.session_key,
+            agent_key=source.agent_key,
             generation=(previous.generation + 1) if previous else 1,
         )
 
 
-def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: int = 64 << 20,
-                progress: Callable[[FileResult, int, int], None] | None = None,
-                generations: dict[tuple[str, str], SourceFile] | None = None) -> FileResult:
+def import_file(
+    source: Source,
+    *,
+    ignore_checkpoint: bool = False,
+    max_line: int = 64 << 20,
+    progress: Callable[[FileResult, int, int], None] | None = None,
+    generations: dict[tuple[str, str], SourceFile] | None = None,
+) -> FileResult:
     """Import everything complete past the checkpoint of one events-log file.
 
     `generations` (from `current_generations`) saves the query for the file's newest generation.
@@ -144,23 +166,29 @@ def import_file(source: Source, *, ignore_checkpoint: bool = False, max_line: in
             except OSError as exc:
                 # One unreadable file (EACCES, EIO) is reported as that file's problem; the batches
                 # it committed stand and every other file is still read.
-                return skipped(result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc)))
+                return skipped(
+                    result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc))
+                )
             if chunk is None:
                 result.status = "gone"
                 break
             if row is None or chunk.new_generation:
                 # Truncated, replaced or rewritten: the chunk was read from 0 as a new generation.
                 if row is not None and checkpoint is not None and not source.gzip:
-                    try:
+                    # The renamed copy unreadable or leaving the root: nothing of it to drain.
+                    with contextlib.suppress(OSError):
                         drain_rotated(source, row, checkpoint, result, max_line=max_line)
-                    except OSError:
-                        pass  # the renamed copy is unreadable or leaves the root: nothing of it to drain
                 row = open_generation(source, row)
                 result.status = "new generation" if row.generation > 1 else "read"
                 checkpoint = None
             start = 0 if checkpoint is None else checkpoint.offset
-            batch = load_batch(row, chunk, expected_offset=row.offset, expected_member_bytes=row.member_bytes,
-                               replay=ignore_checkpoint)
+            batch = load_batch(
+                row,
+                chunk,
+                expected_offset=row.offset,
+                expected_member_bytes=row.member_bytes,
+                replay=ignore_checkpoint,
+            )
             result.counts.add(batch.counts)
             result.sessions |= batch.sessions
             result.bytes_read += chunk.next_offset - start
@@ -208,8 +236,9 @@ def verify_file(source: Source, *, max_line: int = 64 << 20) -> bool:
         checkpoint = chunk.checkpoint()
 
 
-def drain_rotated(source: Source, row: SourceFile, checkpoint: tailer.Checkpoint, result: FileResult, *,
-                  max_line: int) -> None:
+def drain_rotated(
+    source: Source, row: SourceFile, checkpoint: tailer.Checkpoint, result: FileResult, *, max_line: int
+) -> None:
     """importer-reliability.md §3 step 2: the file was renamed away (rename rotation) and its writer
     may still have appended to it; read the old inode under its new name to its end, into its own
     generation, before the file now at the path is read from 0."""
@@ -259,12 +288,18 @@ def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int,
         seen = {(offset, 0) for offset in bulk.chunked_in(offsets, "offset", single)}
     ranged = [Q(offset=o, index__range=span) for o, span in spans.items() if span != (0, 0)]
     for start in range(0, len(ranged), 200):  # three bound parameters each
-        seen.update(known.filter(functools.reduce(operator.or_, ranged[start:start + 200])))
+        seen.update(known.filter(functools.reduce(operator.or_, ranged[start : start + 200])))
     return seen
 
 
-def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, expected_member_bytes: int | None = None,
-               replay: bool = False) -> BatchResult:
+def load_batch(
+    row: SourceFile,
+    chunk: tailer.Chunk,
+    *,
+    expected_offset: int,
+    expected_member_bytes: int | None = None,
+    replay: bool = False,
+) -> BatchResult:
     """Write one chunk's rows and advance the checkpoint, all in one transaction.
 
     The checkpoint is compare-and-set on (`expected_offset`, `expected_member_bytes`, default the
@@ -289,10 +324,19 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, ex
                 counts.duplicate += 1  # this very line was imported before (a replay)
                 continue
             if line.too_long:
-                quarantine.append(quarantine_row(row, line, "too_long", f"{line.length} bytes",
-                                                 sha=line.too_long_sha256))
-                raw_rows.append(RawLine(source=row, offset=line.offset, index=line.index,
-                                        sha256=line.too_long_sha256, length=line.length, outcome="quarantined"))
+                quarantine.append(
+                    quarantine_row(row, line, "too_long", f"{line.length} bytes", sha=line.too_long_sha256)
+                )
+                raw_rows.append(
+                    RawLine(
+                        source=row,
+                        offset=line.offset,
+                        index=line.index,
+                        sha256=line.too_long_sha256,
+                        length=line.length,
+                        outcome="quarantined",
+                    )
+                )
                 counts.quarantined += 1
                 continue
             parsed = parser.parse_line(line.data)
@@ -304,17 +348,35 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, ex
                 outcomes[key] = "duplicate"  # until one of its records turns out new
             else:
                 outcomes[key] = "inert" if parsed.inert else "quarantined"
-            raw_rows.append(RawLine(source=row, offset=line.offset, index=line.index, sha256=sha256(line.data),
-                                    length=line.length, outcome=""))
+            raw_rows.append(
+                RawLine(
+                    source=row,
+                    offset=line.offset,
+                    index=line.index,
+                    sha256=sha256(line.data),
+                    length=line.length,
+                    outcome="",
+                )
+            )
         for damage in chunk.damage:
             counts.lines += 1
             counts.quarantined += 1
-            quarantine.append(Quarantine(
-                source=row, offset=damage.offset, index=-1, length=damage.length, sha256=sha256(damage.tail),
-                raw=damage.tail[:tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
-                reason="gzip_corrupt", detail=damage.detail, parser_version=parser.PARSER_VERSION,
-            ))
-        store = STORES.get(row.kind) or (store_entries if row.kind in SourceFile.TRANSCRIPT_KINDS else store_events)
+            quarantine.append(
+                Quarantine(
+                    source=row,
+                    offset=damage.offset,
+                    index=-1,
+                    length=damage.length,
+                    sha256=sha256(damage.tail),
+                    raw=damage.tail[: tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
+                    reason="gzip_corrupt",
+                    detail=damage.detail,
+                    parser_version=parser.PARSER_VERSION,
+                )
+            )
+        store = STORES.get(row.kind) or (
+            store_entries if row.kind in SourceFile.TRANSCRIPT_KINDS else store_events
+        )
         new_rows = store(row, candidates, outcomes, out.sessions)
         for raw in raw_rows:
             raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]
@@ -326,26 +388,47 @@ def load_batch(row: SourceFile, chunk: tailer.Chunk, *, expected_offset: int, ex
         reached = (chunk.next_offset, chunk.member_bytes, chunk.member_lines)
         expected = (expected_offset, expected_member_bytes, row.member_lines)
         new_offset, member_bytes, member_lines = max(reached, expected) if replay else reached
-        updated = SourceFile.objects.filter(pk=row.pk, offset=expected_offset,
-                                            member_bytes=expected_member_bytes).update(
-            offset=new_offset, member_bytes=member_bytes, member_lines=member_lines,
+        updated = SourceFile.objects.filter(
+            pk=row.pk, offset=expected_offset, member_bytes=expected_member_bytes
+        ).update(
+            offset=new_offset,
+            member_bytes=member_bytes,
+            member_lines=member_lines,
             anchor=chunk.anchor if new_offset == chunk.next_offset else row.anchor,
             head_fp=chunk.head_fp or row.head_fp,
-            dev=chunk.dev, inode=chunk.inode, size_seen=chunk.size, mtime_ns=chunk.mtime_ns, ctime_ns=chunk.ctime_ns,
-            lines_seen=F("lines_seen") + counts.lines, imported=F("imported") + counts.imported,
-            quarantined=F("quarantined") + counts.quarantined, inert=F("inert") + counts.inert,
+            dev=chunk.dev,
+            inode=chunk.inode,
+            size_seen=chunk.size,
+            mtime_ns=chunk.mtime_ns,
+            ctime_ns=chunk.ctime_ns,
+            lines_seen=F("lines_seen") + counts.lines,
+            imported=F("imported") + counts.imported,
+            quarantined=F("quarantined") + counts.quarantined,
+            inert=F("inert") + counts.inert,
             duplicate=F("duplicate") + counts.duplicate,
         )
         if updated != 1:
-            raise CheckpointMoved(f"{row.path}: another importer moved the checkpoint from {expected_offset}"
-                                  + (f" (+{expected_member_bytes} bytes into the member)" if expected_member_bytes else ""))
+            raise CheckpointMoved(
+                f"{row.path}: another importer moved the checkpoint from {expected_offset}"
+                + (f" (+{expected_member_bytes} bytes into the member)" if expected_member_bytes else "")
+            )
     return out
 
 
-def quarantine_row(row: SourceFile, line: tailer.Line, reason: str, detail: str, *, sha: str = "") -> Quarantine:
-    return Quarantine(source=row, offset=line.offset, index=line.index, length=line.length,
-                      sha256=sha or sha256(line.data), raw=line.data, reason=reason, detail=detail[:2000],
-                      parser_version=parser.PARSER_VERSION)
+def quarantine_row(
+    row: SourceFile, line: tailer.Line, reason: str, detail: str, *, sha: str = ""
+) -> Quarantine:
+    return Quarantine(
+        source=row,
+        offset=line.offset,
+        index=line.index,
+        length=line.length,
+        sha256=sha or sha256(line.data),
+        raw=line.data,
+        reason=reason,
+        detail=detail[:2000],
+        parser_version=parser.PARSER_VERSION,
+    )
 
 
 def ensure_sessions(keys: set[str]) -> dict[str, int]:
@@ -357,13 +440,22 @@ def ensure_sessions(keys: set[str]) -> dict[str, int]:
     return dict(bulk.chunked_in(Session.objects.values_list("sid", "pk"), "sid", keys))
 
 
-def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
-                 outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[WaysEvent]:
+def store_events(
+    row: SourceFile,
+    candidates: list[tuple[tailer.Line, parser.Record]],
+    outcomes: dict[tuple[int, int], str],
+    sessions: set[str],
+) -> list[WaysEvent]:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
     shas = [sha256(record.data) for _, record in candidates]
-    existing = {event.sha256: event for event in bulk.chunked_in(WaysEvent.objects.all(), "sha256", set(shas))}
-    same_source = set(bulk.chunked_in(RawLine.objects.filter(source=row).values_list("sha256", flat=True),
-                                      "sha256", set(existing)))
+    existing = {
+        event.sha256: event for event in bulk.chunked_in(WaysEvent.objects.all(), "sha256", set(shas))
+    }
+    same_source = set(
+        bulk.chunked_in(
+            RawLine.objects.filter(source=row).values_list("sha256", flat=True), "sha256", set(existing)
+        )
+    )
     fresh: dict[str, WaysEvent] = {}
     moved: list[WaysEvent] = []
     repeated: list[WaysEvent] = []
@@ -395,8 +487,10 @@ def store_events(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Rec
     changed = [event for event in {id(e): e for e in moved + repeated}.values() if event.pk]
     for event in changed:
         WaysEvent.objects.filter(pk=event.pk).update(
-            occurrences=event.occurrences, order_rank=event.order_rank,
-            order_generation=event.order_generation, order_offset=event.order_offset,
+            occurrences=event.occurrences,
+            order_rank=event.order_rank,
+            order_generation=event.order_generation,
+            order_offset=event.order_offset,
             order_index=event.order_index,
         )
     # An older event counted again or moved in event order: its session cannot just be extended.
@@ -414,22 +508,36 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
     if line_model.ts is not None and ts is None:
         all_flags.append("ts_invalid")
     fields = line_model.model_dump(exclude={"ts", "session", "check"})
-    fields.update(ts_raw=line_model.ts, session_key=line_model.session, schema_gen=line_model.schema_gen,
-                  check_id=line_model.check)
+    fields.update(
+        ts_raw=line_model.ts,
+        session_key=line_model.session,
+        schema_gen=line_model.schema_gen,
+        check_id=line_model.check,
+    )
     overlong = fit.fit(WaysEvent, fields)
     if "overlong:ts_raw" in overlong:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
     return WaysEvent(
-        sha256=sha, source=row, order_rank=row.rank, order_generation=row.generation,
-        order_offset=line.offset, order_index=line.index,
-        raw=record.data.decode("utf-8", "replace"), flags=[*all_flags, *overlong],
-        empty_fields=schema.empty_fields(record.obj), ts=ts, **fields,
+        sha256=sha,
+        source=row,
+        order_rank=row.rank,
+        order_generation=row.generation,
+        order_offset=line.offset,
+        order_index=line.index,
+        raw=record.data.decode("utf-8", "replace"),
+        flags=[*all_flags, *overlong],
+        empty_fields=schema.empty_fields(record.obj),
+        ts=ts,
+        **fields,
     )
 
 
-
-def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Record]],
-                  outcomes: dict[tuple[int, int], str], sessions: set[str]) -> list[TranscriptEntry]:
+def store_entries(
+    row: SourceFile,
+    candidates: list[tuple[tailer.Line, parser.Record]],
+    outcomes: dict[tuple[int, int], str],
+    sessions: set[str],
+) -> list[TranscriptEntry]:
     """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
     built: list[tuple[tailer.Line, parser.Record, dict, str]] = []
     for line, record in candidates:
@@ -442,8 +550,11 @@ def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Re
     uuids = {(key, fields["uuid"]) for _, _, fields, key in built if fields["uuid"]}
     known = set()
     if uuids:
-        candidates = bulk.chunked_in(TranscriptEntry.objects.exclude(source=row).values_list("session_key", "uuid"),
-                                     "uuid", {u for _, u in uuids})
+        candidates = bulk.chunked_in(
+            TranscriptEntry.objects.exclude(source=row).values_list("session_key", "uuid"),
+            "uuid",
+            {u for _, u in uuids},
+        )
         known = set(candidates) & uuids
     ids = ensure_sessions({key for *_, key in built})
     sessions |= set(ids)
@@ -464,18 +575,54 @@ def store_entries(row: SourceFile, candidates: list[tuple[tailer.Line, parser.Re
         compressed = len(data) > COMPRESS_ABOVE
         if line.nul_prefix:
             fields["flags"].append(f"nul_prefix={line.nul_prefix}")
-        entries.append(TranscriptEntry(
-            source=row, offset=line.offset, index=line.index + part, session_id=ids.get(key),
-            session_key=key, sha256=sha256(record.data), raw=zlib.compress(data, 1) if compressed else data,
-            raw_compressed=compressed, is_copy=copy, **fields,
-        ))
+        entries.append(
+            TranscriptEntry(
+                source=row,
+                offset=line.offset,
+                index=line.index + part,
+                session_id=ids.get(key),
+                session_key=key,
+                sha256=sha256(record.data),
+                raw=zlib.compress(data, 1) if compressed else data,
+                raw_compressed=compressed,
+                is_copy=copy,
+                **fields,
+            )
+        )
     return entries
 
 
 ENTRY_COLUMNS = (
-    "type", "subtype", "uuid", "parent_uuid", "logical_parent_uuid", "line_session_id", "timestamp_raw", "ts",
-    "is_sidechain", "agent_id", "version", "cwd", "is_meta", "is_compact_summary", "is_prompt", "prompt_id",
-    "request_id", "message_id", "model", "hook_event", "tool_use_id", "tool_name", "tool_result_id", "is_error",
-    "spawned_agent_id", "text", "input_tokens", "output_tokens", "cache_creation_input_tokens",
-    "cache_read_input_tokens", "has_usage", "inert",
+    "type",
+    "subtype",
+    "uuid",
+    "parent_uuid",
+    "logical_parent_uuid",
+    "line_session_id",
+    "timestamp_raw",
+    "ts",
+    "is_sidechain",
+    "agent_id",
+    "version",
+    "cwd",
+    "is_meta",
+    "is_compact_summary",
+    "is_prompt",
+    "prompt_id",
+    "request_id",
+    "message_id",
+    "model",
+    "hook_event",
+    "tool_use_id",
+    "tool_name",
+    "tool_result_id",
+    "is_error",
+    "spawned_agent_id",
+    "text",
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "has_usage",
+    "inert",
 )

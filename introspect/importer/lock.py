@@ -44,8 +44,10 @@ def importer_lock(using: BaseDatabaseWrapper = connection) -> Iterator[None]:
         with using.cursor() as cursor:
             cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
             if not cursor.fetchone()[0]:
-                raise ImporterBusy(f"another importer labelled {settings.WAYSWEB_HOST!r} (WAYSWEB_HOST) is "
-                                   "feeding this PostgreSQL database")
+                raise ImporterBusy(
+                    f"another importer labelled {settings.WAYSWEB_HOST!r} (WAYSWEB_HOST) is "
+                    "feeding this PostgreSQL database"
+                )
         try:
             yield
         finally:

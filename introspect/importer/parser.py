@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import orjson
 
@@ -89,10 +87,12 @@ def recover(text: str, error: str) -> Parsed:
     for cut in _positions(text, "}{"):
         left, right = _object(text[: cut + 1]), _object(text[cut + 1 :])
         if left is not None and right is not None:
-            return Parsed(records=[
-                Record(obj=sanitise(left), data=text[: cut + 1].encode(), flags=("recovered",)),
-                Record(obj=sanitise(right), data=text[cut + 1 :].encode(), flags=("recovered",)),
-            ])
+            return Parsed(
+                records=[
+                    Record(obj=sanitise(left), data=text[: cut + 1].encode(), flags=("recovered",)),
+                    Record(obj=sanitise(right), data=text[cut + 1 :].encode(), flags=("recovered",)),
+                ]
+            )
     for start in _positions(text, '{"'):
         if start == 0:
             continue

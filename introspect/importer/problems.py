@@ -34,12 +34,22 @@ def record(area: str, found: Iterable[safefs.Problem], *, replace: bool = True) 
         for digest, problem in wanted.items():
             row = existing.get(digest)
             if row is None:
-                fresh.append(SourceProblem(host=host, area=area, path=problem.path, path_sha256=digest,
-                                           reason=problem.reason, detail=problem.detail, first_seen=now,
-                                           last_seen=now))
+                fresh.append(
+                    SourceProblem(
+                        host=host,
+                        area=area,
+                        path=problem.path,
+                        path_sha256=digest,
+                        reason=problem.reason,
+                        detail=problem.detail,
+                        first_seen=now,
+                        last_seen=now,
+                    )
+                )
             elif (row.reason, row.detail) != (problem.reason, problem.detail):
-                SourceProblem.objects.filter(pk=row.pk).update(reason=problem.reason, detail=problem.detail,
-                                                               last_seen=now)
+                SourceProblem.objects.filter(pk=row.pk).update(
+                    reason=problem.reason, detail=problem.detail, last_seen=now
+                )
         # Another importer of this host cannot run (the lock), but a racing pass of a lock-less test
         # or a second host never collides: each host has its own rows.
         SourceProblem.objects.bulk_create(fresh, ignore_conflicts=True)

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.utils import timezone
-
 from django.db.models import Max
+from django.utils import timezone
 
 from introspect.importer import catalog, loader, problems, sources, spills
 from introspect.models import ImportRun, SourceFile, TranscriptEntry
@@ -55,10 +54,14 @@ class PassResult:
         return bool(self.totals.lines) or any(f.status in ("gone", "new generation") for f in self.files)
 
 
-def import_pass(locs: Locations, options: Options, *,
-                on_file: Callable[[loader.FileResult], None] | None = None,
-                progress: Callable[[loader.FileResult, int, int], None] | None = None,
-                record_only_changes: bool = False) -> PassResult:
+def import_pass(
+    locs: Locations,
+    options: Options,
+    *,
+    on_file: Callable[[loader.FileResult], None] | None = None,
+    progress: Callable[[loader.FileResult, int, int], None] | None = None,
+    record_only_changes: bool = False,
+) -> PassResult:
     """Import every source once, then the spills of the transcripts it read and the way roots.
 
     The sessions it touched are in `PassResult.sessions`: the caller derives them
@@ -69,23 +72,34 @@ def import_pass(locs: Locations, options: Options, *,
     result = PassResult()
     event_problems: list[safefs.Problem] = []
     transcript_problems: list[safefs.Problem] = []
-    found = sources.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra,
-                                  problems=event_problems)
+    found = sources.event_sources(
+        locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra, problems=event_problems
+    )
     if options.transcripts:
-        found += sources.transcript_sources((options.claude_dir or locs.claude_dir) / "projects",
-                                            transcript_problems)
+        found += sources.transcript_sources(
+            (options.claude_dir or locs.claude_dir) / "projects", transcript_problems
+        )
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     for source in found + vanished(found):
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
-            generations[(str(source.root), source.rel_path)] = loader.current_generation(source)  # just opened
-        file_result = loader.import_file(source, ignore_checkpoint=options.ignore_checkpoints,
-                                         max_line=options.max_line, progress=progress, generations=generations)
+            generations[(str(source.root), source.rel_path)] = loader.current_generation(
+                source
+            )  # just opened
+        file_result = loader.import_file(
+            source,
+            ignore_checkpoint=options.ignore_checkpoints,
+            max_line=options.max_line,
+            progress=progress,
+            generations=generations,
+        )
         result.files.append(file_result)
         result.totals.add(file_result.counts)
         result.sessions |= file_result.sessions
         if file_result.problem is not None:
-            (transcript_problems if source.kind in TRANSCRIPT_KINDS else event_problems).append(file_result.problem)
+            (transcript_problems if source.kind in TRANSCRIPT_KINDS else event_problems).append(
+                file_result.problem
+            )
         if on_file is not None:
             on_file(file_result)
     problems.record("events", event_problems)
@@ -93,7 +107,9 @@ def import_pass(locs: Locations, options: Options, *,
         problems.record("transcripts", transcript_problems)
     result.problems = event_problems + transcript_problems
     if result.totals.lines:
-        touched = SourceFile.objects.filter(pk__in=TranscriptEntry.objects.filter(pk__gt=since_id).values("source_id"))
+        touched = SourceFile.objects.filter(
+            pk__in=TranscriptEntry.objects.filter(pk__gt=since_id).values("source_id")
+        )
         spills.import_for_sources(list(touched), since_id=since_id)
     if options.ways:
         roots = catalog.way_roots(locs, user=options.user_ways, core=options.core_ways)
@@ -103,9 +119,15 @@ def import_pass(locs: Locations, options: Options, *,
     if result.found or not record_only_changes:
         # An idle --follow pass records nothing: one row per pass would grow without end.
         ImportRun.objects.create(
-            started_at=started_at, finished_at=timezone.now(), files=len(result.files), lines=totals.lines,
-            imported=totals.imported, quarantined=totals.quarantined, inert=totals.inert,
-            duplicate=totals.duplicate, seconds=result.seconds,
+            started_at=started_at,
+            finished_at=timezone.now(),
+            files=len(result.files),
+            lines=totals.lines,
+            imported=totals.imported,
+            quarantined=totals.quarantined,
+            inert=totals.inert,
+            duplicate=totals.duplicate,
+            seconds=result.seconds,
         )
     return result
 
@@ -114,8 +136,9 @@ def vanished(found: list[sources.Source]) -> list[sources.Source]:
     """Sources imported before that are not there now, so that they are marked gone (rows kept)."""
     present = {(str(source.root), source.rel_path) for source in found}
     # Only this machine's files: another importer's paths are not ours to find missing.
-    rows = SourceFile.objects.filter(kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE,
-                                     host=settings.WAYSWEB_HOST)
+    rows = SourceFile.objects.filter(
+        kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST
+    )
     return [
         sources.Source(row.kind, Path(row.root), row.rel_path, row.rank, row.session_key, row.agent_key)
         for row in rows.only("kind", "root", "rel_path", "rank", "session_key", "agent_key")

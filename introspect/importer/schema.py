@@ -12,13 +12,38 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, ValidationError
 
-KNOWN_EVENTS = frozenset({
-    "session_start", "way_fired", "way_redisclosed", "way_suppressed", "way_nearmiss",
-    "way_keyword_gated", "check_fired", "way_judged", "judge_call", "injection_suppressed",
-    "gate_fallback", "gate_capped", "scan_candidates", "way_pulled", "event_log_dropped",
-})
-SCORE_FIELDS = ("prob_en", "prob_multi", "tau_s", "floor", "margin",
-                "score_en", "score_multi", "thr_en", "thr_multi", "floor_en", "floor_multi")
+KNOWN_EVENTS = frozenset(
+    {
+        "session_start",
+        "way_fired",
+        "way_redisclosed",
+        "way_suppressed",
+        "way_nearmiss",
+        "way_keyword_gated",
+        "check_fired",
+        "way_judged",
+        "judge_call",
+        "injection_suppressed",
+        "gate_fallback",
+        "gate_capped",
+        "scan_candidates",
+        "way_pulled",
+        "event_log_dropped",
+    }
+)
+SCORE_FIELDS = (
+    "prob_en",
+    "prob_multi",
+    "tau_s",
+    "floor",
+    "margin",
+    "score_en",
+    "score_multi",
+    "thr_en",
+    "thr_multi",
+    "floor_en",
+    "floor_multi",
+)
 CALIBRATED_FIELDS = ("prob_en", "prob_multi", "tau_s", "floor")
 RAW_SCORE_FIELDS = ("score_en", "score_multi", "thr_en", "thr_multi", "floor_en", "floor_multi")
 

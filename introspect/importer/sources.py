@@ -55,8 +55,14 @@ def archive_day(name: str) -> date | None:
         return None
 
 
-def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Path | None = None,
-                  extra: tuple[Path, ...] = (), problems: list[safefs.Problem] | None = None) -> list[Source]:
+def event_sources(
+    locs: Locations,
+    *,
+    state_dir: Path | None = None,
+    legacy: Path | None = None,
+    extra: tuple[Path, ...] = (),
+    problems: list[safefs.Problem] | None = None,
+) -> list[Source]:
     """Every events-log file that exists now, in rank order.
 
     The live log and its archives are read inside the state directory, the legacy log inside the
@@ -68,6 +74,7 @@ def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Pat
     state = state_dir or locs.state_dir
     found: list[Source] = []
     if safefs.is_dir(state):
+
         def wanted(name: str) -> bool:
             return name == "events.jsonl" or archive_day(name) is not None
 
@@ -87,8 +94,15 @@ def event_sources(locs: Locations, *, state_dir: Path | None = None, legacy: Pat
         if named is not None:
             found.append(Source("events_legacy", named.parent, named.name, LEGACY_RANK))
     elif confined_file(locs.claude_dir, locs.legacy_events, problems):
-        found.append(Source("events_legacy", locs.legacy_events.parent, locs.legacy_events.name, LEGACY_RANK,
-                            confine_to=str(locs.claude_dir)))
+        found.append(
+            Source(
+                "events_legacy",
+                locs.legacy_events.parent,
+                locs.legacy_events.name,
+                LEGACY_RANK,
+                confine_to=str(locs.claude_dir),
+            )
+        )
     for number, path in enumerate(extra):
         named = user_named(path, problems)
         if named is not None:
@@ -146,10 +160,18 @@ def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = N
             elif jsonl(entry.name):
                 rel = entry.path.relative_to(projects).as_posix()
                 if entry.name.startswith("agent-"):
-                    found.append(Source("subagent_transcript", projects, rel, 0, "",
-                                        entry.name[len("agent-"):-len(".jsonl")]))
+                    found.append(
+                        Source(
+                            "subagent_transcript",
+                            projects,
+                            rel,
+                            0,
+                            "",
+                            entry.name[len("agent-") : -len(".jsonl")],
+                        )
+                    )
                 else:
-                    found.append(Source("transcript", projects, rel, 0, entry.name[:-len(".jsonl")], ""))
+                    found.append(Source("transcript", projects, rel, 0, entry.name[: -len(".jsonl")], ""))
         for session_dir in session_dirs:
             subagents = session_dir.path / "subagents"
             if not safefs.is_dir(subagents):
@@ -157,6 +179,14 @@ def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = N
             listing = safefs.walk(projects, want=agent_file, start=subagents)
             problems.extend(listing.problems)
             for path in listing.files:
-                found.append(Source("subagent_transcript", projects, path.relative_to(projects).as_posix(), 0,
-                                    session_dir.name, path.name[len("agent-"):-len(".jsonl")]))
+                found.append(
+                    Source(
+                        "subagent_transcript",
+                        projects,
+                        path.relative_to(projects).as_posix(),
+                        0,
+                        session_dir.name,
+                        path.name[len("agent-") : -len(".jsonl")],
+                    )
+                )
     return found

@@ -77,11 +77,15 @@ def import_for_sources(sources: list[SourceFile], *, since_id: int) -> int:
     trunks = [source for source in sources if source.kind == SourceFile.Kind.TRANSCRIPT]
     if not trunks:
         return 0
-    new = TranscriptEntry.objects.filter(source__in=trunks, pk__gt=since_id, text__contains="<persisted-output>")
+    new = TranscriptEntry.objects.filter(
+        source__in=trunks, pk__gt=since_id, text__contains="<persisted-output>"
+    )
     missing = Spill.objects.filter(entry__source__in=trunks, found=False).values_list("entry_id", flat=True)
     entries = list((new | TranscriptEntry.objects.filter(pk__in=list(missing))).defer("raw").order_by("pk"))
     by_source = {source.pk: source for source in trunks}
     found = 0
     for source_id in sorted({entry.source_id for entry in entries}):
-        found += import_spills([entry for entry in entries if entry.source_id == source_id], by_source[source_id])
+        found += import_spills(
+            [entry for entry in entries if entry.source_id == source_id], by_source[source_id]
+        )
     return found

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
 
 from lib import safefs
 from lib.hashing import sha256
 
 ANCHOR_WINDOW = 4096
 HEAD_KEEP = 1024
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """Where the last committed batch ended, and how to recognise the same file again."""
@@ -92,9 +91,18 @@ class Chunk:
 
     def checkpoint(self) -> Checkpoint:
         """The checkpoint this chunk leaves once its batch is committed."""
-        return Checkpoint(dev=self.dev, inode=self.inode, offset=self.next_offset, anchor=self.anchor,
-                          head_fp=self.head_fp, size=self.size, mtime_ns=self.mtime_ns, ctime_ns=self.ctime_ns,
-                          member_lines=self.member_lines, member_bytes=self.member_bytes)
+        return Checkpoint(
+            dev=self.dev,
+            inode=self.inode,
+            offset=self.next_offset,
+            anchor=self.anchor,
+            head_fp=self.head_fp,
+            size=self.size,
+            mtime_ns=self.mtime_ns,
+            ctime_ns=self.ctime_ns,
+            member_lines=self.member_lines,
+            member_bytes=self.member_bytes,
+        )
 
 
 def anchor_of(fh, offset: int) -> str:
@@ -139,8 +147,12 @@ def find_rotated(path: Path, checkpoint: Checkpoint) -> Path | None:
         return None
     for entry in entries:
         try:
-            if (entry.inode() == checkpoint.inode and entry.name != path.name and entry.is_file(follow_symlinks=False)
-                    and entry.stat(follow_symlinks=False).st_dev == checkpoint.dev):
+            if (
+                entry.inode() == checkpoint.inode
+                and entry.name != path.name
+                and entry.is_file(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_dev == checkpoint.dev
+            ):
                 return Path(entry.path)
         except OSError:
             continue
@@ -199,8 +211,14 @@ class Hashed:
 
     def line(self, offset: int, index: int = 0) -> Line:
         data, nuls = clean(self.head)
-        return Line(offset=offset, index=index, data=data, length=self.length, nul_prefix=nuls,
-                    too_long_sha256=self.digest.hexdigest())
+        return Line(
+            offset=offset,
+            index=index,
+            data=data,
+            length=self.length,
+            nul_prefix=nuls,
+            too_long_sha256=self.digest.hexdigest(),
+        )
 
 
 def read_long_line(fh, start: int, *, max_line: int, block: int = 1 << 20) -> tuple[Line | None, int]:
@@ -247,8 +265,16 @@ def open_at(path: Path, checkpoint: Checkpoint | None, *, root: Path | None = No
     return fh, st, new_generation, pos
 
 
-def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 20, max_lines: int = 1000,
-               max_line: int = 64 << 20, block: int = 1 << 20, root: Path | None = None) -> Chunk | None:
+def read_chunk(
+    path: Path,
+    checkpoint: Checkpoint | None,
+    *,
+    limit: int = 8 << 20,
+    max_lines: int = 1000,
+    max_line: int = 64 << 20,
+    block: int = 1 << 20,
+    root: Path | None = None,
+) -> Chunk | None:
     """Complete lines after the checkpoint, up to about `limit` bytes; None when the file is gone."""
     opened = open_at(path, checkpoint, root=root)
     if opened is None:
@@ -285,6 +311,16 @@ def read_chunk(path: Path, checkpoint: Checkpoint | None, *, limit: int = 8 << 2
             lines.append(line)
             consumed += after - pos
             pos = after
-        return Chunk(lines=lines, next_offset=pos, new_generation=new_generation, dev=st.st_dev,
-                     inode=st.st_ino, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns,
-                     anchor=anchor_of(fh, pos) if pos else "", head_fp=head_fingerprint(fh), at_end=at_end)
+        return Chunk(
+            lines=lines,
+            next_offset=pos,
+            new_generation=new_generation,
+            dev=st.st_dev,
+            inode=st.st_ino,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            ctime_ns=st.st_ctime_ns,
+            anchor=anchor_of(fh, pos) if pos else "",
+            head_fp=head_fingerprint(fh),
+            at_end=at_end,
+        )

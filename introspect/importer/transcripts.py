@@ -8,24 +8,46 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from introspect.rules.timestamps import parse_timestamp
 from introspect.importer.schema import MAX_STORED_INT
+from introspect.rules.timestamps import parse_timestamp
 
-KNOWN_TYPES = frozenset({
-    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
-    "attachment", "pr-link", "ai-title", "custom-title", "agent-name", "last-prompt", "permission-mode",
-    "mode", "agent-setting", "bridge-session", "worktree-state", "atis-latch", "frame-link",
-})
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "pr-link",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+        "agent-setting",
+        "bridge-session",
+        "worktree-state",
+        "atis-latch",
+        "frame-link",
+    }
+)
 # importer-reliability.md §7 step 9: counted, raw not kept, a slim node row keeps the DAG whole.
 INERT_TYPES = frozenset({"file-history-snapshot", "last-prompt", "permission-mode", "mode", "atis-latch"})
-INERT_PROGRESS = frozenset({"bash_progress", "mcp_progress", "query_update", "search_results_received",
-                            "waiting_for_task"})
-TAGGED_PROMPT = re.compile(r"^\s*<(command-name|local-command-stdout|local-command-caveat|bash-input|bash-stdout|"
-                           r"task-notification|system-reminder|command-message)>")
+INERT_PROGRESS = frozenset(
+    {"bash_progress", "mcp_progress", "query_update", "search_results_received", "waiting_for_task"}
+)
+TAGGED_PROMPT = re.compile(
+    r"^\s*<(command-name|local-command-stdout|local-command-caveat|bash-input|bash-stdout|"
+    r"task-notification|system-reminder|command-message)>"
+)
 TEXT_LIMIT = 20_000
 
 
@@ -155,17 +177,24 @@ def fields_of(obj: dict) -> EntryFields:
         attachment = obj.get("attachment")
         if isinstance(attachment, dict):
             out.subtype = str(attachment.get("type") or "")
-            out.hook_event = attachment.get("hookEvent") if isinstance(attachment.get("hookEvent"), str) else None
+            out.hook_event = (
+                attachment.get("hookEvent") if isinstance(attachment.get("hookEvent"), str) else None
+            )
             content = attachment.get("content")
-            out.text = "\n".join(c for c in content if isinstance(c, str)) if isinstance(content, list) else \
-                (content if isinstance(content, str) else "")
+            out.text = (
+                "\n".join(c for c in content if isinstance(c, str))
+                if isinstance(content, list)
+                else (content if isinstance(content, str) else "")
+            )
     elif out.type == "progress":
         data = obj.get("data")
         if isinstance(data, dict):
             out.subtype = str(data.get("type") or "")
             if out.subtype == "agent_progress" and isinstance(data.get("agentId"), str):
                 out.spawned_agent_id = data["agentId"]
-                out.tool_result_id = obj.get("parentToolUseID") if isinstance(obj.get("parentToolUseID"), str) else None
+                out.tool_result_id = (
+                    obj.get("parentToolUseID") if isinstance(obj.get("parentToolUseID"), str) else None
+                )
             if out.subtype == "hook_progress":
                 out.hook_event = data.get("hookEvent") if isinstance(data.get("hookEvent"), str) else None
         out.inert = out.subtype in INERT_PROGRESS
@@ -227,5 +256,10 @@ def message_fields(obj: dict, out: EntryFields) -> None:
     if out.type == "user":
         # A real prompt: not an injection, not a tool-result carrier, not a compaction summary,
         # not slash-command scaffolding (formats-claude-code.md §12 turn grouping).
-        out.is_prompt = (not out.is_meta and not out.is_compact_summary and out.tool_result_id is None
-                         and not TAGGED_PROMPT.match(out.text or "") and bool(out.text.strip()))
+        out.is_prompt = (
+            not out.is_meta
+            and not out.is_compact_summary
+            and out.tool_result_id is None
+            and not TAGGED_PROMPT.match(out.text or "")
+            and bool(out.text.strip())
+        )

@@ -74,8 +74,11 @@ def scan_root(root: Path, problems: list[safefs.Problem] | None = None) -> list[
         except FileNotFoundError:
             continue
         except OSError as exc:
-            problems.append(exc.problem if isinstance(exc, safefs.Refused) else
-                            safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
+            problems.append(
+                exc.problem
+                if isinstance(exc, safefs.Refused)
+                else safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc))
+            )
             continue
         ways[way_id] = parse_way(way_id, rel.as_posix(), raw)
     return list(ways.values())
@@ -98,8 +101,16 @@ def parse_way(way_id: str, rel_path: str, raw: bytes) -> WayFile:
                 error = "front matter is not a mapping"
     elif block == "":
         error = "no closing --- fence" if not body else ""
-    return WayFile(way_id=way_id, rel_path=rel_path, sha256=sha256(raw), content=content,
-                   frontmatter=jsonable(data), error=error, criteria=criteria(data), body=body.strip("\n"))
+    return WayFile(
+        way_id=way_id,
+        rel_path=rel_path,
+        sha256=sha256(raw),
+        content=content,
+        frontmatter=jsonable(data),
+        error=error,
+        criteria=criteria(data),
+        body=body.strip("\n"),
+    )
 
 
 def criteria(data: dict) -> dict[str, str]:

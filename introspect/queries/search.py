@@ -21,8 +21,8 @@ from django.db import connection
 from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
 
-from introspect.queries import sessions as queries
 from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
+from introspect.queries import sessions as queries
 from lib import converters
 
 FTS_TABLE = "introspect_transcriptentry_fts"  # created by migration 0005_search
@@ -44,18 +44,18 @@ class Hit:
     """One place a query matched: a transcript line, or a turn whose fired ways match."""
 
     session_sid: str
-    kind: str                         # prompt, reply, tool, result, thinking, context, way, …
-    snippet: list[tuple[str, bool]]   # (text, is_match) pieces; the template marks matches
+    kind: str  # prompt, reply, tool, result, thinking, context, way, …
+    snippet: list[tuple[str, bool]]  # (text, is_match) pieces; the template marks matches
     url: str
     ts: datetime | None
-    way_id: str = ""                  # way hits: the first matching way id
-    way_ids: tuple[str, ...] = ()     # way hits: every matching way id in the turn
-    epoch: int | None = None          # the turn the hit is shown under, when known
+    way_id: str = ""  # way hits: the first matching way id
+    way_ids: tuple[str, ...] = ()  # way hits: every matching way id in the turn
+    epoch: int | None = None  # the turn the hit is shown under, when known
     tool_name: str = ""
     uuid: str = ""
     project: str = ""
     title: str = ""
-    subagent: str = ""                # hits in a subagent transcript: its agent id
+    subagent: str = ""  # hits in a subagent transcript: its agent id
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,11 @@ class SessionGroup:
 @dataclass
 class SearchResults:
     hits: list[Hit]
-    total: int | None                 # None: no search was made (empty query)
+    total: int | None  # None: no search was made (empty query)
     query: str
     limit: int = 50
     offset: int = 0
-    capped: bool = False              # total stopped counting: there are at least this many
+    capped: bool = False  # total stopped counting: there are at least this many
     groups: list[SessionGroup] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -84,8 +84,13 @@ class SearchResults:
         for hit in self.hits:
             by_sid.setdefault(hit.session_sid, []).append(hit)
         self.groups = [
-            SessionGroup(sid=sid, project=hits[0].project, title=hits[0].title,
-                         url=reverse("introspect:session-detail", args=[sid]), hits=hits)
+            SessionGroup(
+                sid=sid,
+                project=hits[0].project,
+                title=hits[0].title,
+                url=reverse("introspect:session-detail", args=[sid]),
+                hits=hits,
+            )
             for sid, hits in by_sid.items()
         ]
 
@@ -140,7 +145,7 @@ def search(query: str, *, limit: int = 50, offset: int = 0) -> SearchResults:
     # One ranked list, paged across both sources: the bounded way hits, then the text hits.
     ways = way_turns(terms)
     # Each count reads one past its cap, so "capped" means there are more, not "exactly the cap".
-    way_matches = ways[:WAY_TURN_CAP + 1].count()
+    way_matches = ways[: WAY_TURN_CAP + 1].count()
     way_total = min(way_matches, WAY_TURN_CAP)
     hits = []
     if offset < way_total:
@@ -151,8 +156,9 @@ def search(query: str, *, limit: int = 50, offset: int = 0) -> SearchResults:
     if room > 0:
         hits += text_hits(terms, limit=room, offset=max(offset - way_total, 0))
     capped = way_matches > WAY_TURN_CAP or text_matches > TEXT_COUNT_CAP
-    return SearchResults(hits=hits, total=way_total + text_total, query=query, limit=limit, offset=offset,
-                         capped=capped)
+    return SearchResults(
+        hits=hits, total=way_total + text_total, query=query, limit=limit, offset=offset, capped=capped
+    )
 
 
 def search_terms(query: str) -> list[str]:
@@ -162,6 +168,7 @@ def search_terms(query: str) -> list[str]:
 
 
 # Way ids -----------------------------------------------------------------------------------------
+
 
 def way_condition(terms: list[str]) -> Q:
     condition = Q()
@@ -178,8 +185,11 @@ def way_turns(terms: list[str]):
 def way_hits(terms: list[str], turns, *, start: int, stop: int) -> list[Hit]:
     page = list(turns.select_related("session__project")[start:stop])
     found: dict[int, list[str]] = {}
-    rows = (TurnWay.objects.filter(way_condition(terms), turn__in=[turn.pk for turn in page])
-            .order_by("turn_id", "position").values_list("turn_id", "way_id"))
+    rows = (
+        TurnWay.objects.filter(way_condition(terms), turn__in=[turn.pk for turn in page])
+        .order_by("turn_id", "position")
+        .values_list("turn_id", "way_id")
+    )
     for turn_id, way_id in rows:
         if way_id not in found.setdefault(turn_id, []):
             found[turn_id].append(way_id)
@@ -187,12 +197,20 @@ def way_hits(terms: list[str], turns, *, start: int, stop: int) -> list[Hit]:
     for turn in page:
         way_ids = tuple(found.get(turn.pk, ()))
         session = turn.session
-        hits.append(Hit(
-            session_sid=session.sid, kind="way", snippet=mark_terms(", ".join(way_ids), terms),
-            url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}"), ts=turn.ts,
-            way_id=way_ids[0] if way_ids else "", way_ids=way_ids, epoch=turn.epoch,
-            project=session.project.name if session.project else "", title=session.title,
-        ))
+        hits.append(
+            Hit(
+                session_sid=session.sid,
+                kind="way",
+                snippet=mark_terms(", ".join(way_ids), terms),
+                url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}"),
+                ts=turn.ts,
+                way_id=way_ids[0] if way_ids else "",
+                way_ids=way_ids,
+                epoch=turn.epoch,
+                project=session.project.name if session.project else "",
+                title=session.title,
+            )
+        )
     return hits
 
 
@@ -200,11 +218,13 @@ def mark_terms(text: str, terms: list[str]) -> list[tuple[str, bool]]:
     """`text` in pieces, each case-insensitive occurrence of a term marked."""
     if not text:
         return []
-    pattern = re.compile("|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    pattern = re.compile(
+        "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True)), re.IGNORECASE
+    )
     pieces, at = [], 0
     for match in pattern.finditer(text):
         if match.start() > at:
-            pieces.append((text[at:match.start()], False))
+            pieces.append((text[at : match.start()], False))
         pieces.append((match.group(), True))
         at = match.end()
     if at < len(text):
@@ -213,6 +233,7 @@ def mark_terms(text: str, terms: list[str]) -> list[tuple[str, bool]]:
 
 
 # Transcript text ---------------------------------------------------------------------------------
+
 
 def fts5_expression(terms: list[str]) -> str:
     """A MATCH expression in which every term is a quoted phrase; the last is a prefix (typing)."""
@@ -270,8 +291,10 @@ def ranked_ids(terms: list[str], *, limit: int, offset: int) -> list[tuple[int, 
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             expression, params = tsquery_sql(terms)
-            options = (f"StartSel={OPEN}, StopSel={CLOSE}, MaxWords={SNIPPET_TOKENS}, MinWords=8, "
-                       f'MaxFragments=2, FragmentDelimiter=" {ELLIPSIS} "')
+            options = (
+                f"StartSel={OPEN}, StopSel={CLOSE}, MaxWords={SNIPPET_TOKENS}, MinWords=8, "
+                f'MaxFragments=2, FragmentDelimiter=" {ELLIPSIS} "'
+            )
             # Rank and page first, then headline only the page: ts_headline re-parses each text.
             cursor.execute(
                 f"""WITH q AS (SELECT ({expression}) AS q)
@@ -312,17 +335,31 @@ def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
             continue
         session = entry.session
         agent = entry.source.agent_key if entry.source.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT else ""
-        anchor = f"u-{converters.dom_id(entry.uuid)}" if entry.uuid else (f"turn-{entry.turn_epoch}" if entry.turn_epoch else "")
+        anchor = (
+            f"u-{converters.dom_id(entry.uuid)}"
+            if entry.uuid
+            else (f"turn-{entry.turn_epoch}" if entry.turn_epoch else "")
+        )
         if agent:
             url = reverse("introspect:subagent-detail", args=[session.sid, agent])
             url += f"#{anchor}" if anchor else ""
         else:
             url = session_url(session.sid, entry.turn_epoch, anchor)
-        hits.append(Hit(
-            session_sid=session.sid, kind=kind_of(entry), snippet=pieces(marked), url=url, ts=entry.ts,
-            epoch=None if agent else entry.turn_epoch, tool_name=entry.tool_name or "", uuid=entry.uuid or "",
-            project=session.project.name if session.project else "", title=session.title, subagent=agent,
-        ))
+        hits.append(
+            Hit(
+                session_sid=session.sid,
+                kind=kind_of(entry),
+                snippet=pieces(marked),
+                url=url,
+                ts=entry.ts,
+                epoch=None if agent else entry.turn_epoch,
+                tool_name=entry.tool_name or "",
+                uuid=entry.uuid or "",
+                project=session.project.name if session.project else "",
+                title=session.title,
+                subagent=agent,
+            )
+        )
     return hits
 
 
@@ -336,17 +373,39 @@ def page_entries(ids: list[int]) -> list[TranscriptEntry]:
     prompts by their indexed foreign keys. (One statement with the turn as a correlated subquery
     scanned every turn of the session per hit: ~5 ms a hit in a 5,000-turn session.)
     """
-    anchor = (TranscriptEntry.objects
-              .filter(source_id=OuterRef("source_id"), is_prompt=True, is_copy=False,
-                      offset__lte=OuterRef("offset"))
-              .order_by("-offset", "-index").values("pk")[:1])
-    entries = list(TranscriptEntry.objects.filter(pk__in=ids)
-                   .select_related("session__project", "source")
-                   .annotate(anchor=Subquery(anchor))
-                   .only("id", "type", "subtype", "uuid", "ts", "is_prompt", "is_meta", "is_compact_summary",
-                         "tool_use_id", "tool_result_id", "tool_name", "hook_event", "offset", "source_id",
-                         "session__sid", "session__title", "session__project__name",
-                         "source__kind", "source__agent_key"))
+    anchor = (
+        TranscriptEntry.objects.filter(
+            source_id=OuterRef("source_id"), is_prompt=True, is_copy=False, offset__lte=OuterRef("offset")
+        )
+        .order_by("-offset", "-index")
+        .values("pk")[:1]
+    )
+    entries = list(
+        TranscriptEntry.objects.filter(pk__in=ids)
+        .select_related("session__project", "source")
+        .annotate(anchor=Subquery(anchor))
+        .only(
+            "id",
+            "type",
+            "subtype",
+            "uuid",
+            "ts",
+            "is_prompt",
+            "is_meta",
+            "is_compact_summary",
+            "tool_use_id",
+            "tool_result_id",
+            "tool_name",
+            "hook_event",
+            "offset",
+            "source_id",
+            "session__sid",
+            "session__title",
+            "session__project__name",
+            "source__kind",
+            "source__agent_key",
+        )
+    )
     epochs = turn_epochs({entry.anchor for entry in entries} - {None})
     for entry in entries:
         entry.turn_epoch = epochs.get((entry.session_id, entry.anchor))
@@ -357,8 +416,9 @@ def turn_epochs(anchors: set[int]) -> dict[tuple[int, int], int]:
     """(session id, prompt id) → the epoch of the turn keyed to that prompt, else the first turn near it."""
     if not anchors:
         return {}
-    turns = (Turn.objects.filter(Q(prompt_entry_id__in=anchors) | Q(nearest_prompt_id__in=anchors))
-             .values_list("session_id", "prompt_entry_id", "nearest_prompt_id", "join_confidence", "epoch"))
+    turns = Turn.objects.filter(
+        Q(prompt_entry_id__in=anchors) | Q(nearest_prompt_id__in=anchors)
+    ).values_list("session_id", "prompt_entry_id", "nearest_prompt_id", "join_confidence", "epoch")
     best: dict[tuple[int, int], tuple[bool, int]] = {}
     for session_id, keyed_to, near, confidence, epoch in turns:
         for prompt in {keyed_to, near} & anchors:
@@ -410,4 +470,3 @@ def pieces(marked: str) -> list[tuple[str, bool]]:
         else:
             out.append((part.replace(OPEN, "").replace(CLOSE, ""), False))
     return out
-

@@ -10,13 +10,10 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from introspect.rules import evidence, tool_cards
+from introspect.derive.sources import EVENT_ORDER
 from introspect.models import (
     Project,
-    Quarantine,
     Session,
-    SourceFile,
-    SourceProblem,
     Spill,
     Subagent,
     TranscriptEntry,
@@ -25,8 +22,8 @@ from introspect.models import (
     Way,
     WaysEvent,
 )
-from introspect.derive.sources import EVENT_ORDER
 from introspect.queries import providers
+from introspect.rules import evidence, tool_cards
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -45,8 +42,9 @@ class SessionFilters:
 
     @property
     def active(self) -> bool:
-        return bool(self.project or self.q or self.since or self.until or self.model or self.transcript
-                    or self.live)
+        return bool(
+            self.project or self.q or self.since or self.until or self.model or self.transcript or self.live
+        )
 
 
 SORTS = {
@@ -64,21 +62,31 @@ def session_list_page(filters: SessionFilters, *, page: int) -> Page:
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
-        sessions = sessions.filter(Q(sid__icontains=filters.q) | Q(project__path__icontains=filters.q)
-                                   | Q(title__icontains=filters.q))
+        sessions = sessions.filter(
+            Q(sid__icontains=filters.q)
+            | Q(project__path__icontains=filters.q)
+            | Q(title__icontains=filters.q)
+        )
     if filters.since:
         sessions = sessions.filter(started_at__date__gte=filters.since)
     if filters.until:
         sessions = sessions.filter(started_at__date__lte=filters.until)
     if filters.model:
-        sessions = sessions.filter(Q(model__icontains=filters.model) | Q(models_seen__icontains=filters.model))
+        sessions = sessions.filter(
+            Q(model__icontains=filters.model) | Q(models_seen__icontains=filters.model)
+        )
     if filters.transcript:
-        status = {"yes": Session.TranscriptStatus.PRESENT, "gone": Session.TranscriptStatus.GONE,
-                  "none": Session.TranscriptStatus.NONE}.get(filters.transcript)
+        status = {
+            "yes": Session.TranscriptStatus.PRESENT,
+            "gone": Session.TranscriptStatus.GONE,
+            "none": Session.TranscriptStatus.NONE,
+        }.get(filters.transcript)
         if status:
             sessions = sessions.filter(transcript_status=status)
     if filters.live:
-        sessions = sessions.filter(last_event_at__gte=timezone.now() - timedelta(minutes=Session.LIVE_MINUTES))
+        sessions = sessions.filter(
+            last_event_at__gte=timezone.now() - timedelta(minutes=Session.LIVE_MINUTES)
+        )
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
 
@@ -92,25 +100,32 @@ def models_for_filter() -> list[str]:
 
 
 def projects_for_filter() -> QuerySet[Project]:
-    return Project.objects.annotate(session_count=Count("sessions")).filter(session_count__gt=0).order_by("name")
+    return (
+        Project.objects.annotate(session_count=Count("sessions")).filter(session_count__gt=0).order_by("name")
+    )
 
 
 TURNS_PER_PAGE = 20
 CONVERSATION_LIMIT = 2000
 
 
-def turns_page(session: Session, *, start: int = 1, after: int | None = None,
-               size: int = TURNS_PER_PAGE) -> list[Turn]:
+def turns_page(
+    session: Session, *, start: int = 1, after: int | None = None, size: int = TURNS_PER_PAGE
+) -> list[Turn]:
     """A page of turns from epoch `start` (or after `after`, for live follow), with their rows.
 
     Of a turn's prompt only the file offset is read (`prompt_offset`, `nearest_offset`): the page
     shows the prompt from the conversation window (conversation_by_turn), not from a joined row.
     """
     rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
-    turns = session.turns.filter(epoch__gt=after) if after is not None else session.turns.filter(epoch__gte=start)
-    return list(turns.order_by("epoch")
-                .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
-                .prefetch_related(Prefetch("ways", queryset=rows))[:size])
+    turns = (
+        session.turns.filter(epoch__gt=after) if after is not None else session.turns.filter(epoch__gte=start)
+    )
+    return list(
+        turns.order_by("epoch")
+        .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
+        .prefetch_related(Prefetch("ways", queryset=rows))[:size]
+    )
 
 
 @dataclass
@@ -123,9 +138,11 @@ class Exchange:
 
 
 def conversation_entries(session: Session) -> QuerySet[TranscriptEntry]:
-    return (TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
-            .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
-            .order_by("offset", "index"))
+    return (
+        TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
+        .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
+        .order_by("offset", "index")
+    )
 
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
@@ -154,13 +171,21 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
     cost follows the page, not the session. A prompt several fire turns share is shown once: under
     its keyed turn, else the first turn near it; the others point there.
     """
-    offsets = [turn.prompt_offset if turn.prompt_entry_id else turn.nearest_offset for turn in turns
-               if turn.prompt_entry_id or turn.nearest_prompt_id]
+    offsets = [
+        turn.prompt_offset if turn.prompt_entry_id else turn.nearest_offset
+        for turn in turns
+        if turn.prompt_entry_id or turn.nearest_prompt_id
+    ]
     if session.transcript_id is None or not offsets:
         return {}
-    following = (TranscriptEntry.objects.filter(source_id=session.transcript_id, is_prompt=True, is_copy=False,
-                                                offset__gt=max(offsets))
-                 .order_by("offset").values_list("offset", flat=True).first())
+    following = (
+        TranscriptEntry.objects.filter(
+            source_id=session.transcript_id, is_prompt=True, is_copy=False, offset__gt=max(offsets)
+        )
+        .order_by("offset")
+        .values_list("offset", flat=True)
+        .first()
+    )
     window = conversation_entries(session).filter(offset__gte=min(offsets))
     if following is not None:
         window = window.filter(offset__lt=following)
@@ -179,7 +204,7 @@ def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Excha
             continue
         end = next((n for n in starts if n > start), len(entries))
         shown[anchor] = turn.epoch
-        exchanges[turn.pk] = Exchange(prompt=entries[start], entries=entries[start + 1:end])
+        exchanges[turn.pk] = Exchange(prompt=entries[start], entries=entries[start + 1 : end])
     return exchanges
 
 
@@ -194,9 +219,13 @@ def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
     """A subagent's own transcript, loaded on demand under the call that spawned it."""
     if agent.source_id is None:
         return []
-    return for_display(list(TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
-                            .exclude(type__in=("progress", "queue-operation"))
-                            .order_by("offset", "index")[:CONVERSATION_LIMIT]))
+    return for_display(
+        list(
+            TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+            .exclude(type__in=("progress", "queue-operation"))
+            .order_by("offset", "index")[:CONVERSATION_LIMIT]
+        )
+    )
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
@@ -232,13 +261,26 @@ class WindowSpan:
 
 def window_spans(session: Session) -> list[WindowSpan]:
     """The compaction windows with the turns each holds, for the scrubber (one covering-index scan)."""
-    spans = {row["window"]: row for row in session.turns.values("window").annotate(
-        first=Min("epoch"), last=Max("epoch"), n=Count("pk"), peak=Max("token_position"))}
+    spans = {
+        row["window"]: row
+        for row in session.turns.values("window").annotate(
+            first=Min("epoch"), last=Max("epoch"), n=Count("pk"), peak=Max("token_position")
+        )
+    }
     windows = list(session.windows.order_by("number")) or []
     numbers = sorted({w.number for w in windows} | set(spans))
     starts = {w.number: w.start_ts for w in windows}
-    return [WindowSpan(n, starts.get(n, ""), spans.get(n, {}).get("first"), spans.get(n, {}).get("last"),
-                       spans.get(n, {}).get("n", 0), spans.get(n, {}).get("peak") or 0) for n in numbers]
+    return [
+        WindowSpan(
+            n,
+            starts.get(n, ""),
+            spans.get(n, {}).get("first"),
+            spans.get(n, {}).get("last"),
+            spans.get(n, {}).get("n", 0),
+            spans.get(n, {}).get("peak") or 0,
+        )
+        for n in numbers
+    ]
 
 
 def peak_context(windows: list[WindowSpan]) -> int:
@@ -247,12 +289,16 @@ def peak_context(windows: list[WindowSpan]) -> int:
 
 
 def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:
-    return {agent.tool_use_id: agent for agent in Subagent.objects.filter(session=session).exclude(tool_use_id="")}
+    return {
+        agent.tool_use_id: agent for agent in Subagent.objects.filter(session=session).exclude(tool_use_id="")
+    }
 
 
 def events_for_session(session: Session, *, page: int = 1) -> Page:
     """Every event of the session in event order (the log, not only turn material)."""
-    return Paginator(WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER), EVENTS_PER_PAGE).get_page(page)
+    return Paginator(
+        WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER), EVENTS_PER_PAGE
+    ).get_page(page)
 
 
 def events_after(session: Session, after: int) -> list[WaysEvent]:
@@ -270,9 +316,13 @@ def attach_evidence(turns: list[Turn], ways: dict[str, Way], session: Session) -
         for row in turn.ways.all():
             way = ways.get(row.way_id)
             row.evidence = evidence.why_fired(
-                channel=row.trigger_channel, matched_span=row.matched_span, fire_score=row.fire_score,
-                surface=row.event.surface, criteria=way.criteria if way else {},
-                token_position=turn.token_position, window_k=session.window_k,
+                channel=row.trigger_channel,
+                matched_span=row.matched_span,
+                fire_score=row.fire_score,
+                surface=row.event.surface,
+                criteria=way.criteria if way else {},
+                token_position=turn.token_position,
+                window_k=session.window_k,
                 keyed=turn.join_confidence == Turn.Join.KEYED,
             )
 
@@ -303,10 +353,21 @@ def turn_context(session: Session, turns: list[Turn], *, header: bool = False) -
         turn.exchange = exchanges.get(turn.pk)
         turn.near_misses = misses.get(turn.pk, [])
         # Spans are marked in the prompt only where the turn is keyed to that prompt.
-        turn.prompt_spans = [row.matched_span for row in turn.ways.all()
-                             if row.trigger_channel == "keyword" and row.matched_span] \
-            if turn.join_confidence == "keyed" else []
-    return {"turns": turns, "ways": ways, "subagents": subagents_by_tool_use(session), "header_notes": notes.header}
+        turn.prompt_spans = (
+            [
+                row.matched_span
+                for row in turn.ways.all()
+                if row.trigger_channel == "keyword" and row.matched_span
+            ]
+            if turn.join_confidence == "keyed"
+            else []
+        )
+    return {
+        "turns": turns,
+        "ways": ways,
+        "subagents": subagents_by_tool_use(session),
+        "header_notes": notes.header,
+    }
 
 
 def session_detail_page(session: Session, *, start: int) -> dict:
@@ -330,4 +391,8 @@ def session_live_tail(session: Session, *, after: int) -> dict:
     """Live follow: the turns after the cursor, the last known turn again (it may have grown), and
     the cursor for the next poll. Turn numbers are stable, so the cursor is an epoch."""
     turns = turns_page(session, after=max(after - 1, 0))
-    return {**turn_context(session, turns), "live_after": after, "cursor": turns[-1].epoch if turns else after}
+    return {
+        **turn_context(session, turns),
+        "live_after": after,
+        "cursor": turns[-1].epoch if turns else after,
+    }

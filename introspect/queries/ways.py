@@ -19,8 +19,8 @@ from django.db.models import Count, Max, Min, Q
 from django.db.models.functions import TruncWeek
 
 from introspect.importer.wayfiles import CRITERIA_KEYS
-from introspect.rules.evidence import TAU_S
 from introspect.models import TurnWay, Way, WaysEvent
+from introspect.rules.evidence import TAU_S
 
 # Precedence of way roots (formats-agent-ways.md §10.1): project, then user, then core.
 ROOT_RANK = {Way.RootKind.PROJECT: 0, Way.RootKind.USER: 1, Way.RootKind.CORE: 2}
@@ -107,19 +107,33 @@ def way_tree(*, q: str = "") -> list[DomainNode]:
     events = WaysEvent.objects.exclude(way__isnull=True).exclude(way="")
     files = Way.objects.all()
     if q:
-        rows, events, files = rows.filter(way_id__icontains=q), events.filter(way__icontains=q), files.filter(
-            way_id__icontains=q)
+        rows, events, files = (
+            rows.filter(way_id__icontains=q),
+            events.filter(way__icontains=q),
+            files.filter(way_id__icontains=q),
+        )
 
-    for item in rows.values("way_id").annotate(
-        fires=Count("pk", filter=FIRST_FIRE), redisclosures=Count("pk", filter=REDISCLOSED),
-        withheld=Count("pk", filter=WITHHELD), last_fired=Max("event__ts", filter=INJECTED),
-    ).order_by():
+    for item in (
+        rows.values("way_id")
+        .annotate(
+            fires=Count("pk", filter=FIRST_FIRE),
+            redisclosures=Count("pk", filter=REDISCLOSED),
+            withheld=Count("pk", filter=WITHHELD),
+            last_fired=Max("event__ts", filter=INJECTED),
+        )
+        .order_by()
+    ):
         way = leaf(item["way_id"])
         way.fires, way.redisclosures, way.withheld = item["fires"], item["redisclosures"], item["withheld"]
         way.last_fired = item["last_fired"]
-    for item in events.values("way").annotate(
-        n=Count("pk"), near=Count("pk", filter=Q(event="way_nearmiss")),
-    ).order_by():
+    for item in (
+        events.values("way")
+        .annotate(
+            n=Count("pk"),
+            near=Count("pk", filter=Q(event="way_nearmiss")),
+        )
+        .order_by()
+    ):
         way = leaf(item["way"])
         way.events, way.near_misses = item["n"], item["near"]
     for item in files.values("way_id", "root_kind", "present").order_by():
@@ -394,12 +408,23 @@ def way_stats(way_id: str) -> WayStats:
     points, fire_total = score_points(rows, near)
     tau, tau_note = threshold(near)
     return WayStats(
-        way_id=way_id, files=files, primary=primary,
+        way_id=way_id,
+        files=files,
+        primary=primary,
         criteria=criteria_rows(primary) if primary else [],
-        counts=counts, weeks=weeks, weeks_truncated=truncated, channels=channel_mix(rows),
-        sessions=sessions_for_way(rows), session_total=rows.values("turn__session").distinct().count(),
-        near_misses=near, raw_near_misses=raw, score_points=points, fire_score_total=fire_total,
-        tau=tau, tau_note=tau_note, redisclosures=redisclosure_distances(rows),
+        counts=counts,
+        weeks=weeks,
+        weeks_truncated=truncated,
+        channels=channel_mix(rows),
+        sessions=sessions_for_way(rows),
+        session_total=rows.values("turn__session").distinct().count(),
+        near_misses=near,
+        raw_near_misses=raw,
+        score_points=points,
+        fire_score_total=fire_total,
+        tau=tau,
+        tau_note=tau_note,
+        redisclosures=redisclosure_distances(rows),
     )
 
 
@@ -409,9 +434,10 @@ def way_files(way_id: str) -> tuple[list[WayFileRow], Way | None]:
     Outside a project agent-ways reads user, then core; a project way applies only in its own
     project, where it shadows both (formats-agent-ways.md §10.1).
     """
-    ways = sorted(Way.objects.filter(way_id=way_id).select_related("project").annotate(
-        version_count=Count("versions")),
-        key=lambda w: (not w.present, ROOT_RANK.get(w.root_kind, 9), w.root))
+    ways = sorted(
+        Way.objects.filter(way_id=way_id).select_related("project").annotate(version_count=Count("versions")),
+        key=lambda w: (not w.present, ROOT_RANK.get(w.root_kind, 9), w.root),
+    )
     present = [w for w in ways if w.present]
     global_winner = next((w for w in present if w.root_kind != Way.RootKind.PROJECT), None)
     out = []
@@ -435,8 +461,14 @@ def criteria_rows(way: Way) -> list[Criterion]:
     """Front matter as read today, gone fields marked (formats-agent-ways.md §10.3)."""
     out = []
     for key, value in (way.frontmatter or {}).items():
-        out.append(Criterion(key=key, text=field_text(value), gone_note=GONE_FIELDS.get(key, ""),
-                             fire_bearing=key in CRITERIA_KEYS or key == "description"))
+        out.append(
+            Criterion(
+                key=key,
+                text=field_text(value),
+                gone_note=GONE_FIELDS.get(key, ""),
+                fire_bearing=key in CRITERIA_KEYS or key == "description",
+            )
+        )
     return out
 
 
@@ -454,16 +486,22 @@ def way_counts(way_id: str, rows) -> Counts:
     """Turn-row counts by outcome, plus event counts (near-misses, judge verdicts): two queries."""
     # Aliases must not shadow field names (`gated`), or Django reads them as aggregates.
     totals = rows.aggregate(
-        n_rows=Count("pk"), n_fires=Count("pk", filter=FIRST_FIRE), n_redisclosures=Count("pk", filter=REDISCLOSED),
+        n_rows=Count("pk"),
+        n_fires=Count("pk", filter=FIRST_FIRE),
+        n_redisclosures=Count("pk", filter=REDISCLOSED),
         n_gated=Count("pk", filter=Q(gated=True)),
         n_suppressed_refire=Count("pk", filter=Q(gated=False, suppressed="refire")),
         n_suppressed_cap=Count("pk", filter=Q(gated=False, suppressed="context_cap")),
-        n_suppressed_other=Count("pk", filter=Q(gated=False) & ~Q(suppressed__in=["", "refire", "context_cap", "judge"])),
+        n_suppressed_other=Count(
+            "pk", filter=Q(gated=False) & ~Q(suppressed__in=["", "refire", "context_cap", "judge"])
+        ),
         n_judge_blocked=Count("pk", filter=Q(suppressed="judge")),
-        n_first_fired=Min("event__ts", filter=INJECTED), n_last_fired=Max("event__ts", filter=INJECTED),
+        n_first_fired=Min("event__ts", filter=INJECTED),
+        n_last_fired=Max("event__ts", filter=INJECTED),
     )
     events = WaysEvent.objects.filter(way=way_id).aggregate(
-        n_events=Count("pk"), n_near_misses=Count("pk", filter=Q(event="way_nearmiss")),
+        n_events=Count("pk"),
+        n_near_misses=Count("pk", filter=Q(event="way_nearmiss")),
         n_judged_pass=Count("pk", filter=Q(event="way_judged", verdict="pass")),
         n_judged_would_block=Count("pk", filter=Q(event="way_judged", verdict="would_block")),
     )
@@ -475,7 +513,8 @@ def fires_per_week(rows) -> tuple[list[WeekBucket], bool]:
     found = {
         item["week"].date(): (item["fires"], item["re"])
         for item in rows.filter(INJECTED, event__ts__isnull=False)
-        .annotate(week=TruncWeek("event__ts")).values("week")
+        .annotate(week=TruncWeek("event__ts"))
+        .values("week")
         .annotate(fires=Count("pk", filter=Q(redisclosed=False)), re=Count("pk", filter=Q(redisclosed=True)))
         .order_by("week")
     }
@@ -497,48 +536,87 @@ def fires_per_week(rows) -> tuple[list[WeekBucket], bool]:
 def channel_mix(rows) -> list[ChannelMix]:
     """Rows per trigger channel (synthetic `keyword:gated` and `judge` included), most used first."""
     return [
-        ChannelMix(channel=item["trigger_channel"], total=item["total"], fires=item["fires"],
-                   redisclosures=item["re"], withheld=item["withheld"])
-        for item in rows.values("trigger_channel").annotate(
-            total=Count("pk"), fires=Count("pk", filter=FIRST_FIRE), re=Count("pk", filter=REDISCLOSED),
+        ChannelMix(
+            channel=item["trigger_channel"],
+            total=item["total"],
+            fires=item["fires"],
+            redisclosures=item["re"],
+            withheld=item["withheld"],
+        )
+        for item in rows.values("trigger_channel")
+        .annotate(
+            total=Count("pk"),
+            fires=Count("pk", filter=FIRST_FIRE),
+            re=Count("pk", filter=REDISCLOSED),
             withheld=Count("pk", filter=WITHHELD),
-        ).order_by("-total", "trigger_channel")
+        )
+        .order_by("-total", "trigger_channel")
     ]
 
 
 def sessions_for_way(rows) -> list[SessionFires]:
     """Sessions where the way appears in a turn, latest first, with first/last turn of injection."""
     out = []
-    for item in rows.values(
-        "turn__session__sid", "turn__session__project__name", "turn__session__project__path",
-        "turn__session__recorded_project",
-    ).annotate(
-        fires=Count("pk", filter=FIRST_FIRE), re=Count("pk", filter=REDISCLOSED), withheld=Count("pk", filter=WITHHELD),
-        first_injected=Min("turn__epoch", filter=INJECTED), last_injected=Max("turn__epoch", filter=INJECTED),
-        first_any=Min("turn__epoch"), last_any=Max("turn__epoch"),
-        first_ts=Min("turn__ts"), last_ts=Max("turn__ts"),
-    ).order_by("-last_ts", "turn__session__sid")[:SESSION_LIMIT]:
+    for item in (
+        rows.values(
+            "turn__session__sid",
+            "turn__session__project__name",
+            "turn__session__project__path",
+            "turn__session__recorded_project",
+        )
+        .annotate(
+            fires=Count("pk", filter=FIRST_FIRE),
+            re=Count("pk", filter=REDISCLOSED),
+            withheld=Count("pk", filter=WITHHELD),
+            first_injected=Min("turn__epoch", filter=INJECTED),
+            last_injected=Max("turn__epoch", filter=INJECTED),
+            first_any=Min("turn__epoch"),
+            last_any=Max("turn__epoch"),
+            first_ts=Min("turn__ts"),
+            last_ts=Max("turn__ts"),
+        )
+        .order_by("-last_ts", "turn__session__sid")[:SESSION_LIMIT]
+    ):
         path = item["turn__session__project__path"] or item["turn__session__recorded_project"] or ""
-        out.append(SessionFires(
-            sid=item["turn__session__sid"], project=item["turn__session__project__name"] or path,
-            project_path=path, fires=item["fires"], redisclosures=item["re"], withheld=item["withheld"],
-            first_epoch=item["first_injected"] or item["first_any"],
-            last_epoch=item["last_injected"] or item["last_any"],
-            first_ts=item["first_ts"], last_ts=item["last_ts"],
-        ))
+        out.append(
+            SessionFires(
+                sid=item["turn__session__sid"],
+                project=item["turn__session__project__name"] or path,
+                project_path=path,
+                fires=item["fires"],
+                redisclosures=item["re"],
+                withheld=item["withheld"],
+                first_epoch=item["first_injected"] or item["first_any"],
+                last_epoch=item["last_injected"] or item["last_any"],
+                first_ts=item["first_ts"],
+                last_ts=item["last_ts"],
+            )
+        )
     return out
 
 
 def near_misses(way_id: str) -> tuple[list[NearMiss], list[NearMiss]]:
     """The latest near-misses, split by generation: (calibrated, raw-score or unscored)."""
     calibrated, raw = [], []
-    for event in (WaysEvent.objects.filter(event="way_nearmiss", way=way_id).select_related("session")
-                  .order_by("-ts_raw", "-pk")[:NEAR_MISS_LIMIT]):
+    for event in (
+        WaysEvent.objects.filter(event="way_nearmiss", way=way_id)
+        .select_related("session")
+        .order_by("-ts_raw", "-pk")[:NEAR_MISS_LIMIT]
+    ):
         miss = NearMiss(
-            ts=event.ts, ts_raw=event.ts_raw or "", sid=event.session.sid if event.session else (event.session_key or ""),
-            surface=event.trigger or "", schema_gen=event.schema_gen or "", margin=event.margin,
-            prob_en=event.prob_en, prob_multi=event.prob_multi, tau_s=event.tau_s,
-            score_en=event.score_en, score_multi=event.score_multi, thr_en=event.thr_en, thr_multi=event.thr_multi,
+            ts=event.ts,
+            ts_raw=event.ts_raw or "",
+            sid=event.session.sid if event.session else (event.session_key or ""),
+            surface=event.trigger or "",
+            schema_gen=event.schema_gen or "",
+            margin=event.margin,
+            prob_en=event.prob_en,
+            prob_multi=event.prob_multi,
+            tau_s=event.tau_s,
+            score_en=event.score_en,
+            score_multi=event.score_multi,
+            thr_en=event.thr_en,
+            thr_multi=event.thr_multi,
         )
         (calibrated if miss.calibrated else raw).append(miss)
     return calibrated, raw
@@ -551,16 +629,29 @@ def score_points(rows, near: list[NearMiss]) -> tuple[list[ScorePoint], int]:
     """
     scored = rows.filter(INJECTED, fire_score__isnull=False, event__ts__isnull=False)
     points = [
-        ScorePoint(ts=item["event__ts"], value=item["fire_score"],
-                   kind="redisclosure" if item["redisclosed"] else "fire", sid=item["turn__session__sid"],
-                   epoch=item["turn__epoch"], channel=item["trigger_channel"])
+        ScorePoint(
+            ts=item["event__ts"],
+            value=item["fire_score"],
+            kind="redisclosure" if item["redisclosed"] else "fire",
+            sid=item["turn__session__sid"],
+            epoch=item["turn__epoch"],
+            channel=item["trigger_channel"],
+        )
         for item in scored.order_by("-event__ts", "-pk").values(
-            "event__ts", "fire_score", "redisclosed", "turn__session__sid", "turn__epoch", "trigger_channel",
+            "event__ts",
+            "fire_score",
+            "redisclosed",
+            "turn__session__sid",
+            "turn__epoch",
+            "trigger_channel",
         )[:SERIES_LIMIT]
     ]
     total = scored.count() if len(points) == SERIES_LIMIT else len(points)
-    points += [ScorePoint(ts=miss.ts, value=miss.probability, kind="near-miss", sid=miss.sid, channel=miss.surface)
-               for miss in near if miss.ts is not None and miss.probability is not None]
+    points += [
+        ScorePoint(ts=miss.ts, value=miss.probability, kind="near-miss", sid=miss.sid, channel=miss.surface)
+        for miss in near
+        if miss.ts is not None and miss.probability is not None
+    ]
     points.sort(key=lambda point: point.ts)
     return points, total
 
@@ -586,21 +677,38 @@ def redisclosure_distances(rows) -> list[Redisclosure]:
     sessions = rows.filter(REDISCLOSED).values("turn__session")
     out: list[Redisclosure] = []
     last: dict[tuple[int, int], tuple[int, int]] = {}
-    for item in rows.filter(INJECTED, turn__session__in=sessions).order_by(
-        "turn__session", "turn__epoch", "position",
-    ).values("turn__session", "turn__session__sid", "turn__window", "turn__epoch", "redisclosed",
-             "event__token_position", "event__ts"):
+    for item in (
+        rows.filter(INJECTED, turn__session__in=sessions)
+        .order_by(
+            "turn__session",
+            "turn__epoch",
+            "position",
+        )
+        .values(
+            "turn__session",
+            "turn__session__sid",
+            "turn__window",
+            "turn__epoch",
+            "redisclosed",
+            "event__token_position",
+            "event__ts",
+        )
+    ):
         key = (item["turn__session"], item["turn__window"])
         position = item["event__token_position"] or 0
         if item["redisclosed"]:
             previous = last.get(key)
-            out.append(Redisclosure(
-                sid=item["turn__session__sid"], window=item["turn__window"], epoch=item["turn__epoch"],
-                ts=item["event__ts"], token_position=position,
-                previous_epoch=previous[0] if previous else None,
-                previous_token_position=previous[1] if previous else None,
-            ))
+            out.append(
+                Redisclosure(
+                    sid=item["turn__session__sid"],
+                    window=item["turn__window"],
+                    epoch=item["turn__epoch"],
+                    ts=item["event__ts"],
+                    token_position=position,
+                    previous_epoch=previous[0] if previous else None,
+                    previous_token_position=previous[1] if previous else None,
+                )
+            )
         last[key] = (item["turn__epoch"], position)
     out.reverse()
     return out[:REDISCLOSURE_LIMIT]
-

@@ -123,9 +123,15 @@ def no_match_reason(entries: Sequence, turns: Sequence[PromptTurn]) -> str:
 # introspection.md §2.5 / ADR-166: the context window of the model that ran the session.
 WINDOW_ALIASES = {"opus": 1_000_000, "sonnet": 1_000_000, "fable": 1_000_000, "haiku": 200_000}
 WINDOW_TABLE = {
-    "claude-fable-5": 1_000_000, "claude-mythos-5": 1_000_000, "claude-mythos-preview": 1_000_000,
-    "claude-opus-5": 1_000_000, "claude-opus-4-8": 1_000_000, "claude-opus-4-7": 1_000_000,
-    "claude-opus-4-6": 1_000_000, "claude-sonnet-5": 1_000_000, "claude-sonnet-4-6": 1_000_000,
+    "claude-fable-5": 1_000_000,
+    "claude-mythos-5": 1_000_000,
+    "claude-mythos-preview": 1_000_000,
+    "claude-opus-5": 1_000_000,
+    "claude-opus-4-8": 1_000_000,
+    "claude-opus-4-7": 1_000_000,
+    "claude-opus-4-6": 1_000_000,
+    "claude-sonnet-5": 1_000_000,
+    "claude-sonnet-4-6": 1_000_000,
     "claude-haiku-4-5": 200_000,
 }
 DEFAULT_WINDOW = 200_000
@@ -156,8 +162,11 @@ def token_timeline(entries: Sequence) -> list[tuple[str, int]]:
     timeline = []
     for entry in entries:
         if entry.type == "assistant" and entry.timestamp_raw and entry.has_usage:
-            total = (entry.input_tokens or 0) + (entry.cache_read_input_tokens or 0) + \
-                (entry.cache_creation_input_tokens or 0)
+            total = (
+                (entry.input_tokens or 0)
+                + (entry.cache_read_input_tokens or 0)
+                + (entry.cache_creation_input_tokens or 0)
+            )
             timeline.append((entry.timestamp_raw, total // 1000))
     return timeline
 

@@ -32,12 +32,22 @@ def price_for(model: str) -> tuple[float, float] | None:
     return None
 
 
-def estimate(*, model: str, input_tokens: int, output_tokens: int, cache_creation_input_tokens: int,
-             cache_read_input_tokens: int) -> float | None:
+def estimate(
+    *,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cache_creation_input_tokens: int,
+    cache_read_input_tokens: int,
+) -> float | None:
     """USD, or None when the model is not in the table."""
     price = price_for(model)
     if price is None:
         return None
     per_in, per_out = price
-    return (input_tokens * per_in + cache_creation_input_tokens * per_in * CACHE_WRITE
-            + cache_read_input_tokens * per_in * CACHE_READ + output_tokens * per_out) / 1_000_000
+    return (
+        input_tokens * per_in
+        + cache_creation_input_tokens * per_in * CACHE_WRITE
+        + cache_read_input_tokens * per_in * CACHE_READ
+        + output_tokens * per_out
+    ) / 1_000_000

@@ -32,6 +32,8 @@ def parse_timestamp(value: object) -> datetime | None:
     year, month, day, hour, minute, second, fraction = match.groups()
     micro = int((fraction or "0").ljust(6, "0"))
     try:
-        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=UTC)
+        return datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=UTC
+        )
     except ValueError:
         return None

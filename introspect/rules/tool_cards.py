@@ -23,13 +23,31 @@ DiffLine = tuple[str, str]  # (marker, text); marker "-", "+", " ", or "@" for a
 MAX_DIFF_LINES = 2000
 
 KINDS = {
-    "Bash": "bash", "Edit": "edit", "Write": "write", "MultiEdit": "multiedit", "Read": "read",
-    "Grep": "grep", "Glob": "glob", "Task": "agent", "Agent": "agent", "TodoWrite": "todo",
+    "Bash": "bash",
+    "Edit": "edit",
+    "Write": "write",
+    "MultiEdit": "multiedit",
+    "Read": "read",
+    "Grep": "grep",
+    "Glob": "glob",
+    "Task": "agent",
+    "Agent": "agent",
+    "TodoWrite": "todo",
     "WebFetch": "webfetch",
 }
 # Keys whose value makes a useful one-line summary for tools without a dedicated rule.
-SUMMARY_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
-                "prompt", "skill")
+SUMMARY_KEYS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+    "skill",
+)
 SUMMARY_LIMIT = 200
 
 
@@ -73,8 +91,9 @@ def tool_call(entry: Any) -> ToolCall:
     obj = _load(_line(entry))
     block = _block(obj, "tool_use", "id", tool_use_id)
     if block is None:
-        return ToolCall(tool_use_id=tool_use_id, name=name, kind="other", summary="",
-                        input_json=_raw_text(entry, obj))
+        return ToolCall(
+            tool_use_id=tool_use_id, name=name, kind="other", summary="", input_json=_raw_text(entry, obj)
+        )
     tool_use_id = _str(block.get("id")) or tool_use_id
     name = _str(block.get("name")) or name
     data = block.get("input")
@@ -112,8 +131,15 @@ def tool_call(entry: Any) -> ToolCall:
         summary = _one_line(data.get("url"))
     else:
         summary = next((_one_line(data[k]) for k in SUMMARY_KEYS if _str(data.get(k))), "")
-    return ToolCall(tool_use_id=tool_use_id, name=name, kind=kind, summary=summary, input_json=input_json,
-                    diff=diff, todos=todos)
+    return ToolCall(
+        tool_use_id=tool_use_id,
+        name=name,
+        kind=kind,
+        summary=summary,
+        input_json=input_json,
+        diff=diff,
+        todos=todos,
+    )
 
 
 def tool_result(entry: Any) -> ToolResult:
@@ -124,8 +150,11 @@ def tool_result(entry: Any) -> ToolResult:
     block = _block(obj, "tool_result", "tool_use_id", tool_use_id)
     if block is None:
         # Not a tool_result line after all (or unreadable): show what the importer extracted.
-        return ToolResult(tool_use_id=tool_use_id, is_error=is_error,
-                          text=_str(getattr(entry, "text", None)) or _raw_text(entry, obj))
+        return ToolResult(
+            tool_use_id=tool_use_id,
+            is_error=is_error,
+            text=_str(getattr(entry, "text", None)) or _raw_text(entry, obj),
+        )
     tool_use_id = _str(block.get("tool_use_id")) or tool_use_id
     is_error = is_error or block.get("is_error") is True
     text = _content_text(block.get("content"))
@@ -137,26 +166,43 @@ def tool_result(entry: Any) -> ToolResult:
         return ToolResult(tool_use_id=tool_use_id, is_error=is_error, text=text)
     fields: dict[str, Any] = {}
     if "stdout" in extra or "stderr" in extra:
-        fields.update(kind="bash", stdout=_str(extra.get("stdout")), stderr=_str(extra.get("stderr")),
-                      interrupted=extra.get("interrupted") is True)
+        fields.update(
+            kind="bash",
+            stdout=_str(extra.get("stdout")),
+            stderr=_str(extra.get("stderr")),
+            interrupted=extra.get("interrupted") is True,
+        )
     elif isinstance(extra.get("file"), dict):
         file = extra["file"]
-        fields.update(kind="read", file_path=_str(file.get("filePath")), num_lines=_int(file.get("numLines")),
-                      start_line=_int(file.get("startLine")), total_lines=_int(file.get("totalLines")))
+        fields.update(
+            kind="read",
+            file_path=_str(file.get("filePath")),
+            num_lines=_int(file.get("numLines")),
+            start_line=_int(file.get("startLine")),
+            total_lines=_int(file.get("totalLines")),
+        )
     elif "structuredPatch" in extra or "oldString" in extra:
-        fields.update(kind="write" if extra.get("type") == "create" else "edit",
-                      file_path=_str(extra.get("filePath")), diff=_patch_diff(extra.get("structuredPatch")))
+        fields.update(
+            kind="write" if extra.get("type") == "create" else "edit",
+            file_path=_str(extra.get("filePath")),
+            diff=_patch_diff(extra.get("structuredPatch")),
+        )
     elif "filenames" in extra:
         names = extra["filenames"] if isinstance(extra["filenames"], list) else []
         # Grep reports its `mode`; Glob does not.
-        fields.update(kind="grep" if "mode" in extra else "glob",
-                      filenames=tuple(n for n in names if isinstance(n, str)),
-                      num_files=_int(extra.get("numFiles")))
+        fields.update(
+            kind="grep" if "mode" in extra else "glob",
+            filenames=tuple(n for n in names if isinstance(n, str)),
+            num_files=_int(extra.get("numFiles")),
+        )
     elif _str(extra.get("agentId")):
-        fields.update(kind="agent", agent_id=_str(extra.get("agentId")),
-                      total_tokens=_int(extra.get("totalTokens")),
-                      total_duration_ms=_int(extra.get("totalDurationMs")),
-                      total_tool_use_count=_int(extra.get("totalToolUseCount")))
+        fields.update(
+            kind="agent",
+            agent_id=_str(extra.get("agentId")),
+            total_tokens=_int(extra.get("totalTokens")),
+            total_duration_ms=_int(extra.get("totalDurationMs")),
+            total_tool_use_count=_int(extra.get("totalToolUseCount")),
+        )
     return ToolResult(tool_use_id=tool_use_id, is_error=is_error, text=text, **fields)
 
 

@@ -7,9 +7,9 @@ order (formats-agent-ways.md §2.3 rule 4).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
 
 import orjson
@@ -64,9 +64,17 @@ def row_for(event, order: int) -> Row | None:
     """Step 1: a fire, a re-disclosure, a gated row or a withheld row; None for anything else."""
     if event.event not in TURN_EVENTS or not event.way:
         return None
-    row = Row(event=event, way_id=event.way, trigger_channel=event.trigger or "", ts_raw=event.ts_raw or "",
-              ts=event.ts, order=order, fire_score=event.fire_score, matched_span=event.matched_span,
-              token_position=event.token_position or 0)
+    row = Row(
+        event=event,
+        way_id=event.way,
+        trigger_channel=event.trigger or "",
+        ts_raw=event.ts_raw or "",
+        ts=event.ts,
+        order=order,
+        fire_score=event.fire_score,
+        matched_span=event.matched_span,
+        token_position=event.token_position or 0,
+    )
     if event.event == "way_redisclosed":
         row.redisclosed = True
     elif event.event == "way_keyword_gated":
@@ -143,9 +151,20 @@ def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list
         verdict = judge_fields(event)
         if event.verdict == "block":
             order += 1
-            blocks.append(Row(event=event, way_id=event.way, trigger_channel="judge", ts_raw=event.ts_raw or "",
-                              ts=event.ts, order=order, suppressed="judge", token_position=event.token_position or 0,
-                              judge_event=event, judge=verdict))
+            blocks.append(
+                Row(
+                    event=event,
+                    way_id=event.way,
+                    trigger_channel="judge",
+                    ts_raw=event.ts_raw or "",
+                    ts=event.ts,
+                    order=order,
+                    suppressed="judge",
+                    token_position=event.token_position or 0,
+                    judge_event=event,
+                    judge=verdict,
+                )
+            )
             continue
         best: Row | None = None
         best_distance = None

@@ -12,6 +12,7 @@ from lib import converters, render
 
 register = template.Library()
 
+
 @register.filter
 def channel_label(trigger: str | None) -> str:
     """The terminal's short label (render.rs format_trigger), e.g. embed:en."""
@@ -94,7 +95,9 @@ def highlight(text: str, spans: list[str] | None, limit: int = 4000):
     out, pos = [], 0
     for start, end in sorted(marks):
         out.append(escape(text[pos:start]))
-        out.append(format_html('<mark title="matched span recorded when the way fired">{}</mark>', text[start:end]))
+        out.append(
+            format_html('<mark title="matched span recorded when the way fired">{}</mark>', text[start:end])
+        )
         pos = end
     out.append(escape(text[pos:]))
     return mark_safe("".join(str(part) for part in out))

@@ -20,7 +20,9 @@ def json_response(document: dict) -> HttpResponse:
 @require_safe
 def api_session_list(request: HttpRequest) -> HttpResponse:
     project = request.GET.get("project") or None
-    return json_response(documents.list_document(project=project, with_transcripts=flag(request, "with_transcripts")))
+    return json_response(
+        documents.list_document(project=project, with_transcripts=flag(request, "with_transcripts"))
+    )
 
 
 @require_safe
@@ -36,7 +38,11 @@ def api_session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
 @require_safe
 def api_session_fires(request: HttpRequest, session_id: str) -> HttpResponse:
     limit = int_param(request, "limit")
-    return json_response(documents.fires_document(
-        session_id, matched=flag(request, "matched"), max_score=float_param(request, "max_score"),
-        limit=limit if limit is None or limit >= 0 else None,
-    ))
+    return json_response(
+        documents.fires_document(
+            session_id,
+            matched=flag(request, "matched"),
+            max_score=float_param(request, "max_score"),
+            limit=limit if limit is None or limit >= 0 else None,
+        )
+    )

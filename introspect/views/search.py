@@ -14,7 +14,7 @@ HITS_PER_PAGE = 25
 
 @require_safe
 def search_results(request: HtmxHttpRequest) -> HttpResponse:
-    query = request.GET.get("q", "").strip()[:search.QUERY_CHARS]
+    query = request.GET.get("q", "").strip()[: search.QUERY_CHARS]
     page = max(int_param(request, "page", 1) or 1, 1)
     results = search.search(query, limit=HITS_PER_PAGE, offset=(page - 1) * HITS_PER_PAGE)
     context = {"results": results, "q": query, "nav": "search"}

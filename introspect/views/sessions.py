@@ -6,8 +6,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
-from introspect.queries import sessions as queries
 from introspect.models import Session, Subagent
+from introspect.queries import sessions as queries
 from lib.htmx import HtmxHttpRequest, render_page
 from lib.params import date_param, int_param
 
@@ -69,8 +69,14 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
 
 @require_safe
 def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) -> HttpResponse:
-    agent = get_object_or_404(Subagent.objects.select_related("session", "spawn_entry"),
-                              session__sid=session_id, agent_id=agent_id)
-    context = {"session": agent.session, "agent": agent, "entries": queries.subagent_conversation(agent),
-               "subagents": {}, "nav": "sessions"}
+    agent = get_object_or_404(
+        Subagent.objects.select_related("session", "spawn_entry"), session__sid=session_id, agent_id=agent_id
+    )
+    context = {
+        "session": agent.session,
+        "agent": agent,
+        "entries": queries.subagent_conversation(agent),
+        "subagents": {},
+        "nav": "sessions",
+    }
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")

@@ -7,10 +7,9 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
-from lib import charts, render
 from introspect.queries import ways as way_queries
+from lib import charts, render
 from lib.htmx import HtmxHttpRequest, render_page
-
 
 
 @require_safe
@@ -29,9 +28,12 @@ def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
     context = {
         "stats": stats,
         "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",
-        "weeks_chart": charts.weekly_bars([(week.label, week.fires, week.redisclosures) for week in stats.weeks]),
-        "scores_chart": charts.score_strip([score_dot(point) for point in stats.score_points], tau=stats.tau,
-                                           tau_label=stats.tau_note),
+        "weeks_chart": charts.weekly_bars(
+            [(week.label, week.fires, week.redisclosures) for week in stats.weeks]
+        ),
+        "scores_chart": charts.score_strip(
+            [score_dot(point) for point in stats.score_points], tau=stats.tau, tau_label=stats.tau_note
+        ),
         "nav": "ways",
     }
     return render_page(request, "introspect/way_detail.html", context, fragment="way-sessions")
@@ -44,7 +46,9 @@ def way_body(text: str) -> SafeString:
 
 def score_dot(point: way_queries.ScorePoint) -> charts.Dot:
     where = f"session {point.sid[:8]}" + (f" · turn {point.epoch}" if point.epoch else "")
-    what = {"fire": "fire", "redisclosure": "re-disclosure", "near-miss": "near-miss"}.get(point.kind, point.kind)
+    what = {"fire": "fire", "redisclosure": "re-disclosure", "near-miss": "near-miss"}.get(
+        point.kind, point.kind
+    )
     title = f"{what} · p {point.value:.3f} · {where} · {point.ts:%Y-%m-%d %H:%M} UTC"
     if point.channel:
         title += f" · {point.channel}"

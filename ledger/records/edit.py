@@ -46,7 +46,7 @@ def _close(lines: list[str]) -> bytes:
 def _yaml_ok(snippet: str, expected: object) -> bool:
     try:
         return frontmatter.load(snippet) == expected
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -205,9 +205,9 @@ def _nygard_section(lines: list[str], cr: str):
     block = [f"## Status{cr}", cr]
     if at is None:
         if lines and lines[-1] == "":
-            lines[len(lines) - 1 : len(lines) - 1] = [cr] + block[:1]
+            lines[len(lines) - 1 : len(lines) - 1] = [cr, *block[:1]]
         else:
-            lines.extend([cr] + block[:1])
+            lines.extend([cr, *block[:1]])
     else:
         lines[at:at] = block
     return _status_section(lines, body_start)
@@ -335,7 +335,7 @@ def add_superseded_by(
     else:
         text = f"{_spelling(raw, 'Superceded by', 'Superseded by')} {link}"
         heading, _, paragraphs = _nygard_section(lines, cr)
-        chosen, full, plain = _pick_status(lines, paragraphs)
+        _chosen, full, plain = _pick_status(lines, paragraphs)
         if full:
             _insert_paragraph(lines, paragraphs[full[-1]][1], text, cr)
         elif plain:

@@ -29,7 +29,7 @@ def new_record(
     *,
     number: int,
     title: str,
-    context: str,  # noqa: A002 - the brief's name
+    context: str,
     decision: str,
     consequences: str,
     provenance_refs: list[str],

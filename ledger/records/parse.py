@@ -364,7 +364,7 @@ def parse_adr(raw: bytes, *, rel_path: str) -> AdrDoc:
     doc = AdrDoc(path=rel_path if isinstance(rel_path, str) else "")
     try:
         _parse(raw, doc)
-    except Exception as exc:  # noqa: BLE001 - one bad file must never blank a list (Backstage #2621)
+    except Exception as exc:
         doc.problems.append(f"parser error: {type(exc).__name__}")
         if doc.quarantine is None:
             doc.quarantine = ("parse_error", f"{type(exc).__name__}: {exc}"[:300])
@@ -453,7 +453,7 @@ def _read_front_matter(doc: AdrDoc, lines: list[str]) -> tuple[dict, str, int]:
         fm_text = "\n".join(line.rstrip("\r") for line in lines[fenced[0] : fenced[1]])
         try:
             data = frontmatter.load(fm_text)
-        except Exception as exc:  # noqa: BLE001 - ValueError, and RecursionError for hostile nesting
+        except Exception as exc:
             reason = "yaml_too_large" if "larger than" in str(exc) else "yaml_invalid"
             doc.quarantine = doc.quarantine or (reason, str(exc)[:300])
         else:

@@ -17,9 +17,19 @@ from lib import locations
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = os.environ.get("WAYSWEB_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(os.environ.get("WAYSWEB_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--disable-quic", "--no-first-run"]
+ARTIFACTS = Path(
+    os.environ.get("WAYSWEB_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")
+)
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+
 
 @pytest.fixture(scope="session")
 def browser():
@@ -44,8 +54,13 @@ class Page:
         page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         # A request aborted by navigating on (a replay fetch when the next page loads) is no failure.
-        page.on("requestfailed", lambda req: req.failure != "net::ERR_ABORTED"
-                and self.errors.append(f"request failed: {req.url} {req.failure}"))
+        page.on(
+            "requestfailed",
+            lambda req: (
+                req.failure != "net::ERR_ABORTED"
+                and self.errors.append(f"request failed: {req.url} {req.failure}")
+            ),
+        )
 
     def go(self, path: str) -> None:
         self.page.goto(self.base + path)

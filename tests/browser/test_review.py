@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -20,8 +21,13 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 def reviewing(tab, sample_home, settings, tmp_path):
     """The sample with its majordomus repository and waysweb's own knowledge directory, and a reviewer."""
     locs = settings.WAYSWEB_LOCATIONS
-    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": (sample_home / "repos" / "api-server",),
-                                                   "own_knowledge": tmp_path / "knowledge"})
+    settings.WAYSWEB_LOCATIONS = locs.__class__(
+        **{
+            **locs.__dict__,
+            "repos": (sample_home / "repos" / "api-server",),
+            "own_knowledge": tmp_path / "knowledge",
+        }
+    )
     call_command("ingest", stdout=StringIO())
     user = get_user_model().objects.create_user("rita", password="correct horse battery")
     user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
@@ -53,7 +59,9 @@ def test_it_promotes_with_evidence_and_writes_the_file(reviewing):
     tab = reviewing
     assert "awaiting review" in tab.page.locator(".counts").inner_text()
     tab.shot("21-knowledge-queue")
-    record = KnowledgeRecord.objects.filter(status="candidate", origin="majordomus").order_by("record_id").first()
+    record = (
+        KnowledgeRecord.objects.filter(status="candidate", origin="majordomus").order_by("record_id").first()
+    )
     open_candidate(tab, record)
     assert tab.page.locator(".provenance").is_visible()
     tab.page.click("#promote-form button[type=submit]")  # empty evidence: refused by the browser or the form
@@ -65,7 +73,7 @@ def test_it_promotes_with_evidence_and_writes_the_file(reviewing):
     tab.shot("22-promoted")
     record.refresh_from_db()
     assert (record.status, record.klass) == ("verified", "constraint")
-    curated = knowledge_files.parse_knowledge(open(record.path, "rb").read(), stem=record.record_id)
+    curated = knowledge_files.parse_knowledge(Path(record.path).read_bytes(), stem=record.record_id)
     assert curated.get("status") == "verified" and "Promoted by rita via waysweb" in curated.body
     assert ReviewAction.objects.get(record=record).reviewer.username == "rita"
 
@@ -84,8 +92,14 @@ def test_it_rejects_edits_and_merges(reviewing):
     tab.shot("23-rejected")
     first.refresh_from_db()
     assert (first.status, first.title) == ("superseded", "A clearer assertion of the same decision")
-    with_similar = next((r for r in KnowledgeRecord.objects.filter(status="candidate") if
-                         __import__("ledger.queries.knowledge", fromlist=["similar"]).similar(r)), None)
+    with_similar = next(
+        (
+            r
+            for r in KnowledgeRecord.objects.filter(status="candidate")
+            if __import__("ledger.queries.knowledge", fromlist=["similar"]).similar(r)
+        ),
+        None,
+    )
     if with_similar is not None:
         open_candidate(tab, with_similar)
         tab.page.locator("#merge-form input[name=duplicates]").first.check()
@@ -118,8 +132,9 @@ def test_it_bulk_rejects_from_the_queue(reviewing):
 @pytest.fixture
 def decisions(reviewing, sample_home, settings):
     locs = settings.WAYSWEB_LOCATIONS
-    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": (
-        sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")})
+    settings.WAYSWEB_LOCATIONS = locs.__class__(
+        **{**locs.__dict__, "repos": (sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")}
+    )
     call_command("ingest", stdout=StringIO())
     return reviewing
 
@@ -147,7 +162,7 @@ def test_it_supersedes_from_the_page_and_writes_both_files(decisions):
     tab.page.click("#status-form button[type=submit]")
     tab.page.wait_for_selector("text=Written: ADR-0003 is now superseded.")
     tab.shot("32-superseded")
-    assert parse.parse_adr(open(newer.path, "rb").read(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
+    assert parse.parse_adr(Path(newer.path).read_bytes(), rel_path=newer.rel_path).supersedes == ["ADR-0003"]
 
 
 def test_it_turns_promoted_knowledge_into_a_draft_record(decisions):

@@ -119,7 +119,9 @@ def test_it_follows_a_live_session(tab, sample_home):
 
     def event(seconds_ago: int, **fields) -> bytes:
         stamp = (now - timezone.timedelta(seconds=seconds_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return orjson.dumps({"ts": stamp, "session": sid, "project": "/home/dev/src/web-ui", **fields}) + b"\n"
+        return (
+            orjson.dumps({"ts": stamp, "session": sid, "project": "/home/dev/src/web-ui", **fields}) + b"\n"
+        )
 
     with open(live, "ab") as fh:
         fh.write(event(60, event="session_start"))
@@ -129,8 +131,15 @@ def test_it_follows_a_live_session(tab, sample_home):
     assert tab.page.locator("[data-live]").inner_text() == "● LIVE"
     assert tab.page.locator("article.turn").count() == 1
     with open(live, "ab") as fh:
-        fh.write(event(0, event="way_fired", way="softwaredev/code/testing", trigger="keyword",
-                       matched_span="unit tests"))
+        fh.write(
+            event(
+                0,
+                event="way_fired",
+                way="softwaredev/code/testing",
+                trigger="keyword",
+                matched_span="unit tests",
+            )
+        )
     appended = time.monotonic()
     call_command("ingest", stdout=StringIO())  # what `ingest --follow` does within half a second
     tab.page.wait_for_selector("#turn-2", timeout=3000)

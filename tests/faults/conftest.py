@@ -42,6 +42,7 @@ BACKEND = "postgresql" if SUITE_URL.startswith(("postgres:", "postgresql:")) els
 
 # --- lines and their identity -------------------------------------------------------------------
 
+
 def sha(line: bytes) -> str:
     """The sha256 the importer stores for one physical line: without its b"\\n", one trailing
     b"\\r" and leading NULs (importer-reliability.md §5)."""
@@ -63,18 +64,30 @@ def event(n: int, *, session: str = "s1", name: str = "way_fired", **fields) -> 
 
 def entry(session: str, n: int, *, kind: str = "user", text: str = "", **fields) -> dict:
     """A Claude Code transcript object (user prompt or assistant reply) with a stable uuid."""
-    body: dict = {"type": kind, "uuid": f"{session}-u{n}", "sessionId": session,
-                  "timestamp": f"2026-11-02T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"}
+    body: dict = {
+        "type": kind,
+        "uuid": f"{session}-u{n}",
+        "sessionId": session,
+        "timestamp": f"2026-11-02T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+    }
     if n:
         body["parentUuid"] = f"{session}-u{n - 1}"
     if kind == "user":
         body["message"] = {"role": "user", "content": text or f"prompt {n} of {session}"}
     else:
         body["requestId"] = f"req-{session}-{n}"
-        body["message"] = {"id": f"msg-{session}-{n}", "role": "assistant", "model": "claude-opus-4-6",
-                           "content": [{"type": "text", "text": text or f"reply {n}"}],
-                           "usage": {"input_tokens": 10, "output_tokens": n + 1, "cache_creation_input_tokens": 0,
-                                     "cache_read_input_tokens": 0}}
+        body["message"] = {
+            "id": f"msg-{session}-{n}",
+            "role": "assistant",
+            "model": "claude-opus-4-6",
+            "content": [{"type": "text", "text": text or f"reply {n}"}],
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": n + 1,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
     return body | fields
 
 
@@ -83,6 +96,7 @@ def jsonl(obj: dict) -> bytes:
 
 
 # --- the stored row set, in-process ------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RowSet:
@@ -98,8 +112,12 @@ def expected(*, events=(), entries=(), raw=(), quarantine=()) -> RowSet:
     """The row set lines written should give. `events` are distinct by content (one `WaysEvent` per
     distinct line, whatever the number of sources holding it); `entries` and `raw` count every
     physical line; `quarantine` is (reason, offset) pairs."""
-    return RowSet(events=Counter({sha(line): 1 for line in events}), entries=Counter(sha(line) for line in entries),
-                  raw=Counter(sha(line) for line in raw), quarantine=Counter(quarantine))
+    return RowSet(
+        events=Counter({sha(line): 1 for line in events}),
+        entries=Counter(sha(line) for line in entries),
+        raw=Counter(sha(line) for line in raw),
+        quarantine=Counter(quarantine),
+    )
 
 
 def stored() -> RowSet:
@@ -135,6 +153,7 @@ def ingest(*args: str) -> str:
 
 # --- databases shared with subprocesses --------------------------------------------------------
 
+
 def pg_url(name: str) -> str:
     parts = urlsplit(SUITE_URL)
     return urlunsplit(parts._replace(path=f"/{name}"))
@@ -148,18 +167,34 @@ def pg_admin():
 
 def child_env(url: str, home: Path, data_dir: Path, **extra: str) -> dict[str, str]:
     """The environment of a `manage.py` subprocess: this database, this HOME, nothing of ours."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("WAYSWEB_", "XDG_", "CLAUDE_CONFIG_DIR", "DJANGO_", "PYTEST"))}
-    env.update(HOME=str(home), WAYSWEB_DATABASE_URL=url, WAYSWEB_DATA_DIR=str(data_dir),
-               DJANGO_SETTINGS_MODULE="waysweb.settings", DJANGO_SECRET_KEY="fault-suite", PYTHONUNBUFFERED="1",
-               PYTHONPATH=str(BASE_DIR))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("WAYSWEB_", "XDG_", "CLAUDE_CONFIG_DIR", "DJANGO_", "PYTEST"))
+    }
+    env.update(
+        HOME=str(home),
+        WAYSWEB_DATABASE_URL=url,
+        WAYSWEB_DATA_DIR=str(data_dir),
+        DJANGO_SETTINGS_MODULE="waysweb.settings",
+        DJANGO_SECRET_KEY="fault-suite",
+        PYTHONUNBUFFERED="1",
+        PYTHONPATH=str(BASE_DIR),
+    )
     env.update(extra)
     return env
 
 
 def manage(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(MANAGE), *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, cwd=BASE_DIR, check=False)
+    return subprocess.run(
+        [sys.executable, str(MANAGE), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=BASE_DIR,
+        check=False,
+    )
 
 
 class FileDatabase:
@@ -192,21 +227,21 @@ class FileDatabase:
 
     def snapshot(self) -> dict[str, list]:
         """Every imported row by content and position (never by primary key), sorted."""
-        with_source = 'JOIN introspect_sourcefile s ON s.id = t.source_id'
+        with_source = "JOIN introspect_sourcefile s ON s.id = t.source_id"
         queries = {
-            "events": 'SELECT sha256, occurrences, order_rank, order_generation, order_offset, order_index '
-                      'FROM introspect_waysevent',
+            "events": "SELECT sha256, occurrences, order_rank, order_generation, order_offset, order_index "
+            "FROM introspect_waysevent",
             "entries": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.is_copy, '
-                       f't.session_key FROM introspect_transcriptentry t {with_source}',
+            f"t.session_key FROM introspect_transcriptentry t {with_source}",
             "raw": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.outcome '
-                   f'FROM introspect_rawline t {with_source}',
+            f"FROM introspect_rawline t {with_source}",
             "quarantine": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.reason, t.sha256 '
-                          f'FROM introspect_quarantine t {with_source}',
+            f"FROM introspect_quarantine t {with_source}",
             "sources": 'SELECT kind, rel_path, generation, status, "offset", member_bytes, member_lines, lines_seen, '
-                       'imported, quarantined, inert, duplicate FROM introspect_sourcefile',
-            "sessions": 'SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, '
-                        'window_count, input_tokens, output_tokens, message_count, transcript_status '
-                        'FROM introspect_session',
+            "imported, quarantined, inert, duplicate FROM introspect_sourcefile",
+            "sessions": "SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, "
+            "window_count, input_tokens, output_tokens, message_count, transcript_status "
+            "FROM introspect_session",
         }
         return {name: sorted(self.rows(sql), key=repr) for name, sql in queries.items()}
 
@@ -262,6 +297,7 @@ def file_db(migrated_template, tmp_path):
 
 # --- a warmed-up Django that forks importers (crash loop, racing runners) -----------------------
 
+
 class Zygote:
     """`tests/faults/zygote.py`: Django set up once; each importer is a forked child process.
 
@@ -271,8 +307,14 @@ class Zygote:
     """
 
     def __init__(self, env: dict[str, str]):
-        self.proc = subprocess.Popen([sys.executable, str(ZYGOTE)], env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=BASE_DIR)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ZYGOTE)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=BASE_DIR,
+        )
         assert self.ask({"op": "ping"}) == {"ok": True}
 
     def ask(self, message: dict) -> dict:
@@ -313,7 +355,10 @@ def write_figures(section: str, figures: dict) -> None:
         data = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
         data = {}
-    data[section] = figures | {"backend": BACKEND, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    data[section] = figures | {
+        "backend": BACKEND,
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -352,7 +397,9 @@ class Touched:
         if name == "open" and args:
             path = self.where(args[0])
             mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & WRITE_FLAGS)
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
+                (flags or 0) & WRITE_FLAGS
+            )
             if path is not None:
                 (self.writes if writing else self.reads).append(path)
         elif name in ("os.listdir", "os.scandir") and args:
@@ -360,8 +407,14 @@ class Touched:
             if path is not None:
                 self.reads.append(path)
         elif name == "os.rename" and len(args) >= 2:
-            self.writes += [p for p in (self.where(args[0], args[2] if len(args) > 2 else None),
-                                        self.where(args[1], args[3] if len(args) > 3 else None)) if p]
+            self.writes += [
+                p
+                for p in (
+                    self.where(args[0], args[2] if len(args) > 2 else None),
+                    self.where(args[1], args[3] if len(args) > 3 else None),
+                )
+                if p
+            ]
         elif name in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.symlink") and args:
             dir_fd = args[-1] if isinstance(args[-1], int) else None
             path = self.where(args[0], dir_fd)

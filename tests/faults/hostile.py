@@ -156,7 +156,9 @@ def hostile(home, settings, tmp_path):
                 "derived_from": [f"claude-session:{sid}", f"ledger:{SLUGS[number % len(SLUGS)]}/e1"],
             },
         }
-        (candidates / f"k-{number}.md").write_bytes(knowledge_files.render_knowledge(data, "# Ids\n\nAs data."))
+        (candidates / f"k-{number}.md").write_bytes(
+            knowledge_files.render_knowledge(data, "# Ids\n\nAs data.")
+        )
     adr = project / "doc" / "adr" / "0001-ids-are-data.md"
     adr.parent.mkdir(parents=True)
     adr.write_text(ADR)

@@ -28,8 +28,10 @@ from django.db import connection
 from django.test import Client
 
 # Manifest storage needs collectstatic; the pages only need their static URLs.
-settings.STORAGES = {**settings.STORAGES,
-                     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+settings.STORAGES = {
+    **settings.STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 
 class SqlTimer:
@@ -54,11 +56,18 @@ def sample(client: Client, url: str) -> dict:
     try:
         with connection.execute_wrapper(timer):
             status = client.get(url).status_code
-    except Exception as exc:  # noqa: BLE001 - a failed read is a result, not a crash of the reader
+    except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         traceback.print_exc()
-    return {"url": url, "status": status, "ms": (time.perf_counter() - started) * 1000,
-            "sql_ms": sum(timer.each), "queries": len(timer.each), "query_ms": timer.each, "error": error}
+    return {
+        "url": url,
+        "status": status,
+        "ms": (time.perf_counter() - started) * 1000,
+        "sql_ms": sum(timer.each),
+        "queries": len(timer.each),
+        "query_ms": timer.each,
+        "error": error,
+    }
 
 
 def main() -> None:

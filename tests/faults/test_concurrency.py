@@ -64,23 +64,31 @@ def expected_rows(home: Home) -> dict[str, Counter]:
 
 
 def stored_rows(db: FileDatabase) -> dict[str, Counter]:
-    return {"raw": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_rawline")),
-            "events": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_waysevent")),
-            "entries": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_transcriptentry"))}
+    return {
+        "raw": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_rawline")),
+        "events": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_waysevent")),
+        "entries": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_transcriptentry")),
+    }
 
 
 def assert_every_line_once(db: FileDatabase, home: Home) -> None:
     want, got = expected_rows(home), stored_rows(db)
     for table in want:
-        assert got[table] == want[table], (f"{table}: missing {len(want[table] - got[table])}, "
-                                           f"duplicated or unexpected {len(got[table] - want[table])}")
+        assert got[table] == want[table], (
+            f"{table}: missing {len(want[table] - got[table])}, "
+            f"duplicated or unexpected {len(got[table] - want[table])}"
+        )
     checkpoints_match_rows(db)
     # One generation per file: a race never opened a second one.
-    generations = db.rows("SELECT kind, rel_path, count(*) FROM introspect_sourcefile GROUP BY kind, rel_path")
+    generations = db.rows(
+        "SELECT kind, rel_path, count(*) FROM introspect_sourcefile GROUP BY kind, rel_path"
+    )
     assert all(n == 1 for *_, n in generations), generations
     # Derived rows agree with the events after racing rebuilds.
-    behind = db.rows("SELECT s.sid, s.event_count, (SELECT coalesce(sum(e.occurrences), 0) FROM introspect_waysevent e "
-                     "WHERE e.session_id = s.id) FROM introspect_session s")
+    behind = db.rows(
+        "SELECT s.sid, s.event_count, (SELECT coalesce(sum(e.occurrences), 0) FROM introspect_waysevent e "
+        "WHERE e.session_id = s.id) FROM introspect_session s"
+    )
     assert [row for row in behind if row[1] != row[2]] == []
 
 
@@ -94,8 +102,14 @@ def corpus_home(path: Path, stages: int = 1) -> Home:
 
 def popen_manage(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen:
     out = open(log, "w")  # noqa: SIM115 - handed to the child; closed with it
-    return subprocess.Popen([sys.executable, str(MANAGE), *args], env=env, stdout=out, stderr=subprocess.STDOUT,
-                            text=True, cwd=BASE_DIR)
+    return subprocess.Popen(
+        [sys.executable, str(MANAGE), *args],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=BASE_DIR,
+    )
 
 
 def wait_until(predicate, *, timeout: float, every: float = 0.1, what=None) -> None:
@@ -113,7 +127,9 @@ def test_case_20_two_importers_at_once_one_imports_the_other_refuses(file_db, tm
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     runners = [popen_manage(*args, env=env, log=logs[0]), popen_manage(*args, env=env, log=logs[1])]
     try:
-        wait_until(lambda: any(r.poll() is not None for r in runners), timeout=120, what="one importer to refuse")
+        wait_until(
+            lambda: any(r.poll() is not None for r in runners), timeout=120, what="one importer to refuse"
+        )
         loser = next(n for n, r in enumerate(runners) if r.poll() is not None)
         winner = runners[1 - loser]
         refusal = logs[loser].read_text()
@@ -150,9 +166,12 @@ def test_case_20_with_the_lock_bypassed_racing_runners_never_duplicate_nor_move_
 
         while running():
             for kind, rel, generation, *position in db.rows(
-                    'SELECT kind, rel_path, generation, "offset", member_bytes, member_lines FROM introspect_sourcefile'):
+                'SELECT kind, rel_path, generation, "offset", member_bytes, member_lines FROM introspect_sourcefile'
+            ):
                 key, position = (kind, rel, generation), tuple(position)
-                assert position >= highest.get(key, position), f"{key} moved back to {position} from {highest[key]}"
+                assert position >= highest.get(key, position), (
+                    f"{key} moved back to {position} from {highest[key]}"
+                )
                 highest[key] = position
             samples += 1
             time.sleep(0.01)
@@ -162,9 +181,12 @@ def test_case_20_with_the_lock_bypassed_racing_runners_never_duplicate_nor_move_
     reports = [json.loads(log.read_text().strip().splitlines()[-1]) for log in logs]
     assert statuses == [{"code": 0, "signal": None}] * 2, [log.read_text()[-2000:] for log in logs]
     assert_every_line_once(db, home)
-    figures = {"offset_samples": samples, "runners": reports,
-               "checkpoint_conflicts": sum(r["conflicts"] for r in reports),
-               "database_errors_retried": sum(len(r["errors"]) for r in reports)}
+    figures = {
+        "offset_samples": samples,
+        "runners": reports,
+        "checkpoint_conflicts": sum(r["conflicts"] for r in reports),
+        "database_errors_retried": sum(len(r["errors"]) for r in reports),
+    }
     print(f"racing runners ({BACKEND}): {figures}")
     write_figures("lock_bypassed", figures)
 
@@ -191,12 +213,24 @@ def test_case_21_another_writer_holding_the_database_is_waited_out(file_db, tmp_
     importer = popen_manage("ingest", "--no-ways", env=env, log=log)
     try:
         if blocked:
-            wait_until(lambda: blocked in log.read_text(), timeout=90,
-                       what=lambda: f"the importer to back off: {log.read_text()[-2000:]}")
+            wait_until(
+                lambda: blocked in log.read_text(),
+                timeout=90,
+                what=lambda: f"the importer to back off: {log.read_text()[-2000:]}",
+            )
         else:
-            wait_until(lambda: db.rows("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND "
-                                       "wait_event_type = 'Lock'", (db.name,))[0][0] > 0, timeout=90,
-                       what="the importer to wait for the lock")
+            wait_until(
+                lambda: (
+                    db.rows(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND "
+                        "wait_event_type = 'Lock'",
+                        (db.name,),
+                    )[0][0]
+                    > 0
+                ),
+                timeout=90,
+                what="the importer to wait for the lock",
+            )
         started = time.perf_counter()
         assert db.rows("SELECT count(*) FROM introspect_session") == [(0,)]  # reads keep working
         read_ms = (time.perf_counter() - started) * 1000
@@ -226,16 +260,41 @@ def test_case_21_pages_stay_fast_while_an_import_writes(file_db, tmp_path):
     rest = build_corpus(stages=1)
     for rel, data in rest.stages[0]:
         append(home.root / rel, data)
-    append(home.live, *(event(10_000 + n, session=sessions[n % 20], surface="gamma " * 20) for n in range(6000)))
+    append(
+        home.live, *(event(10_000 + n, session=sessions[n % 20], surface="gamma " * 20) for n in range(6000))
+    )
     stop, out = tmp_path / "stop", tmp_path / "reader.json"
-    reader = subprocess.Popen([sys.executable, str(READER), "--session", sessions[0], "--query", "alpha",
-                               "--stop", str(stop), "--out", str(out)], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=BASE_DIR)
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            str(READER),
+            "--session",
+            sessions[0],
+            "--query",
+            "alpha",
+            "--stop",
+            str(stop),
+            "--out",
+            str(out),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=BASE_DIR,
+    )
     try:
         assert reader.stdout.readline().strip() == "ready", reader.stderr.read()
         started = time.monotonic()
-        importer = subprocess.run([sys.executable, str(MANAGE), "ingest", "--no-ways"], env=env,
-                                  capture_output=True, text=True, cwd=BASE_DIR, timeout=300, check=False)
+        importer = subprocess.run(
+            [sys.executable, str(MANAGE), "ingest", "--no-ways"],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=BASE_DIR,
+            timeout=300,
+            check=False,
+        )
         import_seconds = time.monotonic() - started
         stop.touch()
         assert reader.wait(timeout=60) == 0, reader.stderr.read()
@@ -250,22 +309,33 @@ def test_case_21_pages_stay_fast_while_an_import_writes(file_db, tmp_path):
     locked = [e for e in errors if "locked" in e]
 
     def summary(rows: list[dict]) -> dict:
-        return {"requests": len(rows),
-                "p50_ms": round(percentile([r["ms"] for r in rows], 50), 1),
-                "p99_ms": round(percentile([r["ms"] for r in rows], 99), 1),
-                "sql_p50_ms": round(percentile([r["sql_ms"] for r in rows], 50), 1),
-                "sql_p99_ms": round(percentile([r["sql_ms"] for r in rows], 99), 1),
-                "render_p99_ms": round(percentile([r["ms"] - r["sql_ms"] for r in rows], 99), 1),
-                "query_p50_ms": round(percentile([q for r in rows for q in r["query_ms"]], 50), 2),
-                "query_p99_ms": round(percentile([q for r in rows for q in r["query_ms"]], 99), 2),
-                "queries_per_request": round(sum(r["queries"] for r in rows) / len(rows), 1)}
+        return {
+            "requests": len(rows),
+            "p50_ms": round(percentile([r["ms"] for r in rows], 50), 1),
+            "p99_ms": round(percentile([r["ms"] for r in rows], 99), 1),
+            "sql_p50_ms": round(percentile([r["sql_ms"] for r in rows], 50), 1),
+            "sql_p99_ms": round(percentile([r["sql_ms"] for r in rows], 99), 1),
+            "render_p99_ms": round(percentile([r["ms"] - r["sql_ms"] for r in rows], 99), 1),
+            "query_p50_ms": round(percentile([q for r in rows for q in r["query_ms"]], 50), 2),
+            "query_p99_ms": round(percentile([q for r in rows for q in r["query_ms"]], 99), 2),
+            "queries_per_request": round(sum(r["queries"] for r in rows) / len(rows), 1),
+        }
 
-    figures = {"import_seconds": round(import_seconds, 1), "baseline": summary(baseline),
-               "during_import": summary(during), "errors": len(errors), "database_is_locked": len(locked),
-               "by_page": {url: {"baseline": summary([r for r in baseline if r["url"] == url]),
-                                 "during_import": summary([r for r in during if r["url"] == url])}
-                           for url in sorted({r["url"] for r in during})},
-               "load_average": os.getloadavg()}
+    figures = {
+        "import_seconds": round(import_seconds, 1),
+        "baseline": summary(baseline),
+        "during_import": summary(during),
+        "errors": len(errors),
+        "database_is_locked": len(locked),
+        "by_page": {
+            url: {
+                "baseline": summary([r for r in baseline if r["url"] == url]),
+                "during_import": summary([r for r in during if r["url"] == url]),
+            }
+            for url in sorted({r["url"] for r in during})
+        },
+        "load_average": os.getloadavg(),
+    }
     print(f"reader while importing ({BACKEND}): {figures}")
     write_figures("reader_during_import", figures)
     assert len(during) >= 20, figures  # the reader really ran beside the import
@@ -283,19 +353,31 @@ def test_importers_of_two_hosts_on_one_database_race_through_knowledge_and_recor
     home = Home(tmp_path / "home")
     repo = home.root / "src" / "api"
     for n in range(150):
-        record_file(repo / ".ai" / "repo" / "knowledge", f"s-20261102000001-aaaa-{n:012d}", title=f"Record {n}")
+        record_file(
+            repo / ".ai" / "repo" / "knowledge", f"s-20261102000001-aaaa-{n:012d}", title=f"Record {n}"
+        )
     adr_dir = repo / "docs" / "adr"
     adr_dir.mkdir(parents=True)
     for n in range(60):
-        (adr_dir / f"{n + 1:04d}-decision-{n}.md").write_text(f"# {n + 1}. Decision {n}\n\n## Status\n\nAccepted\n")
+        (adr_dir / f"{n + 1:04d}-decision-{n}.md").write_text(
+            f"# {n + 1}. Decision {n}\n\n## Status\n\nAccepted\n"
+        )
     append(home.live, event(0, name="session_start", project=str(repo), session="s1"))
     for attempt in range(3):
         db = file_db()
         logs = [tmp_path / f"alice{attempt}.log", tmp_path / f"bob{attempt}.log"]
-        runners = [popen_manage("ingest", "--no-ways", env=db.env(home.root, tmp_path / f"data-{host}-{attempt}",
-                                                                  WAYSWEB_HOST=host), log=log)
-                   for host, log in zip(("alice", "bob"), logs, strict=True)]
+        runners = [
+            popen_manage(
+                "ingest",
+                "--no-ways",
+                env=db.env(home.root, tmp_path / f"data-{host}-{attempt}", WAYSWEB_HOST=host),
+                log=log,
+            )
+            for host, log in zip(("alice", "bob"), logs, strict=True)
+        ]
         codes = [runner.wait(timeout=300) for runner in runners]
         assert codes == [0, 0], [log.read_text()[-2000:] for log in logs]
-        assert db.rows("SELECT count(*), count(DISTINCT record_id) FROM ledger_knowledgerecord") == [(150, 150)]
+        assert db.rows("SELECT count(*), count(DISTINCT record_id) FROM ledger_knowledgerecord") == [
+            (150, 150)
+        ]
         assert db.rows("SELECT count(*), count(DISTINCT rel_path) FROM ledger_adrrecord") == [(60, 60)]

@@ -38,9 +38,20 @@ pytestmark = pytest.mark.django_db
 
 
 def aggregates() -> list[tuple]:
-    return sorted(Session.objects.values_list("sid", "origin", "event_count", "way_fires", "turn_count",
-                                              "total_fires", "input_tokens", "output_tokens", "message_count",
-                                              "transcript_status"))
+    return sorted(
+        Session.objects.values_list(
+            "sid",
+            "origin",
+            "event_count",
+            "way_fires",
+            "turn_count",
+            "total_fires",
+            "input_tokens",
+            "output_tokens",
+            "message_count",
+            "transcript_status",
+        )
+    )
 
 
 def test_case_17_running_twice_and_ignoring_checkpoints_adds_nothing(home):
@@ -55,8 +66,15 @@ def test_case_17_running_twice_and_ignoring_checkpoints_adds_nothing(home):
     ingest()
     rows, sums, offsets = stored(), aggregates(), sorted(SourceFile.objects.values_list("rel_path", "offset"))
     valid = [*archived, *live[:-2], legacy[0]]
-    assert_rows(expected(events=valid, entries=said, raw=[*archived, *live, *legacy, *said],
-                         quarantine=[("invalid_json", sum(map(len, live[:-2])))]), got=rows)
+    assert_rows(
+        expected(
+            events=valid,
+            entries=said,
+            raw=[*archived, *live, *legacy, *said],
+            quarantine=[("invalid_json", sum(map(len, live[:-2])))],
+        ),
+        got=rows,
+    )
     assert "0 lines, 0 imported" in ingest()
     replay = ingest("--ignore-checkpoints")
     assert " 0 imported" in replay and "0 quarantined" in replay
@@ -85,7 +103,12 @@ def test_case_17_replaying_a_file_imported_in_several_runs_adds_nothing(home):
 
 
 def test_case_18_resumed_session_file_repeating_lines_is_one_logical_entry(home):
-    first = [entry("s1", 0), entry("s1", 1, kind="assistant"), entry("s1", 2), entry("s1", 3, kind="assistant")]
+    first = [
+        entry("s1", 0),
+        entry("s1", 1, kind="assistant"),
+        entry("s1", 2),
+        entry("s1", 3, kind="assistant"),
+    ]
     trunk = [jsonl(obj) for obj in first]
     append(home.transcript("/p", "s1"), *trunk)
     # The same session written again under another project folder, repeating the earlier lines
@@ -93,8 +116,10 @@ def test_case_18_resumed_session_file_repeating_lines_is_one_logical_entry(home)
     resumed = [*trunk, jsonl(entry("s1", 4)), jsonl(entry("s1", 5, kind="assistant"))]
     append(home.transcript("/other", "s1"), *resumed)
     # Another session whose gateway reuses s1's message and request ids: not merged with s1.
-    other = [jsonl(entry("s2", 0)), jsonl(entry("s2", 1, kind="assistant") | {
-        "requestId": "req-s1-1", "message": first[1]["message"]})]
+    other = [
+        jsonl(entry("s2", 0)),
+        jsonl(entry("s2", 1, kind="assistant") | {"requestId": "req-s1-1", "message": first[1]["message"]}),
+    ]
     append(home.transcript("/p", "s2"), *other)
     ingest()
     assert_rows(expected(entries=[*trunk, *resumed, *other], raw=[*trunk, *resumed, *other]))
@@ -137,7 +162,12 @@ def opened():
         paths: ClassVar[list[str]] = []
 
     def hook(event_name, args):
-        if Watch.watching and event_name == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        if (
+            Watch.watching
+            and event_name == "open"
+            and args
+            and isinstance(args[0], (str, bytes, os.PathLike))
+        ):
             Watch.paths.append(os.fsdecode(args[0]))
 
     sys.addaudithook(hook)  # cannot be removed; inert while `watching` is off
@@ -145,17 +175,22 @@ def opened():
     Watch.watching = False
 
 
-def test_case_25_hostile_paths_are_never_opened_or_served_and_discovery_ends(home, tmp_path, settings, client,
-                                                                               opened):
+def test_case_25_hostile_paths_are_never_opened_or_served_and_discovery_ends(
+    home, tmp_path, settings, client, opened
+):
     secret = tmp_path / "outside" / "secret.txt"
     secret.parent.mkdir()
     secret.write_text("TOP-SECRET")
     hostile = ["../../etc/passwd", "/etc/passwd", str(secret), "../../../outside/secret.txt"]
-    lines = [event(0, name="session_start", project="/p", session="s1", transcript_path=hostile[0]),
-             event(1, session="s1", way="../../etc/passwd", transcript_path=str(secret))]
+    lines = [
+        event(0, name="session_start", project="/p", session="s1", transcript_path=hostile[0]),
+        event(1, session="s1", way="../../etc/passwd", transcript_path=str(secret)),
+    ]
     append(home.live, *lines)
-    stub = ("<persisted-output>\nOutput too large (2KB). Full output saved to: {}\n\nPreview:\nx\n"
-            "</persisted-output>")
+    stub = (
+        "<persisted-output>\nOutput too large (2KB). Full output saved to: {}\n\nPreview:\nx\n"
+        "</persisted-output>"
+    )
     said = [jsonl(entry("s1", n, text=stub.format(path), isMeta=True)) for n, path in enumerate(hostile)]
     trunk = home.transcript("/p", "s1", *(orjson.loads(line) for line in said))
     # Symlink loops under the transcripts and way roots: discovery must still end.
@@ -169,8 +204,17 @@ def test_case_25_hostile_paths_are_never_opened_or_served_and_discovery_ends(hom
     (ledger.parent / "escape").symlink_to(tmp_path / "outside")
     opened.watching = True
     ingest_output = ingest()
-    pages = [client.get(url).content.decode() for url in
-             ("/", "/sessions/s1/", "/sessions/s1/events/", "/status/", "/ledger/", "/api/sessions/s1/dump.json")]
+    pages = [
+        client.get(url).content.decode()
+        for url in (
+            "/",
+            "/sessions/s1/",
+            "/sessions/s1/events/",
+            "/status/",
+            "/ledger/",
+            "/api/sessions/s1/dump.json",
+        )
+    ]
     opened.watching = False
     assert "Imported" in ingest_output
     assert_rows(expected(events=lines, entries=said, raw=[*lines, *said]))
@@ -182,12 +226,16 @@ def test_case_25_hostile_paths_are_never_opened_or_served_and_discovery_ends(hom
 
 
 def test_case_26_hostile_content_is_rendered_inert(home, client, tmp_path, settings):
-    hostile = ('<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) '
-               '<a href="/x" hx-post="/ledger/x">go</a> <div hx-get="/">raw</div>')
+    hostile = (
+        "<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) "
+        '<a href="/x" hx-post="/ledger/x">go</a> <div hx-get="/">raw</div>'
+    )
     said = [jsonl(entry("s1", 0, text=hostile)), jsonl(entry("s1", 1, kind="assistant", text=hostile))]
     append(home.transcript("/p", "s1"), *said)
-    lines = [event(0, name="session_start", project="/p", session="s1"),
-             event(1, session="s1", surface=hostile, matched_span="<b onmouseover=alert(4)>x</b>")]
+    lines = [
+        event(0, name="session_start", project="/p", session="s1"),
+        event(1, session="s1", surface=hostile, matched_span="<b onmouseover=alert(4)>x</b>"),
+    ]
     append(home.live, *lines)
     repo = tmp_path / "repo"
     record_file(repo / ".ai" / "repo" / "knowledge", "s-20260911000001-aaaa-3f9c2a1b7d0e", title=hostile)
@@ -195,15 +243,24 @@ def test_case_26_hostile_content_is_rendered_inert(home, client, tmp_path, setti
     ingest()
     assert_rows(expected(events=lines, entries=said, raw=[*lines, *said]))
     record = KnowledgeRecord.objects.get()
-    for url in ("/sessions/s1/", "/sessions/s1/events/", "/search/?q=alert", "/ledger/knowledge/",
-                f"/ledger/knowledge/{record.pk}/"):
+    for url in (
+        "/sessions/s1/",
+        "/sessions/s1/events/",
+        "/search/?q=alert",
+        "/ledger/knowledge/",
+        f"/ledger/knowledge/{record.pk}/",
+    ):
         response = client.get(url)
         assert response.status_code == 200, url
         tags = elements(response.content.decode())
         attributes = [(name, value or "") for _, attrs in tags for name, value in attrs]
         assert not [name for name, _ in attributes if name.startswith("on")], url
-        assert not [v for name, v in attributes if name in ("href", "src") and v.lower().startswith("javascript:")]
-        assert not [v for name, v in attributes if name.startswith(("hx-", "data-hx")) and "/ledger/x" in v], url
+        assert not [
+            v for name, v in attributes if name in ("href", "src") and v.lower().startswith("javascript:")
+        ]
+        assert not [
+            v for name, v in attributes if name.startswith(("hx-", "data-hx")) and "/ledger/x" in v
+        ], url
         scripts = [attrs for tag, attrs in tags if tag == "script"]
         assert all(dict(attrs).get("nonce") for attrs in scripts), url  # only our own, nonce'd scripts
         assert "<img src=x" not in response.content.decode(), url
@@ -240,8 +297,10 @@ def test_case_27_front_matter_is_read_safely_capped_quarantined_and_never_merged
     assert not (tmp_path / "pwned").exists()
     reasons = dict(LedgerEntry.objects.values_list("rel_path", "quarantine_reason"))
     assert reasons == {
-        "-p/2026-11-02T1000Z_e1.md": "yaml_invalid", "-p/2026-11-02T1001Z_e2.md": "yaml_invalid",
-        "-p/2026-11-02T1002Z_e3.md": "document_too_large", "-p/2026-11-02T1003Z_e4.md": "yaml_too_large",
+        "-p/2026-11-02T1000Z_e1.md": "yaml_invalid",
+        "-p/2026-11-02T1001Z_e2.md": "yaml_invalid",
+        "-p/2026-11-02T1002Z_e3.md": "document_too_large",
+        "-p/2026-11-02T1003Z_e4.md": "yaml_too_large",
         "-p/2026-11-02T1004Z_e5.md": "yaml_invalid",
         **{f"-p/2026-11-02T10{n:02d}Z_e{n}.md": "" for n in range(6, 12)},
     }
@@ -256,7 +315,9 @@ def test_case_27_front_matter_is_read_safely_capped_quarantined_and_never_merged
 
 def test_case_33_odd_timestamps_numerics_and_empty_fields_are_kept_as_written(home):
     utc = event(0, name="session_start", project="/p", session="s1")
-    offset_ts = b'{"ts":"2026-11-02T10:00:05+00:00","event":"way_fired","session":"s1","way":"d/x","trigger":"k"}\n'
+    offset_ts = (
+        b'{"ts":"2026-11-02T10:00:05+00:00","event":"way_fired","session":"s1","way":"d/x","trigger":"k"}\n'
+    )
     texty = event(6, fire_score="0.6220", token_position="1204")
     native = event(7, fire_score=0.5, token_position=99)
     empty = event(8, surface="", prob_multi="")
@@ -264,9 +325,14 @@ def test_case_33_odd_timestamps_numerics_and_empty_fields_are_kept_as_written(ho
     huge = event(10, token_position="123456789012345678901234567890")  # past 64 bits (§7.7)
     lines = [utc, offset_ts, texty, native, empty, absent, huge]
     append(home.live, *lines)
-    said = [jsonl(entry("s1", 0)), jsonl(entry("s1", 1, kind="assistant") | {
-        "message": {"id": "m", "role": "assistant", "content": [], "usage": {"input_tokens": 12345}}})]
-    said[1] = said[1].replace(b"12345", str(2 ** 70).encode())  # orjson writes no integer past 64 bits
+    said = [
+        jsonl(entry("s1", 0)),
+        jsonl(
+            entry("s1", 1, kind="assistant")
+            | {"message": {"id": "m", "role": "assistant", "content": [], "usage": {"input_tokens": 12345}}}
+        ),
+    ]
+    said[1] = said[1].replace(b"12345", str(2**70).encode())  # orjson writes no integer past 64 bits
     append(home.transcript("/p", "s1"), *said)
     ingest()
     assert_rows(expected(events=lines, entries=said, raw=[*lines, *said]))
@@ -284,8 +350,15 @@ def test_case_33_odd_timestamps_numerics_and_empty_fields_are_kept_as_written(ho
 
 
 def mj_line(n: int, **fields) -> bytes:
-    body = {"ts": f"2026-11-05T13:00:{n:02d}Z", "event": "briefing.rendered", "head": "7c3e9a0", "branch": "main",
-            "by": "majordomus/0.6.0", "session": "s-20261105130042-1cb9", "n": n}
+    body = {
+        "ts": f"2026-11-05T13:00:{n:02d}Z",
+        "event": "briefing.rendered",
+        "head": "7c3e9a0",
+        "branch": "main",
+        "by": "majordomus/0.6.0",
+        "session": "s-20261105130042-1cb9",
+        "n": n,
+    }
     return orjson.dumps(body | fields) + b"\n"
 
 
@@ -299,13 +372,17 @@ def mj_repo(home, tmp_path, settings):
 
 
 def test_case_34_majordomus_line_with_two_event_keys_keeps_the_first(mj_repo):
-    two = (b'{"ts":"2026-11-05T13:00:42Z","event":"provider.event.received","head":"7c3e9a0","by":"majordomus/0.6.0",'
-           b'"provider":"claude","event":"SessionStart","provider_session":"d9253f7d"}\n')
+    two = (
+        b'{"ts":"2026-11-05T13:00:42Z","event":"provider.event.received","head":"7c3e9a0","by":"majordomus/0.6.0",'
+        b'"provider":"claude","event":"SessionStart","provider_session":"d9253f7d"}\n'
+    )
     lines = [mj_line(1), two, mj_line(2)]
     append(mj_repo / "ledger.jsonl", *lines)
     ingest()
     assert_rows(expected(raw=lines))
-    assert sorted(MjLedgerLine.objects.values_list("sha256", flat=True)) == sorted(sha(line) for line in lines)
+    assert sorted(MjLedgerLine.objects.values_list("sha256", flat=True)) == sorted(
+        sha(line) for line in lines
+    )
     line = MjLedgerLine.objects.get(sha256=sha(two))
     assert (line.event, line.provider_event) == ("provider.event.received", "SessionStart")
 
@@ -320,7 +397,9 @@ def test_case_35_majordomus_history_rotate_adds_no_logical_line(mj_repo):
     rewritten.write_bytes(b"".join(lines[8:]))
     os.replace(rewritten, mj_repo / "ledger.jsonl")
     ingest()
-    assert sorted(MjLedgerLine.objects.values_list("sha256", flat=True)) == sorted(sha(line) for line in lines)
+    assert sorted(MjLedgerLine.objects.values_list("sha256", flat=True)) == sorted(
+        sha(line) for line in lines
+    )
     assert_rows(expected(raw=[*lines, *lines[:8], *lines[8:]]))
     assert RawLine.objects.filter(outcome="imported").count() == len(lines)
     appended = mj_line(40)
@@ -328,4 +407,3 @@ def test_case_35_majordomus_history_rotate_adds_no_logical_line(mj_repo):
     ingest()
     assert MjLedgerLine.objects.count() == len(lines) + 1
     assert_counters_add_up()
-

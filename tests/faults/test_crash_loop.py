@@ -73,7 +73,9 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
     def ev(session: str | None = None, **fields) -> bytes:
         n = next(counter)
         session = session or rnd.choice(sessions)
-        name = rnd.choice(["way_fired", "way_fired", "way_fired", "way_suppressed", "way_nearmiss", "judge_call"])
+        name = rnd.choice(
+            ["way_fired", "way_fired", "way_fired", "way_suppressed", "way_nearmiss", "judge_call"]
+        )
         return event(n, session=session, name=name, **fields)
 
     def trunk(session: str, project: str = "/work/crash") -> str:
@@ -132,11 +134,25 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
 
 def checkpoints_match_rows(db) -> dict[tuple, int]:
     """Nothing half-written: every generation's lines_seen equals its raw rows, and its counters add up."""
-    rows = db.rows('SELECT s.kind, s.rel_path, s.generation, s."offset", s.member_bytes, s.lines_seen, s.imported, '
-                   's.quarantined, s.inert, s.duplicate, (SELECT count(*) FROM introspect_rawline r '
-                   'WHERE r.source_id = s.id) FROM introspect_sourcefile s')
+    rows = db.rows(
+        'SELECT s.kind, s.rel_path, s.generation, s."offset", s.member_bytes, s.lines_seen, s.imported, '
+        "s.quarantined, s.inert, s.duplicate, (SELECT count(*) FROM introspect_rawline r "
+        "WHERE r.source_id = s.id) FROM introspect_sourcefile s"
+    )
     positions = {}
-    for kind, rel, generation, offset, member_bytes, seen, imported, quarantined, inert, duplicate, raw in rows:
+    for (
+        kind,
+        rel,
+        generation,
+        offset,
+        member_bytes,
+        seen,
+        imported,
+        quarantined,
+        inert,
+        duplicate,
+        raw,
+    ) in rows:
         assert seen == raw == imported + quarantined + inert + duplicate, (kind, rel, generation, seen, raw)
         positions[(kind, rel, generation)] = (offset, member_bytes)
     return positions
@@ -154,8 +170,15 @@ def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
     clean_seconds = time.monotonic() - started
     assert clean.returncode == 0, clean.stderr
     zygote = Zygote(crash_db.env(crash_home.root, tmp_path / "crash-data"))
-    figures = {"iterations": 0, "killed_before_import": 0, "killed_mid_import": 0, "killed_after_import": 0,
-               "completed_before_kill": 0, "lock_still_held": 0, "clean_import_seconds": round(clean_seconds, 2)}
+    figures = {
+        "iterations": 0,
+        "killed_before_import": 0,
+        "killed_mid_import": 0,
+        "killed_after_import": 0,
+        "completed_before_kill": 0,
+        "lock_still_held": 0,
+        "clean_import_seconds": round(clean_seconds, 2),
+    }
     kill_window = max(clean_seconds, 1.0)
     positions: dict[tuple, tuple[int, int]] = {}
     logs = tmp_path / "logs"
@@ -225,7 +248,10 @@ class Crash(Exception):
 
 @pytest.mark.django_db
 def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behind(home, monkeypatch):
-    lines = [event(0, name="session_start", project="/p", session="s1"), *(event(n, session="s1") for n in range(1, 6))]
+    lines = [
+        event(0, name="session_start", project="/p", session="s1"),
+        *(event(n, session="s1") for n in range(1, 6)),
+    ]
     append(home.live, *lines[:3])
     ingest()
     assert Session.objects.get(sid="s1").event_count == 3
@@ -245,4 +271,3 @@ def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behin
     assert session.event_count == len(lines)
     rebuild.rebuild_session(session)  # a whole rebuild agrees with what the catch-up built
     assert Session.objects.get(sid="s1").event_count == session.event_count
-

@@ -90,6 +90,8 @@ def test_an_archive_of_many_tiny_bomb_members_gets_the_cap_s_floor_once(home, mo
     archive = SourceFile.objects.get(kind="events_archive")
     assert archive.inert <= 4096 + 10 * path.stat().st_size < 20 * 4096
     assert archive.imported == len(after)  # the real member after them keeps its whole ratio
-    assert archive.quarantined == Quarantine.objects.filter(source=archive, reason="gzip_corrupt").count() == 20
+    assert (
+        archive.quarantined == Quarantine.objects.filter(source=archive, reason="gzip_corrupt").count() == 20
+    )
     assert SourceFile.objects.get(rel_path="events.jsonl").imported == len(live)
     assert_counters_add_up()

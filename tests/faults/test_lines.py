@@ -65,7 +65,9 @@ def test_case_02_partial_line_across_an_importer_restart_is_one_row(home):
     append(trunk, b' line"}}\n')
     ingest()  # the next run (a restart: state comes from the database only)
     line = start + rest
-    transcript_line = b'{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"partial line"}}\n'
+    transcript_line = (
+        b'{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"partial line"}}\n'
+    )
     assert_rows(expected(events=[line], entries=[transcript_line], raw=[line, transcript_line]))
     assert WaysEvent.objects.get().surface == "partial line"
     assert TranscriptEntry.objects.get().text == "partial line"
@@ -79,8 +81,10 @@ def test_case_03_empty_file_and_short_unterminated_line_are_tracked_then_importe
     assert "Traceback" not in output
     assert_rows(expected())
     tracked = SourceFile.objects.order_by("kind")
-    assert [(row.kind, row.offset, row.status) for row in tracked] == [("events", 0, "active"),
-                                                                      ("transcript", 0, "active")]
+    assert [(row.kind, row.offset, row.status) for row in tracked] == [
+        ("events", 0, "active"),
+        ("transcript", 0, "active"),
+    ]
     line = event(1)
     append(home.live, line)
     append(trunk, b',"uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}\n')
@@ -100,9 +104,13 @@ def test_case_09_spliced_records_are_recovered_and_the_prefix_quarantined(home):
     append(home.live, good, splice, concatenated, later)
     ingest()
     splice_at = len(good)
-    assert_rows(expected(events=[good, follower, first, second, later],
-                         raw=[good, splice, concatenated, later],
-                         quarantine=[("splice_prefix", splice_at)]))
+    assert_rows(
+        expected(
+            events=[good, follower, first, second, later],
+            raw=[good, splice, concatenated, later],
+            quarantine=[("splice_prefix", splice_at)],
+        )
+    )
     recovered = [e.sha256 for e in WaysEvent.objects.all() if "recovered" in e.flags]
     assert sorted(recovered) == sorted(expected(events=[follower, first, second]).events)
     prefix = Quarantine.objects.get()
@@ -117,7 +125,9 @@ def test_case_10_invalid_utf8_is_quarantined_with_its_bytes_and_later_lines_impo
     bad = b'{"ts":"2026-11-02T10:00:00Z","event":"way_fired","way":"\xff\xfe"}\n'
     append(home.live, good, bad, later)
     ingest()
-    assert_rows(expected(events=[good, later], raw=[good, bad, later], quarantine=[("invalid_utf8", len(good))]))
+    assert_rows(
+        expected(events=[good, later], raw=[good, bad, later], quarantine=[("invalid_utf8", len(good))])
+    )
     assert bytes(Quarantine.objects.get().raw) == bad.rstrip(b"\n")
     assert RawLine.objects.get(offset=len(good)).outcome == "quarantined"
     page = client.get("/status/")
@@ -134,7 +144,9 @@ def test_case_11_surrogates_nan_bom_and_deep_nesting_never_stop_the_stream(home)
     # Past orjson's depth limit (1024): near the interpreter's recursion limit, and far past it.
     for depth in (1030, 1200, 1600, 5000):
         deep_at.append(sum(map(len, lines)))
-        lines.append(b'{"ts":"2026-11-02T10:00:05Z","event":"x","deep":' + b"[" * depth + b"]" * depth + b"}\n")
+        lines.append(
+            b'{"ts":"2026-11-02T10:00:05Z","event":"x","deep":' + b"[" * depth + b"]" * depth + b"}\n"
+        )
     later = event(9)
     lines.append(later)
     transcript = home.transcript("/p", "s1")
@@ -142,8 +154,14 @@ def test_case_11_surrogates_nan_bom_and_deep_nesting_never_stop_the_stream(home)
     append(transcript, lone)
     append(home.live, *lines)
     ingest()
-    assert_rows(expected(events=[surrogate, nan, bom, shallow, later], entries=[lone], raw=[*lines, lone],
-                         quarantine=[("too_deep", offset) for offset in deep_at]))
+    assert_rows(
+        expected(
+            events=[surrogate, nan, bom, shallow, later],
+            entries=[lone],
+            raw=[*lines, lone],
+            quarantine=[("too_deep", offset) for offset in deep_at],
+        )
+    )
     by_sha = {e.sha256: e for e in WaysEvent.objects.all()}
     stored_surrogate = by_sha[sha(surrogate)]
     assert stored_surrogate.surface == "a\ufffdb" and "parsed_lenient" in stored_surrogate.flags
@@ -184,7 +202,12 @@ def test_case_13_nul_run_before_a_valid_record_is_recovered_with_its_count(home)
 
 def test_case_14_unicode_line_separators_and_crlf_split_only_on_newline(home):
     odd = '{"ts":"2026-11-02T10:00:01Z","event":"way_fired","session":"s1","surface":"a\u2028b\u2029c\x85d\\u001ce"}'
-    lines = [odd.encode() + b"\n", event(2).rstrip(b"\n") + b"\r\n", event(3), odd.replace("a", "z").encode() + b"\r\n"]
+    lines = [
+        odd.encode() + b"\n",
+        event(2).rstrip(b"\n") + b"\r\n",
+        event(3),
+        odd.replace("a", "z").encode() + b"\r\n",
+    ]
     append(home.live, *lines)
     ingest()
     assert_rows(expected(events=lines, raw=lines))
@@ -195,13 +218,21 @@ def test_case_14_unicode_line_separators_and_crlf_split_only_on_newline(home):
 
 def test_case_15_ten_mib_line_imported_and_line_over_64_mib_skipped_in_bounded_memory(home, settings):
     assert settings.WAYSWEB_MAX_LINE_BYTES == 64 << 20  # the real cap, not a shrunken one
-    big = b'{"ts":"2026-11-02T10:00:01Z","event":"way_fired","session":"s1","surface":"' + b"x" * (10 << 20) + b'"}\n'
+    big = (
+        b'{"ts":"2026-11-02T10:00:01Z","event":"way_fired","session":"s1","surface":"'
+        + b"x" * (10 << 20)
+        + b'"}\n'
+    )
     append(home.live, event(0), big)
     ingest()
     assert_rows(expected(events=[event(0), big], raw=[event(0), big]))
     assert len(WaysEvent.objects.get(sha256=sha(big)).surface) == 10 << 20
     # Another session: the pass rebuilds the sessions it touched, and s1 holds the 10 MiB line.
-    huge = b'{"ts":"2026-11-02T10:00:02Z","event":"way_fired","session":"s2","surface":"' + b"y" * (65 << 20) + b'"}\n'
+    huge = (
+        b'{"ts":"2026-11-02T10:00:02Z","event":"way_fired","session":"s2","surface":"'
+        + b"y" * (65 << 20)
+        + b'"}\n'
+    )
     after = event(3, session="s2")
     append(home.live, huge, after)
     huge_at = len(event(0)) + len(big)
@@ -212,8 +243,13 @@ def test_case_15_ten_mib_line_imported_and_line_over_64_mib_skipped_in_bounded_m
     finally:
         tracemalloc.stop()
     assert peak < 16 << 20, f"{peak / 2**20:.0f} MiB held while skipping a 65 MiB line"
-    assert_rows(expected(events=[event(0), big, after], raw=[event(0), big, huge, after],
-                         quarantine=[("too_long", huge_at)]))
+    assert_rows(
+        expected(
+            events=[event(0), big, after],
+            raw=[event(0), big, huge, after],
+            quarantine=[("too_long", huge_at)],
+        )
+    )
     skipped = Quarantine.objects.get()
     assert skipped.length == len(huge) - 1 and len(bytes(skipped.raw)) == 1024
     assert SourceFile.objects.get().offset == home.live.stat().st_size  # tailing continues past it
@@ -226,11 +262,33 @@ def test_case_16_unknown_types_and_schema_drift_are_stored_raw_flagged_and_shown
     append(home.live, *lines)
     said = [
         jsonl(entry("s1", 0)),
-        jsonl({"type": "atis-latch", "uuid": "s1-latch", "parentUuid": "s1-u0", "sessionId": "s1", "state": "on"}),
-        jsonl({"type": "attachment", "uuid": "s1-hook", "parentUuid": "s1-u0", "sessionId": "s1",
-               "attachment": {"type": "hook_success", "hookEvent": "BrandNewHookEvent", "content": ["ok"]}}),
-        jsonl({"type": "user", "uuid": "s1-numeric", "parentUuid": "s1-hook", "sessionId": "s1",
-               "message": {"0": "h", "1": "i"}}),
+        jsonl(
+            {
+                "type": "atis-latch",
+                "uuid": "s1-latch",
+                "parentUuid": "s1-u0",
+                "sessionId": "s1",
+                "state": "on",
+            }
+        ),
+        jsonl(
+            {
+                "type": "attachment",
+                "uuid": "s1-hook",
+                "parentUuid": "s1-u0",
+                "sessionId": "s1",
+                "attachment": {"type": "hook_success", "hookEvent": "BrandNewHookEvent", "content": ["ok"]},
+            }
+        ),
+        jsonl(
+            {
+                "type": "user",
+                "uuid": "s1-numeric",
+                "parentUuid": "s1-hook",
+                "sessionId": "s1",
+                "message": {"0": "h", "1": "i"},
+            }
+        ),
         jsonl({"type": "brand-new-thing", "uuid": "s1-new", "sessionId": "s1", "payload": [1, 2]}),
     ]
     append(home.transcript("/p", "s1"), *said)
@@ -241,7 +299,10 @@ def test_case_16_unknown_types_and_schema_drift_are_stored_raw_flagged_and_shown
     entries = {e.uuid: e for e in TranscriptEntry.objects.all()}
     assert entries["s1-latch"].inert and bytes(entries["s1-latch"].raw) == b""  # counted, its DAG node kept
     assert entries["s1-hook"].hook_event == "BrandNewHookEvent"
-    assert "unknown_type" in entries["s1-new"].flags and orjson.loads(entries["s1-new"].line)["payload"] == [1, 2]
+    assert "unknown_type" in entries["s1-new"].flags and orjson.loads(entries["s1-new"].line)["payload"] == [
+        1,
+        2,
+    ]
     assert any(flag.startswith("unparsed:") for flag in entries["s1-numeric"].flags)
     assert orjson.loads(entries["s1-numeric"].line)["message"] == {"0": "h", "1": "i"}
     for url in ("/", "/sessions/s1/", "/sessions/s1/events/", "/status/", "/search/?q=prompt"):

@@ -25,13 +25,17 @@ FIRST = "s-20260911000001-aaaa-3f9c2a1b7d0e"
 
 def files(directory: Path) -> dict[str, str]:
     """Every file under a knowledge or ADR directory by path, with its sha256."""
-    return {p.relative_to(directory).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.rglob("*.md"))}
+    return {
+        p.relative_to(directory).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(directory.rglob("*.md"))
+    }
 
 
 def knowledge_rows(directory: Path) -> dict[str, str]:
-    return {f"{r.source_class}/{r.record_id}.md": r.sha256
-            for r in KnowledgeRecord.objects.filter(directory=str(directory), present=True)}
+    return {
+        f"{r.source_class}/{r.record_id}.md": r.sha256
+        for r in KnowledgeRecord.objects.filter(directory=str(directory), present=True)
+    }
 
 
 def cli_promote(directory: Path, record_id: str) -> None:
@@ -45,8 +49,9 @@ def cli_promote(directory: Path, record_id: str) -> None:
 
 
 @pytest.mark.parametrize("imported_since", [True, False], ids=["re-imported", "not-yet-re-imported"])
-def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(client, knowledge, reviewer,
-                                                                          imported_since):
+def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(
+    client, knowledge, reviewer, imported_since
+):
     client.force_login(reviewer)
     record = KnowledgeRecord.objects.get(record_id=FIRST)
     page = client.get(reverse("ledger:candidate-detail", args=[record.pk]))
@@ -55,9 +60,11 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(client,
     if imported_since:
         knowledge_files.import_knowledge(knowledge)
     before_files, before_rows = files(knowledge), knowledge_rows(knowledge)
-    response = client.post(reverse("ledger:candidate-promote", args=[record.pk]),
-                           {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": record.sha256},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record.pk]),
+        {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": record.sha256},
+        headers={"HX-Request": "true"},
+    )
     body = response.content.decode()
     assert response.status_code == 409
     assert "no longer a candidate" in body or "moved or deleted outside waysweb" in body
@@ -69,13 +76,19 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(client,
 
 
 @pytest.mark.parametrize("verb", ["promote", "reject"])
-def test_case_37_reimport_after_a_decision_keeps_it_and_flags_a_reverted_file(client, knowledge,
-                                                                               reviewer, verb):
+def test_case_37_reimport_after_a_decision_keeps_it_and_flags_a_reverted_file(
+    client, knowledge, reviewer, verb
+):
     client.force_login(reviewer)
     record = KnowledgeRecord.objects.get(record_id=FIRST)
-    data = ({"evidence": "Commit 06fa258.", "klass": "fact"} if verb == "promote" else {"reason": "not a decision"})
-    response = client.post(reverse(f"ledger:candidate-{verb}", args=[record.pk]), data | {
-        "loaded_sha256": record.sha256})
+    data = (
+        {"evidence": "Commit 06fa258.", "klass": "fact"}
+        if verb == "promote"
+        else {"reason": "not a decision"}
+    )
+    response = client.post(
+        reverse(f"ledger:candidate-{verb}", args=[record.pk]), data | {"loaded_sha256": record.sha256}
+    )
     assert response.status_code in (200, 302)
     decided = KnowledgeRecord.objects.get(record_id=FIRST).status
     assert decided == ("verified" if verb == "promote" else "superseded")
@@ -112,8 +125,12 @@ def test_case_38_two_files_with_one_id_are_both_kept_and_a_rename_is_a_move(tmp_
     adr_load.import_repo(repo)
     rows = {Path(r.rel_path).name: r for r in AdrRecord.objects.filter(present=True)}
     assert {name: r.sha256 for name, r in rows.items()} == {
-        name: hashlib.sha256(text.encode()).hexdigest() for name, text in written.items()}
-    assert {name for name, r in rows.items() if r.duplicate} == {"0005-log-to-stdout.md", "0005-hash-api-keys.md"}
+        name: hashlib.sha256(text.encode()).hexdigest() for name, text in written.items()
+    }
+    assert {name for name, r in rows.items() if r.duplicate} == {
+        "0005-log-to-stdout.md",
+        "0005-hash-api-keys.md",
+    }
     assert {r.canonical_id for r in rows.values()} == {"ADR-0005", "ADR-0007"}
     moved = rows["0007-rate-limits.md"]
     (adr_dir / "0007-rate-limits.md").rename(adr_dir / "0007-per-key-rate-limits.md")

@@ -20,8 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 def generations() -> list[tuple[str, int, str]]:
-    return list(SourceFile.objects.order_by("kind", "rel_path", "generation")
-                .values_list("rel_path", "generation", "status"))
+    return list(
+        SourceFile.objects.order_by("kind", "rel_path", "generation").values_list(
+            "rel_path", "generation", "status"
+        )
+    )
 
 
 def test_case_04_rename_rotation_drains_the_old_file_and_reads_the_new_from_0(home):
@@ -61,8 +64,11 @@ def test_case_05_copy_truncate_while_running_reads_from_0_past_the_nul_hole(home
     assert_rows(expected(events=[*before, *after], raw=[*before, *after, *before]))
     first_after = WaysEvent.objects.get(sha256=sha(after[0]))
     assert f"nul_prefix={old_size}" in first_after.flags
-    assert generations() == [("events.jsonl", 1, "superseded"), ("events.jsonl", 2, "active"),
-                             ("events.jsonl.1", 1, "active")]
+    assert generations() == [
+        ("events.jsonl", 1, "superseded"),
+        ("events.jsonl", 2, "active"),
+        ("events.jsonl.1", 1, "active"),
+    ]
     assert SourceFile.objects.get(rel_path="events.jsonl.1").duplicate == len(before)
     assert_counters_add_up()
 
@@ -82,7 +88,9 @@ def test_case_06_copy_truncate_while_down_with_longer_content_is_a_new_generatio
     assert SourceFile.objects.get(generation=2).imported == len(after)  # nothing skipped
 
 
-@pytest.mark.parametrize("poll_between", [False, True], ids=["recreated-before-the-next-poll", "gone-then-back"])
+@pytest.mark.parametrize(
+    "poll_between", [False, True], ids=["recreated-before-the-next-poll", "gone-then-back"]
+)
 def test_case_07_delete_and_recreate_keeps_old_rows(home, client, poll_between):
     before = [event(0, name="session_start", project="/p", session="old"), event(1, session="old")]
     append(home.live, *before)
@@ -148,20 +156,27 @@ def test_case_23_clock_skew_and_out_of_order_timestamps_skip_nothing(home):
     future = 4_000_000_000  # year 2096
     os.utime(home.live, (future, future))
     ingest()
-    late = [event(1, surface="late, stamped earlier"), event(0, surface="older still"),
-            b'{"ts":"2001-01-01T00:00:00Z","event":"way_fired","session":"s1","way":"d/old"}\n']
+    late = [
+        event(1, surface="late, stamped earlier"),
+        event(0, surface="older still"),
+        b'{"ts":"2001-01-01T00:00:00Z","event":"way_fired","session":"s1","way":"d/old"}\n',
+    ]
     append(home.live, *late)
     past = 1_000_000_000  # 2001: older than the mtime recorded at the last poll
     os.utime(home.live, (past, past))
     ingest()
-    same_ts = [b'{"ts":"2026-11-02T12:00:00Z","event":"way_fired","session":"s1","way":"d/b","n":1}\n',
-               b'{"ts":"2026-11-02T12:00:00Z","event":"way_fired","session":"s1","way":"d/a","n":2}\n']
+    same_ts = [
+        b'{"ts":"2026-11-02T12:00:00Z","event":"way_fired","session":"s1","way":"d/b","n":1}\n',
+        b'{"ts":"2026-11-02T12:00:00Z","event":"way_fired","session":"s1","way":"d/a","n":2}\n',
+    ]
     append(home.live, *same_ts)
     os.utime(home.live, (past, past))
     ingest()
     everything = [*first, *late, *same_ts]
     assert_rows(expected(events=everything, raw=everything))
-    ordered = [e.sha256 for e in events_in_order(Session.objects.get(sid="s1")) if e.ts_raw == "2026-11-02T12:00:00Z"]
+    ordered = [
+        e.sha256 for e in events_in_order(Session.objects.get(sid="s1")) if e.ts_raw == "2026-11-02T12:00:00Z"
+    ]
     assert ordered == [sha(same_ts[0]), sha(same_ts[1])]  # same second: file order (generation, offset)
     assert Session.objects.get(sid="s1").event_count == len(everything)
 
@@ -188,7 +203,7 @@ def test_case_29_size_cap_compaction_adds_no_logical_event(home):
     second = SourceFile.objects.get(generation=2)
     assert (second.imported, second.duplicate) == (0, len(compacted))
     # The same compaction written in place (truncate and rewrite the same inode).
-    in_place = compacted[len(compacted) // 3:]
+    in_place = compacted[len(compacted) // 3 :]
     with open(home.live, "r+b") as fh:
         fh.truncate(0)
         fh.write(b"".join(in_place))
@@ -214,8 +229,7 @@ def test_case_30_age_rotation_while_down_imports_archive_only_lines_once(home):
     os.replace(rewritten, home.live)
     ingest()
     everything = [*old, *recent, *appended_old, *appended_new]
-    assert_rows(expected(events=everything,
-                         raw=[*old, *recent, *old, *appended_old, *recent, *appended_new]))
+    assert_rows(expected(events=everything, raw=[*old, *recent, *old, *appended_old, *recent, *appended_new]))
     archive = SourceFile.objects.get(kind="events_archive")
     assert (archive.imported, archive.duplicate) == (len(appended_old), len(old))
     assert SourceFile.objects.get(rel_path="events.jsonl", generation=2).imported == len(appended_new)
@@ -238,20 +252,34 @@ def test_case_31_torn_trailing_and_corrupt_middle_gzip_members(home):
     assert 0 < len(survivors) < len(middle)
     fourth = [event(n) for n in range(400, 410)]
     m4 = gzip_member(*fourth)
-    path = append(home.archive("2026-10-01"), m1, broken, m3, m4[: len(m4) // 2])  # the last still being written
+    path = append(
+        home.archive("2026-10-01"), m1, broken, m3, m4[: len(m4) // 2]
+    )  # the last still being written
     ingest()
     damaged_at = len(m1)
-    assert_rows(expected(events=[*first, *survivors, *third], raw=[*first, *survivors, *third],
-                         quarantine=[("gzip_corrupt", damaged_at)]))
+    assert_rows(
+        expected(
+            events=[*first, *survivors, *third],
+            raw=[*first, *survivors, *third],
+            quarantine=[("gzip_corrupt", damaged_at)],
+        )
+    )
     damage = Quarantine.objects.get()
     assert (damage.length, damage.index) == (len(broken), -1)
     archive = SourceFile.objects.get()
     assert archive.offset == len(m1) + len(broken) + len(m3)  # the torn member is retried later
-    append(path, m4[len(m4) // 2:])
+    append(path, m4[len(m4) // 2 :])
     ingest()
-    assert_rows(expected(events=[*first, *survivors, *third, *fourth], raw=[*first, *survivors, *third, *fourth],
-                         quarantine=[("gzip_corrupt", damaged_at)]))
-    assert sorted(RawLine.objects.filter(offset=archive.offset).values_list("index", flat=True)) == list(range(10))
+    assert_rows(
+        expected(
+            events=[*first, *survivors, *third, *fourth],
+            raw=[*first, *survivors, *third, *fourth],
+            quarantine=[("gzip_corrupt", damaged_at)],
+        )
+    )
+    assert sorted(RawLine.objects.filter(offset=archive.offset).values_list("index", flat=True)) == list(
+        range(10)
+    )
     assert_counters_add_up()
 
 
@@ -263,8 +291,12 @@ def test_case_32_legacy_and_xdg_logs_hold_one_logical_event_per_line(home):
     xdg_only = [event(n, session="s-legacy") for n in range(20, 23)]
     append(home.live, *shared, *xdg_only)
     ingest()
-    assert_rows(expected(events=[start_only_in_legacy, *shared, *legacy_only, *xdg_only],
-                         raw=[start_only_in_legacy, *shared, *legacy_only, *shared, *xdg_only]))
+    assert_rows(
+        expected(
+            events=[start_only_in_legacy, *shared, *legacy_only, *xdg_only],
+            raw=[start_only_in_legacy, *shared, *legacy_only, *shared, *xdg_only],
+        )
+    )
     session = Session.objects.get(sid="s-legacy")
     assert session.origin == "events" and session.recorded_project == "/legacy"
     assert session.event_count == 1 + len(shared) + len(xdg_only)

@@ -64,11 +64,15 @@ def test_case_28_a_big_file_holds_no_small_file_back(home):
         late.append(line)
     result = import_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
     assert result.totals.imported == len(more_big) + len(late)  # one pass took every file's new lines
-    assert_rows(expected(events=[*big, *more_big], entries=[*said, *late], raw=[*big, *more_big, *said, *late]))
+    assert_rows(
+        expected(events=[*big, *more_big], entries=[*said, *late], raw=[*big, *more_big, *said, *late])
+    )
 
 
 def test_case_28_ten_thousand_files_and_three_500_mb_files():
-    pytest.skip("1.5 GB of input and 10,000 files take minutes to write and import: beyond the fault suite's "
-                "4-minute budget. `uv run python bench/run.py --tier large` measures the idle poll and "
-                "throughput at that scale (its results are in bench/results/); the two tests above keep the "
-                "behaviour (no query per file, no file held back) in the suite.")
+    pytest.skip(
+        "1.5 GB of input and 10,000 files take minutes to write and import: beyond the fault suite's "
+        "4-minute budget. `uv run python bench/run.py --tier large` measures the idle poll and "
+        "throughput at that scale (its results are in bench/results/); the two tests above keep the "
+        "behaviour (no query per file, no file held back) in the suite."
+    )

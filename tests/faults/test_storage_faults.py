@@ -22,8 +22,12 @@ from tests.faults.conftest import BACKEND, FileDatabase, create_database, event,
 from tests.faults.test_concurrency import assert_every_line_once, stored_rows
 from tests.faults.test_crash_loop import checkpoints_match_rows
 
-sqlite_only = pytest.mark.skipif(BACKEND != "sqlite", reason="a SQLite file on a tmpfs: the SQLite run covers it")
-postgresql_only = pytest.mark.skipif(BACKEND != "postgresql", reason="PostgreSQL faults: the PostgreSQL run covers it")
+sqlite_only = pytest.mark.skipif(
+    BACKEND != "sqlite", reason="a SQLite file on a tmpfs: the SQLite run covers it"
+)
+postgresql_only = pytest.mark.skipif(
+    BACKEND != "postgresql", reason="PostgreSQL faults: the PostgreSQL run covers it"
+)
 
 
 @contextlib.contextmanager
@@ -32,8 +36,12 @@ def tmpfs(mount_point: Path, size: str, *options: str):
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     mount_point.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join([f"size={size}", *options]), "tmpfs",
-                           str(mount_point)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", ",".join([f"size={size}", *options]), "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:
@@ -123,8 +131,9 @@ def test_case_22_full_disk_fails_clearly_writes_whole_batches_only_then_resumes(
 
 
 @sqlite_only
-def test_case_22_deleted_database_is_refused_clearly_then_rebuilt_from_the_files(file_db, migrated_template,
-                                                                                 tmp_path):
+def test_case_22_deleted_database_is_refused_clearly_then_rebuilt_from_the_files(
+    file_db, migrated_template, tmp_path
+):
     db = file_db()
     home = Home(tmp_path / "home")
     append(home.live, *lines(0, 200))
@@ -172,7 +181,9 @@ def test_case_22_read_only_postgresql_database_fails_clearly_then_resumes(file_d
     with pg_admin() as admin:
         admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = on')
     try:
-        message = assert_clear_failure(manage("ingest", "--no-ways", env=env), "read-only", "make it writable")
+        message = assert_clear_failure(
+            manage("ingest", "--no-ways", env=env), "read-only", "make it writable"
+        )
     finally:
         with pg_admin() as admin:
             admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = off')

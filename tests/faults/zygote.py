@@ -69,7 +69,7 @@ def child(op: str, log: str, args: list[str]) -> int:
         else:
             bypass()
         return 0
-    except BaseException:  # noqa: BLE001 - whatever ends the command, the test reads it in the log
+    except BaseException:
         traceback.print_exc()
         return 1
     finally:
@@ -90,8 +90,10 @@ def main() -> None:
             reply = {"pid": pid}
         elif op == "wait":
             _, status = os.waitpid(message["pid"], 0)
-            reply = {"code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                     "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None}
+            reply = {
+                "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            }
         else:
             reply = {"error": f"unknown op {op!r}"}
         sys.stdout.write(json.dumps(reply) + "\n")

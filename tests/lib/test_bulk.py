@@ -27,11 +27,22 @@ def test_it_inserts_and_skips_rows_that_already_exist():
 
 def test_it_inserts_plain_values_converting_dates_as_the_field_does():
 
-
     session = Session.objects.create(sid="s")
     second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
-    bulk.insert_values(Turn, ("session_id", "epoch", "ts_raw", "ts", "window", "token_position", "join_confidence",
-                              "join_reason", "transcript_uuid"),
-                       ((session.pk, n, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "") for n in (1, 2)),
-                       batch_size=1)
+    bulk.insert_values(
+        Turn,
+        (
+            "session_id",
+            "epoch",
+            "ts_raw",
+            "ts",
+            "window",
+            "token_position",
+            "join_confidence",
+            "join_reason",
+            "transcript_uuid",
+        ),
+        ((session.pk, n, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "") for n in (1, 2)),
+        batch_size=1,
+    )
     assert list(Turn.objects.order_by("epoch").values_list("epoch", "ts")) == [(1, second), (2, second)]

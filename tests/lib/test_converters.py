@@ -190,7 +190,7 @@ def test_it_keeps_dom_ids_of_selector_safe_characters(value):
     assert converters.dom_id(value) == value
 
 
-@pytest.mark.parametrize("value", ODD + ["_x", "a.b", "a:b", "1 2", ".hidden", "x" * 299 + "."])
+@pytest.mark.parametrize("value", [*ODD, "_x", "a.b", "a:b", "1 2", ".hidden", "x" * 299 + "."])
 def test_it_encodes_every_other_dom_id_into_a_selector_safe_token(value):
     token = converters.dom_id(value)
     assert re.fullmatch(r"_[A-Za-z0-9_-]*", token)

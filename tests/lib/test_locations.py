@@ -18,8 +18,15 @@ def test_it_uses_home_defaults():
 
 
 def test_it_honours_absolute_xdg_variables_and_claude_config_dir():
-    locs = locations.resolve({"HOME": "/h", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/c",
-                              "XDG_DATA_HOME": "/d", "CLAUDE_CONFIG_DIR": "/cc"})
+    locs = locations.resolve(
+        {
+            "HOME": "/h",
+            "XDG_STATE_HOME": "/s",
+            "XDG_CONFIG_HOME": "/c",
+            "XDG_DATA_HOME": "/d",
+            "CLAUDE_CONFIG_DIR": "/cc",
+        }
+    )
     assert locs.state_dir == Path("/s/agent-ways")
     assert locs.user_ways == Path("/c/agent-ways/ways")
     assert locs.claude_dir == Path("/cc") and locs.legacy_events == Path("/cc/stats/events.jsonl")
@@ -29,13 +36,25 @@ def test_it_honours_absolute_xdg_variables_and_claude_config_dir():
 def test_it_treats_empty_or_relative_xdg_values_as_unset():
     for value in ("", "relative/state"):
         assert locations.resolve({"HOME": "/h", "XDG_STATE_HOME": value}).state_dir == Path(
-            "/h/.local/state/agent-ways")
+            "/h/.local/state/agent-ways"
+        )
 
 
 def test_it_lets_waysweb_variables_override_each_location():
-    locs = locations.resolve({"HOME": "/h", "WAYSWEB_STATE_DIR": "/events", "WAYSWEB_CLAUDE_DIR": "/claude",
-                              "WAYSWEB_DATA_DIR": "/data", "WAYSWEB_REPOS": "/r1:/r2"})
-    assert (locs.state_dir, locs.claude_dir, locs.data_dir) == (Path("/events"), Path("/claude"), Path("/data"))
+    locs = locations.resolve(
+        {
+            "HOME": "/h",
+            "WAYSWEB_STATE_DIR": "/events",
+            "WAYSWEB_CLAUDE_DIR": "/claude",
+            "WAYSWEB_DATA_DIR": "/data",
+            "WAYSWEB_REPOS": "/r1:/r2",
+        }
+    )
+    assert (locs.state_dir, locs.claude_dir, locs.data_dir) == (
+        Path("/events"),
+        Path("/claude"),
+        Path("/data"),
+    )
     assert locs.repos == (Path("/r1"), Path("/r2"))
 
 

@@ -14,13 +14,17 @@ def get(**query):
     return RequestFactory().get("/", query)
 
 
-@pytest.mark.parametrize("raw, value", [("12", 12), ("-3", -3), (" 7 ", 7), ("9223372036854775807", 2**63 - 1)])
+@pytest.mark.parametrize(
+    "raw, value", [("12", 12), ("-3", -3), (" 7 ", 7), ("9223372036854775807", 2**63 - 1)]
+)
 def test_it_reads_a_whole_number_that_fits_a_column(raw, value):
     assert params.int_param(get(n=raw), "n") == value
 
 
-@pytest.mark.parametrize("raw", ["99999999999999999999", "-9223372036854775808", "1e3", "nan", "-1e999", "x",
-                                 "", "9" * 5000, "1.5"])
+@pytest.mark.parametrize(
+    "raw",
+    ["99999999999999999999", "-9223372036854775808", "1e3", "nan", "-1e999", "x", "", "9" * 5000, "1.5"],
+)
 def test_it_reads_any_other_number_as_absent(raw):
     assert params.int_param(get(n=raw), "n", 4) == 4
 

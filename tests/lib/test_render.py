@@ -38,14 +38,14 @@ def test_it_escapes_a_script_tag_in_text():
 
 
 def test_it_escapes_a_raw_html_block():
-    html = render_markdown("<script>\nalert(1)\n</script>\n\n<div hx-get=\"/\">\nhi\n</div>\n")
+    html = render_markdown('<script>\nalert(1)\n</script>\n\n<div hx-get="/">\nhi\n</div>\n')
 
     assert_inert(html)
     assert "&lt;div hx-get=" in html
 
 
 def test_it_neutralises_an_img_onerror():
-    assert_inert(render_markdown('<img src=x onerror=alert(1)>'))
+    assert_inert(render_markdown("<img src=x onerror=alert(1)>"))
 
 
 def test_it_loads_no_markdown_image():
@@ -63,8 +63,10 @@ def test_it_drops_a_javascript_link():
 
 
 def test_it_drops_a_data_url():
-    html = render_markdown("[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
-                           "![y](data:image/png;base64,iVBORw0KGgo=)")
+    html = render_markdown(
+        "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
+        "![y](data:image/png;base64,iVBORw0KGgo=)"
+    )
 
     assert_inert(html)
 

@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 import orjson
 
-from introspect.importer import parser, schema, tailer, transcripts, wayfiles
+from introspect.importer import gzip_tail, parser, schema, transcripts, wayfiles
 from introspect.rules import timestamps
 from introspect.rules.join import project_slug
-from ledger.importer import adrs, documents, load
+from ledger.importer import document, entries, knowledge, mj
+from ledger.records import parse as adrs
 from sample import formats
 
 SID = "0c6f1f7e-5d1b-4c33-9f0a-5e55e55e5501"
@@ -102,7 +103,7 @@ def test_it_writes_gzip_members_the_tailer_reads_one_after_another(tmp_path):
     two = formats.gzip_member(formats.jsonl(second).encode(), level=1)
     path = tmp_path / "events-2026-11-03.jsonl.gz"
     path.write_bytes(one + two)
-    with tailer.GzipTail(path) as tail:
+    with gzip_tail.GzipTail(path) as tail:
         chunk = tail.chunk(None)
     assert [line.data.decode() for line in chunk.lines] == first + second
     assert [line.offset for line in chunk.lines] == [0, 0, 0, len(one)]  # lines share their member's offset
@@ -479,7 +480,7 @@ def test_it_writes_a_ledger_entry_the_entry_parser_reads():
         phase="handoff",
         body="\nHandoff before compaction.\n\nOpen threads: none.\n",
     )
-    entry = documents.parse_entry(text.encode())
+    entry = entries.parse_entry(text.encode())
     assert entry.quarantine is None
     assert (entry.session, entry.transcript, entry.epoch, entry.context_pct, entry.phase) == (
         SID,
@@ -491,7 +492,7 @@ def test_it_writes_a_ledger_entry_the_entry_parser_reads():
     assert (entry.timestamp, entry.ts) == ("2026-11-05T13:38:29Z", ts)
     assert entry.body == "Handoff before compaction.\n\nOpen threads: none."
     name = formats.ledger_entry_name(ts, 3)
-    assert name == "2026-11-05T1338Z_e003.md" and documents.name_epoch(name) == 3
+    assert name == "2026-11-05T1338Z_e003.md" and entries.name_epoch(name) == 3
 
 
 def test_it_leaves_out_a_ledger_entry_transcript_it_is_not_given():
@@ -504,7 +505,7 @@ def test_it_leaves_out_a_ledger_entry_transcript_it_is_not_given():
         body="Task: rate limiting.",
     )
     assert "transcript" not in text
-    assert documents.parse_entry(text.encode()).transcript == ""
+    assert entries.parse_entry(text.encode()).transcript == ""
 
 
 # ------------------------------------------------------------------------------------------ majordomus
@@ -527,7 +528,7 @@ def test_it_writes_a_knowledge_record_that_checks_out_against_its_schema():
         route="project",
         sections=[("Evidence", "\nTwo test runs failed.\n")],
     )
-    record = documents.parse_knowledge(text.encode(), stem="s-20261105130042-1cb9-0a1b2c3d4e5f")
+    record = knowledge.parse_knowledge(text.encode(), stem="s-20261105130042-1cb9-0a1b2c3d4e5f")
     assert record.quarantine is None and record.problems == ()
     assert list(record.data) == [
         "schema",
@@ -571,7 +572,7 @@ def test_it_writes_only_the_knowledge_keys_a_record_has():
         description="d",
         superseded_by="k-2",
     )
-    record = documents.parse_knowledge(text.encode(), stem="k-1")
+    record = knowledge.parse_knowledge(text.encode(), stem="k-1")
     assert record.problems == ()
     assert (
         "provenance" not in record.data
@@ -591,7 +592,7 @@ def test_it_writes_majordomus_ledger_lines_with_the_envelope_event_first():
     )
     line = formats.mj_line(*pairs, ("provider", "claude"), ("event", "PreCompact"), ("provider_session", SID))
     assert line.count('"event":') == 2  # a dict could not hold both (knowledge-and-records.md §7.1)
-    assert load.parse_mj_line(line.encode()) == {
+    assert mj.parse_mj_line(line.encode()) == {
         "ts": "2026-11-05T14:11:29Z",
         "event": "provider.event.received",
         "head": "5d6e7f8",
@@ -608,13 +609,13 @@ def test_it_writes_majordomus_ledger_lines_with_the_envelope_event_first():
         ),
         ("outcome", "completed"),
     )
-    assert "session" not in load.parse_mj_line(closed.encode())
+    assert "session" not in mj.parse_mj_line(closed.encode())
 
 
 def test_it_quotes_yaml_scalars_so_they_read_back_as_written():
     front = formats.front_matter({"title": formats.yaml_quoted('a: "b" # c'), "skip": None, "tags": ["x"]})
     assert front == '---\ntitle: "a: \\"b\\" # c"\ntags:\n  - x\n---\n'
-    data, _, problem = documents.split_document((front + "\nbody\n").encode())
+    data, _, problem = document.split_document((front + "\nbody\n").encode())
     assert problem is None and data == {"title": 'a: "b" # c', "tags": ["x"]}
 
 

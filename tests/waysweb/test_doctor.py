@@ -68,10 +68,21 @@ def test_no_events_log_is_a_warning_that_names_the_sample(home):
 
 
 def run_doctor(tmp_path: Path, url: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(tmp_path), "WAYSWEB_DATA_DIR": str(tmp_path / "data"),
-           "WAYSWEB_DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "waysweb.settings"}
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), "doctor"], check=False, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "WAYSWEB_DATA_DIR": str(tmp_path / "data"),
+        "WAYSWEB_DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
+    }
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "doctor"],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_an_unmigrated_database_fails_and_says_to_migrate(tmp_path):

@@ -68,8 +68,18 @@ def test_no_route_accepts_a_write_without_a_reviewer(records, who):
     routes = [route.format(pk=pk) for route in every_route() if not route.startswith("/accounts/")]
     assert f"/ledger/knowledge/{pk}/promote/" in routes
     for route in routes:
-        response = client.post(route, {"evidence": "x", "reason": "x", "title": "x", "status": "accepted",
-                                       "action": "promote", "ids": [pk]}, headers=headers)
+        response = client.post(
+            route,
+            {
+                "evidence": "x",
+                "reason": "x",
+                "title": "x",
+                "status": "accepted",
+                "action": "promote",
+                "ids": [pk],
+            },
+            headers=headers,
+        )
         assert response.status_code in (302, 403, 404, 405), (route, response.status_code)
         if response.status_code == 302:
             assert response.url.startswith("/accounts/login/"), (route, response.url)
@@ -104,7 +114,11 @@ def test_every_page_carries_the_security_headers(client):
 def test_no_debug_page_unless_asked(client, settings):
     assert settings.DEBUG is False
     response = client.get("/no-such-page/")
-    assert response.status_code == 404 and b"Traceback" not in response.content and b"URLconf" not in response.content
+    assert (
+        response.status_code == 404
+        and b"Traceback" not in response.content
+        and b"URLconf" not in response.content
+    )
 
 
 def test_every_inline_script_carries_the_nonce(client):

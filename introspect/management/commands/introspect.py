@@ -23,8 +23,11 @@ class Command(BaseCommand):
         listing.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
         listing.add_argument("--project", help="only sessions whose recorded project is this path")
         listing.add_argument("--all", action="store_true", help="every project (the default)")
-        listing.add_argument("--with-transcripts", action="store_true",
-                             help="also list sessions that have a transcript but no agent-ways events")
+        listing.add_argument(
+            "--with-transcripts",
+            action="store_true",
+            help="also list sessions that have a transcript but no agent-ways events",
+        )
         fires = actions.add_parser("fires", help="semantic fires, lowest score first")
         self.session_arguments(fires)
         fires.add_argument("--max-score", type=float, help="keep fires scoring at most this")
@@ -42,8 +45,9 @@ class Command(BaseCommand):
         if action == "list":
             if options["project"] and options["all"]:
                 raise CommandError("--project and --all exclude each other")
-            document = documents.list_document(project=options["project"],
-                                               with_transcripts=options["with_transcripts"])
+            document = documents.list_document(
+                project=options["project"], with_transcripts=options["with_transcripts"]
+            )
         else:
             session = options["session_option"] or options["session"]
             if action == "dump":
@@ -51,8 +55,12 @@ class Command(BaseCommand):
             elif action == "fires":
                 if options["limit"] is not None and options["limit"] < 0:
                     raise CommandError("--limit must not be negative")
-                document = documents.fires_document(session, matched=options["matched"],
-                                                    max_score=options["max_score"], limit=options["limit"])
+                document = documents.fires_document(
+                    session,
+                    matched=options["matched"],
+                    max_score=options["max_score"],
+                    limit=options["limit"],
+                )
             else:
                 document = documents.replay_document(session, matched=options["matched"])
         self.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())

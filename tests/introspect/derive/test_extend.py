@@ -26,7 +26,10 @@ def sample_events() -> list[bytes]:
     """Every distinct event line of the sample's live log, archives and legacy copy, in time order."""
     state = SAMPLE / ".local" / "state" / "agent-ways"
     chunks = [gzip.decompress(path.read_bytes()) for path in sorted(state.glob("*.jsonl.gz"))]
-    chunks += [(state / "events.jsonl").read_bytes(), (SAMPLE / ".claude" / "stats" / "events.jsonl").read_bytes()]
+    chunks += [
+        (state / "events.jsonl").read_bytes(),
+        (SAMPLE / ".claude" / "stats" / "events.jsonl").read_bytes(),
+    ]
     lines = {raw for chunk in chunks for raw in chunk.splitlines() if raw.strip()}
     return sorted(lines, key=lambda raw: (ts_of(raw), raw))
 
@@ -40,28 +43,72 @@ def ts_of(raw: bytes) -> str:
 
 
 def transcript_lines() -> dict[Path, list[bytes]]:
-    return {path.relative_to(PROJECTS): path.read_bytes().splitlines(keepends=True)
-            for path in sorted(PROJECTS.rglob("*.jsonl"))}
+    return {
+        path.relative_to(PROJECTS): path.read_bytes().splitlines(keepends=True)
+        for path in sorted(PROJECTS.rglob("*.jsonl"))
+    }
 
 
 def snapshot() -> dict:
     """Every derived row, without the ids a rebuild hands out anew."""
     skip = {"id", "updated_at", "built_event_id", "built_entry_id"}
-    sessions = {s.sid: {f.attname: getattr(s, f.attname) for f in Session._meta.concrete_fields if f.attname not in skip}
-                for s in Session.objects.all()}
+    sessions = {
+        s.sid: {
+            f.attname: getattr(s, f.attname) for f in Session._meta.concrete_fields if f.attname not in skip
+        }
+        for s in Session.objects.all()
+    }
     return {
         "sessions": sessions,
         "windows": sorted(Window.objects.values_list("session__sid", "number", "start_ts")),
-        "turns": sorted(Turn.objects.values_list(
-            "session__sid", "epoch", "window", "ts_raw", "ts", "token_position", "join_confidence", "join_reason",
-            "transcript_uuid", "prompt_entry_id", "context_entry_id", "nearest_prompt_id")),
-        "turn_ways": sorted(TurnWay.objects.values_list(
-            "turn__session__sid", "turn__epoch", "position", "event_id", "judge_event_id", "way_id",
-            "trigger_channel", "gated", "suppressed", "redisclosed", "fire_score", "matched_span"), key=repr),
-        "subagents": sorted(Subagent.objects.values_list(
-            "session__sid", "agent_id", "source_id", "tool_use_id", "spawn_entry_id", "agent_type", "description",
-            "link")),
-        "spills": sorted(Spill.objects.values_list("entry_id", "name", "found", "size", "sha256", "truncated")),
+        "turns": sorted(
+            Turn.objects.values_list(
+                "session__sid",
+                "epoch",
+                "window",
+                "ts_raw",
+                "ts",
+                "token_position",
+                "join_confidence",
+                "join_reason",
+                "transcript_uuid",
+                "prompt_entry_id",
+                "context_entry_id",
+                "nearest_prompt_id",
+            )
+        ),
+        "turn_ways": sorted(
+            TurnWay.objects.values_list(
+                "turn__session__sid",
+                "turn__epoch",
+                "position",
+                "event_id",
+                "judge_event_id",
+                "way_id",
+                "trigger_channel",
+                "gated",
+                "suppressed",
+                "redisclosed",
+                "fire_score",
+                "matched_span",
+            ),
+            key=repr,
+        ),
+        "subagents": sorted(
+            Subagent.objects.values_list(
+                "session__sid",
+                "agent_id",
+                "source_id",
+                "tool_use_id",
+                "spawn_entry_id",
+                "agent_type",
+                "description",
+                "link",
+            )
+        ),
+        "spills": sorted(
+            Spill.objects.values_list("entry_id", "name", "found", "size", "sha256", "truncated")
+        ),
     }
 
 
@@ -96,7 +143,7 @@ def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home,
     cuts = sorted({ts_of(raw) for raw in events if ts_of(raw)})
     fed_events = 0
     fed_lines = dict.fromkeys(transcripts, 0)
-    for cut in cuts[:: max(1, len(cuts) // 40)] + ["9999"]:
+    for cut in [*cuts[:: max(1, len(cuts) // 40)], "9999"]:
         while fed_events < len(events) and ts_of(events[fed_events]) <= cut:
             append(home.live, events[fed_events] + b"\n")
             fed_events += 1
@@ -104,10 +151,12 @@ def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home,
             done = fed_lines[rel]
             while done < len(lines) and (ts_of(lines[done]) or "") <= cut:
                 done += 1
-            append(projects / rel, *lines[fed_lines[rel]:done])
+            append(projects / rel, *lines[fed_lines[rel] : done])
             fed_lines[rel] = done
         passes.sessions_pass(home_locations(), Options(ways=False))
-    assert fed_events == len(events) and all(fed_lines[rel] == len(lines) for rel, lines in transcripts.items())
+    assert fed_events == len(events) and all(
+        fed_lines[rel] == len(lines) for rel, lines in transcripts.items()
+    )
 
     grown = snapshot()
     assert grown["turns"] and grown["turn_ways"] and grown["subagents"]
@@ -124,18 +173,35 @@ SID = "long-session"
 
 
 def fire(second: int, way: str, **extra) -> bytes:
-    return line(ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z", event="way_fired", way=way,
-                trigger="keyword", session=SID, **extra)
+    return line(
+        ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z",
+        event="way_fired",
+        way=way,
+        trigger="keyword",
+        session=SID,
+        **extra,
+    )
 
 
 def judged(second: int, way: str, verdict: str) -> bytes:
-    return line(ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z", event="way_judged", way=way,
-                verdict=verdict, p_yes=0.4, threshold=0.5, session=SID)
+    return line(
+        ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z",
+        event="way_judged",
+        way=way,
+        verdict=verdict,
+        p_yes=0.4,
+        threshold=0.5,
+        session=SID,
+    )
 
 
 def start(second: int) -> bytes:
-    return line(ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z", event="session_start",
-                project="/home/dev/app", session=SID)
+    return line(
+        ts=f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z",
+        event="session_start",
+        project="/home/dev/app",
+        session=SID,
+    )
 
 
 def grow(home, *chunks: bytes) -> None:
@@ -146,7 +212,9 @@ def grow(home, *chunks: bytes) -> None:
 def test_fires_after_the_last_turn_extend_it_or_open_new_turns(home, extended):
     grow(home, start(0), fire(1, "a/one"), fire(20, "a/two"))
     grow(home, fire(22, "a/three"))  # within 3 s of the last turn: the same turn
-    grow(home, fire(40, "a/one"), line(ts="2026-11-29T10:00:41Z", event="way_nearmiss", way="b/x", session=SID))
+    grow(
+        home, fire(40, "a/one"), line(ts="2026-11-29T10:00:41Z", event="way_nearmiss", way="b/x", session=SID)
+    )
     grow(home, start(50), fire(60, "a/two"))  # a compaction: a second window
     assert extended == [False, True, True, True]
     turns = list(Turn.objects.filter(session__sid=SID).order_by("epoch").values_list("epoch", "window"))
@@ -170,7 +238,9 @@ def test_a_verdict_after_the_last_turn_marks_its_row(home, extended):
     assert extended == [False, True]
     rows = TurnWay.objects.filter(turn__session__sid=SID, turn__epoch=2).order_by("position")
     assert [(r.way_id, r.judge_event_id is not None, r.suppressed) for r in rows] == [
-        ("a/two", True, ""), ("a/one", True, "judge")]
+        ("a/two", True, ""),
+        ("a/one", True, "judge"),
+    ]
     grown = snapshot()
     assert grown == rebuilt_whole()
 
@@ -198,8 +268,16 @@ def at(second: int) -> str:
 
 
 def entry(kind: str, uuid: str, parent: str | None, second: int, **extra) -> dict:
-    return {"type": kind, "uuid": uuid, "parentUuid": parent, "timestamp": at(second), "sessionId": SID,
-            "version": "2.1.180", "cwd": "/home/dev/app", **extra}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": at(second),
+        "sessionId": SID,
+        "version": "2.1.180",
+        "cwd": "/home/dev/app",
+        **extra,
+    }
 
 
 def user(uuid: str, parent: str | None, second: int, content) -> dict:
@@ -207,39 +285,105 @@ def user(uuid: str, parent: str | None, second: int, content) -> dict:
 
 
 def injected(uuid: str, parent: str, second: int) -> dict:
-    return entry("attachment", uuid, parent, second, attachment={
-        "type": "hook_additional_context", "hookEvent": "UserPromptSubmit", "content": ["[ways] guidance"]})
+    return entry(
+        "attachment",
+        uuid,
+        parent,
+        second,
+        attachment={
+            "type": "hook_additional_context",
+            "hookEvent": "UserPromptSubmit",
+            "content": ["[ways] guidance"],
+        },
+    )
 
 
 def reply(uuid: str, parent: str, second: int, *blocks: dict, message_id: str = "") -> dict:
-    return entry("assistant", uuid, parent, second, requestId=f"req_{message_id or uuid}", message={
-        "id": f"msg_{message_id or uuid}", "role": "assistant", "model": "claude-opus-4-6", "content": list(blocks),
-        "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100,
-                  "cache_creation_input_tokens": 1}})
+    return entry(
+        "assistant",
+        uuid,
+        parent,
+        second,
+        requestId=f"req_{message_id or uuid}",
+        message={
+            "id": f"msg_{message_id or uuid}",
+            "role": "assistant",
+            "model": "claude-opus-4-6",
+            "content": list(blocks),
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 5,
+                "cache_read_input_tokens": 100,
+                "cache_creation_input_tokens": 1,
+            },
+        },
+    )
 
 
 def test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(home, extended):
-    trunk = home.transcript("/home/dev/app", SID, user("u1", None, 9, "first prompt"), injected("i1", "u1", 9))
+    trunk = home.transcript(
+        "/home/dev/app", SID, user("u1", None, 9, "first prompt"), injected("i1", "u1", 9)
+    )
     grow(home, start(0), fire(10, "a/one"))
     passes.sessions_pass(home_locations(), Options(ways=False))
     assert Turn.objects.get(session__sid=SID, epoch=1).join_confidence == "keyed"
 
     grow(home, fire(40, "a/two"))  # the fire is logged before Claude Code writes the prompt's lines
     assert Turn.objects.get(session__sid=SID, epoch=2).join_reason == "no prompt injection within 8 s"
-    append(trunk, *(orjson.dumps(e) + b"\n" for e in [
-        user("u2", "i1", 39, "second prompt"), injected("i2", "u2", 39),
-        reply("a2", "i2", 41, {"type": "tool_use", "id": "toolu_9", "name": "Agent",
-                                "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"}}),
-        user("r2", "a2", 45, [{"type": "tool_result", "tool_use_id": "toolu_9", "content":
-                               "<persisted-output>\nOutput too large. Full output saved to: /x/tool-results/big.txt"
-                               "\n</persisted-output>"}]),
-        reply("a3", "r2", 46, {"type": "text", "text": "done"}, message_id="a2"),  # a repeated usage key
-        entry("ai-title", "t1", None, 47, aiTitle="Routes", title="Routes"),
-    ]))
+    append(
+        trunk,
+        *(
+            orjson.dumps(e) + b"\n"
+            for e in [
+                user("u2", "i1", 39, "second prompt"),
+                injected("i2", "u2", 39),
+                reply(
+                    "a2",
+                    "i2",
+                    41,
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_9",
+                        "name": "Agent",
+                        "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"},
+                    },
+                ),
+                user(
+                    "r2",
+                    "a2",
+                    45,
+                    [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "toolu_9",
+                            "content": "<persisted-output>\nOutput too large. Full output saved to: "
+                            "/x/tool-results/big.txt\n</persisted-output>",
+                        }
+                    ],
+                ),
+                reply(
+                    "a3", "r2", 46, {"type": "text", "text": "done"}, message_id="a2"
+                ),  # a repeated usage key
+                entry("ai-title", "t1", None, 47, aiTitle="Routes", title="Routes"),
+            ]
+        ),
+    )
     folder = trunk.with_suffix("")
-    append(folder / "subagents" / "agent-abc.jsonl", orjson.dumps(
-        {"type": "user", "uuid": "s1", "isSidechain": True, "agentId": "abc", "sessionId": SID,
-         "timestamp": at(42), "message": {"role": "user", "content": "go"}}) + b"\n")
+    append(
+        folder / "subagents" / "agent-abc.jsonl",
+        orjson.dumps(
+            {
+                "type": "user",
+                "uuid": "s1",
+                "isSidechain": True,
+                "agentId": "abc",
+                "sessionId": SID,
+                "timestamp": at(42),
+                "message": {"role": "user", "content": "go"},
+            }
+        )
+        + b"\n",
+    )
     (folder / "subagents" / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_9"}')
     append(folder / "tool-results" / "big.txt", b"x" * 5000)
     passes.sessions_pass(home_locations(), Options(ways=False))

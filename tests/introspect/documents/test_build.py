@@ -25,23 +25,53 @@ def ts(second: int, ms: int = 0) -> str:
 
 
 def prompt(uuid: str, parent: str | None, second: int, text: str) -> dict:
-    return {"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "version": "2.1.180", "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "version": "2.1.180",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def injection(uuid: str, parent: str, second: int, ms: int = 200) -> dict:
-    return {"type": "attachment", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second, ms), "sessionId": S,
-            "attachment": {"type": "hook_additional_context", "hookEvent": "UserPromptSubmit",
-                           "content": ["[ways]"]}}
+    return {
+        "type": "attachment",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second, ms),
+        "sessionId": S,
+        "attachment": {
+            "type": "hook_additional_context",
+            "hookEvent": "UserPromptSubmit",
+            "content": ["[ways]"],
+        },
+    }
 
 
 def reply(uuid: str, parent: str, second: int, model: str = "claude-opus-4-6") -> dict:
-    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "requestId": f"req_{uuid}", "message": {"id": f"msg_{uuid}", "role": "assistant", "model": model,
-                                                   "content": [{"type": "text", "text": "ok"}],
-                                                   "usage": {"input_tokens": 3, "output_tokens": 5,
-                                                             "cache_creation_input_tokens": 100,
-                                                             "cache_read_input_tokens": 1000}}}
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "requestId": f"req_{uuid}",
+        "message": {
+            "id": f"msg_{uuid}",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {
+                "input_tokens": 3,
+                "output_tokens": 5,
+                "cache_creation_input_tokens": 100,
+                "cache_read_input_tokens": 1000,
+            },
+        },
+    }
 
 
 def ev(second: int, event: str, **fields) -> bytes:
@@ -49,36 +79,94 @@ def ev(second: int, event: str, **fields) -> bytes:
 
 
 def build(home, *, transcript: bool = True) -> None:
-    append(home.live,
-           ev(0, "session_start"),
-           ev(2, "way_judged", way="softwaredev/delivery/commits", p_yes="0.812", threshold="0.30", verdict="pass",
-              mode="enforce", engine="anthropic", model="claude-haiku-4-5", judge_ms="412"),
-           ev(2, "way_fired", way="softwaredev/delivery/commits", trigger="keyword", token_position="1204",
-              matched_span="commit"),
-           ev(3, "way_keyword_gated", way="d/g", trigger="prompt", matched_span="remember", prob_en="0.0759",
-              prob_multi="", floor="0.1500"),
-           ev(20, "way_fired", way="softwaredev/code/testing", trigger="semantic:embedding:en", fire_score="0.7100",
-              surface="write the tests", token_position="48211"),
-           ev(21, "way_fired", way="softwaredev/docs/adr", trigger="file", matched_span="docs/adr/ADR-1.md"),
-           ev(21, "way_suppressed", way="d/b", trigger="bash", reason="refire"),
-           ev(40, "way_redisclosed", way="softwaredev/delivery/commits", trigger="semantic:embedding:en",
-              fire_score="0.52", surface="again"),
-           ev(40, "way_judged", way="d/b/c", p_yes="0.050", threshold="0.30", verdict="block", reason="ancestor",
-              ancestor="d/b"),
-           ev(50, "way_fired", way="unknown/way", trigger="bash", matched_span="make"))
-    home.way(home.core_ways, "softwaredev/delivery/commits",
-             "description: commits\nvocabulary: commit message branch\npattern: commit\nscope: [agent, subagent]\n"
-             "refire: 0.2")
+    append(
+        home.live,
+        ev(0, "session_start"),
+        ev(
+            2,
+            "way_judged",
+            way="softwaredev/delivery/commits",
+            p_yes="0.812",
+            threshold="0.30",
+            verdict="pass",
+            mode="enforce",
+            engine="anthropic",
+            model="claude-haiku-4-5",
+            judge_ms="412",
+        ),
+        ev(
+            2,
+            "way_fired",
+            way="softwaredev/delivery/commits",
+            trigger="keyword",
+            token_position="1204",
+            matched_span="commit",
+        ),
+        ev(
+            3,
+            "way_keyword_gated",
+            way="d/g",
+            trigger="prompt",
+            matched_span="remember",
+            prob_en="0.0759",
+            prob_multi="",
+            floor="0.1500",
+        ),
+        ev(
+            20,
+            "way_fired",
+            way="softwaredev/code/testing",
+            trigger="semantic:embedding:en",
+            fire_score="0.7100",
+            surface="write the tests",
+            token_position="48211",
+        ),
+        ev(21, "way_fired", way="softwaredev/docs/adr", trigger="file", matched_span="docs/adr/ADR-1.md"),
+        ev(21, "way_suppressed", way="d/b", trigger="bash", reason="refire"),
+        ev(
+            40,
+            "way_redisclosed",
+            way="softwaredev/delivery/commits",
+            trigger="semantic:embedding:en",
+            fire_score="0.52",
+            surface="again",
+        ),
+        ev(
+            40,
+            "way_judged",
+            way="d/b/c",
+            p_yes="0.050",
+            threshold="0.30",
+            verdict="block",
+            reason="ancestor",
+            ancestor="d/b",
+        ),
+        ev(50, "way_fired", way="unknown/way", trigger="bash", matched_span="make"),
+    )
+    home.way(
+        home.core_ways,
+        "softwaredev/delivery/commits",
+        "description: commits\nvocabulary: commit message branch\npattern: commit\nscope: [agent, subagent]\n"
+        "refire: 0.2",
+    )
     home.way(home.core_ways, "softwaredev/code/testing", "vocabulary: test tdd unit\nthreshold: 2.0")
     home.way(home.user_ways, "softwaredev/docs/adr", "files: docs/adr/.*\\.md$")
     if transcript:
-        home.transcript(P, S,
-                        prompt("u1", None, 1, "please commit this"), injection("i1", "u1", 1),
-                        reply("a1", "i1", 3),
-                        prompt("u2", "a1", 19, "write the tests"), injection("i2", "u2", 19), reply("a2", "i2", 22),
-                        prompt("u3", "a2", 45, "and again"), injection("i3", "u3", 46),
-                        prompt("u4", "i3", 47, "sorry, one more"), injection("i4", "u4", 47, 900),
-                        reply("a4", "i4", 55, model="claude-sonnet-4-6"))
+        home.transcript(
+            P,
+            S,
+            prompt("u1", None, 1, "please commit this"),
+            injection("i1", "u1", 1),
+            reply("a1", "i1", 3),
+            prompt("u2", "a1", 19, "write the tests"),
+            injection("i2", "u2", 19),
+            reply("a2", "i2", 22),
+            prompt("u3", "a2", 45, "and again"),
+            injection("i3", "u3", 46),
+            prompt("u4", "i3", 47, "sorry, one more"),
+            injection("i4", "u4", 47, 900),
+            reply("a4", "i4", 55, model="claude-sonnet-4-6"),
+        )
     call_command("ingest", stdout=StringIO())
 
 
@@ -87,24 +175,59 @@ def test_it_dumps_the_session_introspection_model(home):
     doc = documents.dump_document(S, matched=True)
     api_models.SessionIntrospection.model_validate(doc)
     assert (doc["id"], doc["project"], doc["window_k"]) == (S, P, 1000)
-    assert doc["summary"] == {"turns": 4, "distinct_ways": 4, "total_fires": 4, "redisclosures": 1,
-                              "gated_candidates": 1, "suppressed_candidates": 2, "judge_blocked": 1, "keyed_turns": 2}
+    assert doc["summary"] == {
+        "turns": 4,
+        "distinct_ways": 4,
+        "total_fires": 4,
+        "redisclosures": 1,
+        "gated_candidates": 1,
+        "suppressed_candidates": 2,
+        "judge_blocked": 1,
+        "keyed_turns": 2,
+    }
     first, second, third, fourth = doc["turns"]
     assert first == {
-        "epoch": 1, "token_position": 1204, "ts": "2026-07-03T16:40:02Z", "transcript_uuid": "u1",
+        "epoch": 1,
+        "token_position": 1204,
+        "ts": "2026-07-03T16:40:02Z",
+        "transcript_uuid": "u1",
         "join_confidence": "keyed",
         "fired_ways": [
-            {"way_id": "softwaredev/delivery/commits", "trigger_channel": "keyword",
-             "way_path": str(home.core_ways / "softwaredev/delivery/commits/commits.md"),
-             "criteria": {"pattern": "commit", "vocabulary": "commit message branch", "scope": "agent, subagent"},
-             "match_detail": {"matched_span": "commit", "confidence": "keyed"},
-             "judge": {"verdict": "pass", "p_yes": 0.812, "threshold": 0.3, "mode": "enforce",
-                       "engine": "anthropic", "model": "claude-haiku-4-5", "judge_ms": 412}},
-            {"way_id": "d/g", "trigger_channel": "keyword:gated", "gated": True, "criteria": {},
-             "match_detail": {"matched_span": "remember", "confidence": "keyed"}},
-        ]}
+            {
+                "way_id": "softwaredev/delivery/commits",
+                "trigger_channel": "keyword",
+                "way_path": str(home.core_ways / "softwaredev/delivery/commits/commits.md"),
+                "criteria": {
+                    "pattern": "commit",
+                    "vocabulary": "commit message branch",
+                    "scope": "agent, subagent",
+                },
+                "match_detail": {"matched_span": "commit", "confidence": "keyed"},
+                "judge": {
+                    "verdict": "pass",
+                    "p_yes": 0.812,
+                    "threshold": 0.3,
+                    "mode": "enforce",
+                    "engine": "anthropic",
+                    "model": "claude-haiku-4-5",
+                    "judge_ms": 412,
+                },
+            },
+            {
+                "way_id": "d/g",
+                "trigger_channel": "keyword:gated",
+                "gated": True,
+                "criteria": {},
+                "match_detail": {"matched_span": "remember", "confidence": "keyed"},
+            },
+        ],
+    }
     assert second["transcript_uuid"] == "u2" and second["token_position"] == 48211
-    assert [w["way_id"] for w in second["fired_ways"]] == ["softwaredev/code/testing", "softwaredev/docs/adr", "d/b"]
+    assert [w["way_id"] for w in second["fired_ways"]] == [
+        "softwaredev/code/testing",
+        "softwaredev/docs/adr",
+        "d/b",
+    ]
     semantic, file_fire, held = second["fired_ways"]
     assert semantic["fire_score"] == 0.71 and "match_detail" not in semantic
     assert semantic["criteria"] == {"vocabulary": "test tdd unit"}  # threshold is never a criterion
@@ -115,12 +238,29 @@ def test_it_dumps_the_session_introspection_model(home):
     assert third["join_confidence"] == "heuristic" and "transcript_uuid" not in third
     assert third["fired_ways"][0]["redisclosed"] is True
     assert third["fired_ways"][1] == {
-        "way_id": "d/b/c", "trigger_channel": "judge", "suppressed": "judge", "criteria": {},
-        "judge": {"verdict": "block", "p_yes": 0.05, "threshold": 0.3, "mode": "", "engine": "", "model": "",
-                  "judge_ms": 0, "reason": "ancestor", "ancestor": "d/b"}}
+        "way_id": "d/b/c",
+        "trigger_channel": "judge",
+        "suppressed": "judge",
+        "criteria": {},
+        "judge": {
+            "verdict": "block",
+            "p_yes": 0.05,
+            "threshold": 0.3,
+            "mode": "",
+            "engine": "",
+            "model": "",
+            "judge_ms": 0,
+            "reason": "ancestor",
+            "ancestor": "d/b",
+        },
+    }
     # Fired from a way with no file today: empty criteria and no path, never invented.
-    assert fourth["fired_ways"][0] == {"way_id": "unknown/way", "trigger_channel": "bash", "criteria": {},
-                                       "match_detail": {"matched_span": "make", "confidence": "keyed"}}
+    assert fourth["fired_ways"][0] == {
+        "way_id": "unknown/way",
+        "trigger_channel": "bash",
+        "criteria": {},
+        "match_detail": {"matched_span": "make", "confidence": "keyed"},
+    }
     assert fourth["join_confidence"] == "heuristic"
 
 
@@ -143,28 +283,51 @@ def test_it_answers_with_upstreams_error_objects(home):
     assert documents.dump_document(None, matched=False) == {"error": "no events recorded yet"}
     build(home)
     empty = documents.dump_document("no-such-session", matched=False)
-    assert empty == {"id": "no-such-session", "project": "", "window_k": 200,
-                     "summary": {"turns": 0, "distinct_ways": 0, "total_fires": 0, "keyed_turns": 0}, "turns": []}
+    assert empty == {
+        "id": "no-such-session",
+        "project": "",
+        "window_k": 200,
+        "summary": {"turns": 0, "distinct_ways": 0, "total_fires": 0, "keyed_turns": 0},
+        "turns": [],
+    }
     assert documents.dump_document(None, matched=False)["id"] == S  # the newest session by default
 
 
 def test_it_lists_sessions_with_a_session_start_newest_first(home):
     build(home)
-    append(home.live, line(ts="2026-07-04T09:00:00Z", event="session_start", session="s2", project=P + "/"),
-           line(ts="2026-07-04T09:00:30Z", event="judge_call", session="s2"),
-           line(ts="2026-07-05T09:00:00Z", event="way_fired", way="x", session="no-start"))
+    append(
+        home.live,
+        line(ts="2026-07-04T09:00:00Z", event="session_start", session="s2", project=P + "/"),
+        line(ts="2026-07-04T09:00:30Z", event="judge_call", session="s2"),
+        line(ts="2026-07-05T09:00:00Z", event="way_fired", way="x", session="no-start"),
+    )
     call_command("ingest", stdout=StringIO())
     doc = documents.list_document()
     api_models.SessionList.model_validate(doc)
     assert doc["scope"] is None and doc["count"] == 2
     newest, older = doc["sessions"]
-    assert newest == {"id": "s2", "ts": "2026-07-04T09:00:00Z", "project": P + "/", "event_count": 2, "way_fires": 0,
-                      "duration_secs": 30, "transcript": "none",
-                      "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0,
-                                "cache_read_input_tokens": 0}}
+    assert newest == {
+        "id": "s2",
+        "ts": "2026-07-04T09:00:00Z",
+        "project": P + "/",
+        "event_count": 2,
+        "way_fires": 0,
+        "duration_secs": 30,
+        "transcript": "none",
+        "usage": {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
     assert (older["id"], older["event_count"], older["way_fires"], older["duration_secs"]) == (S, 10, 4, 50)
-    assert older["usage"] == {"input_tokens": 9, "output_tokens": 15, "cache_creation_input_tokens": 300,
-                              "cache_read_input_tokens": 3000}
+    assert older["usage"] == {
+        "input_tokens": 9,
+        "output_tokens": 15,
+        "cache_creation_input_tokens": 300,
+        "cache_read_input_tokens": 3000,
+    }
     assert older["transcript"] == "present"
     scoped = documents.list_document(project=P)
     assert scoped["scope"] == P and scoped["count"] == 2  # a trailing / is ignored on either side
@@ -172,8 +335,11 @@ def test_it_lists_sessions_with_a_session_start_newest_first(home):
 
 def test_it_adds_transcript_only_sessions_on_request(home):
     build(home)
-    home.transcript("/elsewhere", "plain-claude", {**prompt("p1", None, 1, "hi"), "sessionId": "plain-claude",
-                                                   "cwd": "/elsewhere"})
+    home.transcript(
+        "/elsewhere",
+        "plain-claude",
+        {**prompt("p1", None, 1, "hi"), "sessionId": "plain-claude", "cwd": "/elsewhere"},
+    )
     call_command("ingest", stdout=StringIO())
     assert "plain-claude" not in [s["id"] for s in documents.list_document()["sessions"]]
     listed = {s["id"]: s for s in documents.list_document(with_transcripts=True)["sessions"]}
@@ -184,20 +350,47 @@ def test_it_lists_semantic_fires_lowest_score_first(home):
     build(home)
     doc = documents.fires_document(S, matched=False)
     api_models.Fires.model_validate(doc)
-    assert doc == {"session": S, "total": 2, "fires": [
-        {"score": 0.52, "way": "softwaredev/delivery/commits", "surface": "again", "redisclosed": True},
-        {"score": 0.71, "way": "softwaredev/code/testing", "surface": "write the tests", "redisclosed": False}]}
+    assert doc == {
+        "session": S,
+        "total": 2,
+        "fires": [
+            {"score": 0.52, "way": "softwaredev/delivery/commits", "surface": "again", "redisclosed": True},
+            {
+                "score": 0.71,
+                "way": "softwaredev/code/testing",
+                "surface": "write the tests",
+                "redisclosed": False,
+            },
+        ],
+    }
     matched = documents.fires_document(S, matched=True, max_score=0.6, limit=0)
     assert (matched["total"], matched["fires"]) == (1, [])
-    assert matched["judge_blocks"] == [{"way": "d/b/c", "ts": "2026-07-03T16:40:40Z", "verdict": "block",
-                                        "p_yes": 0.05, "threshold": 0.3, "mode": "", "engine": "", "model": "",
-                                        "judge_ms": 0, "reason": "ancestor", "ancestor": "d/b"}]
+    assert matched["judge_blocks"] == [
+        {
+            "way": "d/b/c",
+            "ts": "2026-07-03T16:40:40Z",
+            "verdict": "block",
+            "p_yes": 0.05,
+            "threshold": 0.3,
+            "mode": "",
+            "engine": "",
+            "model": "",
+            "judge_ms": 0,
+            "reason": "ancestor",
+            "ancestor": "d/b",
+        }
+    ]
 
 
 def test_it_prints_one_json_document_per_command(home):
     build(home)
-    for args in (["dump", S, "--matched"], ["list", "--json"], ["fires", "--json", S], ["fires", "--session", S],
-                 ["replay", S, "--json"]):
+    for args in (
+        ["dump", S, "--matched"],
+        ["list", "--json"],
+        ["fires", "--json", S],
+        ["fires", "--session", S],
+        ["replay", S, "--json"],
+    ):
         out = StringIO()
         call_command("introspect", *args, stdout=out)
         assert isinstance(json.loads(out.getvalue()), dict)
@@ -206,7 +399,9 @@ def test_it_prints_one_json_document_per_command(home):
 def test_it_serves_the_documents_under_api(client, home):
     build(home)
     assert client.get(f"/api/sessions/{S}/dump.json").json() == documents.dump_document(S, matched=False)
-    assert client.get(f"/api/sessions/{S}/dump.json?matched=1").json() == documents.dump_document(S, matched=True)
+    assert client.get(f"/api/sessions/{S}/dump.json?matched=1").json() == documents.dump_document(
+        S, matched=True
+    )
     assert client.get("/api/sessions/").json()["count"] == 1
     assert client.get(f"/api/sessions/{S}/fires.json?max_score=0.6").json()["total"] == 1
     assert client.get(f"/api/sessions/{S}/replay.json").json()["session"] == S
@@ -221,7 +416,10 @@ def test_it_builds_the_replay_document_to_its_schema(home, settings):
         for matched in (False, True):
             doc = documents.replay_document(sid, matched=matched)
             assert api_models.dump(api_models.SessionDump.model_validate(doc)) == doc
-    assert documents.replay_document("nope", matched=False) == {"error": "no events for session", "session": "nope"}
+    assert documents.replay_document("nope", matched=False) == {
+        "error": "no events for session",
+        "session": "nope",
+    }
 
 
 def test_it_builds_every_sample_document_to_its_schema(settings):

@@ -29,7 +29,10 @@ def test_it_reads_gzip_archives_member_by_member(tmp_path):
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, second)
     chunk = read_gzip_chunk(path, None)
     assert [(line.offset, line.index, line.data) for line in chunk.lines] == [
-        (0, 0, b'{"a":1}'), (0, 1, b'{"b":2}'), (len(first), 0, b'{"c":3}')]
+        (0, 0, b'{"a":1}'),
+        (0, 1, b'{"b":2}'),
+        (len(first), 0, b'{"c":3}'),
+    ]
     assert chunk.next_offset == len(first) + len(second)
     assert gzip.decompress(path.read_bytes()).count(b"\n") == 3
 
@@ -41,7 +44,7 @@ def test_it_leaves_a_torn_trailing_member_for_later(tmp_path):
     chunk = read_gzip_chunk(path, None)
     assert [line.data for line in chunk.lines] == [b'{"a":1}'] and chunk.next_offset == len(first)
     assert chunk.damage == []
-    append(path, second[len(second) // 2:])
+    append(path, second[len(second) // 2 :])
     rest = read_gzip_chunk(path, checkpoint_after(chunk))
     assert len(rest.lines) == 50 and not rest.new_generation
 
@@ -67,8 +70,10 @@ def test_it_inflates_a_200_mb_member_in_bounded_memory(tmp_path):
     with open(path, "wb") as fh:
         # 4 KiB of hex repeated: ~21:1, as well as real archives compress (a run of one letter is
         # ~218:1, over the decompression-bomb cap).
-        fh.writelines(deflate.compress(b'{"i":%06d,"pad":"' % i + rng.randbytes(2048).hex().encode() * 16 + b'"}\n')
-                      for i in range(line_count))
+        fh.writelines(
+            deflate.compress(b'{"i":%06d,"pad":"' % i + rng.randbytes(2048).hex().encode() * 16 + b'"}\n')
+            for i in range(line_count)
+        )
         fh.write(deflate.flush())
     tracemalloc.start()
     try:
@@ -115,7 +120,11 @@ def test_it_resumes_inside_a_member_from_a_fresh_open(tmp_path):
     chunks, checkpoint = read_all(functools.partial(read_gzip_chunk, path), max_lines=3)
     assert keys(chunks) == keys([whole])
     assert [(c.next_offset, c.member_bytes, c.member_lines) for c in chunks] == [
-        (0, 24, 3), (0, 48, 6), (len(first), 16, 2), (path.stat().st_size, 0, 0)]
+        (0, 24, 3),
+        (0, 48, 6),
+        (len(first), 16, 2),
+        (path.stat().st_size, 0, 0),
+    ]
     assert checkpoint.position == (path.stat().st_size, 0, 0)
 
 
@@ -154,7 +163,10 @@ def test_it_picks_up_a_member_appended_after_the_end_was_reached(tmp_path):
         assert waiting.lines == [] and waiting.damage == [] and waiting.next_offset == checkpoint.offset
         append(path, header[2:])
         later = tail.chunk(waiting.checkpoint())
-    assert [(line.offset, line.index) for line in later.lines] == [(checkpoint.offset, 0), (checkpoint.offset, 1)]
+    assert [(line.offset, line.index) for line in later.lines] == [
+        (checkpoint.offset, 0),
+        (checkpoint.offset, 1),
+    ]
     assert later.next_offset == path.stat().st_size and not later.new_generation
 
 
@@ -187,7 +199,7 @@ def decodable(member: bytes) -> bytes:
 
 
 def corrupted(member: bytes, at: int, garbage: bytes) -> bytes:
-    return member[:at] + garbage + member[at + len(garbage):]
+    return member[:at] + garbage + member[at + len(garbage) :]
 
 
 def test_it_keeps_every_line_zlib_decoded_of_a_member_before_rejecting_it(tmp_path):
@@ -196,11 +208,15 @@ def test_it_keeps_every_line_zlib_decoded_of_a_member_before_rejecting_it(tmp_pa
     broken = corrupted(member, len(member) - 2000, b"\xff" * 8)
     path = append(tmp_path / "events-2026-01-01.jsonl.gz", broken, gzip_member(b'{"after":1}\n'))
     text = decodable(broken)
-    complete, rest = text[: text.rfind(b"\n")], text[text.rfind(b"\n") + 1:]
+    complete, rest = text[: text.rfind(b"\n")], text[text.rfind(b"\n") + 1 :]
     chunk = read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     assert [line.data for line in chunk.lines[:-1]] == complete.split(b"\n")
     assert len(chunk.lines) > 199_000
-    assert (chunk.lines[-1].offset, chunk.lines[-1].index, chunk.lines[-1].data) == (len(broken), 0, b'{"after":1}')
+    assert (chunk.lines[-1].offset, chunk.lines[-1].index, chunk.lines[-1].data) == (
+        len(broken),
+        0,
+        b'{"after":1}',
+    )
     [damage] = chunk.damage
     assert (damage.offset, damage.length, damage.tail) == (0, len(broken), rest)
     assert "incorrect data check" in damage.detail
@@ -230,8 +246,9 @@ def test_it_stops_inflating_a_member_at_the_floor_when_it_inflates_more_than_200
     assert (lines[-1].offset, lines[-1].index, lines[-1].data) == (len(bomb), 0, b'{"after":1}')
     [damage] = [d for chunk in chunks for d in chunk.damage]
     assert (damage.offset, damage.length, damage.tail) == (0, len(bomb), b"")
-    assert damage.detail == ("inflates more than 200× its size: a decompression bomb? "
-                             "the rest of this member was not read")
+    assert damage.detail == (
+        "inflates more than 200× its size: a decompression bomb? the rest of this member was not read"
+    )
     assert checkpoint.position == (path.stat().st_size, 0, 0)
 
 
@@ -265,7 +282,9 @@ def hostile(kind: str) -> bytes:
 @pytest.mark.parametrize("kind", ["rejected", "bomb"])
 def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_path, kind):
     first = gzip_member(*numbered(5))
-    path = append(tmp_path / "events-2026-01-01.jsonl.gz", first, hostile(kind), gzip_member(b'{"after":1}\n'))
+    path = append(
+        tmp_path / "events-2026-01-01.jsonl.gz", first, hostile(kind), gzip_member(b'{"after":1}\n')
+    )
     whole = read_gzip_chunk(path, None, max_lines=1 << 20, limit=1 << 30)
     with gzip_tail.GzipTail(path) as tail:
         kept_open, _ = read_all(tail.chunk, max_lines=333)

@@ -24,7 +24,9 @@ def ingest() -> str:
 
 
 def event(second: int, session: str) -> bytes:
-    return line(ts=f"2026-11-29T10:00:{second:02d}Z", event="way_fired", way="a/b", trigger="bash", session=session)
+    return line(
+        ts=f"2026-11-29T10:00:{second:02d}Z", event="way_fired", way="a/b", trigger="bash", session=session
+    )
 
 
 def test_two_machines_with_the_same_paths_keep_their_own_files(home, settings):
@@ -38,7 +40,9 @@ def test_two_machines_with_the_same_paths_keep_their_own_files(home, settings):
     append(home.live, event(3, "bob-1"), event(2, "shared"))
     ingest()
     assert sorted(SourceFile.objects.values_list("host", "rel_path", "generation", "status")) == [
-        ("alice", "events.jsonl", 1, "active"), ("bob", "events.jsonl", 1, "active")]
+        ("alice", "events.jsonl", 1, "active"),
+        ("bob", "events.jsonl", 1, "active"),
+    ]
     assert sorted(WaysEvent.objects.values_list("session_key", flat=True)) == ["alice-1", "bob-1", "shared"]
 
     settings.WAYSWEB_HOST = "alice"  # back on alice's machine, where one more line was written
@@ -49,7 +53,9 @@ def test_two_machines_with_the_same_paths_keep_their_own_files(home, settings):
     assert WaysEvent.objects.count() == 4
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="one SQLite file cannot be shared between machines")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="one SQLite file cannot be shared between machines"
+)
 def test_importers_of_two_machines_run_side_by_side_but_not_twice_on_one(home, settings):
     append(home.live, event(1, "s"))
     other = connections.create_connection("default")

@@ -11,8 +11,10 @@ from tests.conftest import append, gzip_member, line
 
 pytestmark = pytest.mark.django_db
 
-LINES = [line(ts=f"2026-11-02T10:00:0{i}Z", event="way_fired", way=f"d/{i}", trigger="bash", session="s")
-         for i in range(5)]
+LINES = [
+    line(ts=f"2026-11-02T10:00:0{i}Z", event="way_fired", way=f"d/{i}", trigger="bash", session="s")
+    for i in range(5)
+]
 
 
 class Crash(Exception):
@@ -113,8 +115,11 @@ def test_it_commits_an_archive_member_in_batches_of_at_most_a_thousand_lines(hom
     loader.import_file(source)
     size = home.archive("2026-11-01").stat().st_size
     # Inside the member the checkpoint is its start plus the lines (and bytes) committed of it.
-    assert positions == [(1000, (0, sum(map(len, MANY[:1000])), 1000)),
-                         (1000, (0, sum(map(len, MANY[:2000])), 2000)), (500, (size, 0, 0))]
+    assert positions == [
+        (1000, (0, sum(map(len, MANY[:1000])), 1000)),
+        (1000, (0, sum(map(len, MANY[:2000])), 2000)),
+        (500, (size, 0, 0)),
+    ]
 
 
 def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same_rows(home, monkeypatch):
@@ -140,8 +145,11 @@ def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same
     result = loader.import_file(source)  # a new run: the member is inflated again and skipped into
     assert (result.counts.imported, result.counts.duplicate) == (1500, 0)
     assert sorted(RawLine.objects.values_list("offset", "index", "sha256")) == [
-        (0, i, loader.sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)]
-    assert sorted(WaysEvent.objects.values_list("order_offset", "order_index")) == [(0, i) for i in range(2500)]
+        (0, i, loader.sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)
+    ]
+    assert sorted(WaysEvent.objects.values_list("order_offset", "order_index")) == [
+        (0, i) for i in range(2500)
+    ]
     assert member_position(row) == (home.archive("2026-11-01").stat().st_size, 0, 0)
     assert (row.lines_seen, row.imported) == (2500, 2500)
 

@@ -69,8 +69,12 @@ def test_it_recovers_the_record_after_a_torn_prefix_and_quarantines_the_prefix()
 
 
 def test_it_reads_numbers_from_strings_or_json_numbers():
-    from_text, _ = schema.validate_event({"event": "way_fired", "token_position": "1204", "fire_score": "0.6220"})
-    from_number, _ = schema.validate_event({"event": "way_fired", "token_position": 1204, "fire_score": 0.622})
+    from_text, _ = schema.validate_event(
+        {"event": "way_fired", "token_position": "1204", "fire_score": "0.6220"}
+    )
+    from_number, _ = schema.validate_event(
+        {"event": "way_fired", "token_position": 1204, "fire_score": 0.622}
+    )
     assert from_text.token_position == from_number.token_position == 1204
     assert from_text.fire_score == from_number.fire_score == 0.622
 
@@ -84,7 +88,9 @@ def test_it_keeps_empty_fields_apart_from_absent_ones():
 
 
 def test_it_drops_a_mistyped_field_and_names_it():
-    line, flags = schema.validate_event({"event": "way_fired", "way": 42, "token_position": "-3", "trigger": "bash"})
+    line, flags = schema.validate_event(
+        {"event": "way_fired", "way": 42, "token_position": "-3", "trigger": "bash"}
+    )
     assert line.way is None and line.token_position is None and line.trigger == "bash"
     assert "unparsed:token_position,way" in flags
 

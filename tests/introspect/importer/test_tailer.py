@@ -17,7 +17,7 @@ def test_it_leaves_a_torn_last_line_unconsumed(tmp_path):
     chunk = tailer.read_chunk(path, None)
     assert [line.data for line in chunk.lines] == [b'{"a":1}']
     assert chunk.next_offset == 8
-    append(path, b'2}\n')
+    append(path, b"2}\n")
     later = tailer.read_chunk(path, checkpoint_after(chunk))
     assert [(line.offset, line.data) for line in later.lines] == [(8, b'{"b":2}')]
     assert not later.new_generation

@@ -20,14 +20,22 @@ FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transc
 CCUSAGE = Path(__file__).resolve().parents[2] / "fixtures" / "ccusage"
 # The tree ccusage was run on (tests/fixtures/ccusage/README.md): one transcript per folder.
 TREE = {
-    "fixture-1": ("5c0375b4-57a5-4f26-b12d-d022ee4e51b7", "d-kimuson_claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+    "fixture-1": (
+        "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
+        "d-kimuson_claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    ),
     "fixture-2": ("4d5611e5-241a-462a-8d15-5122611a9569", "marot_spotter_agent-acompact-e1f845.jsonl"),
     "fixture-3": ("491e126e-1e71-469c-ade2-fcc8af567c74", "marot_spotter_subagent.jsonl"),
     "fixture-4": ("d6e0bada-1959-4eec-a9d2-0bfade768d8f", "marot_spotter_tool_heavy.jsonl"),
-    "fixture-5": ("c45af7b1-cb7c-4e51-93db-8cbb250a877a", "oneryalcin_fasthooks_sample_main_transcript.jsonl"),
+    "fixture-5": (
+        "c45af7b1-cb7c-4e51-93db-8cbb250a877a",
+        "oneryalcin_fasthooks_sample_main_transcript.jsonl",
+    ),
 }
 
-needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout")
+needs_fixtures = pytest.mark.skipif(
+    not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout"
+)
 
 
 def lay_out(home) -> Path:
@@ -62,9 +70,12 @@ def test_it_counts_tokens_as_ccusage_does(home):
     reported = json.loads((CCUSAGE / "fixtures-session.json").read_text())["sessions"]
     for row in reported:
         session = Session.objects.get(sid=TREE[row["sessionId"]][0])
-        assert (session.input_tokens, session.output_tokens, session.cache_creation_input_tokens,
-                session.cache_read_input_tokens) == (row["inputTokens"], row["outputTokens"],
-                                                     row["cacheCreationTokens"], row["cacheReadTokens"])
+        assert (
+            session.input_tokens,
+            session.output_tokens,
+            session.cache_creation_input_tokens,
+            session.cache_read_input_tokens,
+        ) == (row["inputTokens"], row["outputTokens"], row["cacheCreationTokens"], row["cacheReadTokens"])
 
 
 @needs_fixtures
@@ -89,7 +100,11 @@ def test_it_reads_a_subagent_file_under_its_session_as_a_sidechain(home):
     shutil.copy(FIXTURES / "marot_spotter_agent-acompact-e1f845.jsonl", target)
     ingest()
     source = SourceFile.objects.get()
-    assert (source.kind, source.session_key, source.agent_key) == ("subagent_transcript", session, "acompact-e1f845")
+    assert (source.kind, source.session_key, source.agent_key) == (
+        "subagent_transcript",
+        session,
+        "acompact-e1f845",
+    )
     entries = TranscriptEntry.objects.filter(source=source)
     assert entries.exists() and all(e.is_sidechain and e.agent_id == "acompact-e1f845" for e in entries)
     assert Session.objects.get(sid=session).origin == "transcript"
@@ -112,7 +127,9 @@ def test_it_keeps_compaction_boundaries_summaries_tool_errors_and_inline_sidecha
 
 
 def test_it_stores_unknown_line_types_raw_and_flagged(home):
-    home.transcript("/p", "s1", {"type": "brand-new-thing", "uuid": "x", "sessionId": "s1", "payload": [1, 2]})
+    home.transcript(
+        "/p", "s1", {"type": "brand-new-thing", "uuid": "x", "sessionId": "s1", "payload": [1, 2]}
+    )
     ingest()
     entry = TranscriptEntry.objects.get()
     assert entry.type == "brand-new-thing" and "unknown_type" in entry.flags
@@ -120,11 +137,18 @@ def test_it_stores_unknown_line_types_raw_and_flagged(home):
 
 
 def test_it_counts_inert_chatter_and_keeps_its_dag_node(home):
-    home.transcript("/p", "s1",
-                    {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
-                    {"type": "progress", "uuid": "p1", "parentUuid": "u0", "data": {"type": "bash_progress"}},
-                    {"type": "progress", "uuid": "p2", "parentUuid": "p1", "data": {"type": "hook_progress",
-                                                                                    "hookEvent": "PreToolUse"}})
+    home.transcript(
+        "/p",
+        "s1",
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
+        {"type": "progress", "uuid": "p1", "parentUuid": "u0", "data": {"type": "bash_progress"}},
+        {
+            "type": "progress",
+            "uuid": "p2",
+            "parentUuid": "p1",
+            "data": {"type": "hook_progress", "hookEvent": "PreToolUse"},
+        },
+    )
     ingest()
     source = SourceFile.objects.get()
     assert (source.inert, source.imported) == (2, 1)
@@ -145,8 +169,11 @@ def test_it_marks_a_resumed_files_repeated_lines_as_copies(home):
 
 def test_it_compresses_long_lines_and_gives_them_back_whole(home):
     text = "x" * 40_000
-    home.transcript("/p", "s1", {"type": "user", "uuid": "u1", "sessionId": "s1",
-                                 "message": {"role": "user", "content": text}})
+    home.transcript(
+        "/p",
+        "s1",
+        {"type": "user", "uuid": "u1", "sessionId": "s1", "message": {"role": "user", "content": text}},
+    )
     ingest()
     entry = TranscriptEntry.objects.get()
     assert entry.raw_compressed and len(bytes(entry.raw)) < 2000
@@ -154,8 +181,11 @@ def test_it_compresses_long_lines_and_gives_them_back_whole(home):
 
 
 def test_it_marks_a_deleted_transcript_gone_and_keeps_the_conversation(home):
-    path = home.transcript("/p", "s1", {"type": "user", "uuid": "u1", "sessionId": "s1",
-                                        "message": {"role": "user", "content": "hi"}})
+    path = home.transcript(
+        "/p",
+        "s1",
+        {"type": "user", "uuid": "u1", "sessionId": "s1", "message": {"role": "user", "content": "hi"}},
+    )
     ingest()
     path.unlink()
     ingest()
@@ -164,18 +194,39 @@ def test_it_marks_a_deleted_transcript_gone_and_keeps_the_conversation(home):
 
 
 def test_it_extracts_the_columns_pages_query():
-    fields = transcripts.fields_of({
-        "type": "assistant", "uuid": "a", "parentUuid": "u", "timestamp": "2026-02-10T21:11:59.873Z",
-        "requestId": "req_1", "message": {"id": "msg_1", "model": "claude-opus-4-6", "content": [
-            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make test"}}],
-            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 13835, "cache_read_input_tokens": 11515,
-                      "output_tokens": 13}}})
+    fields = transcripts.fields_of(
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "parentUuid": "u",
+            "timestamp": "2026-02-10T21:11:59.873Z",
+            "requestId": "req_1",
+            "message": {
+                "id": "msg_1",
+                "model": "claude-opus-4-6",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make test"}}
+                ],
+                "usage": {
+                    "input_tokens": 3,
+                    "cache_creation_input_tokens": 13835,
+                    "cache_read_input_tokens": 11515,
+                    "output_tokens": 13,
+                },
+            },
+        }
+    )
     assert (fields.tool_use_id, fields.tool_name, fields.message_id, fields.request_id) == (
-        "toolu_1", "Bash", "msg_1", "req_1")
+        "toolu_1",
+        "Bash",
+        "msg_1",
+        "req_1",
+    )
     assert fields.text == "Bash make test" and fields.has_usage and fields.cache_read_input_tokens == 11515
     assert fields.ts.microsecond == 873000
-    tagged = transcripts.fields_of({"type": "user", "message": {"role": "user",
-                                                                "content": "<command-name>/compact</command-name>"}})
+    tagged = transcripts.fields_of(
+        {"type": "user", "message": {"role": "user", "content": "<command-name>/compact</command-name>"}}
+    )
     assert not tagged.is_prompt
 
 
@@ -203,14 +254,32 @@ def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
 
 
 def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):
-    stub = ("<system-reminder>\nSessionStart hook additional context: <persisted-output>\nOutput too large (24.4KB). "
-            "Full output saved to: ~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt\n\n"
-            "Preview (first 2KB):\n# Way\n</persisted-output>\n</system-reminder>")
-    hostile = stub.replace("~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt", "/etc/passwd")
-    path = home.transcript("/p", "s1", {"type": "user", "uuid": "m1", "isMeta": True, "sessionId": "s1",
-                                        "message": {"role": "user", "content": stub}},
-                           {"type": "user", "uuid": "m2", "isMeta": True, "sessionId": "s1",
-                            "message": {"role": "user", "content": hostile}})
+    stub = (
+        "<system-reminder>\nSessionStart hook additional context: <persisted-output>\nOutput too large (24.4KB). "
+        "Full output saved to: ~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt\n\n"
+        "Preview (first 2KB):\n# Way\n</persisted-output>\n</system-reminder>"
+    )
+    hostile = stub.replace(
+        "~/.claude/projects/-p/s1/tool-results/hook-1-0-additionalContext.txt", "/etc/passwd"
+    )
+    path = home.transcript(
+        "/p",
+        "s1",
+        {
+            "type": "user",
+            "uuid": "m1",
+            "isMeta": True,
+            "sessionId": "s1",
+            "message": {"role": "user", "content": stub},
+        },
+        {
+            "type": "user",
+            "uuid": "m2",
+            "isMeta": True,
+            "sessionId": "s1",
+            "message": {"role": "user", "content": hostile},
+        },
+    )
     spill_dir = path.with_suffix("") / "tool-results"
     spill_dir.mkdir(parents=True)
     (spill_dir / "hook-1-0-additionalContext.txt").write_text("# Way\nthe whole body")

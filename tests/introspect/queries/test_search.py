@@ -20,8 +20,30 @@ pytestmark = pytest.mark.django_db
 
 S = "5e7c1a2b-0d4f-4c3e-9a8b-7f6e5d4c3b2a"
 P = "/home/dev/proj"
-HOSTILE = ['"', "*", "NEAR(", "-", "a OR", "'", '"unbalanced', "commit*)", "NOT", "(", ")", "^", ":",
-           "{text}", "col:commit", "%", "_", "\\", "a AND OR NOT", "\x00", "🙂", "'; DROP TABLE x; --"]
+HOSTILE = [
+    '"',
+    "*",
+    "NEAR(",
+    "-",
+    "a OR",
+    "'",
+    '"unbalanced',
+    "commit*)",
+    "NOT",
+    "(",
+    ")",
+    "^",
+    ":",
+    "{text}",
+    "col:commit",
+    "%",
+    "_",
+    "\\",
+    "a AND OR NOT",
+    "\x00",
+    "🙂",
+    "'; DROP TABLE x; --",
+]
 
 
 def ts(second: int) -> str:
@@ -29,26 +51,56 @@ def ts(second: int) -> str:
 
 
 def prompt(uuid: str, parent: str | None, second: int, text: str) -> dict:
-    return {"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "version": "2.1.180", "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "version": "2.1.180",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def injection(uuid: str, parent: str, second: int) -> dict:
-    return {"type": "attachment", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "attachment": {"type": "hook_additional_context", "hookEvent": "UserPromptSubmit",
-                           "content": ["[ways] delivery guidance"]}}
+    return {
+        "type": "attachment",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "attachment": {
+            "type": "hook_additional_context",
+            "hookEvent": "UserPromptSubmit",
+            "content": ["[ways] delivery guidance"],
+        },
+    }
 
 
 def assistant(uuid: str, parent: str, second: int, block: dict) -> dict:
-    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "requestId": f"req_{uuid}", "message": {"id": f"msg_{uuid}", "role": "assistant",
-                                                   "model": "claude-opus-4-6", "content": [block]}}
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "requestId": f"req_{uuid}",
+        "message": {"id": f"msg_{uuid}", "role": "assistant", "model": "claude-opus-4-6", "content": [block]},
+    }
 
 
 def tool_result(uuid: str, parent: str, second: int, tool_use_id: str, text: str) -> dict:
-    return {"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts(second), "sessionId": S,
-            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id,
-                                                     "content": text}]}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts(second),
+        "sessionId": S,
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": text}],
+        },
+    }
 
 
 def ev(second: int, event: str, **fields) -> bytes:
@@ -56,18 +108,40 @@ def ev(second: int, event: str, **fields) -> bytes:
 
 
 def imported(home, *, prompt_text: str = "please commit this change") -> None:
-    append(home.live,
-           ev(0, "session_start"),
-           ev(2, "way_fired", way="softwaredev/delivery/commits", trigger="keyword", matched_span="commit"),
-           ev(20, "way_fired", way="softwaredev/code/testing", trigger="semantic:embedding:en",
-              fire_score="0.7100", surface="run the tests"))
-    home.transcript(P, S,
-                    prompt("u1", None, 1, prompt_text), injection("i1", "u1", 1),
-                    assistant("a1", "i1", 3, {"type": "text", "text": "Done: the refactoring landed."}),
-                    prompt("u2", "a1", 19, "now run the tests"), injection("i2", "u2", 19),
-                    assistant("a2", "i2", 21, {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {
-                        "command": "uv run pytest -q tests/flaky_module.py"}}),
-                    tool_result("r2", "a2", 22, "toolu_1", "3 passed, 1 xfailed in 0.42s"))
+    append(
+        home.live,
+        ev(0, "session_start"),
+        ev(2, "way_fired", way="softwaredev/delivery/commits", trigger="keyword", matched_span="commit"),
+        ev(
+            20,
+            "way_fired",
+            way="softwaredev/code/testing",
+            trigger="semantic:embedding:en",
+            fire_score="0.7100",
+            surface="run the tests",
+        ),
+    )
+    home.transcript(
+        P,
+        S,
+        prompt("u1", None, 1, prompt_text),
+        injection("i1", "u1", 1),
+        assistant("a1", "i1", 3, {"type": "text", "text": "Done: the refactoring landed."}),
+        prompt("u2", "a1", 19, "now run the tests"),
+        injection("i2", "u2", 19),
+        assistant(
+            "a2",
+            "i2",
+            21,
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "Bash",
+                "input": {"command": "uv run pytest -q tests/flaky_module.py"},
+            },
+        ),
+        tool_result("r2", "a2", 22, "toolu_1", "3 passed, 1 xfailed in 0.42s"),
+    )
     call_command("ingest", stdout=StringIO())
 
 
@@ -135,8 +209,11 @@ def test_it_finds_a_way_id_and_links_to_the_turn(home):
 
     [hit] = results.hits
     assert hit.kind == "way"
-    assert (hit.way_id, hit.way_ids, hit.epoch) == ("softwaredev/delivery/commits",
-                                                    ("softwaredev/delivery/commits",), 1)
+    assert (hit.way_id, hit.way_ids, hit.epoch) == (
+        "softwaredev/delivery/commits",
+        ("softwaredev/delivery/commits",),
+        1,
+    )
     assert hit.url == f"/sessions/{S}/#turn-1"
     assert marked(hit) == ["delivery/commits"]
     assert results.total == 1
@@ -183,10 +260,18 @@ def test_it_says_how_far_it_counted_when_it_stops(home, client, monkeypatch):
 
 def test_it_shows_a_line_near_unkeyed_turns_under_the_first_of_them(home):
     # No UserPromptSubmit injection: both turns are placed by time near the one prompt.
-    append(home.live, ev(0, "session_start"), ev(2, "way_fired", way="d/first", trigger="bash"),
-           ev(9, "way_fired", way="d/second", trigger="bash"))
-    home.transcript(P, S, prompt("u1", None, 1, "please wombat the build"),
-                    assistant("a1", "u1", 10, {"type": "text", "text": "the wombat is done"}))
+    append(
+        home.live,
+        ev(0, "session_start"),
+        ev(2, "way_fired", way="d/first", trigger="bash"),
+        ev(9, "way_fired", way="d/second", trigger="bash"),
+    )
+    home.transcript(
+        P,
+        S,
+        prompt("u1", None, 1, "please wombat the build"),
+        assistant("a1", "u1", 10, {"type": "text", "text": "the wombat is done"}),
+    )
     call_command("ingest", stdout=StringIO())
 
     hits = search.search("wombat").hits
@@ -356,8 +441,10 @@ def test_it_keeps_the_sync_triggers_after_every_migration():
     # Django rebuilds a SQLite table to alter it, dropping its triggers: a later migration that
     # alters introspect_transcriptentry must create them again.
     with connection.cursor() as cursor:
-        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
-                       [TranscriptEntry._meta.db_table])
+        cursor.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+            [TranscriptEntry._meta.db_table],
+        )
         names = {row[0] for row in cursor.fetchall()}
     assert {f"{search.FTS_TABLE}_{suffix}" for suffix in ("ai", "ad", "au")} <= names
 
@@ -369,8 +456,10 @@ def test_it_searches_with_postgresql_full_text(home):
     [prompt_hit] = only(search.search("commit"), "prompt")
     [tool] = search.search("pytest").hits
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
-                       [f"{TranscriptEntry._meta.db_table}_text_fts"])
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+            [f"{TranscriptEntry._meta.db_table}_text_fts"],
+        )
         [(indexdef,)] = cursor.fetchall()
 
     assert prompt_hit.url == f"/sessions/{S}/#u-u1"

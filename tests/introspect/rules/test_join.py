@@ -26,17 +26,23 @@ def ups(uuid: str, parent: str, ts: str) -> E:
 
 
 def test_it_walks_from_the_injection_up_to_the_user_line():
-    entries = [E("u1", "a0", "user", "2026-01-01T00:00:00.000Z"),
-               E("mid", "u1", "attachment", "2026-01-01T00:00:01.000Z"),
-               ups("ups", "mid", "2026-01-01T00:00:01.200Z"),
-               E("asst", "ups", "assistant", "2026-01-01T00:00:02.000Z")]
+    entries = [
+        E("u1", "a0", "user", "2026-01-01T00:00:00.000Z"),
+        E("mid", "u1", "attachment", "2026-01-01T00:00:01.000Z"),
+        ups("ups", "mid", "2026-01-01T00:00:01.200Z"),
+        E("asst", "ups", "assistant", "2026-01-01T00:00:02.000Z"),
+    ]
     (turn,) = join.prompt_turns(entries)
     assert (turn.user_uuid, turn.second) == ("u1", utc_second("2026-01-01T00:00:01Z"))
 
 
 def test_it_leaves_unresolvable_chains_out():
-    entries = [ups("x", "missing", "2026-01-01T00:00:01.000Z"), ups("y", None, "2026-01-01T00:00:01.000Z"),
-               ups("z", "u1", "2026-01-01T00:00:01+00:00"), E("u1", None, "user")]
+    entries = [
+        ups("x", "missing", "2026-01-01T00:00:01.000Z"),
+        ups("y", None, "2026-01-01T00:00:01.000Z"),
+        ups("z", "u1", "2026-01-01T00:00:01+00:00"),
+        E("u1", None, "user"),
+    ]
     assert join.prompt_turns(entries) == []
 
 
@@ -50,20 +56,33 @@ def test_it_keys_a_turn_to_the_one_prompt_within_eight_seconds():
     turns = join.prompt_turns([E("u1", None, "user"), ups("i1", "u1", "2026-01-01T00:00:08.999Z")])
     joined = join.join_turn(utc_second("2026-01-01T00:00:00Z"), turns, no_match_reason="x")
     assert (joined.confidence, joined.user_uuid) == ("keyed", "u1")
-    far = join.join_turn(utc_second("2025-12-31T23:59:51Z"), turns, no_match_reason="no prompt injection within 8 s")
+    far = join.join_turn(
+        utc_second("2025-12-31T23:59:51Z"), turns, no_match_reason="no prompt injection within 8 s"
+    )
     assert (far.confidence, far.reason, far.user_uuid) == ("heuristic", "no prompt injection within 8 s", "")
 
 
 def test_it_keeps_two_prompts_within_tolerance_heuristic():
-    turns = join.prompt_turns([E("u1", None, "user"), ups("i1", "u1", "2026-01-01T00:00:01.000Z"),
-                               E("u2", None, "user"), ups("i2", "u2", "2026-01-01T00:00:05.000Z")])
+    turns = join.prompt_turns(
+        [
+            E("u1", None, "user"),
+            ups("i1", "u1", "2026-01-01T00:00:01.000Z"),
+            E("u2", None, "user"),
+            ups("i2", "u2", "2026-01-01T00:00:05.000Z"),
+        ]
+    )
     joined = join.join_turn(utc_second("2026-01-01T00:00:03Z"), turns, no_match_reason="x")
     assert (joined.confidence, joined.reason) == ("heuristic", "ambiguous: 2 prompts within 8 s")
 
 
 def test_it_takes_the_nearest_injection_of_one_prompt():
-    turns = join.prompt_turns([E("u1", None, "user"), ups("i1", "u1", "2026-01-01T00:00:01.000Z"),
-                               ups("i2", "u1", "2026-01-01T00:00:06.000Z")])
+    turns = join.prompt_turns(
+        [
+            E("u1", None, "user"),
+            ups("i1", "u1", "2026-01-01T00:00:01.000Z"),
+            ups("i2", "u1", "2026-01-01T00:00:06.000Z"),
+        ]
+    )
     joined = join.join_turn(utc_second("2026-01-01T00:00:05Z"), turns, no_match_reason="x")
     assert joined.injection.uuid == "i2"
 
@@ -75,8 +94,10 @@ def test_it_explains_why_a_turn_is_heuristic():
 
 
 def test_it_reads_the_context_window_from_the_last_real_model():
-    entries = [E("a", None, "assistant", model="claude-haiku-4-5-20251001"),
-               E("b", None, "assistant", model="<synthetic>")]
+    entries = [
+        E("a", None, "assistant", model="claude-haiku-4-5-20251001"),
+        E("b", None, "assistant", model="<synthetic>"),
+    ]
     assert join.last_model(entries) == "claude-haiku-4-5-20251001"
     assert join.window_for("claude-haiku-4-5-20251001") == (200_000, True)
     assert join.window_for("us.anthropic.claude-opus-4-8-v1:0") == (1_000_000, True)

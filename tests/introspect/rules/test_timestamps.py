@@ -13,6 +13,12 @@ def test_it_reads_utc_seconds_and_truncates_fractions():
 
 
 def test_it_refuses_timestamps_that_are_not_utc_z():
-    for ts in ("2026-01-02T03:04:05+00:00", "2026-01-02T03:04:05", "1767323045", 1767323045, None,
-               "2026-13-02T03:04:05Z"):
+    for ts in (
+        "2026-01-02T03:04:05+00:00",
+        "2026-01-02T03:04:05",
+        "1767323045",
+        1767323045,
+        None,
+        "2026-13-02T03:04:05Z",
+    ):
         assert timestamps.utc_second(ts) is None

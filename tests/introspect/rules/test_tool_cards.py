@@ -70,8 +70,12 @@ def test_it_reads_bash_stdout_and_stderr():
 
 
 def test_it_builds_an_edit_diff_from_old_and_new_strings():
-    call = tool_call(use("Edit", {"file_path": "/repo/a.py", "old_string": "a = 1\nb = 2\n",
-                                  "new_string": "a = 1\nb = 3\n"}))
+    call = tool_call(
+        use(
+            "Edit",
+            {"file_path": "/repo/a.py", "old_string": "a = 1\nb = 2\n", "new_string": "a = 1\nb = 3\n"},
+        )
+    )
 
     assert call.kind == "edit"
     assert call.summary == "/repo/a.py"
@@ -79,19 +83,35 @@ def test_it_builds_an_edit_diff_from_old_and_new_strings():
 
 
 def test_it_notes_replace_all():
-    call = tool_call(use("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y",
-                                  "replace_all": True}))
+    call = tool_call(
+        use("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y", "replace_all": True})
+    )
 
     assert call.summary == "a.py (replace all)"
 
 
 def test_it_builds_an_edit_diff_from_structured_patch():
-    patch = [{"oldStart": 10, "oldLines": 2, "newStart": 10, "newLines": 2,
-              "lines": [" a = 1", "-b = 2", "+b = 3"]}]
-    r = result_of("The file /repo/a.py has been updated.", {
-        "filePath": "/repo/a.py", "oldString": "b = 2", "newString": "b = 3", "originalFile": "…",
-        "structuredPatch": patch, "userModified": False, "replaceAll": False,
-    })
+    patch = [
+        {
+            "oldStart": 10,
+            "oldLines": 2,
+            "newStart": 10,
+            "newLines": 2,
+            "lines": [" a = 1", "-b = 2", "+b = 3"],
+        }
+    ]
+    r = result_of(
+        "The file /repo/a.py has been updated.",
+        {
+            "filePath": "/repo/a.py",
+            "oldString": "b = 2",
+            "newString": "b = 3",
+            "originalFile": "…",
+            "structuredPatch": patch,
+            "userModified": False,
+            "replaceAll": False,
+        },
+    )
 
     assert r.kind == "edit"
     assert r.file_path == "/repo/a.py"
@@ -99,17 +119,29 @@ def test_it_builds_an_edit_diff_from_structured_patch():
 
 
 def test_it_builds_one_diff_per_multiedit_edit():
-    call = tool_call(use("MultiEdit", {"file_path": "/repo/b.py", "edits": [
-        {"old_string": "x = 1", "new_string": "x = 2"},
-        {"old_string": "y", "new_string": "z", "replace_all": True},
-        "not an edit",
-    ]}))
+    call = tool_call(
+        use(
+            "MultiEdit",
+            {
+                "file_path": "/repo/b.py",
+                "edits": [
+                    {"old_string": "x = 1", "new_string": "x = 2"},
+                    {"old_string": "y", "new_string": "z", "replace_all": True},
+                    "not an edit",
+                ],
+            },
+        )
+    )
 
     assert call.kind == "multiedit"
     assert call.summary == "/repo/b.py"
     assert call.diff == (
-        ("@", "edit 1"), ("-", "x = 1"), ("+", "x = 2"),
-        ("@", "edit 2 (replace all)"), ("-", "y"), ("+", "z"),
+        ("@", "edit 1"),
+        ("-", "x = 1"),
+        ("+", "x = 2"),
+        ("@", "edit 2 (replace all)"),
+        ("-", "y"),
+        ("+", "z"),
     )
 
 
@@ -129,8 +161,10 @@ def test_it_caps_a_huge_write():
 
 
 def test_it_reads_a_write_create_result():
-    r = result_of("File created", {"type": "create", "filePath": "/repo/new.py", "content": "one\n",
-                                     "structuredPatch": []})
+    r = result_of(
+        "File created",
+        {"type": "create", "filePath": "/repo/new.py", "content": "one\n", "structuredPatch": []},
+    )
 
     assert r.kind == "write"
     assert r.file_path == "/repo/new.py"
@@ -139,8 +173,19 @@ def test_it_reads_a_write_create_result():
 
 def test_it_reads_a_read_result():
     call = tool_call(use("Read", {"file_path": "/repo/a.py", "offset": 10, "limit": 5}))
-    r = result_of("    10→a = 1", {"type": "text", "file": {
-        "filePath": "/repo/a.py", "content": "a = 1", "numLines": 1, "startLine": 10, "totalLines": 40}})
+    r = result_of(
+        "    10→a = 1",
+        {
+            "type": "text",
+            "file": {
+                "filePath": "/repo/a.py",
+                "content": "a = 1",
+                "numLines": 1,
+                "startLine": 10,
+                "totalLines": 40,
+            },
+        },
+    )
 
     assert call.kind == "read"
     assert call.summary == "/repo/a.py"
@@ -150,8 +195,10 @@ def test_it_reads_a_read_result():
 
 def test_it_reads_a_grep_result():
     call = tool_call(use("Grep", {"pattern": "def main", "path": "src", "output_mode": "files_with_matches"}))
-    r = result_of("Found 2 files\nsrc/a.py\nsrc/b.py", {
-        "mode": "files_with_matches", "filenames": ["src/a.py", "src/b.py", 7], "numFiles": 2})
+    r = result_of(
+        "Found 2 files\nsrc/a.py\nsrc/b.py",
+        {"mode": "files_with_matches", "filenames": ["src/a.py", "src/b.py", 7], "numFiles": 2},
+    )
 
     assert call.kind == "grep"
     assert call.summary == "def main in src"
@@ -169,8 +216,9 @@ def test_it_reads_a_glob_result():
 
 
 def test_it_summarises_task_and_agent_calls():
-    task = tool_call(use("Task", {"description": "Find callers", "prompt": "Look…",
-                                  "subagent_type": "Explore"}))
+    task = tool_call(
+        use("Task", {"description": "Find callers", "prompt": "Look…", "subagent_type": "Explore"})
+    )
     agent = tool_call(use("Agent", {"description": "Review diff", "prompt": "…"}))
 
     assert (task.kind, task.summary) == ("agent", "[Explore] Find callers")
@@ -179,10 +227,17 @@ def test_it_summarises_task_and_agent_calls():
 
 def test_it_reads_an_agent_result():
     content = [{"type": "text", "text": "Found 3 callers."}, {"type": "text", "text": "<usage>…</usage>"}]
-    r = result_of(content, {
-        "status": "completed", "agentId": "a1b2c3", "totalDurationMs": 5120, "totalTokens": 20345,
-        "totalToolUseCount": 7, "usage": {"input_tokens": 3},
-    })
+    r = result_of(
+        content,
+        {
+            "status": "completed",
+            "agentId": "a1b2c3",
+            "totalDurationMs": 5120,
+            "totalTokens": 20345,
+            "totalToolUseCount": 7,
+            "usage": {"input_tokens": 3},
+        },
+    )
 
     assert r.kind == "agent"
     assert r.agent_id == "a1b2c3"
@@ -191,11 +246,18 @@ def test_it_reads_an_agent_result():
 
 
 def test_it_lists_todos():
-    call = tool_call(use("TodoWrite", {"todos": [
-        {"content": "Write tests", "status": "completed", "activeForm": "Writing tests"},
-        {"content": "Ship", "status": "in_progress"},
-        "junk",
-    ]}))
+    call = tool_call(
+        use(
+            "TodoWrite",
+            {
+                "todos": [
+                    {"content": "Write tests", "status": "completed", "activeForm": "Writing tests"},
+                    {"content": "Ship", "status": "in_progress"},
+                    "junk",
+                ]
+            },
+        )
+    )
 
     assert call.kind == "todo"
     assert call.summary == "2 todos"
@@ -248,8 +310,10 @@ def test_it_marks_images_in_result_content():
 
 
 def test_it_picks_the_block_matching_the_entry_ids():
-    blocks = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "first"},
-              {"type": "tool_result", "tool_use_id": "toolu_b", "content": "second"}]
+    blocks = [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "first"},
+        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "second"},
+    ]
     line = orjson.dumps({"type": "user", "message": {"content": blocks}})
     entry = FakeEntry(line=line, tool_result_id="toolu_b")
 
@@ -286,17 +350,29 @@ def test_it_survives_a_missing_content():
 
 
 def test_it_survives_a_result_block_without_content():
-    entry = FakeEntry(line=orjson.dumps({"type": "user", "message": {"content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1"}]}, "toolUseResult": {"stdout": 5, "stderr": None}}),
-        tool_result_id="toolu_1")
+    entry = FakeEntry(
+        line=orjson.dumps(
+            {
+                "type": "user",
+                "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]},
+                "toolUseResult": {"stdout": 5, "stderr": None},
+            }
+        ),
+        tool_result_id="toolu_1",
+    )
     r = tool_result(entry)
 
     assert (r.text, r.kind, r.stdout, r.stderr) == ("", "bash", "", "")
 
 
 def test_it_survives_odd_structured_results():
-    r = result_of("x", {"structuredPatch": [None, {"lines": [3, "-a", "+b", "\\ No newline at end of file"]}],
-                          "filePath": None})
+    r = result_of(
+        "x",
+        {
+            "structuredPatch": [None, {"lines": [3, "-a", "+b", "\\ No newline at end of file"]}],
+            "filePath": None,
+        },
+    )
     read = result_of("x", {"file": {"filePath": 1, "numLines": "3"}})
     agent = result_of("x", {"agentId": "a1", "totalTokens": True, "totalDurationMs": 12.0})
 
@@ -315,8 +391,10 @@ def test_it_survives_an_unparsable_line():
 
 
 def test_it_reads_a_line_orjson_refuses():
-    line = b'{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash",' \
-           b'"input":{"command":"echo \\ud800","n":NaN}}]}}'
+    line = (
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash",'
+        b'"input":{"command":"echo \\ud800","n":NaN}}]}}'
+    )
     call = tool_call(FakeEntry(line=line))
 
     assert call.kind == "bash"

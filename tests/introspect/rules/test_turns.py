@@ -63,49 +63,77 @@ def test_it_skips_rows_whose_ts_is_not_utc_z_without_splitting_the_turn():
 
 
 def test_it_takes_the_largest_token_position_and_zero_when_none():
-    built = turns.build_turns([fired(0, "a", token_position=100), fired(1, "b", token_position=900),
-                               fired(10, "c", trigger="state")])
+    built = turns.build_turns(
+        [
+            fired(0, "a", token_position=100),
+            fired(1, "b", token_position=900),
+            fired(10, "c", trigger="state"),
+        ]
+    )
     assert [turn.token_position for turn in built] == [900, 0]
 
 
 def test_it_marks_redisclosed_gated_and_suppressed_rows_and_never_counts_them_as_fires():
-    built = turns.build_turns([
-        fired(0, "a"),
-        Ev("way_redisclosed", at(1), way="a", trigger="keyword"),
-        Ev("way_keyword_gated", at(1), way="g", trigger="prompt", matched_span="remember"),
-        Ev("way_suppressed", at(2), way="s", trigger="bash", reason="refire"),
-        Ev("way_suppressed", at(2), way="u", trigger="bash"),
-    ])
+    built = turns.build_turns(
+        [
+            fired(0, "a"),
+            Ev("way_redisclosed", at(1), way="a", trigger="keyword"),
+            Ev("way_keyword_gated", at(1), way="g", trigger="prompt", matched_span="remember"),
+            Ev("way_suppressed", at(2), way="s", trigger="bash", reason="refire"),
+            Ev("way_suppressed", at(2), way="u", trigger="bash"),
+        ]
+    )
     rows = built[0].rows
     assert [(r.way_id, r.trigger_channel, r.redisclosed, r.gated, r.suppressed) for r in rows] == [
-        ("a", "keyword", False, False, ""), ("a", "keyword", True, False, ""),
-        ("g", "keyword:gated", False, True, ""), ("s", "bash", False, False, "refire"),
-        ("u", "bash", False, False, "unknown")]
+        ("a", "keyword", False, False, ""),
+        ("a", "keyword", True, False, ""),
+        ("g", "keyword:gated", False, True, ""),
+        ("s", "bash", False, False, "refire"),
+        ("u", "bash", False, False, "unknown"),
+    ]
     summary = turns.summarise(built)
     assert (summary.total_fires, summary.distinct_ways, summary.redisclosures) == (1, 1, 1)
     assert (summary.gated_candidates, summary.suppressed_candidates) == (1, 2)
 
 
 def test_it_leaves_other_events_out_of_turns():
-    built = turns.build_turns([Ev("session_start", at(0)), Ev("way_nearmiss", at(1), way="n"),
-                               Ev("check_fired", at(2)), fired(30, "a"), Ev("way_fired", at(31), way="")])
+    built = turns.build_turns(
+        [
+            Ev("session_start", at(0)),
+            Ev("way_nearmiss", at(1), way="n"),
+            Ev("check_fired", at(2)),
+            fired(30, "a"),
+            Ev("way_fired", at(31), way=""),
+        ]
+    )
     assert [[row.way_id for row in turn.rows] for turn in built] == [["a"]]
 
 
 def judged(second: int, way: str, verdict: str, p_yes: float = 0.8, **extra) -> Ev:
-    return Ev("way_judged", at(second), way=way, verdict=verdict, p_yes=p_yes, threshold=0.3,
-              extra={"mode": "enforce", "judge_ms": "412", **extra})
+    return Ev(
+        "way_judged",
+        at(second),
+        way=way,
+        verdict=verdict,
+        p_yes=p_yes,
+        threshold=0.3,
+        extra={"mode": "enforce", "judge_ms": "412", **extra},
+    )
 
 
 def test_it_attaches_a_pass_verdict_to_the_nearest_row_of_its_way_within_three_seconds():
     built = turns.build_turns([judged(10, "a", "pass"), fired(6, "a"), fired(12, "a"), fired(14, "a")])
-    marked = [(row.ts_raw, row.judge["verdict"] if row.judge else None) for turn in built for row in turn.rows]
+    marked = [
+        (row.ts_raw, row.judge["verdict"] if row.judge else None) for turn in built for row in turn.rows
+    ]
     assert marked == [(at(6), None), (at(12), "pass"), (at(14), None)]
     assert built[-1].rows[0].judge["judge_ms"] == 412
 
 
 def test_it_gives_equal_distances_to_the_first_row_in_event_order_and_one_verdict_per_row():
-    built = turns.build_turns([fired(8, "a"), fired(12, "a"), judged(10, "a", "pass"), judged(10, "a", "would_block")])
+    built = turns.build_turns(
+        [fired(8, "a"), fired(12, "a"), judged(10, "a", "pass"), judged(10, "a", "would_block")]
+    )
     verdicts = [row.judge["verdict"] for turn in built for row in turn.rows]
     assert verdicts == ["pass", "would_block"]
 
@@ -116,15 +144,30 @@ def test_it_drops_a_verdict_with_no_row_close_enough():
 
 
 def test_it_makes_a_block_its_own_withheld_row_after_the_others():
-    built = turns.build_turns([judged(1, "b/c", "block", 0.05, reason="ancestor", ancestor="b"), fired(1, "a")])
+    built = turns.build_turns(
+        [judged(1, "b/c", "block", 0.05, reason="ancestor", ancestor="b"), fired(1, "a")]
+    )
     rows = built[0].rows
-    assert [(r.way_id, r.trigger_channel, r.suppressed) for r in rows] == [("a", "keyword", ""),
-                                                                         ("b/c", "judge", "judge")]
-    assert rows[1].judge == {"verdict": "block", "p_yes": 0.05, "threshold": 0.3, "mode": "enforce",
-                             "engine": "", "model": "", "judge_ms": 412, "reason": "ancestor", "ancestor": "b"}
+    assert [(r.way_id, r.trigger_channel, r.suppressed) for r in rows] == [
+        ("a", "keyword", ""),
+        ("b/c", "judge", "judge"),
+    ]
+    assert rows[1].judge == {
+        "verdict": "block",
+        "p_yes": 0.05,
+        "threshold": 0.3,
+        "mode": "enforce",
+        "engine": "",
+        "model": "",
+        "judge_ms": 412,
+        "reason": "ancestor",
+        "ancestor": "b",
+    }
     assert turns.summarise(built).judge_blocked == 1
 
 
 def test_it_ignores_verdicts_without_way_verdict_or_p_yes():
-    built = turns.build_turns([fired(0, "a"), judged(0, "", "pass"), Ev("way_judged", at(0), way="a", verdict="pass")])
+    built = turns.build_turns(
+        [fired(0, "a"), judged(0, "", "pass"), Ev("way_judged", at(0), way="a", verdict="pass")]
+    )
     assert built[0].rows[0].judge is None and len(built[0].rows) == 1

@@ -10,8 +10,14 @@ from introspect.templatetags.introspect_tags import clip
 
 
 def test_it_clips_like_truncatechars():
-    for text, limit in [("short", 10), ("exactly ten", 11), ("a longer line of text", 8), ("", 3),
-                        ("cafe\u0301 au lait", 12), ("x" * 50_000, 20_000)]:
+    for text, limit in [
+        ("short", 10),
+        ("exactly ten", 11),
+        ("a longer line of text", 8),
+        ("", 3),
+        ("cafe\u0301 au lait", 12),
+        ("x" * 50_000, 20_000),
+    ]:
         assert clip(text, limit) == truncatechars(text, limit)
 
 
@@ -28,8 +34,10 @@ def test_it_renders_a_once_per_block_once_for_each_key_in_one_render():
         calls.append(1)
         return len(calls)
 
-    template = Template("{% load introspect_tags %}{% for key in keys %}"
-                        "{% once_per key %}[{{ key }}{{ tick }}]{% endonce_per %}{% endfor %}")
+    template = Template(
+        "{% load introspect_tags %}{% for key in keys %}"
+        "{% once_per key %}[{{ key }}{{ tick }}]{% endonce_per %}{% endfor %}"
+    )
     context = {"keys": ["a", "b", "a", "a", "b"], "tick": tick}
 
     assert template.render(Context(context)) == "[a1][b2][a1][a1][b2]"

@@ -22,17 +22,54 @@ pytestmark = pytest.mark.django_db
 def imported(home, sessions: int = 3) -> None:
     for n in range(sessions):
         sid = f"sess-{n:04d}-aaaa-bbbb"
-        append(home.live,
-               line(ts=f"2026-11-0{n + 1}T10:00:00Z", event="session_start", project=f"/src/proj{n % 2}", session=sid),
-               line(ts=f"2026-11-0{n + 1}T10:00:05Z", event="way_fired", way="d/a", trigger="keyword",
-                    matched_span="commit", session=sid, token_position="1500"),
-               line(ts=f"2026-11-0{n + 1}T10:00:06Z", event="way_fired", way="d/s", trigger="semantic:embedding:en",
-                    fire_score="0.6220", surface="<script>alert(1)</script>", session=sid),
-               line(ts=f"2026-11-0{n + 1}T10:00:06Z", event="way_suppressed", way="d/b", trigger="bash",
-                    reason="context_cap", session=sid),
-               line(ts=f"2026-11-0{n + 1}T10:30:00Z", event="session_start", project=f"/src/proj{n % 2}", session=sid),
-               line(ts=f"2026-11-0{n + 1}T10:30:10Z", event="way_redisclosed", way="d/a", trigger="keyword",
-                    session=sid))
+        append(
+            home.live,
+            line(
+                ts=f"2026-11-0{n + 1}T10:00:00Z",
+                event="session_start",
+                project=f"/src/proj{n % 2}",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-0{n + 1}T10:00:05Z",
+                event="way_fired",
+                way="d/a",
+                trigger="keyword",
+                matched_span="commit",
+                session=sid,
+                token_position="1500",
+            ),
+            line(
+                ts=f"2026-11-0{n + 1}T10:00:06Z",
+                event="way_fired",
+                way="d/s",
+                trigger="semantic:embedding:en",
+                fire_score="0.6220",
+                surface="<script>alert(1)</script>",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-0{n + 1}T10:00:06Z",
+                event="way_suppressed",
+                way="d/b",
+                trigger="bash",
+                reason="context_cap",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-0{n + 1}T10:30:00Z",
+                event="session_start",
+                project=f"/src/proj{n % 2}",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-0{n + 1}T10:30:10Z",
+                event="way_redisclosed",
+                way="d/a",
+                trigger="keyword",
+                session=sid,
+            ),
+        )
     home.way(home.core_ways, "d/a", "pattern: commit\nscope: agent")
     call_command("ingest", stdout=StringIO())
 
@@ -57,7 +94,11 @@ def test_it_lists_sessions_newest_first_with_their_counts(client, home):
     positions = [body.index(f'href="/sessions/sess-000{n}-aaaa-bbbb/"') for n in (2, 1, 0)]
     assert positions == sorted(positions)
     page = response.context["page"]
-    assert [s.sid for s in page.object_list] == ["sess-0002-aaaa-bbbb", "sess-0001-aaaa-bbbb", "sess-0000-aaaa-bbbb"]
+    assert [s.sid for s in page.object_list] == [
+        "sess-0002-aaaa-bbbb",
+        "sess-0001-aaaa-bbbb",
+        "sess-0000-aaaa-bbbb",
+    ]
     first = page.object_list[0]
     assert (first.turn_count, first.total_fires, first.compactions, first.duration_secs) == (2, 2, 1, 1810)
 
@@ -123,11 +164,24 @@ def test_it_repeats_a_ways_current_file_under_each_of_its_rows(client, home):
 
 
 def test_it_shows_spilled_output_under_the_line_that_names_it(client, home):
-    stub = ("<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
-            "~/.claude/projects/-p/s1/tool-results/{name}\n\nPreview (first 2KB):\n# Way\n</persisted-output>")
-    path = home.transcript("/p", "s1", *({"type": "user", "uuid": f"m{n}", "isMeta": True, "sessionId": "s1",
-                                          "message": {"role": "user", "content": stub.format(name=name)}}
-                                         for n, name in enumerate(["kept.txt", "lost.txt"])))
+    stub = (
+        "<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
+        "~/.claude/projects/-p/s1/tool-results/{name}\n\nPreview (first 2KB):\n# Way\n</persisted-output>"
+    )
+    path = home.transcript(
+        "/p",
+        "s1",
+        *(
+            {
+                "type": "user",
+                "uuid": f"m{n}",
+                "isMeta": True,
+                "sessionId": "s1",
+                "message": {"role": "user", "content": stub.format(name=name)},
+            }
+            for n, name in enumerate(["kept.txt", "lost.txt"])
+        ),
+    )
     (path.with_suffix("") / "tool-results").mkdir(parents=True)
     (path.with_suffix("") / "tool-results" / "kept.txt").write_text("# Way\nthe whole body")
     call_command("ingest", stdout=StringIO())
@@ -154,10 +208,14 @@ def test_it_returns_only_new_events_after_a_cursor(client, home):
     imported(home, sessions=1)
     session = Session.objects.get()
     cursor = session.events.order_by("-pk").first().pk
-    append(home.live, line(ts="2026-11-01T10:40:00Z", event="way_fired", way="d/new", trigger="bash",
-                           session=session.sid))
+    append(
+        home.live,
+        line(ts="2026-11-01T10:40:00Z", event="way_fired", way="d/new", trigger="bash", session=session.sid),
+    )
     call_command("ingest", stdout=StringIO())
-    response = client.get(f"/sessions/{session.sid}/events/", {"after": cursor}, headers={"HX-Request": "true"})
+    response = client.get(
+        f"/sessions/{session.sid}/events/", {"after": cursor}, headers={"HX-Request": "true"}
+    )
     body = response.content.decode()
     assert "d/new" in body and "d/a" not in body and "<html" not in body
 
@@ -194,9 +252,21 @@ def test_it_refuses_writes_on_read_only_pages():
 
 
 def test_it_explains_a_gated_row_with_its_probability_and_floor(client, home):
-    append(home.live, line(ts="2026-11-01T10:00:00Z", event="session_start", session="g1", project="/p"),
-           line(ts="2026-11-01T10:00:01Z", event="way_keyword_gated", way="d/g", matched_span="remember",
-                prob_en="0.0759", prob_multi="", floor="0.1500", trigger="prompt", session="g1"))
+    append(
+        home.live,
+        line(ts="2026-11-01T10:00:00Z", event="session_start", session="g1", project="/p"),
+        line(
+            ts="2026-11-01T10:00:01Z",
+            event="way_keyword_gated",
+            way="d/g",
+            matched_span="remember",
+            prob_en="0.0759",
+            prob_multi="",
+            floor="0.1500",
+            trigger="prompt",
+            session="g1",
+        ),
+    )
     call_command("ingest", stdout=StringIO())
     body = client.get("/sessions/g1/").content.decode()
     assert "keyword matched, vetoed: probability 0.076 below floor 0.15" in body
@@ -208,25 +278,72 @@ def long_session(home, turns: int, sid: str = "long") -> None:
     for n in range(turns):
         second = 10 * (n + 1)
         stamp = f"2026-11-01T{second // 3600:02d}:{second % 3600 // 60:02d}:{second % 60:02d}"
-        lines.append(line(ts=stamp + "Z", event="way_fired", way=f"d/w{n % 7}", trigger="keyword",
-                          matched_span="commit", session=sid, token_position=str(1000 * n)))
-        lines.append(line(ts=stamp + "Z", event="way_nearmiss", way="d/near", prob_en="0.47", tau_s="0.5",
-                          margin="0.03", session=sid))
-        prompts += [{"type": "user", "uuid": f"u{n}", "parentUuid": f"a{n - 1}" if n else None, "sessionId": sid,
-                     "timestamp": stamp + ".000Z", "message": {"role": "user", "content": f"please commit part {n}"}},
-                    {"type": "attachment", "uuid": f"i{n}", "parentUuid": f"u{n}", "sessionId": sid,
-                     "timestamp": stamp + ".400Z", "attachment": {"type": "hook_additional_context",
-                                                                 "hookEvent": "UserPromptSubmit", "content": ["w"]}},
-                    {"type": "assistant", "uuid": f"a{n}", "parentUuid": f"i{n}", "sessionId": sid,
-                     "timestamp": stamp + ".900Z", "requestId": f"r{n}",
-                     "message": {"id": f"m{n}", "role": "assistant", "model": "claude-opus-4-6",
-                                 "content": [{"type": "text", "text": f"**done** {n}"}]}}]
+        lines.append(
+            line(
+                ts=stamp + "Z",
+                event="way_fired",
+                way=f"d/w{n % 7}",
+                trigger="keyword",
+                matched_span="commit",
+                session=sid,
+                token_position=str(1000 * n),
+            )
+        )
+        lines.append(
+            line(
+                ts=stamp + "Z",
+                event="way_nearmiss",
+                way="d/near",
+                prob_en="0.47",
+                tau_s="0.5",
+                margin="0.03",
+                session=sid,
+            )
+        )
+        prompts += [
+            {
+                "type": "user",
+                "uuid": f"u{n}",
+                "parentUuid": f"a{n - 1}" if n else None,
+                "sessionId": sid,
+                "timestamp": stamp + ".000Z",
+                "message": {"role": "user", "content": f"please commit part {n}"},
+            },
+            {
+                "type": "attachment",
+                "uuid": f"i{n}",
+                "parentUuid": f"u{n}",
+                "sessionId": sid,
+                "timestamp": stamp + ".400Z",
+                "attachment": {
+                    "type": "hook_additional_context",
+                    "hookEvent": "UserPromptSubmit",
+                    "content": ["w"],
+                },
+            },
+            {
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "parentUuid": f"i{n}",
+                "sessionId": sid,
+                "timestamp": stamp + ".900Z",
+                "requestId": f"r{n}",
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "model": "claude-opus-4-6",
+                    "content": [{"type": "text", "text": f"**done** {n}"}],
+                },
+            },
+        ]
     append(home.live, *lines)
     home.transcript("/p", sid, *prompts)
     call_command("ingest", stdout=StringIO())
 
 
-def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(client, home, django_assert_max_num_queries):
+def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(
+    client, home, django_assert_max_num_queries
+):
     long_session(home, 120, sid="big")
     long_session(home, 5, sid="small")
     with django_assert_max_num_queries(17) as small:
@@ -238,7 +355,12 @@ def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(client, home
     assert 'id="turn-20"' in body and 'id="turn-21"' not in body
     assert 'href="?from=21"' in body and 'hx-trigger="revealed"' in body
     page = client.get("/sessions/big/", {"from": 21}, headers={"HX-Request": "true"}).content.decode()
-    assert "<html" not in page and 'id="turn-21"' in page and 'id="turn-40"' in page and 'id="turn-41"' not in page
+    assert (
+        "<html" not in page
+        and 'id="turn-21"' in page
+        and 'id="turn-40"' in page
+        and 'id="turn-41"' not in page
+    )
     full = client.get("/sessions/big/", {"from": 101}).content.decode()  # the same URL without JavaScript
     assert "<html" in full and 'id="turn-120"' in full and "turns 81–100" in full
 
@@ -257,29 +379,56 @@ def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
     monkeypatch.setattr(Session, "is_live", property(lambda self: True))
     first = client.get("/sessions/long/").content.decode()
     assert 'hx-get="/sessions/long/?live_after=3"' in first
-    append(home.live, line(ts="2026-11-01T00:10:00Z", event="way_fired", way="d/late", trigger="bash",
-                           session="long"))
+    append(
+        home.live,
+        line(ts="2026-11-01T00:10:00Z", event="way_fired", way="d/late", trigger="bash", session="long"),
+    )
     call_command("ingest", stdout=StringIO())
     live = client.get("/sessions/long/", {"live_after": 3}, headers={"HX-Request": "true"}).content.decode()
     assert 'id="turn-4"' in live and "d/late" in live
     assert 'hx-swap-oob="outerHTML:#turn-3"' in live  # the last known turn is refreshed in place
-    assert 'live_after=4' in live
+    assert "live_after=4" in live
     assert timezone.now()
 
 
 def test_it_loads_a_subagent_conversation_on_demand(client, home):
     sid = "with-agent"
-    home.transcript("/p", sid,
-                    {"type": "user", "uuid": "u1", "sessionId": sid, "timestamp": "2026-11-01T00:00:01.000Z",
-                     "message": {"role": "user", "content": "explore"}},
-                    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": sid,
-                     "timestamp": "2026-11-01T00:00:02.000Z",
-                     "message": {"id": "m1", "role": "assistant", "content": [
-                         {"type": "tool_use", "id": "toolu_1", "name": "Agent",
-                          "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"}}]}})
+    home.transcript(
+        "/p",
+        sid,
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": sid,
+            "timestamp": "2026-11-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "explore"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": sid,
+            "timestamp": "2026-11-01T00:00:02.000Z",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Agent",
+                        "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"},
+                    }
+                ],
+            },
+        },
+    )
     agent_file = home.root / ".claude" / "projects" / "-p" / sid / "subagents" / "agent-abc.jsonl"
-    append(agent_file, b'{"type":"user","uuid":"s1","isSidechain":true,"agentId":"abc","sessionId":"with-agent",'
-                       b'"message":{"role":"user","content":"go"}}\n')
+    append(
+        agent_file,
+        b'{"type":"user","uuid":"s1","isSidechain":true,"agentId":"abc","sessionId":"with-agent",'
+        b'"message":{"role":"user","content":"go"}}\n',
+    )
     (agent_file.parent / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_1"}')
     call_command("ingest", stdout=StringIO())
     page = client.get(f"/sessions/{sid}/").content.decode()
@@ -291,8 +440,9 @@ def test_it_loads_a_subagent_conversation_on_demand(client, home):
 
 def test_it_filters_by_date_model_transcript_and_liveness(client, home):
     imported(home)
-    assert [s.sid for s in client.get("/", {"since": "2026-11-02", "until": "2026-11-02"}).context["page"]] == [
-        "sess-0001-aaaa-bbbb"]
+    assert [
+        s.sid for s in client.get("/", {"since": "2026-11-02", "until": "2026-11-02"}).context["page"]
+    ] == ["sess-0001-aaaa-bbbb"]
     assert list(client.get("/", {"transcript": "yes"}).context["page"]) == []
     assert len(client.get("/", {"transcript": "none"}).context["page"]) == 3
     assert list(client.get("/", {"live": "1"}).context["page"]) == []
@@ -301,32 +451,68 @@ def test_it_filters_by_date_model_transcript_and_liveness(client, home):
 
 
 def test_it_renders_hostile_transcript_content_inert(client, home):
-    hostile = ('<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) '
-               '<a href="/x" hx-post="/ledger/x">go</a> <div hx-get="/">raw</div> ![p](http://evil.example/p.png)')
-    home.transcript("/p", "hostile",
-                    {"type": "user", "uuid": "u1", "sessionId": "hostile", "timestamp": "2026-11-01T00:00:01.000Z",
-                     "message": {"role": "user", "content": hostile}},
-                    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "hostile",
-                     "timestamp": "2026-11-01T00:00:02.000Z",
-                     "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": hostile}]}},
-                    {"type": "assistant", "uuid": "a2", "parentUuid": "a1", "sessionId": "hostile",
-                     "timestamp": "2026-11-01T00:00:03.000Z",
-                     "message": {"id": "m2", "role": "assistant", "content": [
-                         {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": hostile}}]}},
-                    {"type": "user", "uuid": "r1", "parentUuid": "a2", "sessionId": "hostile",
-                     "timestamp": "2026-11-01T00:00:04.000Z", "message": {"role": "user", "content": [
-                         {"type": "tool_result", "tool_use_id": "toolu_1", "content": hostile}]}})
+    hostile = (
+        "<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) "
+        '<a href="/x" hx-post="/ledger/x">go</a> <div hx-get="/">raw</div> ![p](http://evil.example/p.png)'
+    )
+    home.transcript(
+        "/p",
+        "hostile",
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "hostile",
+            "timestamp": "2026-11-01T00:00:01.000Z",
+            "message": {"role": "user", "content": hostile},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "hostile",
+            "timestamp": "2026-11-01T00:00:02.000Z",
+            "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": hostile}]},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "a1",
+            "sessionId": "hostile",
+            "timestamp": "2026-11-01T00:00:03.000Z",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": hostile}}
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "r1",
+            "parentUuid": "a2",
+            "sessionId": "hostile",
+            "timestamp": "2026-11-01T00:00:04.000Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": hostile}],
+            },
+        },
+    )
     call_command("ingest", stdout=StringIO())
     body = client.get("/sessions/hostile/").content.decode()
-    conversation = body[body.index('id="turn-list"'):]
+    conversation = body[body.index('id="turn-list"') :]
     tags = elements(conversation)
     assert not [t for t, _ in tags if t in ("script", "img", "iframe", "object", "embed", "style")]
     attributes = [(t, name, value) for t, attrs in tags for name, value in attrs]
     assert not [a for a in attributes if a[1].startswith("on")]
     assert not [a for a in attributes if a[1].startswith(("hx-", "data-hx")) and "/ledger/" in (a[2] or "")]
     assert not [a for a in attributes if a[1] == "hx-get" and a[2] == "/"]
-    assert not [a for a in attributes if a[1] in ("href", "src") and (a[2] or "").lower().startswith(
-        ("javascript:", "data:"))]
+    assert not [
+        a
+        for a in attributes
+        if a[1] in ("href", "src") and (a[2] or "").lower().startswith(("javascript:", "data:"))
+    ]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in conversation  # shown as text, never run
 
 

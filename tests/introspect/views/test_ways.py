@@ -27,33 +27,111 @@ def imported(home) -> None:
         # Session 1, ISO week 2026-W45: a semantic fire, a re-disclosure, a refire hold, then a
         # compaction, a keyword fire and a re-disclosure whose token position was not recorded.
         line(ts="2026-11-02T10:00:00Z", event="session_start", project="/src/alpha", session=S1),
-        line(ts="2026-11-02T10:00:05Z", event="way_fired", way="d/a", trigger="semantic:embedding:en",
-             fire_score="0.6220", surface="commit this", token_position="1000", session=S1),
-        line(ts="2026-11-02T10:00:06Z", event="way_nearmiss", way="d/a", prob_en="0.4791", prob_multi="",
-             tau_s="0.5000", margin="0.0209", trigger="prompt", session=S1),
-        line(ts="2026-11-02T10:05:00Z", event="way_redisclosed", way="d/a", trigger="semantic:embedding:en",
-             fire_score="0.5500", token_position="31000", session=S1),
-        line(ts="2026-11-02T10:10:00Z", event="way_suppressed", way="d/a", trigger="semantic:embedding:en",
-             reason="refire", session=S1),
-        line(ts="2026-11-02T10:15:00Z", event="way_fired", way="ghost/only-events", trigger="bash",
-             matched_span="git push", session=S1),
+        line(
+            ts="2026-11-02T10:00:05Z",
+            event="way_fired",
+            way="d/a",
+            trigger="semantic:embedding:en",
+            fire_score="0.6220",
+            surface="commit this",
+            token_position="1000",
+            session=S1,
+        ),
+        line(
+            ts="2026-11-02T10:00:06Z",
+            event="way_nearmiss",
+            way="d/a",
+            prob_en="0.4791",
+            prob_multi="",
+            tau_s="0.5000",
+            margin="0.0209",
+            trigger="prompt",
+            session=S1,
+        ),
+        line(
+            ts="2026-11-02T10:05:00Z",
+            event="way_redisclosed",
+            way="d/a",
+            trigger="semantic:embedding:en",
+            fire_score="0.5500",
+            token_position="31000",
+            session=S1,
+        ),
+        line(
+            ts="2026-11-02T10:10:00Z",
+            event="way_suppressed",
+            way="d/a",
+            trigger="semantic:embedding:en",
+            reason="refire",
+            session=S1,
+        ),
+        line(
+            ts="2026-11-02T10:15:00Z",
+            event="way_fired",
+            way="ghost/only-events",
+            trigger="bash",
+            matched_span="git push",
+            session=S1,
+        ),
         line(ts="2026-11-02T10:20:00Z", event="session_start", project="/src/alpha", session=S1),
-        line(ts="2026-11-02T10:20:30Z", event="way_fired", way="d/a", trigger="keyword", matched_span="commit",
-             token_position="2000", session=S1),
+        line(
+            ts="2026-11-02T10:20:30Z",
+            event="way_fired",
+            way="d/a",
+            trigger="keyword",
+            matched_span="commit",
+            token_position="2000",
+            session=S1,
+        ),
         line(ts="2026-11-02T10:30:00Z", event="way_redisclosed", way="d/a", trigger="keyword", session=S1),
         # Session 2, ISO week 2026-W46: a keyword fire, a gated row, a judge block, and a near-miss
         # from before ADR-156 (raw score against a per-model threshold).
         line(ts="2026-11-10T09:00:00Z", event="session_start", project="/src/beta", session=S2),
-        line(ts="2026-11-10T09:00:05Z", event="way_fired", way="d/a", trigger="keyword", matched_span="commit",
-             token_position="500", session=S2),
-        line(ts="2026-11-10T09:05:00Z", event="way_keyword_gated", way="d/a", matched_span="remember",
-             prob_en="0.0759", prob_multi="", floor="0.1500", trigger="prompt", session=S2),
-        line(ts="2026-11-10T09:10:00Z", event="way_judged", way="d/a", p_yes="0.050", threshold="0.30",
-             verdict="block", session=S2),
-        line(ts="2026-11-10T09:15:00Z", event="way_nearmiss", way="d/a", score_en="0.4410", score_multi="",
-             thr_en="0.4600", thr_multi="", margin="0.0190", trigger="prompt", session=S2),
+        line(
+            ts="2026-11-10T09:00:05Z",
+            event="way_fired",
+            way="d/a",
+            trigger="keyword",
+            matched_span="commit",
+            token_position="500",
+            session=S2,
+        ),
+        line(
+            ts="2026-11-10T09:05:00Z",
+            event="way_keyword_gated",
+            way="d/a",
+            matched_span="remember",
+            prob_en="0.0759",
+            prob_multi="",
+            floor="0.1500",
+            trigger="prompt",
+            session=S2,
+        ),
+        line(
+            ts="2026-11-10T09:10:00Z",
+            event="way_judged",
+            way="d/a",
+            p_yes="0.050",
+            threshold="0.30",
+            verdict="block",
+            session=S2,
+        ),
+        line(
+            ts="2026-11-10T09:15:00Z",
+            event="way_nearmiss",
+            way="d/a",
+            score_en="0.4410",
+            score_multi="",
+            thr_en="0.4600",
+            thr_multi="",
+            margin="0.0190",
+            trigger="prompt",
+            session=S2,
+        ),
     )
-    home.way(home.core_ways, "d/a", "description: commits\npattern: commit\nembed_threshold: 0.4\nrefire: 0.2")
+    home.way(
+        home.core_ways, "d/a", "description: commits\npattern: commit\nembed_threshold: 0.4\nrefire: 0.2"
+    )
     home.way(home.user_ways, "d/a", "description: commits, user copy\npattern: \\bcommit\\b\nrefire: 0.3")
     home.way(home.core_ways, "d/quiet", "pattern: never")
     call_command("ingest", stdout=StringIO())
@@ -70,7 +148,10 @@ def leaves(nodes) -> dict[str, way_queries.WayLeaf]:
 
 def test_it_routes_way_ids_with_slashes():
     assert reverse("introspect:way-list") == "/ways/"
-    assert reverse("introspect:way-detail", args=["softwaredev/delivery/commits"]) == "/ways/softwaredev/delivery/commits/"
+    assert (
+        reverse("introspect:way-detail", args=["softwaredev/delivery/commits"])
+        == "/ways/softwaredev/delivery/commits/"
+    )
     match = resolve("/ways/softwaredev/delivery/commits/")
     assert match.kwargs == {"way_id": "softwaredev/delivery/commits"}
 
@@ -108,16 +189,30 @@ def test_it_counts_fires_per_iso_week_apart_from_redisclosures(home):
         ("2026-W46", date(2026, 11, 9), 1, 0),
     ]
     c = stats.counts
-    assert (c.fires, c.redisclosures, c.gated, c.suppressed_refire, c.judge_blocked, c.near_misses) == (3, 2, 1, 1, 1, 2)
+    assert (c.fires, c.redisclosures, c.gated, c.suppressed_refire, c.judge_blocked, c.near_misses) == (
+        3,
+        2,
+        1,
+        1,
+        1,
+        2,
+    )
 
 
 def test_it_fills_empty_weeks_between_fires(home):
-    append(home.live,
-           line(ts="2026-11-02T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
-           line(ts="2026-11-24T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"))
+    append(
+        home.live,
+        line(ts="2026-11-02T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
+        line(ts="2026-11-24T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
+    )
     call_command("ingest", stdout=StringIO())
     weeks = way_queries.way_stats("d/w").weeks
-    assert [(w.label, w.fires) for w in weeks] == [("2026-W45", 1), ("2026-W46", 0), ("2026-W47", 0), ("2026-W48", 1)]
+    assert [(w.label, w.fires) for w in weeks] == [
+        ("2026-W45", 1),
+        ("2026-W46", 0),
+        ("2026-W47", 0),
+        ("2026-W48", 1),
+    ]
 
 
 def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
@@ -130,8 +225,10 @@ def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
         "keyword:gated": (1, 0, 0, 1),
         "judge": (1, 0, 0, 1),
     }
-    rows = [(s.sid, s.project, s.fires, s.redisclosures, s.withheld, s.first_epoch, s.last_epoch)
-            for s in stats.sessions]
+    rows = [
+        (s.sid, s.project, s.fires, s.redisclosures, s.withheld, s.first_epoch, s.last_epoch)
+        for s in stats.sessions
+    ]
     # Session 1's turns: 1 fire, 2 re-disclosed, 3 held, 4 ghost/only-events, 5 fire, 6 re-disclosed.
     assert rows == [(S2, "beta", 1, 0, 2, 1, 1), (S1, "alpha", 2, 2, 1, 1, 6)]
     assert stats.session_total == 2
@@ -144,7 +241,12 @@ def test_it_lists_near_misses_with_margin_split_by_generation(client, home):
     imported(home)
     stats = way_queries.way_stats("d/a")
     [calibrated] = stats.near_misses
-    assert (calibrated.probability, calibrated.tau_s, calibrated.margin, calibrated.sid) == (0.4791, 0.5, 0.0209, S1)
+    assert (calibrated.probability, calibrated.tau_s, calibrated.margin, calibrated.sid) == (
+        0.4791,
+        0.5,
+        0.0209,
+        S1,
+    )
     [raw] = stats.raw_near_misses
     assert (raw.score_en, raw.thr_en, raw.margin, raw.probability) == (0.441, 0.46, 0.019, None)
     assert raw.generation_label == "raw score, before ADR-156"
@@ -157,7 +259,9 @@ def test_it_never_plots_raw_scores_against_the_calibrated_threshold(client, home
     imported(home)
     stats = way_queries.way_stats("d/a")
     assert [(p.kind, p.value) for p in stats.score_points] == [
-        ("fire", 0.622), ("near-miss", 0.4791), ("redisclosure", 0.55),
+        ("fire", 0.622),
+        ("near-miss", 0.4791),
+        ("redisclosure", 0.55),
     ]
     assert stats.tau == 0.5
     response = client.get("/ways/d/a/")
@@ -185,14 +289,15 @@ def test_it_shows_resolution_shadowing_and_gone_fields(client, home):
     assert stats.primary.root_kind == "user"
     response = client.get("/ways/d/a/")
     assert response.status_code == 200
-    assert [t.name for t in response.templates][0] == "introspect/way_detail.html"
+    assert next(t.name for t in response.templates) == "introspect/way_detail.html"
     assert response.context["nav"] == "ways"
     body = response.content.decode()
     assert "Current criteria" in body and "not necessarily as fired" in body
     assert str(home.user_ways / "d" / "a" / "a.md") in body
     core = way_queries.way_stats("d/a").files[1].way
     assert [c.gone_note for c in way_queries.criteria_rows(core) if c.key == "embed_threshold"] == [
-        "not read since ADR-156 (firing uses the global τ on calibrated g(s))"]
+        "not read since ADR-156 (firing uses the global τ on calibrated g(s))"
+    ]
 
 
 def test_it_strikes_gone_fields_through(client, home):
@@ -219,10 +324,22 @@ def test_it_returns_404_for_a_way_never_seen(client, home):
 
 
 def test_it_escapes_a_hostile_way_body_criteria_and_id(client, home):
-    home.way(home.core_ways, "d/evil", 'description: "<script>alert(1)</script>"\npattern: <img src=x onerror=alert(2)>',
-             body="<script>alert(3)</script>\n\n# Heading\n")
-    append(home.live, line(ts="2026-11-02T10:00:00Z", event="way_fired", way="x/<script>alert(4)</script>",
-                           trigger="keyword", session="h1"))
+    home.way(
+        home.core_ways,
+        "d/evil",
+        'description: "<script>alert(1)</script>"\npattern: <img src=x onerror=alert(2)>',
+        body="<script>alert(3)</script>\n\n# Heading\n",
+    )
+    append(
+        home.live,
+        line(
+            ts="2026-11-02T10:00:00Z",
+            event="way_fired",
+            way="x/<script>alert(4)</script>",
+            trigger="keyword",
+            session="h1",
+        ),
+    )
     call_command("ingest", stdout=StringIO())
     body = client.get("/ways/d/evil/").content.decode()
     assert "<script>alert" not in body and "<img src=x" not in body
@@ -253,13 +370,20 @@ def test_it_shows_an_empty_state_and_a_no_match_state(client, home):
 
 def test_it_draws_escaped_svg_charts():
     bars = str(charts.weekly_bars([("<script>", 2, 1), ("2026-W46", 0, 0)]))
-    assert bars.startswith("<svg") and "viewBox=" in bars and "<script>" not in bars and "&lt;script&gt;" in bars
+    assert (
+        bars.startswith("<svg") and "viewBox=" in bars and "<script>" not in bars and "&lt;script&gt;" in bars
+    )
     assert bars.count('class="bar bar--fire"') == 1 and bars.count('class="bar bar--redisclosure"') == 1
 
-    dot = charts.Dot(when=datetime(2026, 11, 2, tzinfo=UTC), value=0.7, kind="fire", title='<b onload="x">',
-                     href='/sessions/a"b/')
+    dot = charts.Dot(
+        when=datetime(2026, 11, 2, tzinfo=UTC),
+        value=0.7,
+        kind="fire",
+        title='<b onload="x">',
+        href='/sessions/a"b/',
+    )
     strip = str(charts.score_strip([dot], tau=0.5))
-    assert "<b onload" not in strip and "&lt;b onload=&quot;x&quot;&gt;" in strip and 'a&quot;b' in strip
+    assert "<b onload" not in strip and "&lt;b onload=&quot;x&quot;&gt;" in strip and "a&quot;b" in strip
     # τ 0.5 sits half-way up the plot area (TOP 22, height 156).
     assert 'class="tau" x1="44" x2="708" y1="100" y2="100"' in strip
     assert "no calibrated score recorded" in str(charts.score_strip([]))
@@ -269,14 +393,42 @@ def many_sessions(home, count: int, start: int = 0) -> None:
     for n in range(start, start + count):
         sid = f"bulk-{n:04d}"
         day = 2 + n % 20
-        append(home.live,
-               line(ts=f"2026-11-{day:02d}T10:00:00Z", event="session_start", project=f"/src/p{n % 3}", session=sid),
-               line(ts=f"2026-11-{day:02d}T10:00:05Z", event="way_fired", way="d/a", trigger="semantic:embedding:en",
-                    fire_score="0.6", token_position="1000", session=sid),
-               line(ts=f"2026-11-{day:02d}T10:00:06Z", event="way_nearmiss", way="d/b", prob_en="0.47",
-                    tau_s="0.5", margin="0.03", session=sid),
-               line(ts=f"2026-11-{day:02d}T10:05:00Z", event="way_redisclosed", way="d/a",
-                    trigger="semantic:embedding:en", fire_score="0.55", token_position="9000", session=sid))
+        append(
+            home.live,
+            line(
+                ts=f"2026-11-{day:02d}T10:00:00Z",
+                event="session_start",
+                project=f"/src/p{n % 3}",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-{day:02d}T10:00:05Z",
+                event="way_fired",
+                way="d/a",
+                trigger="semantic:embedding:en",
+                fire_score="0.6",
+                token_position="1000",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-{day:02d}T10:00:06Z",
+                event="way_nearmiss",
+                way="d/b",
+                prob_en="0.47",
+                tau_s="0.5",
+                margin="0.03",
+                session=sid,
+            ),
+            line(
+                ts=f"2026-11-{day:02d}T10:05:00Z",
+                event="way_redisclosed",
+                way="d/a",
+                trigger="semantic:embedding:en",
+                fire_score="0.55",
+                token_position="9000",
+                session=sid,
+            ),
+        )
     home.way(home.core_ways, "d/a", "pattern: commit")
     call_command("ingest", stdout=StringIO())
 
@@ -288,7 +440,9 @@ def queries_for(client, url: str) -> int:
 
 
 @pytest.mark.parametrize("sessions", [2, 12])
-def test_it_bounds_queries_whatever_the_number_of_sessions(client, home, sessions, django_assert_max_num_queries):
+def test_it_bounds_queries_whatever_the_number_of_sessions(
+    client, home, sessions, django_assert_max_num_queries
+):
     many_sessions(home, sessions)
     with django_assert_max_num_queries(12):
         client.get("/ways/d/a/")

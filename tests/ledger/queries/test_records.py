@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_flags_the_real_inconsistencies(repos):
-    api, web = repos
+    api, _web = repos
     flags = adr_queries.flags()
     assert sorted(Path(r.rel_path).name for r in flags.duplicates) == [
         "0005-log-structured-json-to-stdout.md",

@@ -17,9 +17,15 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         findings = doctor.run(settings.WAYSWEB_LOCATIONS, settings.DATA_DIR)
-        style = {doctor.OK: self.style.SUCCESS, doctor.WARN: self.style.WARNING, doctor.FAIL: self.style.ERROR}
+        style = {
+            doctor.OK: self.style.SUCCESS,
+            doctor.WARN: self.style.WARNING,
+            doctor.FAIL: self.style.ERROR,
+        }
         for finding in findings:
-            self.stdout.write(style[finding.level](f"{MARK[finding.level]}  {finding.topic:12s} {finding.message}"))
+            self.stdout.write(
+                style[finding.level](f"{MARK[finding.level]}  {finding.topic:12s} {finding.message}")
+            )
             if finding.fix:
                 self.stdout.write(f"      {'':12s} → {finding.fix}")
         failed = sum(1 for f in findings if f.level == doctor.FAIL)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import errno
 import signal
 import time
 from pathlib import Path
@@ -11,14 +10,12 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
-from django.db.models import F
 
+from introspect.derive import sessions
 from introspect.importer import health, loader
 from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
-from introspect.derive import sessions
 from introspect.importer.run import Options, PassResult
-from introspect.models import TranscriptEntry, WaysEvent
 from waysweb import passes
 
 PROGRESS_EVERY_SECS = 1.0
@@ -28,30 +25,55 @@ SHOW_PROBLEMS = 10
 
 
 class Command(BaseCommand):
-    help = ("Import agent-ways events (live log, archives, legacy log), Claude Code transcripts and way files "
-            "into the database.")
+    help = (
+        "Import agent-ways events (live log, archives, legacy log), Claude Code transcripts and way files "
+        "into the database."
+    )
     # No system checks (`serve` and `migrate` run them): Django's SQLite JSON probe opens a write
     # transaction (transaction_mode IMMEDIATE), so while another writer held the database past the
     # busy timeout, the importer died at start with a false "SQLite does not support JSONFields".
     requires_system_checks = ()
 
     def add_arguments(self, parser):
-        parser.add_argument("--follow", action="store_true", help="keep tailing; new lines land within a second")
-        parser.add_argument("--interval", type=float, default=0.5, help="seconds to sleep when a pass found nothing")
-        parser.add_argument("--state-dir", type=Path, help="agent-ways state directory (events.jsonl + archives)")
-        parser.add_argument("--legacy", type=Path, help="legacy events log (default ~/.claude/stats/events.jsonl)")
-        parser.add_argument("--events", type=Path, action="append", default=[],
-                            help="an extra events log to import (repeatable)")
-        parser.add_argument("--claude-dir", type=Path, help="Claude Code directory holding projects/ (default ~/.claude)")
+        parser.add_argument(
+            "--follow", action="store_true", help="keep tailing; new lines land within a second"
+        )
+        parser.add_argument(
+            "--interval", type=float, default=0.5, help="seconds to sleep when a pass found nothing"
+        )
+        parser.add_argument(
+            "--state-dir", type=Path, help="agent-ways state directory (events.jsonl + archives)"
+        )
+        parser.add_argument(
+            "--legacy", type=Path, help="legacy events log (default ~/.claude/stats/events.jsonl)"
+        )
+        parser.add_argument(
+            "--events",
+            type=Path,
+            action="append",
+            default=[],
+            help="an extra events log to import (repeatable)",
+        )
+        parser.add_argument(
+            "--claude-dir", type=Path, help="Claude Code directory holding projects/ (default ~/.claude)"
+        )
         parser.add_argument("--no-transcripts", action="store_true", help="skip Claude Code transcripts")
-        parser.add_argument("--user-ways", type=Path, help="user way root (default ~/.config/agent-ways/ways)")
+        parser.add_argument(
+            "--user-ways", type=Path, help="user way root (default ~/.config/agent-ways/ways)"
+        )
         parser.add_argument("--core-ways", type=Path, help="core way root (default ~/.claude/hooks/ways)")
         parser.add_argument("--no-ways", action="store_true", help="skip the way catalog")
-        parser.add_argument("--ignore-checkpoints", action="store_true",
-                            help="re-read every file from the start (writes no new rows)")
-        parser.add_argument("--verify", action="store_true",
-                            help="hash every imported line again: a file rewritten in place without changing "
-                                 "its size is read again as a new generation")
+        parser.add_argument(
+            "--ignore-checkpoints",
+            action="store_true",
+            help="re-read every file from the start (writes no new rows)",
+        )
+        parser.add_argument(
+            "--verify",
+            action="store_true",
+            help="hash every imported line again: a file rewritten in place without changing "
+            "its size is read again as a new generation",
+        )
 
     def handle(self, *args, follow: bool, interval: float, **options) -> None:
         if interval <= 0:
@@ -62,10 +84,16 @@ class Command(BaseCommand):
         self.retries_left = LOCKED_RETRIES
         self.reported: set = set()
         opts = Options(
-            state_dir=options["state_dir"], legacy=options["legacy"], extra=tuple(options["events"]),
-            user_ways=options["user_ways"], core_ways=options["core_ways"], ways=not options["no_ways"],
-            claude_dir=options["claude_dir"], transcripts=not options["no_transcripts"],
-            ignore_checkpoints=options["ignore_checkpoints"], verify=options["verify"],
+            state_dir=options["state_dir"],
+            legacy=options["legacy"],
+            extra=tuple(options["events"]),
+            user_ways=options["user_ways"],
+            core_ways=options["core_ways"],
+            ways=not options["no_ways"],
+            claude_dir=options["claude_dir"],
+            transcripts=not options["no_transcripts"],
+            ignore_checkpoints=options["ignore_checkpoints"],
+            verify=options["verify"],
             max_line=settings.WAYSWEB_MAX_LINE_BYTES,
         )
         locs = settings.WAYSWEB_LOCATIONS
@@ -93,8 +121,10 @@ class Command(BaseCommand):
                     if not result.found:
                         time.sleep(interval)
         except ImporterBusy as exc:
-            raise CommandError(f"{exc}. Only one importer runs at a time; stop the other one "
-                               "(or let `manage.py serve` do the importing).") from exc
+            raise CommandError(
+                f"{exc}. Only one importer runs at a time; stop the other one "
+                "(or let `manage.py serve` do the importing)."
+            ) from exc
         except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
             message = explain(exc)
             health.record(message)
@@ -106,14 +136,18 @@ class Command(BaseCommand):
             return
         path = Path(connection.settings_dict["NAME"])
         if not path.exists():
-            raise CommandError(f"there is no database at {path} (deleted, or never created): run "
-                               "`manage.py migrate` (or `manage.py serve`, which migrates) to create it, then "
-                               "ingest again; every file is read again from its start.")
+            raise CommandError(
+                f"there is no database at {path} (deleted, or never created): run "
+                "`manage.py migrate` (or `manage.py serve`, which migrates) to create it, then "
+                "ingest again; every file is read again from its start."
+            )
 
     def on_signal(self, signum, frame) -> None:
         self.stopping = True
 
-    def import_once(self, locs, opts: Options, *, scan_ways: bool, follow: bool, first: bool) -> PassResult | None:
+    def import_once(
+        self, locs, opts: Options, *, scan_ways: bool, follow: bool, first: bool
+    ) -> PassResult | None:
         """One pass. A pass that fails is retried (None) in --follow mode, and once a locked database
         was waited out a few times; otherwise the error ends the command (nothing is half-written:
         every batch commits its rows and checkpoint together)."""
@@ -122,8 +156,13 @@ class Command(BaseCommand):
             if self.catch_up:
                 sessions.rebuild_sessions(sessions.sessions_behind())
                 self.catch_up = False
-            result = passes.sessions_pass(locs, pass_opts, on_file=self.report_file, progress=self.report_progress,
-                                          record_only_changes=follow and not first)
+            result = passes.sessions_pass(
+                locs,
+                pass_opts,
+                on_file=self.report_file,
+                progress=self.report_progress,
+                record_only_changes=follow and not first,
+            )
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise.
             ledger = passes.ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
@@ -134,8 +173,10 @@ class Command(BaseCommand):
                 self.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
             elif isinstance(exc, OperationalError) and is_locked(exc) and self.retries_left:
                 self.retries_left -= 1
-                self.stderr.write(f"another writer holds the database ({one_line(exc)}); retrying in "
-                                  f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits")
+                self.stderr.write(
+                    f"another writer holds the database ({one_line(exc)}); retrying in "
+                    f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits"
+                )
             else:
                 raise
             time.sleep(RETRY_SECS)
@@ -151,8 +192,10 @@ class Command(BaseCommand):
         if self.verbosity < 1 or (follow and self.verbosity < 2):
             return
         state = opts.state_dir or locs.state_dir
-        self.stdout.write(f"Reading agent-ways events from {state} and {opts.legacy or locs.legacy_events}"
-                          + (" (bundled sample)" if locs.demo else ""))
+        self.stdout.write(
+            f"Reading agent-ways events from {state} and {opts.legacy or locs.legacy_events}"
+            + (" (bundled sample)" if locs.demo else "")
+        )
 
     def report_file(self, file: loader.FileResult) -> None:
         c = file.counts
@@ -164,19 +207,25 @@ class Command(BaseCommand):
             return
         if file.status == "skipped" and file.problem is not None:
             detail = f" ({printable(file.problem.detail)})" if file.problem.detail else ""
-            self.stderr.write(f"  {file.source.kind} {name}: {file.problem.label}{detail}; the other files go on")
+            self.stderr.write(
+                f"  {file.source.kind} {name}: {file.problem.label}{detail}; the other files go on"
+            )
             return
         note = " (new generation: truncated or replaced)" if file.status == "new generation" else ""
-        self.stdout.write(f"  {file.source.kind} {name}: +{c.imported} rows, {c.quarantined} quarantined, "
-                          f"{c.inert} inert, {c.duplicate} dup{note}")
+        self.stdout.write(
+            f"  {file.source.kind} {name}: +{c.imported} rows, {c.quarantined} quarantined, "
+            f"{c.inert} inert, {c.duplicate} dup{note}"
+        )
 
     def report_progress(self, file: loader.FileResult, offset: int, size: int) -> None:
         now = time.monotonic()
         if self.verbosity < 1 or now - self.last_progress < PROGRESS_EVERY_SECS or offset >= size:
             return
         self.last_progress = now
-        self.stdout.write(f"  … {printable(file.source.rel_path)}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "
-                          f"{file.counts.lines:,} lines")
+        self.stdout.write(
+            f"  … {printable(file.source.rel_path)}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "
+            f"{file.counts.lines:,} lines"
+        )
 
     def report_ledger(self, ledger) -> None:
         if self.verbosity < 1:
@@ -188,7 +237,8 @@ class Command(BaseCommand):
             f"majordomus ledger +{ledger.mj_lines} lines; knowledge: {k.files} records (+{k.added} new, "
             f"{k.changed} changed); decision records: {ledger.adrs.files} files (+{ledger.adrs.added} new, "
             f"{ledger.adrs.changed} changed); derived at {len(ledger.derived)} episode boundaries"
-            + (f", {len(failed)} FAILED (see the Knowledge page)" if failed else ""))
+            + (f", {len(failed)} FAILED (see the Knowledge page)" if failed else "")
+        )
         self.report_problems(ledger.problems)
 
     def report_pass(self, result: PassResult) -> None:
@@ -199,11 +249,13 @@ class Command(BaseCommand):
         if result.catalog is not None:
             c = result.catalog
             ways = f"; ways: {c.files} files in {c.roots} roots (+{c.added} new, {c.changed} changed, {c.gone} gone)"
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {len(result.files)} files: {t.lines:,} lines, {t.imported:,} imported, "
-            f"{t.quarantined:,} quarantined, {t.inert:,} inert, {t.duplicate:,} duplicates, "
-            f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {len(result.files)} files: {t.lines:,} lines, {t.imported:,} imported, "
+                f"{t.quarantined:,} quarantined, {t.inert:,} inert, {t.duplicate:,} duplicates, "
+                f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
+            )
+        )
         unread = list(result.problems)
         if result.catalog is not None:
             unread += result.catalog.problems
@@ -217,4 +269,6 @@ class Command(BaseCommand):
             detail = f" ({printable(problem.detail)})" if problem.detail else ""
             self.stderr.write(f"  not read: {printable(problem.path)}: {problem.label}{detail}")
         if len(fresh) > SHOW_PROBLEMS:
-            self.stderr.write(f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page")
+            self.stderr.write(
+                f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page"
+            )

@@ -68,27 +68,32 @@ def parse_host(raw: str) -> Listen:
     elif text.endswith(".") and not text.endswith(".."):
         text = text[:-1]
     if not text:
-        raise CommandError(f"--host {raw!r} names no address: give one (127.0.0.1, ::1, 0.0.0.0) or a host name")
+        raise CommandError(
+            f"--host {raw!r} names no address: give one (127.0.0.1, ::1, 0.0.0.0) or a host name"
+        )
     numeric = resolve(text, socket.AI_NUMERICHOST)
     if bracketed and (not numeric or numeric[0].version != 6):
         raise CommandError(f"--host {raw!r}: brackets hold an IPv6 address, as in [::1] or [::]")
     if numeric:
         # Canonical (`0` listens on 0.0.0.0 and is reported so), keeping a zone (`fe80::1%eth0`).
-        host = str(numeric[0]) + (text[text.index("%"):] if "%" in text else "")
+        host = str(numeric[0]) + (text[text.index("%") :] if "%" in text else "")
         return Listen(host=host, name=f"[{host}]" if numeric[0].version == 6 else host, addresses=numeric)
     try:
         addresses = resolve(text)
     except (OSError, UnicodeError) as exc:
-        raise CommandError(f"--host {raw!r} is not an address this machine can listen on "
-                           f"({getattr(exc, 'strerror', None) or exc}): give an IP address, or a name it resolves") \
-            from exc
+        raise CommandError(
+            f"--host {raw!r} is not an address this machine can listen on "
+            f"({getattr(exc, 'strerror', None) or exc}): give an IP address, or a name it resolves"
+        ) from exc
     return Listen(host=text, name=text.lower(), addresses=addresses)
 
 
 def resolve(text: str, flags: int = 0) -> tuple[Address, ...]:
     """The addresses `text` binds to (empty when AI_NUMERICHOST is asked and it is a name)."""
     try:
-        found = socket.getaddrinfo(text, None, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE | flags)
+        found = socket.getaddrinfo(
+            text, None, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE | flags
+        )
     except (socket.gaierror, UnicodeError):
         if flags & socket.AI_NUMERICHOST:
             return ()  # not a numeric address: a name, resolved next
@@ -112,32 +117,66 @@ class Command(BaseCommand):
     requires_system_checks = ()
 
     def add_arguments(self, parser):
-        parser.add_argument("--host", default="127.0.0.1",
-                            help="address or name to listen on (default 127.0.0.1); every interface needs --allow-host")
+        parser.add_argument(
+            "--host",
+            default="127.0.0.1",
+            help="address or name to listen on (default 127.0.0.1); every interface needs --allow-host",
+        )
         parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-        parser.add_argument("--demo", action="store_true", help="show the bundled sample instead of your data")
+        parser.add_argument(
+            "--demo", action="store_true", help="show the bundled sample instead of your data"
+        )
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
         parser.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
-        parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                            help="a name people use to reach a LAN server (repeatable); sets ALLOWED_HOSTS")
-        parser.add_argument("--open-reads", action="store_true",
-                            help="on a LAN address, let anyone who can reach it read without logging in")
+        parser.add_argument(
+            "--allow-host",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="a name people use to reach a LAN server (repeatable); sets ALLOWED_HOSTS",
+        )
+        parser.add_argument(
+            "--open-reads",
+            action="store_true",
+            help="on a LAN address, let anyone who can reach it read without logging in",
+        )
 
-    def handle(self, *args, host: str, port: int, demo: bool, no_ingest: bool, threads: int, allow_host: list[str],
-               open_reads: bool, **options) -> None:
+    def handle(
+        self,
+        *args,
+        host: str,
+        port: int,
+        demo: bool,
+        no_ingest: bool,
+        threads: int,
+        allow_host: list[str],
+        open_reads: bool,
+        **options,
+    ) -> None:
         listen = self.check_host(host, allow_host, open_reads=open_reads)
         if demo and not settings.WAYSWEB_DEMO:
             self.restart_as_demo("--demo given")
         self.prepare_database()
-        if settings.LOGIN_REQUIRED and not get_user_model().objects.exists():  # after migrate: the table exists
-            self.stderr.write(self.style.WARNING(
-                "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
-                "(add --reviewer to let them decide on knowledge)."))
-        if not settings.WAYSWEB_DEMO and not no_ingest and should_use_sample(
-            has_files=settings.WAYSWEB_LOCATIONS.has_agent_ways_data(), has_rows=Session.objects.exists()
+        if (
+            settings.LOGIN_REQUIRED and not get_user_model().objects.exists()
+        ):  # after migrate: the table exists
+            self.stderr.write(
+                self.style.WARNING(
+                    "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
+                    "(add --reviewer to let them decide on knowledge)."
+                )
+            )
+        if (
+            not settings.WAYSWEB_DEMO
+            and not no_ingest
+            and should_use_sample(
+                has_files=settings.WAYSWEB_LOCATIONS.has_agent_ways_data(), has_rows=Session.objects.exists()
+            )
         ):
-            self.restart_as_demo(f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
-                                 f"or {settings.WAYSWEB_LOCATIONS.legacy_events}")
+            self.restart_as_demo(
+                f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
+                f"or {settings.WAYSWEB_LOCATIONS.legacy_events}"
+            )
         follower = None
         if not no_ingest:
             call_command("ingest", stdout=self.stdout, stderr=self.stderr)
@@ -160,7 +199,10 @@ class Command(BaseCommand):
         listen = parse_host(host)
         if listen.loopback:
             return listen
-        names = [*names, *(n.strip() for n in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if n.strip())]
+        names = [
+            *names,
+            *(n.strip() for n in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if n.strip()),
+        ]
         if listen.wildcard and not names:
             every = ", ".join(str(address) for address in listen.addresses)
             raise CommandError(
@@ -170,23 +212,35 @@ class Command(BaseCommand):
                 "to the network."
             )
         wanted = [*names, *([] if listen.wildcard else [listen.name])]
-        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, *(n for n in dict.fromkeys(wanted)
-                                                              if n not in settings.ALLOWED_HOSTS)]
+        settings.ALLOWED_HOSTS = [
+            *settings.ALLOWED_HOSTS,
+            *(n for n in dict.fromkeys(wanted) if n not in settings.ALLOWED_HOSTS),
+        ]
         if open_reads:
-            self.stderr.write(self.style.WARNING(
-                f"Listening on {listen.host} with --open-reads: anyone who can reach it can read these sessions "
-                "(writes still need a reviewer's login)."))
+            self.stderr.write(
+                self.style.WARNING(
+                    f"Listening on {listen.host} with --open-reads: anyone who can reach it can read these sessions "
+                    "(writes still need a reviewer's login)."
+                )
+            )
             return listen
         settings.LOGIN_REQUIRED = True
         if LOGIN_MIDDLEWARE not in settings.MIDDLEWARE:  # before the WSGI handler loads its middleware
             settings.MIDDLEWARE = [*settings.MIDDLEWARE, LOGIN_MIDDLEWARE]
-        self.stderr.write(self.style.WARNING(
-            f"Listening on {listen.host} for {', '.join(names or [listen.name])}: every page asks for a login."))
+        self.stderr.write(
+            self.style.WARNING(
+                f"Listening on {listen.host} for {', '.join(names or [listen.name])}: every page asks for a login."
+            )
+        )
         return listen
 
     def restart_as_demo(self, why: str) -> None:
-        self.stdout.write(self.style.WARNING(f"Showing the bundled sample: {why}. "
-                                             "Run agent-ways, or pass its locations (see README), to see your own."))
+        self.stdout.write(
+            self.style.WARNING(
+                f"Showing the bundled sample: {why}. "
+                "Run agent-ways, or pass its locations (see README), to see your own."
+            )
+        )
         env = {**os.environ, "WAYSWEB_DEMO": "1"}
         sys.stdout.flush()
         manage = str(Path(settings.BASE_DIR) / "manage.py")
@@ -201,8 +255,12 @@ class Command(BaseCommand):
         manage = str(Path(settings.BASE_DIR) / "manage.py")
         # A separate process: importing never competes with page rendering for the GIL, and a
         # crash there cannot take the web server down. SQLite WAL lets both work at once.
-        return subprocess.Popen([sys.executable, manage, "ingest", "--follow", "--verbosity", "1"],
-                                env={**os.environ}, stdout=sys.stdout, stderr=sys.stderr)
+        return subprocess.Popen(
+            [sys.executable, manage, "ingest", "--follow", "--verbosity", "1"],
+            env={**os.environ},
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+        )
 
     def serve(self, host: str, port: int, threads: int) -> None:
         # Built here, not imported from waysweb.wsgi: the handler loads its middleware once, and
@@ -211,10 +269,14 @@ class Command(BaseCommand):
         try:
             server = create_server(application, host=host, port=port, threads=threads, ident="waysweb")
         except OSError as exc:
-            raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}. "
-                               f"Is another server using it? Try --port {port + 1}.") from exc
+            raise CommandError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}. "
+                f"Is another server using it? Try --port {port + 1}."
+            ) from exc
         url_host = f"[{host}]" if ":" in host else host
-        self.stdout.write(self.style.SUCCESS(f"waysweb is serving http://{url_host}:{port}/  (Ctrl-C to stop)"))
+        self.stdout.write(
+            self.style.SUCCESS(f"waysweb is serving http://{url_host}:{port}/  (Ctrl-C to stop)")
+        )
         signal.signal(signal.SIGTERM, raise_interrupt)
         try:
             server.run()  # returns on Ctrl-C: waitress turns KeyboardInterrupt into a shutdown
