@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import urlencode
 
 from django.db import connection
 from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
 
 from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
-from introspect.queries import sessions as queries
 from lib import converters
 
 FTS_TABLE = "introspect_transcriptentry_fts"  # created by migration 0005_search
@@ -344,7 +344,7 @@ def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
             url = reverse("introspect:subagent-detail", args=[session.sid, agent])
             url += f"#{anchor}" if anchor else ""
         else:
-            url = session_url(session.sid, entry.turn_epoch, anchor)
+            url = session_url(session.sid, entry.turn_epoch, anchor, uuid=entry.uuid or "")
         hits.append(
             Hit(
                 session_sid=session.sid,
@@ -429,12 +429,15 @@ def turn_epochs(anchors: set[int]) -> dict[tuple[int, int], int]:
     return {key: epoch for key, (_, epoch) in best.items()}
 
 
-def session_url(sid: str, epoch: int | None, anchor: str) -> str:
-    """The session page showing turn `epoch` (its turn page), scrolled to `anchor`."""
+def session_url(sid: str, epoch: int | None, anchor: str, *, uuid: str = "") -> str:
+    """The session page that holds the hit, scrolled to `anchor`: a conversation entry by its
+    permalink (`?u=`, answered with the page of its turn), a fire turn by `?from=` (the page of
+    the prompt it is tied to)."""
     url = reverse("introspect:session-detail", args=[sid])
-    size = queries.TURNS_PER_PAGE
-    if epoch and epoch > size:
-        url += f"?from={epoch - (epoch - 1) % size}"
+    if uuid:
+        url += "?" + urlencode({"u": uuid})
+    elif epoch:
+        url += f"?from={epoch}"
     return url + (f"#{anchor}" if anchor else "")
 
 

@@ -23,7 +23,7 @@ from introspect.models import (
     WaysEvent,
 )
 from introspect.queries import providers
-from introspect.rules import evidence, tool_cards
+from introspect.rules import conversation, evidence, system_lines, tool_cards
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -128,25 +128,36 @@ def turns_page(
     )
 
 
-@dataclass
-class Exchange:
-    """The conversation from one prompt up to the next: what a turn links to."""
-
-    prompt: TranscriptEntry | None
-    entries: list[TranscriptEntry]
-    first_turn: int | None = None
+CONVERSATION_TYPES_HIDDEN = ("ai-title", "custom-title", "progress")
 
 
 def conversation_entries(session: Session) -> QuerySet[TranscriptEntry]:
+    """The trunk's conversation in file order: every line but the inert, the copies of another
+    file's lines and the bookkeeping kinds whose content the header shows (titles)."""
     return (
         TranscriptEntry.objects.filter(source_id=session.transcript_id, inert=False, is_copy=False)
-        .exclude(type__in=("ai-title", "custom-title", "queue-operation", "progress"))
+        .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
         .order_by("offset", "index")
     )
 
 
+def trunk_prompts(session: Session) -> QuerySet[TranscriptEntry]:
+    """The real prompts of the trunk in file order: each opens a conversation turn."""
+    return TranscriptEntry.objects.filter(
+        source_id=session.transcript_id, is_prompt=True, is_copy=False, inert=False
+    ).order_by("offset", "index")
+
+
+def from_position(entries: QuerySet[TranscriptEntry], offset: int, index: int) -> QuerySet[TranscriptEntry]:
+    return entries.filter(Q(offset__gt=offset) | Q(offset=offset, index__gte=index))
+
+
+def before_position(entries: QuerySet[TranscriptEntry], offset: int, index: int) -> QuerySet[TranscriptEntry]:
+    return entries.filter(Q(offset__lt=offset) | Q(offset=offset, index__lt=index))
+
+
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
-    """Tool calls and results parsed into display cards (introspect/tool_cards.py), and each
+    """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), and each
     entry's spilled outputs as `spill_list`: one query for all of them.
 
     (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
@@ -161,58 +172,319 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
             entry.call = tool_cards.tool_call(entry)
         elif entry.type == "user" and entry.tool_result_id:
             entry.result = tool_cards.tool_result(entry)
+        elif entry.type == "system" and entry.subtype == "compact_boundary":
+            entry.compaction = system_lines.compaction(entry.line)
+        elif entry.type == "system":
+            entry.system_text = system_lines.system_text(entry.line)
     return entries
 
 
-def conversation_by_turn(session: Session, turns: list[Turn]) -> dict[int, Exchange]:
-    """For each turn, the exchange its prompt opens (keyed) or the nearest prompt's (heuristic).
-
-    Only the lines between the page's first prompt and the prompt after its last are read, so the
-    cost follows the page, not the session. A prompt several fire turns share is shown once: under
-    its keyed turn, else the first turn near it; the others point there.
-    """
-    offsets = [
-        turn.prompt_offset if turn.prompt_entry_id else turn.nearest_offset
-        for turn in turns
-        if turn.prompt_entry_id or turn.nearest_prompt_id
-    ]
-    if session.transcript_id is None or not offsets:
-        return {}
-    following = (
-        TranscriptEntry.objects.filter(
-            source_id=session.transcript_id, is_prompt=True, is_copy=False, offset__gt=max(offsets)
-        )
-        .order_by("offset")
-        .values_list("offset", flat=True)
-        .first()
-    )
-    window = conversation_entries(session).filter(offset__gte=min(offsets))
-    if following is not None:
-        window = window.filter(offset__lt=following)
-    entries = for_display(list(window[:CONVERSATION_LIMIT]))
-    starts = [n for n, entry in enumerate(entries) if entry.is_prompt]
-    position = {entry.pk: n for n, entry in enumerate(entries)}
-    exchanges: dict[int, Exchange] = {}
-    shown: dict[int, int] = {}
-    for turn in sorted(turns, key=lambda t: (t.join_confidence != Turn.Join.KEYED, t.epoch)):
-        anchor = turn.prompt_entry_id or turn.nearest_prompt_id
-        if anchor is None or anchor not in position:
-            continue
-        start = position[anchor]
-        if anchor in shown:
-            exchanges[turn.pk] = Exchange(prompt=entries[start], entries=[], first_turn=shown[anchor])
-            continue
-        end = next((n for n in starts if n > start), len(entries))
-        shown[anchor] = turn.epoch
-        exchanges[turn.pk] = Exchange(prompt=entries[start], entries=entries[start + 1 : end])
-    return exchanges
-
-
-def conversation(session: Session) -> list[TranscriptEntry]:
-    """The whole conversation of a session without fire turns (plain Claude Code)."""
-    if session.transcript_id is None:
+def pair_results(session: Session, entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
+    """Give each tool call its own result (`paired_result`), parallel calls included, and mark the
+    results shown inside their call (`with_call`). A result on a later page is read here too (one
+    query): it is shown under its call, and again at its own place on its own page. Returns the
+    results read from outside `entries`, to be prepared for display with them."""
+    calls = {entry.tool_use_id: entry for entry in entries if entry.type == "assistant" and entry.tool_use_id}
+    if not calls:
         return []
-    return for_display(list(conversation_entries(session)[:CONVERSATION_LIMIT]))
+    here = {entry.tool_result_id: entry for entry in entries if entry.type == "user" and entry.tool_result_id}
+    outside = [tool_use for tool_use in calls if tool_use not in here]
+    found = {}
+    if outside:
+        for result in TranscriptEntry.objects.filter(
+            source_id=session.transcript_id, tool_result_id__in=outside, is_copy=False
+        ).order_by("offset", "index"):
+            found.setdefault(result.tool_result_id, result)
+    for tool_use, call in calls.items():
+        result = here.get(tool_use) or found.get(tool_use)
+        call.paired_result = result
+        if result is not None and tool_use in here and here[tool_use].offset >= call.offset:
+            result.with_call = True
+    return list(found.values())
+
+
+@dataclass
+class Item:
+    """One thing on the conversation spine: an entry, or an agent-ways fire turn placed there."""
+
+    entry: TranscriptEntry | None = None
+    fire: Turn | None = None
+    turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
+    continued: bool = False
+
+
+@dataclass
+class ConversationPage:
+    """A page of the conversation from (turn, part): the items in order and the way on."""
+
+    turn: int
+    part: int
+    items: list[Item]
+    fires: list[Turn]
+    next: tuple[int, int] | None
+    prev: tuple[int, int | str] | None
+    cursor: str  # "offset.index" of the last entry: live follow reads after it
+    last_turn: int = 0
+    unplaced: int = 0  # fire turns tied to no prompt beyond the ones this page shows
+
+
+def entry_position(entry: TranscriptEntry) -> str:
+    return f"{entry.offset}.{entry.index}"
+
+
+def parse_position(value: str) -> tuple[int, int] | None:
+    offset, _, index = value.partition(".")
+    try:
+        return int(offset), int(index or 0)
+    except ValueError:
+        return None
+
+
+def page_run(session: Session, turn: int, part: int) -> tuple[list[TranscriptEntry], TranscriptEntry | None]:
+    """The entries a page of (turn, part) is cut from (at most one page and one more), and the
+    prompt that opens `turn` (None for turn 0 or a turn past the last)."""
+    size = conversation.PAGE_ENTRIES
+    entries = conversation_entries(session)
+    prompt = None
+    if turn > 0:
+        prompt = trunk_prompts(session)[turn - 1 : turn].first()
+        if prompt is None:
+            return [], None
+        entries = from_position(entries, prompt.offset, prompt.index)
+    return list(entries[part * size : part * size + size + 1]), prompt
+
+
+def fires_for_page(session: Session, prompts: list[int], *, first_page: bool) -> tuple[list[Turn], int]:
+    """The fire turns tied to the page's prompts (keyed to one, or placed near one by time), and on
+    the first page those tied to no prompt at all (at most a page of them; the rest counted)."""
+    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
+    turns = session.turns.annotate(
+        prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset")
+    ).prefetch_related(Prefetch("ways", queryset=rows))
+    tied = Q(prompt_entry_id__in=prompts) | Q(prompt_entry__isnull=True, nearest_prompt_id__in=prompts)
+    loose = Q(prompt_entry__isnull=True, nearest_prompt__isnull=True)
+    if not first_page:
+        return (list(turns.filter(tied).order_by("epoch")) if prompts else []), 0
+    found = list(turns.filter(tied | loose).order_by("epoch")[: TURNS_PER_PAGE * 5])
+    placed = [turn for turn in found if turn.prompt_entry_id or turn.nearest_prompt_id]
+    unplaced = [turn for turn in found if not (turn.prompt_entry_id or turn.nearest_prompt_id)]
+    shown = unplaced[:TURNS_PER_PAGE]
+    extra = session.turns.filter(loose).count() - len(shown) if len(unplaced) > TURNS_PER_PAGE else 0
+    return placed + shown, extra
+
+
+def place_fires(
+    items: list[Item], fires: list[Turn], *, later: TranscriptEntry | None, open_prompt: int | None = None
+) -> list[Item]:
+    """Put each fire turn on the spine: a keyed one right after its prompt; a heuristic one at its
+    place in time among its prompt's turn (after the last entry not later than it).
+
+    `open_prompt` is the prompt of a turn the page continues (a later part of a long turn): its
+    heuristic turns earlier than the page's first entry are an earlier part's. Those not earlier
+    than `later` (the next page's first entry) are the next page's.
+    """
+    by_prompt: dict[int, list[Turn]] = {}
+    for fire in fires:
+        by_prompt.setdefault(fire.prompt_entry_id or fire.nearest_prompt_id or 0, []).append(fire)
+    out = [Item(fire=fire) for fire in by_prompt.pop(0, [])]
+    heuristic: list[Turn] = []
+    if open_prompt is not None and items:
+        start = items[0].entry.ts
+        heuristic = [
+            f
+            for f in by_prompt.pop(open_prompt, [])
+            if not f.prompt_entry_id and (start is None or f.ts >= start)
+        ]
+    heuristic.sort(key=lambda t: (t.ts, t.epoch))
+    for item in items:
+        entry = item.entry
+        if entry.is_prompt:
+            out += [Item(fire=f) for f in heuristic]
+            anchored = by_prompt.pop(entry.pk, [])
+            out.append(item)
+            out += [Item(fire=f) for f in anchored if f.prompt_entry_id == entry.pk]
+            heuristic = sorted(
+                (f for f in anchored if f.prompt_entry_id != entry.pk), key=lambda t: (t.ts, t.epoch)
+            )
+            continue
+        while heuristic and entry.ts is not None and heuristic[0].ts < entry.ts:
+            out.append(Item(fire=heuristic.pop(0)))
+        out.append(item)
+    if later is not None and later.ts is not None:
+        heuristic = [f for f in heuristic if f.ts < later.ts]
+    out += [Item(fire=f) for f in heuristic]
+    return out
+
+
+def number_items(entries: list[TranscriptEntry], *, turn: int, part: int) -> tuple[list[Item], int]:
+    """The page's entries as spine items, each prompt marked with the turn it opens; returns the
+    items and the number of the first turn on the page."""
+    current = turn if part > 0 or not entries or not entries[0].is_prompt else max(turn - 1, 0)
+    first = current + (1 if entries and entries[0].is_prompt else 0)
+    items = []
+    for n, entry in enumerate(entries):
+        if entry.is_prompt:
+            current += 1
+            items.append(Item(entry=entry, turn_start=current))
+        elif n == 0:
+            items.append(Item(entry=entry, turn_start=current, continued=part > 0 or current > 0))
+        else:
+            items.append(Item(entry=entry))
+    return items, first
+
+
+def conversation_page(session: Session, *, turn: int, part: int) -> ConversationPage:
+    """The page of the conversation that starts at turn `turn` (part `part` of it when the turn is
+    longer than a page), with the fire turns that annotate it."""
+    size = conversation.PAGE_ENTRIES
+    run, opener = page_run(session, turn, part)
+    starts = [n for n, entry in enumerate(run) if entry.is_prompt and n > 0]
+    items, first = number_items(run, turn=turn, part=part)
+    reach = conversation.extent(starts, len(run), size, turn=first, part=part)
+    entries = run[: reach.count]
+    items = items[: reach.count]
+    later = run[reach.count] if len(run) > reach.count else None
+    prompts = [entry.pk for entry in entries if entry.is_prompt]
+    open_prompt = opener.pk if part > 0 and opener is not None else None
+    if open_prompt is not None:
+        prompts.append(open_prompt)
+    fires, unplaced = fires_for_page(session, prompts, first_page=turn == 0 and part == 0)
+    extra = pair_results(session, [item.entry for item in items])
+    for_display(entries + extra)
+    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    spans = prompt_spans(fires)
+    for entry in entries:
+        if entry.is_prompt:
+            entry.prompt_spans = spans.get(entry.pk, [])
+    items = place_fires(items, fires, later=later, open_prompt=open_prompt)
+    if part > 0:
+        prev: tuple[int, int | str] | None = (turn, part - 1)
+    elif turn > 0:
+        prev = (turn - 1, "last")
+    else:
+        prev = None
+    return ConversationPage(
+        turn=turn,
+        part=part,
+        items=items,
+        fires=fires,
+        next=(reach.next_turn, reach.next_part) if reach.next_turn is not None else None,
+        prev=prev,
+        cursor=entry_position(entries[-1]) if entries else "",
+        last_turn=max((item.turn_start or 0 for item in items), default=first),
+        unplaced=unplaced,
+    )
+
+
+def prompt_spans(fires: list[Turn]) -> dict[int, list[str]]:
+    """Keyword spans to mark in a prompt: only where a turn is keyed to that prompt."""
+    spans: dict[int, list[str]] = {}
+    for fire in fires:
+        if fire.join_confidence == Turn.Join.KEYED and fire.prompt_entry_id:
+            spans.setdefault(fire.prompt_entry_id, []).extend(
+                row.matched_span
+                for row in fire.ways.all()
+                if row.trigger_channel == "keyword" and row.matched_span
+            )
+    return spans
+
+
+def last_part_of(session: Session, turn: int) -> int:
+    """The last part of `turn`: "previous page" from the turn after it lands there."""
+    size = conversation.PAGE_ENTRIES
+    if turn == 0:
+        first = trunk_prompts(session).first()
+        entries = conversation_entries(session)
+        if first is not None:
+            entries = before_position(entries, first.offset, first.index)
+        return conversation.last_part(entries.count(), size)
+    bounds = list(trunk_prompts(session)[turn - 1 : turn + 1])
+    if not bounds:
+        return 0
+    entries = from_position(conversation_entries(session), bounds[0].offset, bounds[0].index)
+    if len(bounds) > 1:
+        entries = before_position(entries, bounds[1].offset, bounds[1].index)
+    return conversation.last_part(entries.count(), size)
+
+
+def turn_of_entry(session: Session, entry: TranscriptEntry) -> tuple[int, int]:
+    """(turn, part) of the page that holds a trunk entry: where its permalink lands."""
+    turn = before_position(trunk_prompts(session), entry.offset, entry.index + 1).count()
+    entries = conversation_entries(session)
+    if turn > 0:
+        prompt = trunk_prompts(session)[turn - 1 : turn].first()
+        entries = from_position(entries, prompt.offset, prompt.index)
+    inside = before_position(entries, entry.offset, entry.index).count()
+    return turn, conversation.part_of(inside, conversation.PAGE_ENTRIES)
+
+
+def entry_by_uuid(session: Session, uuid: str) -> TranscriptEntry | None:
+    if session.transcript_id is None or not uuid:
+        return None
+    return conversation_entries(session).filter(uuid=uuid).only("pk", "offset", "index").first()
+
+
+def turn_of_fire(session: Session, epoch: int) -> tuple[int, int] | None:
+    """(turn, part) of the page that shows fire turn `epoch`, or None when it is on no prompt."""
+    fire = session.turns.filter(epoch=epoch).select_related("prompt_entry", "nearest_prompt").first()
+    if fire is None:
+        return None
+    prompt = fire.prompt_entry or fire.nearest_prompt
+    if prompt is None:
+        return (0, 0)
+    return turn_of_entry(session, prompt)
+
+
+def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: int) -> dict:
+    """Live follow: the entries written after the cursor (numbered on from the turns before
+    them), the fire turns derived since `fire_after` (the last one again: it may have grown)."""
+    size = conversation.PAGE_ENTRIES
+    offset, index = after
+    run = list(from_position(conversation_entries(session), offset, index + 1)[:size])
+    turn = before_position(trunk_prompts(session), offset, index + 1).count()
+    items, _ = number_items(run, turn=turn, part=1)
+    if items and items[0].turn_start is not None and not items[0].entry.is_prompt:
+        items[0].turn_start = None  # the open turn goes on; no new heading
+    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
+    fires = list(
+        session.turns.filter(epoch__gte=max(fire_after, 1))
+        .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
+        .prefetch_related(Prefetch("ways", queryset=rows))
+        .order_by("epoch")[: TURNS_PER_PAGE * 5]
+    )
+    extra = pair_results(session, run)
+    for_display(run + extra)
+    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    here = {entry.pk for entry in run if entry.is_prompt}
+    spans = prompt_spans(fires)
+    for entry in run:
+        if entry.is_prompt:
+            entry.prompt_spans = spans.get(entry.pk, [])
+    # A fire turn shown before (the last, growing) is swapped in place; one keyed to a prompt
+    # already on the page goes after that prompt; the rest are new and recent: on the spine here.
+    replaced = [f for f in fires if f.epoch == fire_after]
+    new = [f for f in fires if f.epoch > fire_after]
+    keyed_earlier = [f for f in new if f.prompt_entry_id and f.prompt_entry_id not in here]
+    on_spine = [f for f in new if f not in keyed_earlier]
+    placed = place_fires(
+        items, [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) in here], later=None
+    )
+    placed += [Item(fire=f) for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
+    prompts_of = dict(
+        TranscriptEntry.objects.filter(pk__in=[f.prompt_entry_id for f in keyed_earlier]).values_list(
+            "pk", "uuid"
+        )
+    )
+    for fire in keyed_earlier:
+        fire.after_uuid = prompts_of.get(fire.prompt_entry_id) or ""
+    return {
+        "items": placed,
+        "fires": fires,
+        "replaced": replaced,
+        "keyed_earlier": keyed_earlier,
+        "cursor": entry_position(run[-1]) if run else f"{offset}.{index}",
+        "fire_cursor": fires[-1].epoch if fires else fire_after,
+    }
 
 
 def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
@@ -340,28 +612,17 @@ def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:
 
 
 def turn_context(session: Session, turns: list[Turn], *, header: bool = False) -> dict:
-    """Everything a page of turns shows: rows with evidence, exchanges, near-misses, subagents,
-    and what other apps note under each turn (introspect/queries/providers.py)."""
+    """Everything the fire turns of a page show: rows with evidence, near-misses, subagents, and
+    what other apps note under each turn (introspect/queries/providers.py)."""
+    turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
     attach_evidence(turns, ways, session)
-    exchanges = conversation_by_turn(session, turns)
     misses = near_misses_by_turn(session, turns)
     notes = providers.session_notes(session, turns, header=header)
     for turn in turns:
         turn.notes = notes.by_turn.get(turn.pk, [])
-        turn.exchange = exchanges.get(turn.pk)
         turn.near_misses = misses.get(turn.pk, [])
-        # Spans are marked in the prompt only where the turn is keyed to that prompt.
-        turn.prompt_spans = (
-            [
-                row.matched_span
-                for row in turn.ways.all()
-                if row.trigger_channel == "keyword" and row.matched_span
-            ]
-            if turn.join_confidence == "keyed"
-            else []
-        )
     return {
         "turns": turns,
         "ways": ways,
@@ -370,29 +631,50 @@ def turn_context(session: Session, turns: list[Turn], *, header: bool = False) -
     }
 
 
-def session_detail_page(session: Session, *, start: int) -> dict:
-    """The session page from turn `start`: the header's windows and gauge, a page of turns, and the
-    whole conversation when the session has no fire turns (plain Claude Code)."""
-    turns = turns_page(session, start=start)
+def has_conversation(session: Session) -> bool:
+    return session.transcript_id is not None and conversation_entries(session).exists()
+
+
+def session_detail_page(session: Session, *, turn: int, part: int, fires_from: int | None = None) -> dict:
+    """The session page: the header's windows and gauge, and a page of the conversation from
+    (turn, part) with the fire turns that annotate it. A session without a transcript (or asked
+    for `fires_from`) lists its fire turns alone, a page from fire turn `fires_from`."""
     windows = window_spans(session)
+    header = {"windows": windows, "peak_context": peak_context(windows)}
+    if fires_from is not None or not has_conversation(session):
+        start = fires_from or 1
+        turns = turns_page(session, start=start)
+        return {
+            **header,
+            **turn_context(session, turns, header=True),
+            "mode": "fires",
+            "start": start,
+            "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
+            "prev_start": max(start - TURNS_PER_PAGE, 1) if start > 1 else None,
+            "fire_cursor": turns[-1].epoch if turns else 0,
+        }
+    page = conversation_page(session, turn=turn, part=part)
     return {
-        **turn_context(session, turns, header=True),
-        "start": start,
-        "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
-        "prev_start": max(start - TURNS_PER_PAGE, 1) if start > 1 else None,
-        "windows": windows,
-        "peak_context": peak_context(windows),
-        "conversation": [] if session.turn_count else conversation(session),
-        "cursor": turns[-1].epoch if turns else 0,
+        **header,
+        **turn_context(session, page.fires, header=True),
+        "mode": "conversation",
+        "page": page,
+        "fire_cursor": session.turn_count,
     }
 
 
 def session_live_tail(session: Session, *, after: int) -> dict:
-    """Live follow: the turns after the cursor, the last known turn again (it may have grown), and
-    the cursor for the next poll. Turn numbers are stable, so the cursor is an epoch."""
+    """Live follow of the fire-turn list: the turns after the cursor, the last known turn again
+    (it may have grown), and the cursor for the next poll. Turn numbers are stable."""
     turns = turns_page(session, after=max(after - 1, 0))
     return {
         **turn_context(session, turns),
         "live_after": after,
-        "cursor": turns[-1].epoch if turns else after,
+        "fire_cursor": turns[-1].epoch if turns else after,
     }
+
+
+def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_after: int) -> dict:
+    """Live follow of the conversation: new entries and fire turns since the cursors."""
+    tail = conversation_tail(session, after=after, fire_after=fire_after)
+    return {**turn_context(session, tail["fires"]), **tail}

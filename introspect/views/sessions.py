@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from introspect.models import Session, Subagent
 from introspect.queries import sessions as queries
+from lib.converters import dom_id
 from lib.htmx import HtmxHttpRequest, render_page
 from lib.params import date_param, int_param
 
@@ -40,14 +44,48 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    """The conversation page by page (`turn`, `part`), a permalink to one entry (`u`), a fire turn
+    (`from`, redirected to the page that shows it), and the two live-follow tails."""
     session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    url = reverse("introspect:session-detail", args=[session.sid])
     live_after = int_param(request, "live_after")
     if live_after is not None:
         context = {"session": session, **queries.session_live_tail(session, after=live_after)}
         return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
-    start = max(int_param(request, "from", 1) or 1, 1)
-    context = {"session": session, **queries.session_detail_page(session, start=start), "nav": "sessions"}
-    return render_page(request, "introspect/session_detail.html", context, fragment="turn-page")
+    after = queries.parse_position(request.GET.get("after", ""))
+    if after is not None:
+        tail = queries.session_conversation_tail(
+            session, after=after, fire_after=int_param(request, "fire", 0) or 0
+        )
+        context = {"session": session, **tail}
+        return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
+    if (uuid := request.GET.get("u", "")[:64]) and (entry := queries.entry_by_uuid(session, uuid)):
+        turn, part = queries.turn_of_entry(session, entry)
+        return redirect(page_url(url, turn, part) + f"#u-{dom_id(uuid)}")
+    fires_view = request.GET.get("view") == "fires"
+    epoch = int_param(request, "from")
+    if epoch is not None and not fires_view and session.transcript_id is not None:
+        place = queries.turn_of_fire(session, epoch)
+        if place is not None:
+            return redirect(page_url(url, *place) + f"#turn-{epoch}")
+    turn = max(int_param(request, "turn", 0) or 0, 0)
+    part_value = request.GET.get("part", "")
+    part = (
+        queries.last_part_of(session, turn)
+        if part_value == "last"
+        else max(int_param(request, "part", 0) or 0, 0)
+    )
+    # Without a transcript there is no conversation: the fire turns are the page (from `from`).
+    fires_from = max(epoch or 1, 1) if fires_view or session.transcript_id is None else None
+    page = queries.session_detail_page(session, turn=turn, part=part, fires_from=fires_from)
+    context = {"session": session, **page, "nav": "sessions"}
+    fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
+    return render_page(request, "introspect/session_detail.html", context, fragment=fragment)
+
+
+def page_url(url: str, turn: int, part: int) -> str:
+    query = urlencode({"turn": turn, **({"part": part} if part else {})}) if turn or part else ""
+    return f"{url}?{query}" if query else url
 
 
 @require_safe

@@ -83,19 +83,19 @@
       livePaused = paused;
       badge.textContent = paused ? "LIVE paused" : "● LIVE";
       if (resume) resume.hidden = !paused;
-      const poller = document.getElementById("turn-poller");
+      const poller = document.querySelector("#turn-poller, #conversation-poller");
       if (!paused && poller) htmx.trigger(poller, "resume");
     }
   }, { passive: true });
   if (resume) {
     resume.addEventListener("click", () => {
       window.scrollTo(0, document.body.scrollHeight);
-      const poller = document.getElementById("turn-poller");
+      const poller = document.querySelector("#turn-poller, #conversation-poller");
       if (poller) htmx.trigger(poller, "resume");
     });
   }
   document.addEventListener("htmx:afterSwap", (event) => {
-    if (badge && !livePaused && event.detail.target && event.detail.target.id === "turn-poller") {
+    if (badge && !livePaused && event.detail.target && ["turn-poller", "conversation-poller"].includes(event.detail.target.id)) {
       window.scrollTo(0, document.body.scrollHeight);
     }
   });
@@ -110,7 +110,7 @@
   // need eval, which the CSP forbids. A paused poller waits for `resume` (or the tab to show).
   document.addEventListener("htmx:beforeRequest", (event) => {
     const elt = event.detail.elt;
-    if (elt.id === "turn-poller" && livePaused) {
+    if (["turn-poller", "conversation-poller"].includes(elt.id) && livePaused) {
       event.preventDefault();
       return;
     }

@@ -176,7 +176,7 @@ def test_it_shows_the_real_fixture_transcripts(tab, sample_home):
     call_command("ingest", stdout=StringIO())
     for n, (folder, (session, _)) in enumerate(TREE.items(), start=1):
         tab.go(f"/sessions/{session}/")
-        assert tab.page.locator(".exchange .entry, .exchange blockquote").count() > 0
+        assert tab.page.locator(".conversation .entry, .conversation blockquote").count() > 0
         if n in (1, 3, 5):
             tab.shot(f"12-fixture-{folder}")
     tab.go("/?transcript=yes&q=fixture")

@@ -160,7 +160,7 @@ def test_it_finds_a_word_of_a_prompt_and_links_to_the_message(home):
 
     [hit] = only(results, "prompt")
     assert hit.session_sid == S
-    assert hit.url == f"/sessions/{S}/#u-u1"
+    assert hit.url == f"/sessions/{S}/?u=u1#u-u1"
     assert hit.epoch == 1
     assert [text.lower() for text in marked(hit)] == ["commit"]
     assert "".join(text for text, _ in hit.snippet) == "please commit this change"
@@ -172,7 +172,7 @@ def test_it_finds_a_reply_by_the_start_of_a_word(home):
     [hit] = search.search("refactor").hits
 
     assert hit.kind == "reply"
-    assert hit.url == f"/sessions/{S}/#u-a1"
+    assert hit.url == f"/sessions/{S}/?u=a1#u-a1"
     assert marked(hit) == ["refactoring"]
 
 
@@ -182,9 +182,9 @@ def test_it_finds_a_tool_command_and_its_result(home):
     [tool] = search.search("pytest").hits
     [result] = search.search("xfailed").hits
 
-    assert (tool.kind, tool.tool_name, tool.url) == ("tool", "Bash", f"/sessions/{S}/#u-a2")
+    assert (tool.kind, tool.tool_name, tool.url) == ("tool", "Bash", f"/sessions/{S}/?u=a2#u-a2")
     assert tool.epoch == 2
-    assert (result.kind, result.url) == ("result", f"/sessions/{S}/#u-r2")
+    assert (result.kind, result.url) == ("result", f"/sessions/{S}/?u=r2#u-r2")
 
 
 def test_it_matches_a_file_path_as_a_phrase(home):
@@ -214,7 +214,7 @@ def test_it_finds_a_way_id_and_links_to_the_turn(home):
         ("softwaredev/delivery/commits",),
         1,
     )
-    assert hit.url == f"/sessions/{S}/#turn-1"
+    assert hit.url == f"/sessions/{S}/?from=1#turn-1"
     assert marked(hit) == ["delivery/commits"]
     assert results.total == 1
 
@@ -340,7 +340,7 @@ def test_it_escapes_matches_inside_mark(home):
 
     html = rendered("broke")
     assert "<script" not in html and "<mark>broke</mark>" in html
-    assert f'href="/sessions/{S}/#u-u1"' in html
+    assert f'href="/sessions/{S}/?u=u1#u-u1"' in html
     if connection.vendor == "sqlite":  # PostgreSQL's parser drops <script> elements, text and all
         assert "&lt;script&gt;alert(1)&lt;/script&gt; <mark>broke</mark>" in html
         assert "&lt;script&gt;<mark>alert</mark>(1)&lt;/script&gt;" in rendered("alert")
@@ -354,7 +354,7 @@ def test_it_indexes_newly_imported_lines(home):
     call_command("ingest", stdout=StringIO())
 
     [hit] = search.search("quokka").hits
-    assert hit.url == f"/sessions/{S}/#u-u3"
+    assert hit.url == f"/sessions/{S}/?u=u3#u-u3"
 
 
 def test_it_follows_updates_and_deletes_and_skips_inert_and_copied_lines(home):
@@ -395,9 +395,9 @@ def test_it_links_a_subagent_line_to_the_subagent_page(home, client):
     assert client.get(hit.url.split("#")[0]).status_code == 200
 
 
-def test_it_links_late_turns_to_their_turn_page():
-    assert search.session_url("abc", 3, "turn-3") == "/sessions/abc/#turn-3"
-    assert search.session_url("abc", 120, "turn-120") == "/sessions/abc/?from=101#turn-120"
+def test_it_links_entries_by_permalink_and_fire_turns_by_their_epoch():
+    assert search.session_url("abc", 3, "turn-3") == "/sessions/abc/?from=3#turn-3"
+    assert search.session_url("abc", 120, "u-x", uuid="x") == "/sessions/abc/?u=x#u-x"
     assert search.session_url("abc", None, "") == "/sessions/abc/"
 
 
@@ -415,7 +415,7 @@ def test_it_renders_the_page_and_the_fragment(home, client):
     assert page.context["nav"] == "search"
     body = page.content.decode()
     assert 'data-shortcut="/"' in body and 'id="search-results"' in body and 'action="/search/"' in body
-    assert f'href="/sessions/{S}/#u-u1"' in body and f'href="/sessions/{S}/#turn-1"' in body
+    assert f'href="/sessions/{S}/?u=u1#u-u1"' in body and f'href="/sessions/{S}/?from=1#turn-1"' in body
     assert "<html" not in fragment.content.decode()
     assert fragment.content.decode().lstrip().startswith('<div id="search-results"')
     assert "<html" in boosted.content.decode()
@@ -462,7 +462,7 @@ def test_it_searches_with_postgresql_full_text(home):
         )
         [(indexdef,)] = cursor.fetchall()
 
-    assert prompt_hit.url == f"/sessions/{S}/#u-u1"
+    assert prompt_hit.url == f"/sessions/{S}/?u=u1#u-u1"
     assert [text.lower() for text in marked(prompt_hit)] == ["commit"]
     assert tool.kind == "tool"
     assert "gin" in indexdef.lower() and "to_tsvector" in indexdef

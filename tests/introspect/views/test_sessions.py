@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from io import StringIO
 
@@ -341,28 +342,42 @@ def long_session(home, turns: int, sid: str = "long") -> None:
     call_command("ingest", stdout=StringIO())
 
 
-def test_it_pages_turns_and_keeps_queries_flat_as_the_session_grows(
+def test_it_pages_the_conversation_by_whole_turns_and_keeps_queries_flat_as_the_session_grows(
     client, home, django_assert_max_num_queries
 ):
-    long_session(home, 120, sid="big")
+    long_session(home, 120, sid="big")  # 3 entries a turn: prompt, hook context, reply
     long_session(home, 5, sid="small")
-    with django_assert_max_num_queries(17) as small:
+    with django_assert_max_num_queries(20) as small:
         client.get("/sessions/small/")
-    with django_assert_max_num_queries(17) as big:
+    with django_assert_max_num_queries(20) as big:
         response = client.get("/sessions/big/")
     assert len(big.captured_queries) == len(small.captured_queries)
     body = response.content.decode()
-    assert 'id="turn-20"' in body and 'id="turn-21"' not in body
-    assert 'href="?from=21"' in body and 'hx-trigger="revealed"' in body
-    page = client.get("/sessions/big/", {"from": 21}, headers={"HX-Request": "true"}).content.decode()
-    assert (
-        "<html" not in page
-        and 'id="turn-21"' in page
-        and 'id="turn-40"' in page
-        and 'id="turn-41"' not in page
-    )
-    full = client.get("/sessions/big/", {"from": 101}).content.decode()  # the same URL without JavaScript
-    assert "<html" in full and 'id="turn-120"' in full and "turns 81–100" in full
+    # 200 entries a page, cut at the last turn that fits: turns 1-66 (198 entries).
+    assert 'id="t-66"' in body and 'id="t-67"' not in body
+    assert 'id="turn-66"' in body and 'id="turn-67"' not in body  # fire turns ride on their prompts
+    assert 'href="?turn=67"' in body and 'hx-trigger="revealed"' in body
+    page = client.get("/sessions/big/", {"turn": 67}, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in page and 'id="t-67"' in page and 'id="t-120"' in page and 'id="t-66"' not in page
+    assert "?after=" in page  # the last page follows the transcript
+    full = client.get("/sessions/big/", {"turn": 67}).content.decode()  # the same URL without JavaScript
+    assert "<html" in full and 'id="t-120"' in full and 'href="?turn=66&amp;part=last"' in full
+
+
+def test_it_sends_a_fire_turn_link_to_the_page_of_its_prompt(client, home):
+    long_session(home, 120, sid="big")
+    response = client.get("/sessions/big/", {"from": 101})
+    assert response.status_code == 302 and response["Location"] == "/sessions/big/?turn=101#turn-101"
+    listed = client.get("/sessions/big/", {"view": "fires", "from": 101}).content.decode()
+    assert 'id="turn-120"' in listed and "turns 81–100" in listed  # the fire-turn list pages as before
+
+
+def test_it_lands_a_permalink_on_the_page_that_holds_the_entry(client, home):
+    long_session(home, 120, sid="big")
+    response = client.get("/sessions/big/", {"u": "a100"})
+    # a100 answers u100, the 101st prompt: turn 101.
+    assert response.status_code == 302 and response["Location"] == "/sessions/big/?turn=101#u-a100"
+    assert 'id="u-a100"' in client.get(response["Location"]).content.decode()
 
 
 def test_it_marks_the_matched_span_in_a_keyed_prompt_and_lists_near_misses(client, home):
@@ -374,10 +389,9 @@ def test_it_marks_the_matched_span_in_a_keyed_prompt_and_lists_near_misses(clien
 
 
 def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
-
     long_session(home, 3)
     monkeypatch.setattr(Session, "is_live", property(lambda self: True))
-    first = client.get("/sessions/long/").content.decode()
+    first = client.get("/sessions/long/", {"view": "fires"}).content.decode()
     assert 'hx-get="/sessions/long/?live_after=3"' in first
     append(
         home.live,
@@ -389,6 +403,31 @@ def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
     assert 'hx-swap-oob="outerHTML:#turn-3"' in live  # the last known turn is refreshed in place
     assert "live_after=4" in live
     assert timezone.now()
+
+
+def test_it_follows_the_conversation_as_the_transcript_grows(client, home, monkeypatch):
+    long_session(home, 3)
+    monkeypatch.setattr(Session, "is_live", property(lambda self: True))
+    first = client.get("/sessions/long/").content.decode()
+    poll = re.search(r'hx-get="(/sessions/long/\?after=[^"]+)"', first).group(1).replace("&amp;", "&")
+    assert "fire=3" in poll
+    session = Session.objects.get(sid="long")
+    home.transcript(  # appends, as Claude Code does
+        "/p",
+        "long",
+        {
+            "type": "user",
+            "uuid": "late-prompt",
+            "sessionId": "long",
+            "timestamp": "2026-11-01T00:20:00.000Z",
+            "message": {"role": "user", "content": "and now the docs"},
+        },
+    )
+    call_command("ingest", stdout=StringIO())
+    live = client.get(poll, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="u-late-prompt"' in live and "and now the docs" in live and 'id="t-4"' in live
+    assert "<html" not in live and "?after=" in live  # and the next poller
+    assert session.pk == Session.objects.get(sid="long").pk
 
 
 def test_it_loads_a_subagent_conversation_on_demand(client, home):
@@ -501,7 +540,7 @@ def test_it_renders_hostile_transcript_content_inert(client, home):
     )
     call_command("ingest", stdout=StringIO())
     body = client.get("/sessions/hostile/").content.decode()
-    conversation = body[body.index('id="turn-list"') :]
+    conversation = body[body.index('id="conversation"') :]
     tags = elements(conversation)
     assert not [t for t, _ in tags if t in ("script", "img", "iframe", "object", "embed", "style")]
     attributes = [(t, name, value) for t, attrs in tags for name, value in attrs]
