@@ -132,7 +132,7 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
         pages = {
             "session_list": ("/", {}),
             "replay_page": (f"/sessions/{sid}/", {}),
-            "replay_fragment": (f"/sessions/{sid}/?from=2481", {"HTTP_HX_REQUEST": "true"}),
+            "replay_fragment": (f"/sessions/{sid}/?turn=2481", {"HTTP_HX_REQUEST": "true"}),
             "search": (f"/search/?q={info.search_terms[0]}", {}),
             "dump_json": (f"/api/sessions/{sid}/dump.json", {}),
         }
@@ -170,9 +170,18 @@ def command_pages(args: argparse.Namespace) -> None:
     client = Client(HTTP_HOST="127.0.0.1")
     targets = {
         "session page, first screen": (f"/sessions/{sid}/", {}),
-        "next turns fragment": (
+        "conversation, turn 4000": (f"/sessions/{sid}/", {"QUERY_STRING": "turn=4000"}),
+        "next page fragment": (
             f"/sessions/{sid}/",
-            {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "from=2451"},
+            {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "turn=2451"},
+        ),
+        "live tail, nothing new": (
+            f"/sessions/{sid}/",
+            {"HTTP_HX_REQUEST": "true", "QUERY_STRING": f"after={1 << 40}.0&fire=5000"},
+        ),
+        "fire-turn list fragment": (
+            f"/sessions/{sid}/",
+            {"HTTP_HX_REQUEST": "true", "QUERY_STRING": "view=fires&from=2451"},
         ),
         "event log page": (f"/sessions/{sid}/events/", {}),
         "session list": ("/", {}),

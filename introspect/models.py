@@ -256,10 +256,14 @@ class Session(models.Model):
 
     @property
     def is_live(self) -> bool:
-        """An event arrived recently: the page follows new lines (issue: live follow)."""
-        if self.last_event_at is None:
-            return False
-        return timezone.now() - self.last_event_at < timedelta(minutes=self.LIVE_MINUTES)
+        """An event arrived, or the trunk transcript was written, in the last LIVE_MINUTES: the
+        page follows new lines. The transcript counts where the page loaded it with the session
+        (select_related): a Claude Code session without agent-ways events is live by its writes."""
+        since = timezone.now() - timedelta(minutes=self.LIVE_MINUTES)
+        if self.last_event_at is not None and self.last_event_at >= since:
+            return True
+        trunk = self.transcript if Session.transcript.is_cached(self) else None
+        return trunk is not None and trunk.mtime_ns >= since.timestamp() * 1e9
 
 
 class WaysEvent(models.Model):
@@ -548,6 +552,15 @@ class TranscriptEntry(models.Model):
             models.Index(fields=["session", "source", "offset"], name="entry_session_order"),
             models.Index(fields=["session_key", "uuid"], name="entry_session_uuid"),
             models.Index(fields=["tool_use_id"], name="entry_tool_use"),
+            # The page pairs each call with its result (queries.sessions.pair_results).
+            models.Index(fields=["tool_result_id"], name="entry_tool_result"),
+            # The conversation's turns: a page finds the prompt that opens turn N, and counts the
+            # prompts before an entry (its turn number), in these rows only.
+            models.Index(
+                fields=["source", "offset", "index"],
+                condition=models.Q(is_prompt=True, is_copy=False, inert=False),
+                name="entry_trunk_prompts",
+            ),
         ]
 
     def __str__(self) -> str:

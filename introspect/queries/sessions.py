@@ -58,7 +58,7 @@ SORTS = {
 
 def session_list_page(filters: SessionFilters, *, page: int) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id or project."""
-    sessions = Session.objects.select_related("project")
+    sessions = Session.objects.select_related("project", "transcript")
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
@@ -84,8 +84,9 @@ def session_list_page(filters: SessionFilters, *, page: int) -> Page:
         if status:
             sessions = sessions.filter(transcript_status=status)
     if filters.live:
+        since = timezone.now() - timedelta(minutes=Session.LIVE_MINUTES)
         sessions = sessions.filter(
-            last_event_at__gte=timezone.now() - timedelta(minutes=Session.LIVE_MINUTES)
+            Q(last_event_at__gte=since) | Q(transcript__mtime_ns__gte=int(since.timestamp() * 1e9))
         )
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
@@ -148,12 +149,14 @@ def trunk_prompts(session: Session) -> QuerySet[TranscriptEntry]:
     ).order_by("offset", "index")
 
 
+# A range on `offset` (what the (source, offset, index) indexes answer) with the one offset's
+# lines before or after `index` taken out: an OR of the two would not use the index.
 def from_position(entries: QuerySet[TranscriptEntry], offset: int, index: int) -> QuerySet[TranscriptEntry]:
-    return entries.filter(Q(offset__gt=offset) | Q(offset=offset, index__gte=index))
+    return entries.filter(offset__gte=offset).exclude(offset=offset, index__lt=index)
 
 
 def before_position(entries: QuerySet[TranscriptEntry], offset: int, index: int) -> QuerySet[TranscriptEntry]:
-    return entries.filter(Q(offset__lt=offset) | Q(offset=offset, index__lt=index))
+    return entries.filter(offset__lte=offset).exclude(offset=offset, index__gte=index)
 
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
@@ -179,7 +182,7 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     return entries
 
 
-def pair_results(session: Session, entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
+def pair_results(source_id: int | None, entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     """Give each tool call its own result (`paired_result`), parallel calls included, and mark the
     results shown inside their call (`with_call`). A result on a later page is read here too (one
     query): it is shown under its call, and again at its own place on its own page. Returns the
@@ -192,7 +195,7 @@ def pair_results(session: Session, entries: list[TranscriptEntry]) -> list[Trans
     found = {}
     if outside:
         for result in TranscriptEntry.objects.filter(
-            source_id=session.transcript_id, tool_result_id__in=outside, is_copy=False
+            source_id=source_id, tool_result_id__in=outside, is_copy=False
         ).order_by("offset", "index"):
             found.setdefault(result.tool_result_id, result)
     for tool_use, call in calls.items():
@@ -349,7 +352,7 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
     if open_prompt is not None:
         prompts.append(open_prompt)
     fires, unplaced = fires_for_page(session, prompts, first_page=turn == 0 and part == 0)
-    extra = pair_results(session, [item.entry for item in items])
+    extra = pair_results(session.transcript_id, [item.entry for item in items])
     for_display(entries + extra)
     items = [item for item in items if not getattr(item.entry, "with_call", False)]
     spans = prompt_spans(fires)
@@ -452,7 +455,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
         .prefetch_related(Prefetch("ways", queryset=rows))
         .order_by("epoch")[: TURNS_PER_PAGE * 5]
     )
-    extra = pair_results(session, run)
+    extra = pair_results(session.transcript_id, run)
     for_display(run + extra)
     items = [item for item in items if not getattr(item.entry, "with_call", False)]
     here = {entry.pk for entry in run if entry.is_prompt}
@@ -491,13 +494,14 @@ def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
     """A subagent's own transcript, loaded on demand under the call that spawned it."""
     if agent.source_id is None:
         return []
-    return for_display(
-        list(
-            TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
-            .exclude(type__in=("progress", "queue-operation"))
-            .order_by("offset", "index")[:CONVERSATION_LIMIT]
-        )
+    entries = list(
+        TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+        .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
+        .order_by("offset", "index")[:CONVERSATION_LIMIT]
     )
+    extra = pair_results(agent.source_id, entries)
+    for_display(entries + extra)
+    return [entry for entry in entries if not getattr(entry, "with_call", False)]
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
