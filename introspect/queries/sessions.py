@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from introspect.derive.sources import EVENT_ORDER
@@ -57,15 +57,23 @@ SORTS = {
 
 
 def session_list_page(filters: SessionFilters, *, page: int) -> Page:
-    """Sessions newest first (by origin), filtered by project and a text match on id or project."""
+    """Sessions newest first (by origin), filtered by project and a text match on id, project,
+    title or any prompt."""
     sessions = Session.objects.select_related("project")
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
+        # Any prompt of the session, not only its first: one EXISTS per session row, stopping at
+        # the first prompt line that matches (real prompts only, never tool output).
+        prompted = TranscriptEntry.objects.filter(
+            session=OuterRef("pk"), is_prompt=True, text__icontains=filters.q
+        )
         sessions = sessions.filter(
             Q(sid__icontains=filters.q)
             | Q(project__path__icontains=filters.q)
             | Q(title__icontains=filters.q)
+            | Q(first_prompt__icontains=filters.q)
+            | Exists(prompted)
         )
     if filters.since:
         sessions = sessions.filter(started_at__date__gte=filters.since)
