@@ -275,9 +275,9 @@ class Session(models.Model):
 
     @property
     def prompt_line(self) -> str:
-        """The first prompt, for under the title; empty when the title already is its beginning."""
+        """The first prompt on one line, for under the title; empty when it is the title, whole."""
         prompt = " ".join(self.first_prompt.split())
-        return prompt if self.title and not prompt.startswith(self.title.removesuffix("…")) else ""
+        return prompt if self.title and prompt != self.title else ""
 
     @property
     def estimated_cost(self) -> float | None:

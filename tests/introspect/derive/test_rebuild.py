@@ -68,6 +68,7 @@ def test_a_claude_code_only_session_has_its_transcripts_facts(home):
     ]
     assert session.first_prompt == prompts[0]
     assert session.title == " ".join(prompts[0].split())  # no title line: the first prompt is the title
+    assert session.prompt_line == ""  # so the list does not show it twice
 
     models = {o["message"]["model"] for o in lines if o.get("type") == "assistant"}
     assert models <= set(session.models_seen.split(", "))
