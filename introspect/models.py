@@ -195,8 +195,20 @@ class Session(models.Model):
     keyed_turns = models.IntegerField(default=0)
     window_count = models.IntegerField(default=0)
     models_seen = models.TextField(
-        default="", blank=True, help_text="comma-separated `model` values of fires"
+        default="",
+        blank=True,
+        help_text="comma-separated models: of fires, and of assistant lines in the trunk and subagent files",
     )
+    transcript_compactions = models.IntegerField(
+        default=0, help_text="compact_boundary lines in the trunk transcript"
+    )
+    compaction_marks = models.JSONField(
+        default=list, blank=True, help_text="each compact_boundary of the trunk: ts, trigger, pre_tokens"
+    )
+    peak_context_tokens = models.BigIntegerField(
+        default=0, help_text="largest input + cache read + cache write of one trunk assistant line"
+    )
+    first_prompt = models.TextField(blank=True, default="", help_text="the first real prompt, capped")
     transcript = models.ForeignKey(
         "SourceFile",
         null=True,
@@ -210,6 +222,9 @@ class Session(models.Model):
     )
     window_k = models.PositiveIntegerField(default=200, help_text="context window in K tokens")
     window_from_model = models.BooleanField(default=False, help_text="False: the 200K default applied")
+    window_observed = models.BooleanField(
+        default=False, help_text="True: the peak context outgrew the model's window, the larger one applied"
+    )
     model = models.CharField(max_length=255, blank=True, default="", help_text="last assistant model")
     title = models.TextField(blank=True, default="")
     input_tokens = models.BigIntegerField(default=0)
@@ -241,7 +256,28 @@ class Session(models.Model):
 
     @property
     def compactions(self) -> int:
-        return max(self.window_count - 1, 0)
+        """Compactions agent-ways recorded (session_starts after the first), else the transcript's."""
+        return max(self.window_count - 1, 0) if self.window_count else self.transcript_compactions
+
+    @property
+    def windows_seen(self) -> int:
+        """agent-ways windows, else one per compaction of the transcript plus the first; 0 for neither."""
+        if self.window_count:
+            return self.window_count
+        return self.transcript_compactions + 1 if self.message_count else 0
+
+    @property
+    def duration_source(self) -> str:
+        """What duration_secs measures: agent-ways events (origin to last event), or transcript lines."""
+        if self.origin == self.Origin.EVENTS:
+            return "agent-ways events"
+        return "transcript" if self.origin == self.Origin.TRANSCRIPT and self.duration_secs else ""
+
+    @property
+    def prompt_line(self) -> str:
+        """The first prompt on one line, for under the title; empty when it is the title, whole."""
+        prompt = " ".join(self.first_prompt.split())
+        return prompt if self.title and prompt != self.title else ""
 
     @property
     def estimated_cost(self) -> float | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from lib import safefs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_HOME = BASE_DIR / "sample" / "home"
+PROJECT_FOLDERS_CHECKED = 200
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,30 @@ class Locations:
     @property
     def live_events(self) -> Path:
         return self.state_dir / "events.jsonl"
+
+    @property
+    def projects_dir(self) -> Path:
+        """Claude Code's transcripts folder: one folder per project (formats-claude-code.md §1)."""
+        return self.claude_dir / "projects"
+
+    def has_user_data(self) -> bool:
+        """True when there is anything of the user's to show: agent-ways events or Claude Code
+        transcripts (a plain Claude Code user is a user too). Only then is the sample not shown."""
+        return self.has_agent_ways_data() or self.has_transcripts()
+
+    def has_transcripts(self, max_folders: int = PROJECT_FOLDERS_CHECKED) -> bool:
+        """True when `projects/*/*.jsonl` holds a regular file, looking into at most `max_folders`
+        project folders (a cheap check at start-up, not a scan: the importer finds them all)."""
+        problems: list[safefs.Problem] = []
+        projects = self.projects_dir
+        if not safefs.is_dir(projects):
+            return False
+        folders = (entry for entry in safefs.entries(projects, projects, problems) if entry.kind == "dir")
+        for folder in islice(folders, max_folders):
+            for entry in safefs.entries(projects, folder.path, problems):
+                if entry.kind == "file" and entry.name.endswith(".jsonl"):
+                    return True
+        return False
 
     def has_agent_ways_data(self) -> bool:
         """True when any events log exists; way files alone make no dashboard."""

@@ -46,15 +46,24 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
             "sources",
             f"{len(events)} agent-ways event logs under {locs.state_dir} and {locs.legacy_events.parent}",
         )
+    elif locs.has_transcripts():
+        yield Finding(
+            OK,
+            "sources",
+            f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}: "
+            f"`serve` shows your Claude Code transcripts under {locs.projects_dir}",
+            "install agent-ways to also see which ways fired on each turn",
+        )
     else:
         yield Finding(
             WARN,
             "sources",
-            f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}",
+            f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}, "
+            f"and no Claude Code transcripts under {locs.projects_dir}",
             "install agent-ways and run a Claude Code session, or point WAYSWEB_STATE_DIR at the "
             "directory holding events.jsonl; until then `serve` shows the bundled sample",
         )
-    projects = locs.claude_dir / "projects"
+    projects = locs.projects_dir
     if readable_dir(projects):
         yield Finding(
             OK,

@@ -48,6 +48,8 @@ def extend_session(session: Session) -> bool:
     trunk = sources.locate_trunk(session.sid, session.recorded_project)
     if (trunk.pk if trunk else None) != session.transcript_id:
         return False
+    if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
+        return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
     new_events = list(
         WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id).order_by(
             *sources.EVENT_ORDER
@@ -209,14 +211,23 @@ def add_entries(
 ) -> None:
     """Transcript-derived fields from appended lines; turns near a new prompt are joined again."""
     if trunk_new:
-        model = join.last_model(trunk_new)
-        if model:
-            fields.apply_model(session, model)
-        session.title = fields.title(trunk_new, session.title)
+        session.peak_context_tokens = fields.peak_context(trunk_new, session.peak_context_tokens)
+        fields.apply_model(session, join.last_model(trunk_new) or session.model)
+        prompt = session.first_prompt or fields.first_prompt(trunk_new)
+        if prompt != session.first_prompt or any(e.type in fields.TITLE_ORDER for e in trunk_new):
+            session.first_prompt = prompt
+            session.title = fields.title(trunk, prompt)
+        marks = fields.compaction_marks(trunk_new)
+        if marks:
+            session.compaction_marks = [*session.compaction_marks, *marks]
+            session.transcript_compactions = len(session.compaction_marks)
         session.message_count += fields.message_count(trunk_new)
         rejoin_near(session, trunk, trunk_new)
         point_heuristic_turns_at(session, [e for e in trunk_new if e.is_prompt and e.ts is not None])
     add_usage(session, new_entries)
+    known = set(session.models_seen.split(", "))
+    if any(e.type == "assistant" and e.model and e.model not in known for e in new_entries):
+        session.models_seen = fields.all_models(session, trunk)
     valid_ts = [entry.ts for entry in trunk_new if entry.ts is not None]
     if valid_ts and not WaysEvent.objects.filter(session=session, ts__isnull=False).exists():
         session.started_at = min(filter(None, [session.started_at, *valid_ts]))

@@ -10,13 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import orjson
+from django.db.models import Q
+
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 3
+DERIVED_VERSION = 4
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 TITLE_TYPES = ("ai-title", "custom-title")
+# Claude Code's own titles, strongest first: one the user set, then its generated one, then a
+# legacy summary (trusted only when its leafUuid is a line of the same file: formats-claude-code.md §10).
+TITLE_ORDER = ("custom-title", "ai-title", "summary")
+FIRST_PROMPT_CAP = 2000
+PROMPT_TITLE_CHARS = 100
+CONTEXT_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def transcript_status(trunk: SourceFile | None) -> str:
@@ -30,9 +39,93 @@ def transcript_status(trunk: SourceFile | None) -> str:
     )
 
 
-def title(entries: Sequence[TranscriptEntry], default: str = "") -> str:
-    """Claude Code's own title for the session: the last ai-title or custom-title line."""
-    return next((e.text for e in reversed(entries) if e.type in TITLE_TYPES and e.text), default)
+def title(trunk: SourceFile | None, first: str) -> str:
+    """Claude Code's own title for the session (the last custom-title, else the last ai-title, else
+    the last trusted summary), else the first prompt cut to a title."""
+    if trunk is None:
+        return prompt_title(first)
+    lines = list(
+        TranscriptEntry.objects.filter(source=trunk, type__in=TITLE_ORDER)
+        .exclude(text="")
+        .order_by("offset", "index")
+        .only("type", "text", "raw", "raw_compressed")
+    )
+    leaves = {entry.pk: summary_leaf(entry) for entry in lines if entry.type == "summary"}
+    # Claude Code has written other sessions' summaries into files: a summary counts only when
+    # its leafUuid is a line of this file (formats-claude-code.md §10).
+    own = (
+        set(
+            TranscriptEntry.objects.filter(
+                source=trunk,
+                session_key=trunk.session_key,
+                uuid__in={leaf for leaf in leaves.values() if leaf},
+            ).values_list("uuid", flat=True)
+        )
+        if any(leaves.values())
+        else set()
+    )
+    best = {entry.type: entry.text for entry in lines if entry.type != "summary" or leaves[entry.pk] in own}
+    return next((best[kind] for kind in TITLE_ORDER if kind in best), "") or prompt_title(first)
+
+
+def summary_leaf(entry: TranscriptEntry) -> str:
+    """The leafUuid a summary line names ('' when it names none)."""
+    try:
+        leaf = orjson.loads(entry.line).get("leafUuid")
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+    return leaf if isinstance(leaf, str) else ""
+
+
+def prompt_title(prompt: str, limit: int = PROMPT_TITLE_CHARS) -> str:
+    """A prompt as a one-line title: whitespace folded, cut at a word boundary near `limit`, with an ellipsis."""
+    text = " ".join(prompt.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"
+
+
+def first_prompt(entries: Iterable[TranscriptEntry]) -> str:
+    """The first real prompt in the order given, capped."""
+    return next((e.text for e in entries if e.is_prompt and e.text.strip()), "")[:FIRST_PROMPT_CAP]
+
+
+def peak_context(entries: Iterable[TranscriptEntry], previous: int = 0) -> int:
+    """The largest context one assistant line reports: input + cache read + cache write tokens."""
+    return max(
+        [
+            previous,
+            *(
+                sum(getattr(e, name) or 0 for name in CONTEXT_FIELDS)
+                for e in entries
+                if e.type == "assistant"
+            ),
+        ]
+    )
+
+
+def compaction_marks(entries: Iterable[TranscriptEntry]) -> list[dict]:
+    """Each compact_boundary line (formats-claude-code.md §10): when, what triggered it, tokens before."""
+    marks = []
+    for entry in entries:
+        if entry.type != "system" or entry.subtype != "compact_boundary":
+            continue
+        try:
+            meta = orjson.loads(entry.line).get("compactMetadata")
+        except (orjson.JSONDecodeError, AttributeError):
+            meta = None
+        meta = meta if isinstance(meta, dict) else {}
+        pre = meta.get("preTokens")
+        marks.append(
+            {
+                "ts": entry.timestamp_raw or "",
+                "trigger": meta.get("trigger") if isinstance(meta.get("trigger"), str) else "",
+                "pre_tokens": pre if isinstance(pre, int) and not isinstance(pre, bool) else None,
+            }
+        )
+    return marks
 
 
 def message_count(entries: Iterable[TranscriptEntry]) -> int:
@@ -41,10 +134,13 @@ def message_count(entries: Iterable[TranscriptEntry]) -> int:
 
 
 def apply_model(session: Session, model: str) -> None:
-    """The last assistant model, and the context window it has (200K when the model is not known)."""
+    """The last assistant model, and the context window it has (200K when the model is not known),
+    widened when the session's peak context (set before) did not fit in it (join.observed_window)."""
     session.model = model
     window, session.window_from_model = join.window_for(model or None)
-    session.window_k = window // 1000
+    observed = join.observed_window(window, session.peak_context_tokens)
+    session.window_observed = observed != window
+    session.window_k = observed // 1000
 
 
 def models_seen(events: Iterable[WaysEvent], previous: str = "") -> str:
@@ -52,6 +148,22 @@ def models_seen(events: Iterable[WaysEvent], previous: str = "") -> str:
     names = {name for name in previous.split(", ") if name}
     names |= {event.model for event in events if event.model and event.model != "unknown"}
     return ", ".join(sorted(names))
+
+
+def all_models(session: Session, trunk: SourceFile | None) -> str:
+    """Every model the session used: of its fires, and of the assistant lines of its trunk and its
+    subagent files (Haiku side calls and subagents' models included), comma-separated."""
+    events = WaysEvent.objects.filter(session=session).exclude(model=None).values_list("model", flat=True)
+    where = Q(source__kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT)
+    if trunk is not None:
+        where |= Q(source=trunk)
+    lines = (
+        TranscriptEntry.objects.filter(where, session=session, type="assistant")
+        .exclude(model=None)
+        .values_list("model", flat=True)
+    )
+    names = {name for name in lines.distinct() if not join.is_placeholder_model(name)}
+    return ", ".join(sorted({*events.distinct(), *names} - {"unknown", ""}))
 
 
 @dataclass(frozen=True)

@@ -51,23 +51,31 @@ def rebuild_session(session: Session) -> None:
     agent_files = subagents.subagent_files(session)
     metas = subagents.read_metas(agent_files)
 
+    # A session folder holding subagent files but no trunk: its subagents' lines stand in for the
+    # trunk's (start, project, first prompt), in time order.
+    side = [] if entries or events else sources.subagent_entries(agent_files.values())
+
     session.origin = (
         Session.Origin.EVENTS if origin else Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT
     )
     session.recorded_project = recorded_project
     session.transcript = trunk
     session.transcript_status = fields.transcript_status(trunk)
+    session.peak_context_tokens = fields.peak_context(entries)
     fields.apply_model(session, join.last_model(entries) or "")
-    session.title = fields.title(entries)
+    session.first_prompt = fields.first_prompt(entries or side)
+    session.title = fields.title(trunk, session.first_prompt)
+    session.compaction_marks = fields.compaction_marks(entries)
+    session.transcript_compactions = len(session.compaction_marks)
     session.message_count = fields.message_count(entries)
     for name, value in fields.session_usage(session).items():
         setattr(session, name, value)
-    if not events and entries:
-        first_cwd = next((e.cwd for e in entries if e.cwd), "")
+    if not events and (entries or side):
+        first_cwd = next((e.cwd for e in entries or side if e.cwd), "")
         first_project = first_project or first_cwd
     session.origin_ts = (origin.ts_raw or "") if origin else ""
     valid_ts = [event.ts for event in events if event.ts is not None] or [
-        entry.ts for entry in entries if entry.ts is not None
+        entry.ts for entry in entries or side if entry.ts is not None
     ]
     session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
     session.last_event_at = max(valid_ts) if valid_ts else None
@@ -93,7 +101,7 @@ def rebuild_session(session: Session) -> None:
     session.derived_version = fields.DERIVED_VERSION
     session.built_event_id = max((event.pk for event in events), default=0)
     session.built_entry_id = built_entry_id
-    session.models_seen = fields.models_seen(events)
+    session.models_seen = fields.all_models(session, trunk)
 
     with transaction.atomic():
         session.project = project_for(session.recorded_project or first_project)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import F
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
@@ -55,4 +57,13 @@ def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
         return []
     return list(
         TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "cwd", "flags")
+    )
+
+
+def subagent_entries(files: Iterable[SourceFile]) -> list[TranscriptEntry]:
+    """The lines of subagent files in time order (a session folder with no trunk: they are all it has)."""
+    return list(
+        TranscriptEntry.objects.filter(source__in=list(files))
+        .order_by(F("ts").asc(nulls_last=True), "source_id", "offset", "index")
+        .only("type", "ts", "cwd", "is_prompt", "text", "model")
     )

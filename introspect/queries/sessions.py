@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Max, Min, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from introspect.derive.sources import EVENT_ORDER
@@ -57,15 +57,23 @@ SORTS = {
 
 
 def session_list_page(filters: SessionFilters, *, page: int) -> Page:
-    """Sessions newest first (by origin), filtered by project and a text match on id or project."""
+    """Sessions newest first (by origin), filtered by project and a text match on id, project,
+    title or any prompt."""
     sessions = Session.objects.select_related("project", "transcript")
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
+        # Any prompt of the session, not only its first: one EXISTS per session row, stopping at
+        # the first prompt line that matches (real prompts only, never tool output).
+        prompted = TranscriptEntry.objects.filter(
+            session=OuterRef("pk"), is_prompt=True, text__icontains=filters.q
+        )
         sessions = sessions.filter(
             Q(sid__icontains=filters.q)
             | Q(project__path__icontains=filters.q)
             | Q(title__icontains=filters.q)
+            | Q(first_prompt__icontains=filters.q)
+            | Exists(prompted)
         )
     if filters.since:
         sessions = sessions.filter(started_at__date__gte=filters.since)
@@ -644,7 +652,11 @@ def session_detail_page(session: Session, *, turn: int, part: int, fires_from: i
     (turn, part) with the fire turns that annotate it. A session without a transcript (or asked
     for `fires_from`) lists its fire turns alone, a page from fire turn `fires_from`."""
     windows = window_spans(session)
-    header = {"windows": windows, "peak_context": peak_context(windows)}
+    header = {
+        "windows": windows,
+        "peak_context": max(peak_context(windows), session.peak_context_tokens),
+        "conversation_turns": trunk_prompts(session).count() if session.transcript_id else None,
+    }
     if fires_from is not None or not has_conversation(session):
         start = fires_from or 1
         turns = turns_page(session, start=start)

@@ -157,6 +157,19 @@ def window_for(model: str | None) -> tuple[int, bool]:
     return DEFAULT_WINDOW, False
 
 
+def observed_window(window: int, peak: int) -> int:
+    """The window a session had, given the largest context it was seen to hold.
+
+    **Rule** (waysweb): the model decides the window (window_for), but a context larger than that
+    window proves a larger one (a 1M-context beta on a 200K model): the smallest known window the
+    peak fits in, else the largest known.
+    """
+    if peak <= window:
+        return window
+    known = sorted({DEFAULT_WINDOW, *WINDOW_TABLE.values(), *WINDOW_ALIASES.values()})
+    return next((size for size in known if size >= peak), known[-1])
+
+
 def token_timeline(entries: Sequence) -> list[tuple[str, int]]:
     """build_token_timeline: every assistant usage line with cache_read_input_tokens, in file order."""
     timeline = []

@@ -76,3 +76,22 @@ def test_it_knows_when_there_is_no_agent_ways_data(tmp_path):
     locs.state_dir.mkdir(parents=True)
     (locs.state_dir / "events-2026-01-01.jsonl.gz").write_bytes(b"")
     assert locs.has_agent_ways_data()
+
+
+def test_claude_code_transcripts_alone_are_the_users_data(tmp_path):
+    locs = locations.resolve({"HOME": str(tmp_path)})
+    assert not locs.has_transcripts() and not locs.has_user_data()
+    project = locs.projects_dir / "-home-dev-app"
+    (project / "s1" / "subagents").mkdir(parents=True)  # a session folder is not a transcript
+    (project / "notes.txt").write_text("")
+    assert not locs.has_transcripts()
+    (project / "s1.jsonl").write_bytes(b"")
+    assert locs.has_transcripts() and locs.has_user_data() and not locs.has_agent_ways_data()
+
+
+def test_it_looks_into_a_bounded_number_of_project_folders(tmp_path):
+    locs = locations.resolve({"HOME": str(tmp_path)})
+    for n in range(5):
+        (locs.projects_dir / f"-p{n}").mkdir(parents=True)
+    (locs.projects_dir / "-p4" / "s.jsonl").write_bytes(b"")
+    assert locs.has_transcripts(max_folders=5) and not locs.has_transcripts(max_folders=4)

@@ -67,6 +67,15 @@ def test_no_events_log_is_a_warning_that_names_the_sample(home):
     assert "warn  sources      no agent-ways events log" in out and "bundled sample" in out
 
 
+def test_transcripts_without_events_are_what_serve_shows(home):
+    home.transcript("/home/dev/app", "s1", {"type": "user", "message": {"role": "user", "content": "hi"}})
+    out = doctor()
+    assert (
+        "ok    sources      no agent-ways events log" in out and "shows your Claude Code transcripts" in out
+    )
+    assert "bundled sample" not in out
+
+
 def run_doctor(tmp_path: Path, url: str) -> subprocess.CompletedProcess:
     env = {
         **os.environ,

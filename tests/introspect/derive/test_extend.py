@@ -405,3 +405,45 @@ def test_a_verdict_just_before_the_last_turn_is_rebuilt_with_it(home, extended):
     row = TurnWay.objects.get(turn__session__sid=SID, turn__epoch=2)
     assert row.judge_event.ts_raw == "2026-11-29T10:00:29Z"  # the nearest verdict, 1 s before its fire
     assert snapshot() == rebuilt_whole()
+
+
+def test_a_claude_code_only_session_growing_ends_as_a_whole_rebuild(home, extended):
+    """New prompts, a compaction, titles, a larger context and a new model arrive on the tail path."""
+
+    def sized(uuid: str, parent: str, second: int, model: str, context: int) -> dict:
+        line_ = reply(uuid, parent, second, {"type": "text", "text": "ok"})
+        line_["message"]["model"] = model
+        line_["message"]["usage"]["cache_read_input_tokens"] = context
+        return line_
+
+    trunk = home.transcript("/home/dev/app", SID, user("u1", None, 1, "  first   prompt of the session  "))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    later = [
+        sized("a1", "u1", 2, "claude-sonnet-4-20250514", 150_000),
+        entry(
+            "system",
+            "c1",
+            None,
+            30,
+            subtype="compact_boundary",
+            logicalParentUuid="a1",
+            compactMetadata={"trigger": "auto", "preTokens": 150_011},
+        ),
+        user("u2", "c1", 31, "second prompt"),
+        sized("a2", "u2", 32, "claude-haiku-4-5-20251001", 10),
+        {"type": "ai-title", "aiTitle": "A session", "sessionId": SID},
+        sized("a3", "a2", 33, "claude-sonnet-4-20250514", 300_000),
+    ]
+    for added in later:
+        append(trunk, orjson.dumps(added) + b"\n")
+        passes.sessions_pass(home_locations(), Options(ways=False))
+    session = Session.objects.get(sid=SID)
+    assert extended.count(True) == len(later), extended
+    assert (session.first_prompt, session.title) == ("  first   prompt of the session  ", "A session")
+    assert (session.transcript_compactions, session.peak_context_tokens, session.window_k) == (
+        1,
+        300_011,
+        1000,
+    )
+    assert session.models_seen == "claude-haiku-4-5-20251001, claude-sonnet-4-20250514"
+    assert snapshot() == rebuilt_whole()

@@ -113,3 +113,11 @@ def test_it_slugs_paths_per_utf16_unit():
     assert join.project_slug("/x/é") == "-x--"
     assert join.project_slug("/srv/项目 x") == "-srv----x"
     assert join.project_slug("/x/llama.cpp-kv") == "-x-llama-cpp-kv"
+
+
+def test_a_context_larger_than_the_models_window_proves_the_larger_window():
+    assert join.observed_window(200_000, 150_000) == 200_000
+    assert join.observed_window(200_000, 200_000) == 200_000
+    assert join.observed_window(200_000, 200_001) == 1_000_000  # a 1M-context beta on a 200K model
+    assert join.observed_window(1_000_000, 412_000) == 1_000_000
+    assert join.observed_window(200_000, 5_000_000) == 1_000_000  # never beyond the largest known

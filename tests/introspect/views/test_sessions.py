@@ -8,6 +8,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import resolve, reverse
 from django.utils import timezone
@@ -565,3 +566,77 @@ def elements(html: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
 
     Collect().feed(html)
     return found
+
+
+CC_SID = "cc000000-0000-4000-8000-000000000001"
+
+
+def claude_code_only(home) -> Session:
+    def at(second: int) -> str:
+        return f"2026-11-29T10:00:{second:02d}.000Z"
+
+    common = {"sessionId": CC_SID, "version": "2.1.180", "cwd": "/home/dev/app"}
+    home.transcript(
+        "/home/dev/app",
+        CC_SID,
+        {
+            **common,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": at(1),
+            "message": {"role": "user", "content": "Why does the <b>parser</b> drop torn lines?"},
+        },
+        {
+            **common,
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "c1",
+            "parentUuid": None,
+            "timestamp": at(30),
+            "compactMetadata": {"trigger": "auto", "preTokens": 160_000},
+        },
+        {
+            **common,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "c1",
+            "timestamp": at(40),
+            "requestId": "r1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [],
+                "usage": {"input_tokens": 3, "output_tokens": 9, "cache_read_input_tokens": 20_000},
+            },
+        },
+        {"type": "ai-title", "aiTitle": "Torn lines in the parser", "sessionId": CC_SID},
+    )
+    call_command("ingest", stdout=StringIO())
+    return Session.objects.get(sid=CC_SID)
+
+
+def test_it_lists_a_claude_code_sessions_title_and_first_prompt_under_it(client, home):
+    claude_code_only(home)
+    body = client.get("/").content.decode()
+    title, prompt = (
+        body.index("Torn lines in the parser"),
+        body.index("Why does the &lt;b&gt;parser&lt;/b&gt;"),
+    )
+    assert title < prompt and "<b>parser" not in body
+    row = client.get("/", {"q": "torn lines"}).context["page"].object_list
+    assert [s.sid for s in row] == [CC_SID] and row[0].compactions == 1
+
+
+def test_the_session_facts_partial_says_what_the_transcript_says(home):
+    session = claude_code_only(home)
+    html = render_to_string("introspect/partials/session_facts.html", {"session": session})
+    facts = dict(re.findall(r"<dt>(.*?)</dt><dd[^>]*>(.*?)</dd>", " ".join(html.split())))
+    assert facts["First prompt"] == "Why does the &lt;b&gt;parser&lt;/b&gt; drop torn lines?"
+    assert (
+        facts["Compactions (transcript)"].startswith("1 ")
+        and "auto at 160" in facts["Compactions (transcript)"]
+    )
+    assert facts["Peak context"].startswith("20") and "of 1000K" in facts["Peak context"]
+    assert facts["Duration from"] == "transcript"

@@ -152,3 +152,35 @@ def test_it_allows_a_named_host_it_is_told_to_listen_on(settings):
     settings.ALLOWED_HOSTS = ["127.0.0.1"]
     serve.Command().check_host("192.168.1.20")
     assert "192.168.1.20" in settings.ALLOWED_HOSTS
+
+
+class Started(Exception):
+    """serve got past choosing its data: it would import and listen now."""
+
+
+def serve_choice(monkeypatch) -> list[str]:
+    """Run `serve` up to the point it imports, recording any restart into the sample (and why)."""
+    restarts: list[str] = []
+    monkeypatch.setattr(serve.Command, "prepare_database", lambda self: None)
+    monkeypatch.setattr(serve.Command, "restart_as_demo", lambda self, why: restarts.append(why))
+
+    def ingest(*args, **kwargs):
+        raise Started
+
+    monkeypatch.setattr(serve, "call_command", ingest)
+    with pytest.raises(Started):
+        call_command("serve", stdout=StringIO(), stderr=StringIO())
+    return restarts
+
+
+@pytest.mark.django_db
+def test_it_shows_a_plain_claude_code_users_transcripts_not_the_sample(home, monkeypatch):
+    home.transcript("/home/dev/app", "s1", {"type": "user", "message": {"role": "user", "content": "hi"}})
+    assert serve_choice(monkeypatch) == []
+
+
+@pytest.mark.django_db
+def test_it_shows_the_sample_when_there_are_neither_events_nor_transcripts(home, monkeypatch):
+    (home.root / ".claude" / "projects" / "-home-dev-app").mkdir(parents=True)  # a folder, no transcript
+    [why] = serve_choice(monkeypatch)
+    assert "no agent-ways events" in why and "no Claude Code transcripts" in why

@@ -170,12 +170,13 @@ class Command(BaseCommand):
             not settings.WAYSWEB_DEMO
             and not no_ingest
             and should_use_sample(
-                has_files=settings.WAYSWEB_LOCATIONS.has_agent_ways_data(), has_rows=Session.objects.exists()
+                has_files=settings.WAYSWEB_LOCATIONS.has_user_data(), has_rows=Session.objects.exists()
             )
         ):
             self.restart_as_demo(
                 f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
-                f"or {settings.WAYSWEB_LOCATIONS.legacy_events}"
+                f"or {settings.WAYSWEB_LOCATIONS.legacy_events}, "
+                f"and no Claude Code transcripts under {settings.WAYSWEB_LOCATIONS.projects_dir}"
             )
         follower = None
         if not no_ingest:
