@@ -15,7 +15,6 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
-from introspect.rules import pricing
 from lib import safefs
 
 
@@ -216,6 +215,14 @@ class Session(models.Model):
     output_tokens = models.BigIntegerField(default=0)
     cache_creation_input_tokens = models.BigIntegerField(default=0)
     cache_read_input_tokens = models.BigIntegerField(default=0)
+    cost_usd = models.DecimalField(
+        max_digits=18,
+        decimal_places=8,  # exact: rules/usage.py PLACES
+        null=True,
+        blank=True,
+        help_text="USD at list prices, each message at its model's (rules/pricing.py); NULL: none priced",
+    )
+    unpriced_messages = models.IntegerField(default=0, help_text="messages of a model with no list price")
     message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
     derived_version = models.PositiveIntegerField(
         default=0, help_text="derive.fields.DERIVED_VERSION when last rebuilt"
@@ -242,17 +249,6 @@ class Session(models.Model):
     @property
     def compactions(self) -> int:
         return max(self.window_count - 1, 0)
-
-    @property
-    def estimated_cost(self) -> float | None:
-        """USD at list prices for the last model seen; None when the model is not priced."""
-        return pricing.estimate(
-            model=self.model,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens,
-        )
 
     @property
     def is_live(self) -> bool:
@@ -548,6 +544,12 @@ class TranscriptEntry(models.Model):
             models.Index(fields=["session", "source", "offset"], name="entry_session_order"),
             models.Index(fields=["session_key", "uuid"], name="entry_session_uuid"),
             models.Index(fields=["tool_use_id"], name="entry_tool_use"),
+            # The rows of one message (its usage, queries.sessions.message_usages): assistant lines only.
+            models.Index(
+                fields=["session", "message_id"],
+                name="entry_session_message",
+                condition=models.Q(message_id__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

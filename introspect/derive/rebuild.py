@@ -60,8 +60,7 @@ def rebuild_session(session: Session) -> None:
     fields.apply_model(session, join.last_model(entries) or "")
     session.title = fields.title(entries)
     session.message_count = fields.message_count(entries)
-    for name, value in fields.session_usage(session).items():
-        setattr(session, name, value)
+    fields.apply_usage(session, fields.session_usage(session))
     if not events and entries:
         first_cwd = next((e.cwd for e in entries if e.cwd), "")
         first_project = first_project or first_cwd
