@@ -15,7 +15,6 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
-from introspect.rules import pricing
 from lib import safefs
 
 
@@ -231,6 +230,14 @@ class Session(models.Model):
     output_tokens = models.BigIntegerField(default=0)
     cache_creation_input_tokens = models.BigIntegerField(default=0)
     cache_read_input_tokens = models.BigIntegerField(default=0)
+    cost_usd = models.DecimalField(
+        max_digits=18,
+        decimal_places=8,  # exact: rules/usage.py PLACES
+        null=True,
+        blank=True,
+        help_text="USD at list prices, each message at its model's (rules/pricing.py); NULL: none priced",
+    )
+    unpriced_messages = models.IntegerField(default=0, help_text="messages of a model with no list price")
     message_count = models.IntegerField(default=0, help_text="user prompts and assistant lines")
     derived_version = models.PositiveIntegerField(
         default=0, help_text="derive.fields.DERIVED_VERSION when last rebuilt"
@@ -278,17 +285,6 @@ class Session(models.Model):
         """The first prompt on one line, for under the title; empty when it is the title, whole."""
         prompt = " ".join(self.first_prompt.split())
         return prompt if self.title and prompt != self.title else ""
-
-    @property
-    def estimated_cost(self) -> float | None:
-        """USD at list prices for the last model seen; None when the model is not priced."""
-        return pricing.estimate(
-            model=self.model,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens,
-        )
 
     @property
     def is_live(self) -> bool:
@@ -596,6 +592,12 @@ class TranscriptEntry(models.Model):
                 fields=["source", "offset", "index"],
                 condition=models.Q(is_prompt=True, is_copy=False, inert=False),
                 name="entry_trunk_prompts",
+            ),
+            # The rows of one message (its usage, queries.sessions.message_usages): assistant lines only.
+            models.Index(
+                fields=["session", "message_id"],
+                name="entry_session_message",
+                condition=models.Q(message_id__isnull=False),
             ),
         ]
 

@@ -237,25 +237,12 @@ def add_entries(
 
 
 def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
-    """Add the new lines' usage; a repeated message id + request id re-counts as ccusage would."""
-    with_usage = [e for e in new_entries if any(getattr(e, name) is not None for name in fields.USAGE_FIELDS)]
-    keys = [(e.message_id, e.request_id) for e in with_usage if e.message_id and e.request_id]
-    repeated = len(set(keys)) != len(keys) or (
-        keys
-        and TranscriptEntry.objects.filter(
-            session=session,
-            pk__lte=session.built_entry_id,
-            message_id__in={m for m, _ in keys},
-            request_id__in={r for _, r in keys},
-        ).exists()
-    )
-    if repeated:
-        for name, value in fields.session_usage(session).items():
-            setattr(session, name, value)
-        return
-    for entry in with_usage:
-        for name in fields.USAGE_FIELDS:
-            setattr(session, name, getattr(session, name) + (getattr(entry, name) or 0))
+    """New usage lines: the session's usage again from all its rows (one query), as a rebuild gives it.
+
+    A new line may be a later row of a message already counted (its final count), so the totals
+    are not a sum of the tail's rows."""
+    if any(getattr(entry, name) is not None for entry in new_entries for name in fields.USAGE_FIELDS):
+        fields.apply_usage(session, fields.session_usage(session))
 
 
 def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> bool:

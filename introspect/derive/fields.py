@@ -11,14 +11,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import orjson
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
-from introspect.rules import join
+from introspect.rules import join, usage
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 4
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+DERIVED_VERSION = 4  # 4: usage is the final row of each message, cost per message's model
+USAGE_FIELDS = usage.FIELDS
 TITLE_TYPES = ("ai-title", "custom-title")
 # Claude Code's own titles, strongest first: one the user set, then its generated one, then a
 # legacy summary (trusted only when its leafUuid is a line of the same file: formats-claude-code.md §10).
@@ -185,37 +185,27 @@ def event_counts(events: Sequence[WaysEvent]) -> EventCounts:
     )
 
 
-def session_usage(session: Session) -> dict[str, int]:
-    """Token totals over the session's files, de-duplicated by message.id + requestId as ccusage does.
-
-    ccusage 17.2.1 keeps the FIRST usage seen for a key (files read oldest first) and never merges
-    lines lacking either id; we match it so totals agree with the tool people already trust.
-    """
-    totals = dict.fromkeys(USAGE_FIELDS, 0)
-    rows = (
-        TranscriptEntry.objects.filter(session=session)
-        .exclude(
+def usage_rows(entries: QuerySet[TranscriptEntry]) -> QuerySet:
+    """The usage rows (rules.usage.Row) of some transcript lines, in file order: one values_list query."""
+    return (
+        entries.exclude(
             input_tokens=None,
             output_tokens=None,
             cache_creation_input_tokens=None,
             cache_read_input_tokens=None,
         )
-        .values_list("source_id", "offset", "index", "ts", "message_id", "request_id", *USAGE_FIELDS)
+        # File order, as the (session, source, offset) index reads it: no sort.
+        .order_by("source_id", "offset")
+        .values_list("message_id", "request_id", "model", *USAGE_FIELDS)
     )
-    first_seen: dict[int, object] = {}
-    for source_id, _, _, ts, *_ in rows:
-        if ts is not None and (source_id not in first_seen or ts < first_seen[source_id]):
-            first_seen[source_id] = ts
-    ordered = sorted(
-        rows, key=lambda r: (first_seen.get(r[0]) is None, first_seen.get(r[0]) or 0, r[0], r[1], r[2])
-    )
-    seen: set[tuple[str, str]] = set()
-    for row in ordered:
-        message_id, request_id = row[4], row[5]
-        if message_id and request_id:
-            if (message_id, request_id) in seen:
-                continue
-            seen.add((message_id, request_id))
-        for name, value in zip(USAGE_FIELDS, row[6:], strict=True):
-            totals[name] += value or 0
-    return totals
+
+
+def session_usage(session: Session) -> usage.UsageTotals:
+    """Token totals and list-price cost over all the session's files, one usage per message
+    (message.id + requestId, the largest count of each field: rules/usage.py)."""
+    return usage.totals(usage.messages(usage_rows(TranscriptEntry.objects.filter(session=session))))
+
+
+def apply_usage(session: Session, found: usage.UsageTotals) -> None:
+    for name in (*USAGE_FIELDS, "cost_usd", "unpriced_messages"):
+        setattr(session, name, getattr(found, name))

@@ -68,8 +68,7 @@ def rebuild_session(session: Session) -> None:
     session.compaction_marks = fields.compaction_marks(entries)
     session.transcript_compactions = len(session.compaction_marks)
     session.message_count = fields.message_count(entries)
-    for name, value in fields.session_usage(session).items():
-        setattr(session, name, value)
+    fields.apply_usage(session, fields.session_usage(session))
     if not events and (entries or side):
         first_cwd = next((e.cwd for e in entries or side if e.cwd), "")
         first_project = first_project or first_cwd

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from introspect.derive import fields
 from introspect.derive.sources import EVENT_ORDER
 from introspect.models import (
     Project,
@@ -23,7 +24,8 @@ from introspect.models import (
     WaysEvent,
 )
 from introspect.queries import providers
-from introspect.rules import conversation, evidence, system_lines, tool_cards
+from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
+from lib import bulk
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -168,8 +170,9 @@ def before_position(entries: QuerySet[TranscriptEntry], offset: int, index: int)
 
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
-    """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), and each
-    entry's spilled outputs as `spill_list`: one query for all of them.
+    """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), each
+    entry's spilled outputs as `spill_list` (one query for all of them), and each assistant
+    message's usage on its last line (message_usages, one more).
 
     (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
     """
@@ -187,7 +190,76 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
             entry.compaction = system_lines.compaction(entry.line)
         elif entry.type == "system":
             entry.system_text = system_lines.system_text(entry.line)
+    message_usages(entries)
     return entries
+
+
+def message_usages(entries: list[TranscriptEntry]) -> None:
+    """Give the last line on the list of each assistant message its `usage`
+    (rules.usage.MessageUsage): the final-row rule over every row of that message in the session,
+    other files included, in one query for the list. A line lacking message.id or requestId is a
+    message of its own. Every other line gets `usage = None`.
+    """
+    last: dict[tuple[str, str], TranscriptEntry] = {}
+    for entry in entries:
+        entry.usage = None
+        if entry.type != "assistant":
+            continue
+        if entry.message_id and entry.request_id:
+            last[(entry.message_id, entry.request_id)] = entry
+        elif any(getattr(entry, name) is not None for name in usage.FIELDS):
+            row = (None, None, entry.model, *(getattr(entry, name) for name in usage.FIELDS))
+            entry.usage = usage.messages([row])[0]
+    if not last:
+        return
+    rows = fields.usage_rows(
+        TranscriptEntry.objects.filter(session_id__in={entry.session_id for entry in last.values()})
+    )
+    found = {
+        (message.message_id, message.request_id): message
+        for message in usage.messages(bulk.chunked_in(rows, "message_id", {m for m, _ in last}))
+    }
+    for key, entry in last.items():
+        entry.usage = found.get(key)
+
+
+@dataclass(frozen=True)
+class SubagentSummary:
+    """What a subagent run cost and did: over its own file."""
+
+    models: list[str]
+    totals: usage.UsageTotals
+    tool_calls: int
+    started_at: datetime | None
+    ended_at: datetime | None
+
+    @property
+    def duration_secs(self) -> int:
+        if self.started_at is None or self.ended_at is None:
+            return 0
+        return int((self.ended_at - self.started_at).total_seconds())
+
+
+def subagent_summary(agent: Subagent) -> SubagentSummary | None:
+    """A subagent's models, tokens and cost (one usage per message, its final row), tool calls
+    (distinct tool_use ids) and duration (first to last stamped line of its file); None without
+    a file. Two queries."""
+    if agent.source_id is None:
+        return None
+    lines = TranscriptEntry.objects.filter(source_id=agent.source_id)
+    messages = usage.messages(fields.usage_rows(lines))
+    span = lines.aggregate(
+        tool_calls=Count("tool_use_id", distinct=True, filter=Q(type="assistant")),
+        first=Min("ts"),
+        last=Max("ts"),
+    )
+    return SubagentSummary(
+        models=usage.models(messages),
+        totals=usage.totals(messages),
+        tool_calls=span["tool_calls"],
+        started_at=span["first"],
+        ended_at=span["last"],
+    )
 
 
 def pair_results(source_id: int | None, entries: list[TranscriptEntry]) -> list[TranscriptEntry]:

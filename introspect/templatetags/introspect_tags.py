@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
 from django.utils.html import escape, format_html
@@ -49,6 +51,15 @@ def tokens(value: int | None) -> str:
     if value >= 1000:
         return f"{value / 1000:.1f}K"
     return str(value)
+
+
+@register.filter
+def usd(value: Decimal | float | None) -> str:
+    """A list-price estimate in dollars: cents from $1 up, four places below (a message costs
+    fractions of a cent); "—" when nothing was priced (never $0 for unknown)."""
+    if value is None:
+        return "—"
+    return f"${value:,.2f}" if value >= 1 or value == 0 else f"${value:.4f}"
 
 
 @register.filter

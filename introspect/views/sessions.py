@@ -114,6 +114,7 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "session": agent.session,
         "agent": agent,
         "entries": queries.subagent_conversation(agent),
+        "summary": queries.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import orjson
@@ -446,4 +447,29 @@ def test_a_claude_code_only_session_growing_ends_as_a_whole_rebuild(home, extend
         1000,
     )
     assert session.models_seen == "claude-haiku-4-5-20251001, claude-sonnet-4-20250514"
+
+
+def streamed(uuid: str, parent: str, second: int, output: int, model: str = "claude-opus-4-6") -> bytes:
+    """A line of the response msg_s1 as it streams: the same ids, output grown to `output`."""
+    line = reply(uuid, parent, second, {"type": "text", "text": uuid}, message_id="s1")
+    line["message"]["model"] = model
+    line["message"]["usage"] = {**line["message"]["usage"], "output_tokens": output}
+    return orjson.dumps(line) + b"\n"
+
+
+def test_a_response_streamed_over_passes_ends_with_its_final_count_as_a_rebuild_does(home, extended):
+    trunk = home.transcript(
+        "/home/dev/app", SID, user("u1", None, 9, "first prompt"), injected("i1", "u1", 9)
+    )
+    grow(home, start(0), fire(10, "a/one"))
+    append(trunk, streamed("a1", "i1", 11, 12))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    append(trunk, streamed("a2", "a1", 12, 12), streamed("a3", "a2", 13, 640))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    append(trunk, streamed("a4", "a3", 14, 9, model="mystery-model"))  # a late row of a lower count
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    assert extended[-2:] == [True, True]  # the new trunk file was built whole, its growth extended
+    session = Session.objects.get(sid=SID)
+    assert (session.input_tokens, session.output_tokens, session.unpriced_messages) == (10, 640, 0)
+    assert session.cost_usd == (10 * 5 + 640 * 25 + 1 * Decimal("6.25") + 100 * Decimal("0.5")) / 1_000_000
     assert snapshot() == rebuilt_whole()

@@ -346,6 +346,47 @@ def test_it_adds_transcript_only_sessions_on_request(home):
     assert listed["plain-claude"]["event_count"] == 0 and listed["plain-claude"]["project"] == "/elsewhere"
 
 
+def test_it_lists_a_sessions_usage_by_each_messages_final_line(home):
+    # One response streamed as three lines (thinking, text, tool call): output grows to 412.
+    lines = [
+        {**prompt("p1", None, 1, "hi"), "sessionId": "streamed"},
+        *(
+            {
+                **reply(f"a{n}", "p1", 2),
+                "sessionId": "streamed",
+                "requestId": "req_1",
+                "message": {
+                    **reply(f"a{n}", "p1", 2)["message"],
+                    "id": "msg_1",
+                    "usage": {"input_tokens": 3, "output_tokens": out, "cache_read_input_tokens": 1000},
+                },
+            }
+            for n, out in enumerate((8, 8, 412))
+        ),
+    ]
+    home.transcript(P, "streamed", *lines)
+    call_command("ingest", stdout=StringIO())
+    [listed] = [
+        s for s in documents.list_document(with_transcripts=True)["sessions"] if s["id"] == "streamed"
+    ]
+    assert listed["usage"] == {
+        "input_tokens": 3,
+        "output_tokens": 412,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 1000,
+    }
+    assert set(listed) == {
+        "id",
+        "ts",
+        "project",
+        "event_count",
+        "way_fires",
+        "duration_secs",
+        "usage",
+        "transcript",
+    }
+
+
 def test_it_lists_semantic_fires_lowest_score_first(home):
     build(home)
     doc = documents.fires_document(S, matched=False)

@@ -1,12 +1,14 @@
-"""Display helpers of the introspection templates: clip and once_per."""
+"""Display helpers of the introspection templates: clip, once_per and usd."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.template.defaultfilters import truncatechars
 
-from introspect.templatetags.introspect_tags import clip
+from introspect.templatetags.introspect_tags import clip, usd
 
 
 def test_it_clips_like_truncatechars():
@@ -47,3 +49,10 @@ def test_it_renders_a_once_per_block_once_for_each_key_in_one_render():
 def test_it_wants_exactly_one_key():
     with pytest.raises(TemplateSyntaxError):
         Template("{% load introspect_tags %}{% once_per %}x{% endonce_per %}")
+
+
+def test_it_shows_dollars_to_the_cent_from_one_up_and_to_four_places_below():
+    assert usd(Decimal("1234.5")) == "$1,234.50"
+    assert usd(Decimal("0.017362")) == "$0.0174"
+    assert usd(Decimal("0")) == "$0.00"
+    assert usd(None) == "—"  # nothing priced: never $0

@@ -14,9 +14,12 @@ from django.urls import resolve, reverse
 from django.utils import timezone
 
 from introspect.models import Session
+from introspect.rules import usage
 from introspect.views import sessions as views
 from introspect.views import status as status_views
 from tests.conftest import append, line
+from tests.introspect.queries.test_session_usage import SID as USAGE_SID
+from tests.introspect.queries.test_session_usage import write_session
 
 pytestmark = pytest.mark.django_db
 
@@ -640,3 +643,58 @@ def test_the_session_facts_partial_says_what_the_transcript_says(home):
     )
     assert facts["Peak context"].startswith("20") and "of 1000K" in facts["Peak context"]
     assert facts["Duration from"] == "transcript"
+
+
+def test_the_list_shows_each_sessions_cost_and_a_dash_when_nothing_is_priced(client, home):
+    write_session(home)
+    imported(home, sessions=1)  # events only: no message, no cost
+    body = client.get("/").content.decode()
+    costly = Session.objects.get(sid=USAGE_SID)
+    assert costly.unpriced_messages == 1 and costly.cost_usd is not None
+    assert f"${costly.cost_usd:.4f}" in body and "1 message of a model with no list price left out" in body
+    row = body[body.index('href="/sessions/sess-0000-aaaa-bbbb/"') :]
+    row = row[: row.index("</tr>")]
+    assert '<span class="muted">—</span></td>' in row
+
+
+def test_the_session_usage_items_show_tokens_cost_and_what_was_not_priced(home):
+    write_session(home)
+    session = Session.objects.get(sid=USAGE_SID)
+    html = render_to_string("introspect/partials/session_usage.html", {"session": session})
+    for label in ("Input", "Output", "Cache read", "Cache write", "Cost"):
+        assert f"<dt>{label}</dt>" in html
+    assert html.count("<div><dt>") == 5 and "<dl" not in html  # items for the header's own <dl>
+    assert f"${session.cost_usd:.4f}" in html and "+ 1 unpriced message" in html
+    session.cost_usd, session.unpriced_messages = None, 0
+    html = render_to_string("introspect/partials/session_usage.html", {"session": session})
+    cost = html[html.index("<dt>Cost</dt>") :]
+    assert cost[: cost.index("</dd>")].endswith('<span class="muted">—</span>')
+
+
+def test_a_messages_usage_shows_its_model_tokens_and_cost():
+    [priced, unknown] = usage.messages(
+        [
+            ("m1", "r1", "claude-sonnet-4-6", 1200, 480, 0, 250_000),
+            ("m2", "r2", "mystery-model", 1, 2, 0, 0),
+        ]
+    )
+    html = render_to_string("introspect/partials/message_usage.html", {"usage": priced})
+    assert "claude-sonnet-4-6" in html and "1.2K in" in html and "480 out" in html and "250.0K r" in html
+    assert "$0.0858" in html  # 1200·3 + 480·15 + 250,000·0.30 per MTok
+    assert "no list price for this model" in render_to_string(
+        "introspect/partials/message_usage.html", {"usage": unknown}
+    )
+    assert render_to_string("introspect/partials/message_usage.html", {"usage": None}).strip() == ""
+
+
+def test_the_subagent_page_shows_its_models_tokens_tool_calls_and_duration(client, home):
+    write_session(home)
+    body = client.get(f"/sessions/{USAGE_SID}/agents/x1/").content.decode()
+    assert "<dt>Model</dt><dd>claude-haiku-4-5-20251001</dd>" in body
+    assert "<dt>Tool calls</dt><dd>2</dd>" in body
+    assert "40 s</dd>" in body
+    assert 'title="170 output tokens' in body and "$0.0174" in body
+    fragment = client.get(
+        f"/sessions/{USAGE_SID}/agents/x1/", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert "<dt>Tool calls</dt>" not in fragment  # the summary is the page's header, not the fragment's
