@@ -244,22 +244,36 @@ def subagent_summary(agent: Subagent) -> SubagentSummary | None:
     """A subagent's models, tokens and cost (one usage per message, its final row), tool calls
     (distinct tool_use ids) and duration (first to last stamped line of its file); None without
     a file. Two queries."""
-    if agent.source_id is None:
-        return None
-    lines = TranscriptEntry.objects.filter(source_id=agent.source_id)
-    messages = usage.messages(fields.usage_rows(lines))
-    span = lines.aggregate(
+    return subagent_summaries([agent]).get(agent.agent_id)
+
+
+def subagent_summaries(agents: list[Subagent]) -> dict[str, SubagentSummary]:
+    """subagent_summary for several runs at once (their cards on a page): two queries for all."""
+    by_source = {agent.source_id: agent.agent_id for agent in agents if agent.source_id is not None}
+    if not by_source:
+        return {}
+    lines = TranscriptEntry.objects.filter(source_id__in=list(by_source))
+    rows: dict[int, list] = {}
+    for source_id, *row in fields.usage_rows(lines).values_list(
+        "source_id", "message_id", "request_id", "model", *fields.USAGE_FIELDS
+    ):
+        rows.setdefault(source_id, []).append(row)
+    spans = lines.values("source_id").annotate(
         tool_calls=Count("tool_use_id", distinct=True, filter=Q(type="assistant")),
         first=Min("ts"),
         last=Max("ts"),
     )
-    return SubagentSummary(
-        models=usage.models(messages),
-        totals=usage.totals(messages),
-        tool_calls=span["tool_calls"],
-        started_at=span["first"],
-        ended_at=span["last"],
-    )
+    found = {}
+    for span in spans.order_by():
+        messages = usage.messages(rows.get(span["source_id"], []))
+        found[by_source[span["source_id"]]] = SubagentSummary(
+            models=usage.models(messages),
+            totals=usage.totals(messages),
+            tool_calls=span["tool_calls"],
+            started_at=span["first"],
+            ended_at=span["last"],
+        )
+    return found
 
 
 def pair_results(source_id: int | None, entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
@@ -742,9 +756,16 @@ def session_detail_page(session: Session, *, turn: int, part: int, fires_from: i
             "fire_cursor": turns[-1].epoch if turns else 0,
         }
     page = conversation_page(session, turn=turn, part=part)
+    context = turn_context(session, page.fires, header=True)
+    on_page = {
+        item.entry.tool_use_id for item in page.items if item.entry is not None and item.entry.tool_use_id
+    }
+    shown = [agent for tool_use, agent in context["subagents"].items() if tool_use in on_page]
+    for agent_id, summary in subagent_summaries(shown).items():
+        next(agent for agent in shown if agent.agent_id == agent_id).summary = summary
     return {
         **header,
-        **turn_context(session, page.fires, header=True),
+        **context,
         "mode": "conversation",
         "page": page,
         "fire_cursor": session.turn_count,

@@ -472,10 +472,24 @@ def test_it_loads_a_subagent_conversation_on_demand(client, home):
         b'{"type":"user","uuid":"s1","isSidechain":true,"agentId":"abc","sessionId":"with-agent",'
         b'"message":{"role":"user","content":"go"}}\n',
     )
+    append(
+        agent_file,
+        b'{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"agentId":"abc",'
+        b'"sessionId":"with-agent","timestamp":"2026-11-01T00:00:03.000Z","requestId":"rq",'
+        b'"message":{"id":"ms","role":"assistant","model":"claude-haiku-4-5-20251001","content":['
+        b'{"type":"tool_use","id":"toolu_s","name":"Grep","input":{"pattern":"route"}}],'
+        b'"usage":{"input_tokens":7,"output_tokens":50,"cache_read_input_tokens":0}}}\n',
+        b'{"type":"assistant","uuid":"s3","parentUuid":"s2","isSidechain":true,"agentId":"abc",'
+        b'"sessionId":"with-agent","timestamp":"2026-11-01T00:00:41.000Z","requestId":"rq2",'
+        b'"message":{"id":"ms2","role":"assistant","model":"claude-haiku-4-5-20251001","content":['
+        b'{"type":"text","text":"found"}],"usage":{"input_tokens":3,"output_tokens":20,"cache_read_input_tokens":0}}}\n',
+    )
     (agent_file.parent / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_1"}')
     call_command("ingest", stdout=StringIO())
     page = client.get(f"/sessions/{sid}/").content.decode()
     assert 'hx-get="/sessions/with-agent/agents/abc/"' in page and "subagent abc · Explore" in page
+    # The card under the call says what the run was: model, tokens, tool calls, duration.
+    assert "claude-haiku-4-5-20251001 · 10 in · 70 out · $0.0004 · 1 tool call · 38 s" in page
     fragment = client.get(f"/sessions/{sid}/agents/abc/", headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in fragment and "go" in fragment
     assert "<html" in client.get(f"/sessions/{sid}/agents/abc/").content.decode()
