@@ -224,7 +224,15 @@ def test_it_walks_each_page_of_a_session(client, label):
         f'data-replay-url="{html.escape(reverse("introspect:api-session-replay", args=[sid]))}?matched=1"'
         in body
     )
-    check_page(client, detail + "?from=2", known, fragment=True)
+    # A fire turn's link answers with the conversation page of its prompt (or the fire-turn list).
+    moved = client.get(detail + "?from=2")
+    if moved.status_code == 302:
+        check_page(client, moved["Location"].split("#")[0], known)
+    else:
+        assert moved.status_code == 200
+    check_page(client, detail + "?view=fires&from=2", known, fragment=True)
+    check_page(client, detail + "?turn=1", known, fragment=True)
+    check_page(client, detail + "?after=-1.0&fire=0", known, fragment=True)
     check_page(client, detail + "?live_after=3", known, fragment=True)
     events = reverse("introspect:session-events", args=[sid])
     check_page(
