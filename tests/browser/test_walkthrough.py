@@ -156,12 +156,7 @@ def test_it_shows_every_sample_session_without_errors(tab):
     tab.shot("10-import-status")
 
 
-def test_it_reads_on_a_phone(tab):
-    tab.page.set_viewport_size({"width": 390, "height": 844})
-    tab.go(f"/sessions/{AMBIGUOUS}/")
-    width = tab.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 400, f"the page scrolls sideways on a phone: {width}px"
-    tab.shot("11-phone")
+# Phone width (every page at 390 px, the header one row): tests/browser/test_cards.py.
 
 
 def test_it_shows_the_real_fixture_transcripts(tab, sample_home):
