@@ -255,9 +255,14 @@ def diff_block(diff, language: str = "text"):
 
 
 @register.filter
-def answered(call: tool_cards.ToolCall, result: tool_cards.ToolResult | None):
-    """AskUserQuestion: the call's questions with the (paired) result's answers marked."""
-    return tool_cards.answered(call, result)
+def answered(call: tool_cards.ToolCall, entry):
+    """AskUserQuestion: the call's questions, with the answers of `entry.paired_result` once it has one.
+
+    Takes the call's entry, not the result: a missing `paired_result` must not fail the lookup of a
+    filter argument (Django raises there, where it forgives the filtered value).
+    """
+    paired = getattr(entry, "paired_result", None)
+    return tool_cards.answered(call, getattr(paired, "result", None))
 
 
 @register.filter
