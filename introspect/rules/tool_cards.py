@@ -501,12 +501,13 @@ def _patch_diff(patch: Any) -> tuple[DiffLine, ...]:
 
 # A card shows this many lines; the rest wait behind "show all N lines" (a <details>, no script).
 PREVIEW_LINES = 12
-# Pygments colours at most this much of a text (≈ 50 ms of Python source); the lines after it are
-# shown escaped and plain, so a 2 MB Read result costs an escape, not seconds of lexing.
-HIGHLIGHT_MAX_BYTES = 16 * 1024
-HIGHLIGHT_MAX_LINES = 500
+# Pygments colours at most this much of a text (Python, its slowest common lexer, takes ≈ 50 ms for
+# 8 KiB); the lines after it are shown escaped and plain, so a 2 MB Read result costs an escape,
+# not seconds of lexing.
+HIGHLIGHT_MAX_BYTES = 8 * 1024
+HIGHLIGHT_MAX_LINES = 250
 # Nothing is drawn past this many lines or characters (the raw line keeps all of it).
-MAX_CODE_LINES = 20_000
+MAX_CODE_LINES = 10_000
 MAX_CODE_CHARS = 2_000_000
 
 _FORMATTER = HtmlFormatter(nowrap=True)

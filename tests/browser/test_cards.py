@@ -247,6 +247,13 @@ def test_it_clamps_long_outputs_and_highlights_code(tab, cards):
         tab.page.screenshot(
             path=str(shots / f"{name}.png"), clip=clip_around(tab, tool_use_id), full_page=True
         )
+    tab.page.emulate_media(color_scheme="dark")
+    for name, tool_use_id in (("47-read-python-dark", "toolu_read"), ("48-edit-diff-dark", "toolu_edit")):
+        card(tab, tool_use_id).scroll_into_view_if_needed()
+        tab.page.screenshot(
+            path=str(shots / f"{name}.png"), clip=clip_around(tab, tool_use_id), full_page=True
+        )
+    tab.page.emulate_media(color_scheme="light")
     tab.page.set_viewport_size(PHONE)
     tab.page.screenshot(path=str(shots / "44-cards-phone.png"), full_page=True)
 
