@@ -256,6 +256,10 @@ def test_it_clamps_long_outputs_and_highlights_code(tab, cards):
     tab.page.emulate_media(color_scheme="light")
     tab.page.set_viewport_size(PHONE)
     tab.page.screenshot(path=str(shots / "44-cards-phone.png"), full_page=True)
+    for name, tool_use_id in (("49-bash-phone", "toolu_bash"), ("50-edit-phone", "toolu_edit")):
+        tab.page.evaluate(f"document.querySelector('[data-tool-use={tool_use_id}]').scrollIntoView()")
+        tab.page.screenshot(path=str(shots / f"{name}.png"))
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
 def clip_around(tab, tool_use_id: str) -> dict:
