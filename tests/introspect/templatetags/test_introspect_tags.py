@@ -269,3 +269,23 @@ def test_it_highlights_a_read_result_with_the_file_lexer():
     assert 'data-language="python"' in html
     assert '<span class="kn">import</span>' in html
     assert 'data-n="7"' in html
+
+
+def test_it_shows_the_result_patch_instead_of_the_call_snippet_once_paired():
+    edit = {"file_path": "/r/a.py", "old_string": "b = 2", "new_string": "b = 3"}
+    patch = [{"oldStart": 7, "oldLines": 1, "newStart": 7, "newLines": 1, "lines": ["-b = 2", "+b = 3"]}]
+    paired = result_entry("ok", {"filePath": "/r/a.py", **edit, "structuredPatch": patch})
+
+    alone = render_entry(call_entry("Edit", edit))
+    together = render_entry(call_entry("Edit", edit, paired_result=paired))
+
+    assert alone.count('<table class="diff') == 1 and "diff--numbered" not in alone
+    assert together.count('<table class="diff') == 1 and "diff--numbered" in together
+
+
+def test_it_shows_written_content_as_highlighted_code():
+    html = render_entry(call_entry("Write", {"file_path": "/r/app.js", "content": "const a = '<b>';\n"}))
+
+    assert 'data-language="javascript"' in html
+    assert '<span class="kd">const</span>' in html
+    assert "<b>" not in html
