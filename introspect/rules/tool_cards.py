@@ -4,18 +4,27 @@ Pure functions over entry-like objects (anything with `line` bytes and the `Tran
 columns read below): no database access, and no exception for an odd shape. Shapes follow
 formats-claude-code.md §7: one `tool_use` block per assistant line, `tool_result` blocks on user
 lines, and the structured `toolUseResult` beside them, the richest source for rendering.
-Everything here is text for autoescaped templates and `<pre>`, never HTML.
+Everything here is text for autoescaped templates and `<pre>`, except the code blocks at the end:
+their lines are HTML made by Pygments (which escapes every character of the text it is given) or
+by `html.escape`, so agent text stays inert either way.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import html
 import json
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import find_lexer_class_for_filename, get_lexer_by_name
+from pygments.util import ClassNotFound
 
 DiffLine = tuple[str, str]  # (marker, text); marker "-", "+", " ", or "@" for a hunk/edit header
 
@@ -34,6 +43,7 @@ KINDS = {
     "Agent": "agent",
     "TodoWrite": "todo",
     "WebFetch": "webfetch",
+    "AskUserQuestion": "ask",
 }
 # Keys whose value makes a useful one-line summary for tools without a dedicated rule.
 SUMMARY_KEYS = (
@@ -52,6 +62,24 @@ SUMMARY_LIMIT = 200
 
 
 @dataclass(frozen=True)
+class Option:
+    label: str
+    description: str = ""
+    chosen: bool = False
+
+
+@dataclass(frozen=True)
+class Question:
+    """One AskUserQuestion question: its options, and the answer once the result is known."""
+
+    question: str
+    header: str = ""
+    multi_select: bool = False
+    options: tuple[Option, ...] = ()
+    answer: str = ""  # what the person chose or typed ("Other"), as the result reports it
+
+
+@dataclass(frozen=True)
 class ToolCall:
     tool_use_id: str
     name: str
@@ -60,6 +88,13 @@ class ToolCall:
     input_json: str
     diff: tuple[DiffLine, ...] = ()
     todos: tuple[tuple[str, str], ...] = ()  # TodoWrite: (status, content)
+    file_path: str = ""  # Read, Write, Edit, MultiEdit: picks the highlighting
+    language: str = "text"  # a Pygments lexer alias for the code this call carries
+    command: str = ""  # Bash: the whole command, shown as shell code
+    description: str = ""  # Bash, Task/Agent: the model's own one-line label
+    prompt: str = ""  # Task/Agent: the subagent's instructions (Markdown)
+    content: str = ""  # Write: the whole new file
+    questions: tuple[Question, ...] = ()  # AskUserQuestion
 
 
 @dataclass(frozen=True)
@@ -82,6 +117,9 @@ class ToolResult:
     total_tokens: int | None = None
     total_duration_ms: int | None = None
     total_tool_use_count: int | None = None
+    language: str = "text"  # Read: the file's lexer
+    content: str = ""  # Read: the file text without the `N→` prefixes
+    answers: tuple[tuple[str, str], ...] = ()  # AskUserQuestion: (question, answer)
 
 
 def tool_call(entry: Any) -> ToolCall:
@@ -103,10 +141,16 @@ def tool_call(entry: Any) -> ToolCall:
     kind = "mcp" if name.startswith("mcp__") else KINDS.get(name, "other")
     diff: tuple[DiffLine, ...] = ()
     todos: tuple[tuple[str, str], ...] = ()
+    extras: dict[str, Any] = {}
     if kind == "bash":
         summary = _one_line(data.get("command")) or _one_line(data.get("description"))
+        extras.update(
+            command=_str(data.get("command")), description=_str(data.get("description")), language="bash"
+        )
     elif kind in ("edit", "write", "multiedit", "read"):
         summary = _one_line(data.get("file_path"))
+        path = _str(data.get("file_path"))
+        extras.update(file_path=path, language=language_for_path(path))
         if kind == "edit":
             diff = _snippet_diff(data.get("old_string"), data.get("new_string"))
             if data.get("replace_all") is True:
@@ -115,6 +159,7 @@ def tool_call(entry: Any) -> ToolCall:
             diff = _multi_diff(data.get("edits"))
         elif kind == "write":
             diff = _cap([("+", text) for text in _lines(data.get("content"))])
+            extras["content"] = _str(data.get("content"))
     elif kind in ("grep", "glob"):
         summary = _one_line(data.get("pattern"))
         if _str(data.get("path")):
@@ -123,12 +168,17 @@ def tool_call(entry: Any) -> ToolCall:
         summary = _one_line(data.get("description")) or _one_line(data.get("prompt"))
         if _str(data.get("subagent_type")):
             summary = f"[{_one_line(data.get('subagent_type'))}] {summary}"
+        extras.update(description=_str(data.get("description")), prompt=_str(data.get("prompt")))
     elif kind == "todo":
         items = data.get("todos") if isinstance(data.get("todos"), list) else []
         todos = tuple((_str(t.get("status")), _str(t.get("content"))) for t in items if isinstance(t, dict))
         summary = f"{len(todos)} todo{'s' if len(todos) != 1 else ''}"
     elif kind == "webfetch":
         summary = _one_line(data.get("url"))
+    elif kind == "ask":
+        extras["questions"] = _questions(data.get("questions"))
+        count = len(extras["questions"])
+        summary = _one_line(extras["questions"][0].question) if count == 1 else f"{count} questions"
     else:
         summary = next((_one_line(data[k]) for k in SUMMARY_KEYS if _str(data.get(k))), "")
     return ToolCall(
@@ -139,6 +189,7 @@ def tool_call(entry: Any) -> ToolCall:
         input_json=input_json,
         diff=diff,
         todos=todos,
+        **extras,
     )
 
 
@@ -163,6 +214,12 @@ def tool_result(entry: Any) -> ToolResult:
         # Rejections and errors are plain strings ("User rejected tool use", "Error: Exit code 1 …").
         return ToolResult(tool_use_id=tool_use_id, is_error=is_error, text=text or extra)
     if not isinstance(extra, dict):
+        # Before 2.1.1 there is no toolUseResult; an AskUserQuestion answer is still in the text.
+        answers = _answers(None, text)
+        if answers:
+            return ToolResult(
+                tool_use_id=tool_use_id, is_error=is_error, text=text, kind="ask", answers=answers
+            )
         return ToolResult(tool_use_id=tool_use_id, is_error=is_error, text=text)
     fields: dict[str, Any] = {}
     if "stdout" in extra or "stderr" in extra:
@@ -177,6 +234,8 @@ def tool_result(entry: Any) -> ToolResult:
         fields.update(
             kind="read",
             file_path=_str(file.get("filePath")),
+            language=language_for_path(_str(file.get("filePath"))),
+            content=_str(file.get("content")),
             num_lines=_int(file.get("numLines")),
             start_line=_int(file.get("startLine")),
             total_lines=_int(file.get("totalLines")),
@@ -185,6 +244,7 @@ def tool_result(entry: Any) -> ToolResult:
         fields.update(
             kind="write" if extra.get("type") == "create" else "edit",
             file_path=_str(extra.get("filePath")),
+            language=language_for_path(_str(extra.get("filePath"))),
             diff=_patch_diff(extra.get("structuredPatch")),
         )
     elif "filenames" in extra:
@@ -195,6 +255,8 @@ def tool_result(entry: Any) -> ToolResult:
             filenames=tuple(n for n in names if isinstance(n, str)),
             num_files=_int(extra.get("numFiles")),
         )
+    elif isinstance(extra.get("answers"), dict) or isinstance(extra.get("questions"), list):
+        fields.update(kind="ask", answers=_answers(extra.get("answers"), text))
     elif _str(extra.get("agentId")):
         fields.update(
             kind="agent",
@@ -204,6 +266,85 @@ def tool_result(entry: Any) -> ToolResult:
             total_tool_use_count=_int(extra.get("totalToolUseCount")),
         )
     return ToolResult(tool_use_id=tool_use_id, is_error=is_error, text=text, **fields)
+
+
+def answered(call: ToolCall, result: ToolResult | None) -> tuple[Question, ...]:
+    """The call's questions with the result's answers filled in and the chosen options marked.
+
+    A multi-select answer is the chosen labels joined by ", " (Claude Code's own wording); an
+    answer that is no option's label was typed by the person ("Other").
+    """
+    if not isinstance(call, ToolCall):
+        return ()
+    if not isinstance(result, ToolResult) or not result.answers:
+        return call.questions
+    answers = dict(result.answers)
+    out = []
+    for question in call.questions:
+        answer = answers.get(question.question, "")
+        picked = {part.strip() for part in answer.split(",")} if question.multi_select else {answer.strip()}
+        options = tuple(
+            Option(label=o.label, description=o.description, chosen=bool(answer) and o.label in picked)
+            for o in question.options
+        )
+        if question.multi_select and answer in {o.label for o in question.options}:
+            # A label that itself holds ", " is one choice, not several.
+            options = tuple(
+                Option(label=o.label, description=o.description, chosen=o.label == answer) for o in options
+            )
+        out.append(
+            Question(
+                question=question.question,
+                header=question.header,
+                multi_select=question.multi_select,
+                options=options,
+                answer=answer,
+            )
+        )
+    return tuple(out)
+
+
+def _questions(value: Any) -> tuple[Question, ...]:
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if not isinstance(item, dict):
+            continue
+        options = item.get("options") if isinstance(item.get("options"), list) else []
+        out.append(
+            Question(
+                question=_str(item.get("question")),
+                header=_str(item.get("header")),
+                multi_select=item.get("multiSelect") is True,
+                options=tuple(
+                    Option(label=_str(o.get("label")), description=_str(o.get("description")))
+                    for o in options
+                    if isinstance(o, dict)
+                ),
+            )
+        )
+    return tuple(out)
+
+
+# `User has answered your questions: "Which one?"="B", "And?"="C". You can now continue …`
+_ANSWER = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+_ANSWERED = "User has answered your question"
+
+
+def _answers(value: Any, text: str) -> tuple[tuple[str, str], ...]:
+    """(question, answer) pairs from `toolUseResult.answers`, else from the result text."""
+    if isinstance(value, dict) and value:
+        pairs = []
+        for question, answer in value.items():
+            if isinstance(answer, list):
+                answer = ", ".join(a for a in answer if isinstance(a, str))
+            if isinstance(question, str) and isinstance(answer, str):
+                pairs.append((question, answer))
+        return tuple(pairs)
+    if _ANSWERED not in text:
+        return ()
+    return tuple((q, a) for q, a in _ANSWER.findall(text))
 
 
 # --- parsing helpers ------------------------------------------------------------------------------
@@ -354,3 +495,178 @@ def _patch_diff(patch: Any) -> tuple[DiffLine, ...]:
             else:  # "\ No newline at end of file", or an empty context line
                 out.append((" ", line))
     return _cap(out)
+
+
+# --- code blocks ----------------------------------------------------------------------------------
+
+# A card shows this many lines; the rest wait behind "show all N lines" (a <details>, no script).
+PREVIEW_LINES = 12
+# Pygments colours at most this much of a text (Python, its slowest common lexer, takes ≈ 50 ms for
+# 8 KiB); the lines after it are shown escaped and plain, so a 2 MB Read result costs an escape,
+# not seconds of lexing.
+HIGHLIGHT_MAX_BYTES = 8 * 1024
+HIGHLIGHT_MAX_LINES = 250
+# Nothing is drawn past this many lines or characters (the raw line keeps all of it).
+MAX_CODE_LINES = 10_000
+MAX_CODE_CHARS = 2_000_000
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A text split into preview and the rest, each line as HTML (escaped, maybe Pygments-coloured)."""
+
+    head: tuple[str, ...]
+    rest: tuple[str, ...]
+    total_lines: int  # lines in the text, including any not drawn
+    start: int = 1  # the number of the first line
+    highlighted: int = 0  # how many leading lines Pygments coloured
+    omitted: int = 0  # lines past the drawing cap
+    language: str = "text"
+
+    @property
+    def clamped(self) -> bool:
+        return bool(self.rest)
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    marker: str  # "-", "+", " ", "@"
+    html: str  # the line's text as HTML
+    old: int | None = None  # line numbers, when a hunk header gives them
+    new: int | None = None
+
+    @property
+    def kind(self) -> str:
+        return {"+": "add", "-": "del", "@": "hunk"}.get(self.marker, "ctx")
+
+
+@dataclass(frozen=True)
+class DiffBlock:
+    head: tuple[DiffRow, ...]  # the first PREVIEW_LINES rows, hunk headers included
+    rest: tuple[DiffRow, ...]
+    total_lines: int  # diff lines, not counting hunk headers
+
+    @property
+    def clamped(self) -> bool:
+        return bool(self.rest)
+
+
+@functools.lru_cache(maxsize=512)
+def language_for_path(path: str) -> str:
+    """The Pygments lexer alias for a file name (`/repo/a.py` → `python`), `text` when none fits."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name:
+        return "text"
+    try:
+        cls = find_lexer_class_for_filename(name)
+    except (ClassNotFound, ValueError):
+        cls = None
+    return cls.aliases[0] if cls is not None and cls.aliases else "text"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Pygments counts them: `\\r\\n` and a lone `\\r` end a line, nothing else does."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []
+
+
+def highlight_lines(lines: list[str], language: str) -> list[str]:
+    """Each line as HTML: Pygments colours the first HIGHLIGHT_MAX_* of them, the rest are escaped."""
+    return _render(lines, language)[0]
+
+
+def _render(lines: list[str], language: str) -> tuple[list[str], int]:
+    head = highlighted_count(lines, language)
+    coloured = _pygments("\n".join(lines[:head]) + "\n", language) if head else None
+    if coloured is None or len(coloured) != head:
+        # An unknown lexer, or one that saw line ends where we did not (a stray \r): plain text.
+        coloured, head = [], 0
+    return [*coloured, *(html.escape(line, quote=False) for line in lines[head:])], head
+
+
+def highlighted_count(lines: list[str], language: str) -> int:
+    """How many leading lines fit the highlighting cap (none for plain text)."""
+    if language == "text":
+        return 0
+    head, size = 0, 0
+    limit = min(len(lines), HIGHLIGHT_MAX_LINES)
+    while head < limit and size + len(lines[head]) + 1 <= HIGHLIGHT_MAX_BYTES:
+        size += len(lines[head]) + 1
+        head += 1
+    return head
+
+
+def code_block(text: str, language: str = "text", *, start: int | None = None) -> CodeBlock:
+    """`text` as numbered lines, PREVIEW_LINES of them shown first (formats: any tool's text)."""
+    lines = split_lines(text[:MAX_CODE_CHARS])
+    total = len(lines)
+    if len(text) > MAX_CODE_CHARS:
+        # Past the character cap the lines are only counted (str.count runs at memory speed).
+        total = text.count("\n") + (not text.endswith("\n"))
+    drawn = lines[:MAX_CODE_LINES]
+    rendered, coloured = _render(drawn, language)
+    return CodeBlock(
+        head=tuple(rendered[:PREVIEW_LINES]),
+        rest=tuple(rendered[PREVIEW_LINES:]),
+        total_lines=total,
+        start=start if start and start > 0 else 1,
+        highlighted=coloured,
+        omitted=total - len(drawn),
+        language=language,
+    )
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def diff_block(diff: tuple[DiffLine, ...], language: str = "text") -> DiffBlock:
+    """Diff lines as rows: each side highlighted as its own file, numbered from the hunk headers."""
+    old_side = [text for marker, text in diff if marker in (" ", "-")]
+    new_side = [text for marker, text in diff if marker in (" ", "+")]
+    old_html = iter(highlight_lines(old_side, language))
+    new_html = iter(highlight_lines(new_side, language))
+    rows: list[DiffRow] = []
+    old_no: int | None = None
+    new_no: int | None = None
+    for marker, text in diff:
+        if marker == "@":
+            match = _HUNK.match(text)
+            old_no, new_no = (int(match[1]), int(match[2])) if match else (None, None)
+            rows.append(DiffRow(marker="@", html=html.escape(text, quote=False)))
+            continue
+        if marker == "-":
+            rows.append(DiffRow(marker="-", html=next(old_html), old=old_no))
+        elif marker == "+":
+            rows.append(DiffRow(marker="+", html=next(new_html), new=new_no))
+        else:
+            next(old_html)
+            rows.append(DiffRow(marker=" ", html=next(new_html), old=old_no, new=new_no))
+        if old_no is not None and marker in (" ", "-"):
+            old_no += 1
+        if new_no is not None and marker in (" ", "+"):
+            new_no += 1
+    return DiffBlock(
+        head=tuple(rows[:PREVIEW_LINES]),
+        rest=tuple(rows[PREVIEW_LINES:]),
+        total_lines=sum(row.marker != "@" for row in rows),  # hunk headers are no lines of the file
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _pygments(text: str, language: str) -> list[str] | None:
+    """Pygments' HTML for `text`, one string per line; None for an unknown lexer.
+
+    The formatter closes every token's <span> at the end of its line, so the output splits into
+    lines; `stripnl=False` keeps leading and trailing empty lines where the numbers expect them.
+    Cached: a page re-rendered for a poller or a second reader shows the same cards.
+    """
+    try:
+        lexer = get_lexer_by_name(language, stripnl=False, ensurenl=True)
+    except ClassNotFound:
+        return None
+    out = highlight(text, lexer, _FORMATTER)
+    return out[:-1].split("\n") if out.endswith("\n") else out.split("\n")

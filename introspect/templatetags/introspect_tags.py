@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
-from django.utils.html import escape, format_html
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from introspect.rules import channels
+from introspect.rules import channels, tool_cards
 from lib import converters, render
 
 register = template.Library()
@@ -159,3 +160,131 @@ def once_per(parser, token):
     nodelist = parser.parse(("endonce_per",))
     parser.delete_first_token()
     return OncePerNode(parser.compile_filter(bits[1]), nodelist)
+
+
+# --- conversation cards ---------------------------------------------------------------------------
+
+
+def _lines_html(lines: tuple[str, ...], first: int) -> str:
+    # Each line is a block carrying its number for a CSS gutter (::before), so copying the code
+    # copies no numbers; the trailing \n keeps the text readable without the stylesheet.
+    return "".join(f'<span class="line" data-n="{first + n}">{line}\n</span>' for n, line in enumerate(lines))
+
+
+@register.simple_tag
+def code_block(text: str | None, language: str = "text", start: int | None = None):
+    """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines".
+
+    The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
+    escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
+    """
+    block = tool_cards.code_block(text or "", language or "text", start=start)
+    if not block.total_lines:
+        return format_html('<p class="muted code-empty">{}</p>', "(no output)" if text is None else "(empty)")
+    last = block.start + block.total_lines - 1
+    # A one-line command needs no gutter; five-digit numbers need a wider one.
+    wide = " code--single" if block.total_lines == 1 else " code--wide" if last >= 10_000 else ""
+    parts = [
+        format_html(
+            '<div class="code{}" data-language="{}"><pre class="code-lines hl">{}</pre>',
+            wide,
+            block.language,
+            mark_safe(_lines_html(block.head, block.start)),
+        )
+    ]
+    if block.clamped:
+        parts.append(
+            format_html(
+                '<details class="show-all"><summary><span class="show-all-closed">show all {} lines</span>'
+                '<span class="show-all-open">lines {}–{}</span></summary><pre class="code-lines hl">{}</pre>',
+                block.total_lines,
+                block.start + len(block.head),
+                block.start + len(block.head) + len(block.rest) - 1,
+                mark_safe(_lines_html(block.rest, block.start + len(block.head))),
+            )
+        )
+        if block.omitted:
+            parts.append(
+                format_html(
+                    '<p class="muted code-note">… {} more lines not drawn here (the raw line keeps them)</p>',
+                    block.omitted,
+                )
+            )
+        parts.append(mark_safe("</details>"))
+    drawn = len(block.head) + len(block.rest)
+    if block.language != "text" and 0 < block.highlighted < drawn:
+        parts.append(
+            format_html(
+                '<p class="muted code-note">colours stop after line {}; the rest is plain text</p>',
+                block.start + block.highlighted - 1,
+            )
+        )
+    parts.append(mark_safe("</div>"))
+    return mark_safe("".join(parts))
+
+
+def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
+    def number(value: int | None) -> str:
+        return "" if value is None else str(value)
+
+    if numbered:
+        return format_html_join(
+            "",
+            '<tr class="diff--{}"><td class="diff-no">{}</td><td class="diff-no">{}</td>'
+            '<td class="diff-marker">{}</td><td class="diff-code"><pre class="hl">{}</pre></td></tr>',
+            ((r.kind, number(r.old), number(r.new), r.marker, mark_safe(r.html)) for r in rows),
+        )
+    return format_html_join(
+        "",
+        '<tr class="diff--{}"><td class="diff-marker">{}</td><td class="diff-code"><pre class="hl">{}</pre></td></tr>',
+        ((r.kind, r.marker, mark_safe(r.html)) for r in rows),
+    )
+
+
+@register.simple_tag
+def diff_block(diff, language: str = "text"):
+    """A diff (DiffLine tuples) as a highlighted table clamped like `code_block`."""
+    block = tool_cards.diff_block(tuple(diff or ()), language or "text")
+    if not block.head:
+        return ""
+    rows = (*block.head, *block.rest)
+    numbered = any(r.old is not None or r.new is not None for r in rows)
+    table = '<table class="diff{}"><tbody>{}</tbody></table>'
+    numbered_class = " diff--numbered" if numbered else ""
+    out = format_html(table, numbered_class, _diff_rows(block.head, numbered))
+    if block.clamped:
+        out += format_html(
+            '<details class="show-all"><summary><span class="show-all-closed">show all {} lines</span>'
+            '<span class="show-all-open">the other {} rows</span></summary>' + table + "</details>",
+            block.total_lines,
+            len(block.rest),
+            numbered_class,
+            _diff_rows(block.rest, numbered),
+        )
+    return format_html('<div class="diff-box">{}</div>', out)
+
+
+@register.filter
+def answered(call: tool_cards.ToolCall, entry):
+    """AskUserQuestion: the call's questions, with the answers of `entry.paired_result` once it has one.
+
+    Takes the call's entry, not the result: a missing `paired_result` must not fail the lookup of a
+    filter argument (Django raises there, where it forgives the filtered value).
+    """
+    paired = getattr(entry, "paired_result", None)
+    return tool_cards.answered(call, getattr(paired, "result", None))
+
+
+@register.filter
+def timestamp(value: datetime | None):
+    """`<time>` with the ISO instant for the browser script and a readable UTC text without it."""
+    if value is None:
+        return ""
+    value = value.astimezone(UTC)
+    iso = value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return format_html(
+        '<time class="ts" datetime="{}" data-local title="{} UTC">{} UTC</time>',
+        iso,
+        value.strftime("%Y-%m-%d %H:%M:%S"),
+        value.strftime("%Y-%m-%d %H:%M:%S"),
+    )

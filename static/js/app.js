@@ -100,6 +100,26 @@
     }
   });
 
+  // Timestamps arrive as UTC text in <time datetime> (readable without this script); shown here in
+  // the browser's time zone, the UTC text kept as the tooltip. New fragments get the same on htmx:load.
+  const localTime = new Intl.DateTimeFormat(undefined, {
+    year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+  });
+  function localiseTimes(root) {
+    root.querySelectorAll("time[data-local][datetime]").forEach((el) => {
+      const when = new Date(el.getAttribute("datetime"));
+      if (isNaN(when.getTime())) return;
+      const part = {};
+      localTime.formatToParts(when).forEach((p) => { part[p.type] = p.value; });
+      // The same shape as the UTC text (2026-02-10 21:11:56), in the reader's zone.
+      el.textContent = `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName || ""}`.trim();
+      el.removeAttribute("data-local");
+    });
+  }
+  localiseTimes(document);
+  document.addEventListener("htmx:load", (event) => localiseTimes(event.detail.elt));
+
   // Whole table rows are clickable; the link inside stays the real, keyboard-reachable target.
   document.addEventListener("click", (event) => {
     const row = event.target.closest("tr[data-href]");

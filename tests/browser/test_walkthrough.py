@@ -180,7 +180,7 @@ def test_it_follows_a_transcript_without_agent_ways_events(tab, sample_home):
     call_command("ingest", stdout=StringIO())  # what serve's importer does within half a second
     tab.page.wait_for_selector("#u-a1", timeout=2000)
     assert time.monotonic() - appended < 2
-    assert tab.page.locator("#u-a1").inner_text().strip() == "Header tidied."
+    assert tab.page.locator("#u-a1").inner_text().strip().endswith("Header tidied.")
 
 
 def test_it_opens_a_search_hit_on_a_later_page_scrolled_to_its_entry(tab, sample_home):
@@ -207,12 +207,7 @@ def test_it_shows_every_sample_session_without_errors(tab):
     tab.shot("10-import-status")
 
 
-def test_it_reads_on_a_phone(tab):
-    tab.page.set_viewport_size({"width": 390, "height": 844})
-    tab.go(f"/sessions/{AMBIGUOUS}/")
-    width = tab.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 400, f"the page scrolls sideways on a phone: {width}px"
-    tab.shot("11-phone")
+# Phone width (every page at 390 px, the header one row): tests/browser/test_cards.py.
 
 
 def test_it_shows_the_real_fixture_transcripts(tab, sample_home):

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html.parser import HTMLParser
 
 import orjson
 
-from introspect.rules.tool_cards import tool_call, tool_result
+from introspect.rules import tool_cards
+from introspect.rules.tool_cards import (
+    answered,
+    code_block,
+    diff_block,
+    language_for_path,
+    split_lines,
+    tool_call,
+    tool_result,
+)
 
 
 @dataclass
@@ -399,3 +409,249 @@ def test_it_reads_a_line_orjson_refuses():
 
     assert call.kind == "bash"
     assert call.summary.startswith("echo ")
+
+
+# --- code boxes -----------------------------------------------------------------------------------
+
+
+def test_it_clamps_a_long_bash_output_to_twelve_lines():
+    output = "\n".join(f"line {n}" for n in range(1, 41)) + "\n"
+
+    block = code_block(output)
+
+    assert block.total_lines == 40
+    assert len(block.head) == 12
+    assert block.head[0] == "line 1" and block.head[-1] == "line 12"
+    assert len(block.rest) == 28 and block.rest[0] == "line 13"
+    assert block.clamped is True
+
+
+def test_it_leaves_a_short_output_whole():
+    block = code_block("one\ntwo\n")
+
+    assert block.head == ("one", "two")
+    assert block.rest == ()
+    assert block.clamped is False
+
+
+def test_it_keeps_empty_lines_where_the_numbers_expect_them():
+    block = code_block("\n\nx = 1\n\n", "python")
+
+    assert block.total_lines == 4
+    assert block.head[0] == "" and block.head[1] == "" and block.head[3] == ""
+    assert "x" in block.head[2]
+
+
+def test_it_splits_lines_as_pygments_counts_them():
+    assert split_lines("a\r\nb\rc\n") == ["a", "b", "c"]
+    assert split_lines("") == []
+    assert split_lines("a\u2028b") == ["a\u2028b"]
+
+
+def test_it_picks_the_lexer_from_the_file_name():
+    assert language_for_path("/repo/app/models.py") == "python"
+    assert language_for_path("/repo/web/index.tsx") == "tsx"
+    assert language_for_path("/repo/Makefile") == "make"
+    assert language_for_path("C:\\repo\\main.rs") == "rust"
+    assert language_for_path("/repo/LICENSE") == "text"
+    assert language_for_path("") == "text"
+
+
+def test_it_gives_calls_and_results_their_lexer():
+    assert tool_call(use("Bash", {"command": "ls -la"})).language == "bash"
+    assert tool_call(use("Write", {"file_path": "/r/a.go", "content": "package a"})).language == "go"
+    assert (
+        tool_call(use("Edit", {"file_path": "/r/a.py", "old_string": "a", "new_string": "b"})).language
+        == "python"
+    )
+    read = result_of("1→x = 1", {"type": "text", "file": {"filePath": "/r/m.py", "content": "x = 1\n"}})
+    assert read.language == "python"
+    assert read.content == "x = 1\n"
+
+
+def test_it_highlights_python():
+    block = code_block("def f():\n    return 1\n", "python")
+
+    assert block.head[0].startswith('<span class="k">def</span>')
+    assert block.highlighted == 2
+
+
+class Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, tuple(name for name, _ in attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_it_escapes_hostile_text_inside_highlighted_code():
+    hostile = '<script>alert(1)</script>\n<img src=x onerror="alert(2)">\n" hx-get="/x\n&amp; <!-- -->'
+    for language in ("python", "html", "bash", "javascript", "text"):
+        block = code_block(hostile, language)
+        parser = Tags()
+        parser.feed("\n".join(block.head))
+        parser.close()
+
+        # Pygments' spans with a class, nothing else; the text reads back exactly as it was.
+        assert {tag for tag, _ in parser.tags} <= {"span"}, language
+        assert {attrs for _, attrs in parser.tags} <= {("class",)}, language
+        assert "".join(parser.text) == hostile, language
+
+
+def test_it_stops_highlighting_at_the_cap():
+    lines = [f"x_{n} = {n}  # a comment" for n in range(tool_cards.HIGHLIGHT_MAX_LINES + 100)]
+
+    block = code_block("\n".join(lines), "python")
+    rendered = (*block.head, *block.rest)
+
+    assert block.highlighted == tool_cards.HIGHLIGHT_MAX_LINES
+    assert "<span" in rendered[tool_cards.HIGHLIGHT_MAX_LINES - 1]
+    assert (
+        rendered[tool_cards.HIGHLIGHT_MAX_LINES]
+        == f"x_{tool_cards.HIGHLIGHT_MAX_LINES} = {tool_cards.HIGHLIGHT_MAX_LINES}  # a comment"
+    )
+
+
+def test_it_stops_highlighting_at_the_byte_cap():
+    line = "y = '" + "a" * 1000 + "'"
+    block = code_block("\n".join([line] * 40), "python")
+
+    assert block.highlighted == tool_cards.HIGHLIGHT_MAX_BYTES // (len(line) + 1)
+    assert "<span" not in block.rest[-1]
+
+
+def test_it_draws_a_huge_read_quickly_and_only_up_to_the_cap():
+    text = "z = 1\n" * 400_000  # 2.4 MB
+
+    block = code_block(text, "python")
+
+    assert block.total_lines == 400_000
+    assert len(block.head) + len(block.rest) == tool_cards.MAX_CODE_LINES
+    assert block.omitted == 400_000 - tool_cards.MAX_CODE_LINES
+
+
+def test_it_falls_back_to_plain_text_for_an_unknown_lexer():
+    block = code_block("a < b", "no-such-language")
+
+    assert block.head == ("a &lt; b",)
+    assert block.highlighted == 0
+
+
+def test_it_numbers_and_highlights_a_structured_patch():
+    r = result_of(
+        "ok",
+        {
+            "filePath": "/repo/a.py",
+            "oldString": "b = 2",
+            "newString": "b = 3",
+            "structuredPatch": [
+                {
+                    "oldStart": 10,
+                    "oldLines": 3,
+                    "newStart": 10,
+                    "newLines": 3,
+                    "lines": [" a = 1", "-b = 2", "+b = 3", " c = 4"],
+                }
+            ],
+        },
+    )
+
+    block = diff_block(r.diff, r.language)
+    rows = block.head
+
+    assert [row.kind for row in rows] == ["hunk", "ctx", "del", "add", "ctx"]
+    assert (rows[1].old, rows[1].new) == (10, 10)
+    assert (rows[2].old, rows[2].new) == (11, None)
+    assert (rows[3].old, rows[3].new) == (None, 11)
+    assert (rows[4].old, rows[4].new) == (12, 12)
+    assert '<span class="mi">3</span>' in rows[3].html
+
+
+def test_it_clamps_a_long_diff():
+    call = tool_call(
+        use(
+            "Edit",
+            {"file_path": "/r/a.txt", "old_string": "", "new_string": "\n".join("abcdefghijklmnopqrst")},
+        )
+    )
+
+    block = diff_block(call.diff, call.language)
+
+    assert block.total_lines == 20
+    assert len(block.head) == 12 and len(block.rest) == 8
+
+
+# --- AskUserQuestion ------------------------------------------------------------------------------
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which database?",
+            "header": "Storage",
+            "multiSelect": False,
+            "options": [
+                {"label": "SQLite", "description": "one file"},
+                {"label": "PostgreSQL", "description": "a server"},
+            ],
+        },
+        {
+            "question": "Which extras?",
+            "header": "Extras",
+            "multiSelect": True,
+            "options": [{"label": "FTS"}, {"label": "JSON1"}, {"label": "R*Tree"}],
+        },
+    ]
+}
+
+
+def test_it_reads_the_questions_and_options():
+    call = tool_call(use("AskUserQuestion", QUESTIONS))
+
+    assert call.kind == "ask"
+    assert call.summary == "2 questions"
+    assert [q.question for q in call.questions] == ["Which database?", "Which extras?"]
+    assert call.questions[0].header == "Storage"
+    assert [(o.label, o.description) for o in call.questions[0].options] == [
+        ("SQLite", "one file"),
+        ("PostgreSQL", "a server"),
+    ]
+    assert call.questions[1].multi_select is True
+
+
+def test_it_marks_the_chosen_answers_from_the_structured_result():
+    call = tool_call(use("AskUserQuestion", QUESTIONS))
+    r = result_of(
+        'User has answered your questions: "Which database?"="PostgreSQL", "Which extras?"="FTS, R*Tree". '
+        "You can now continue with the user's answers in mind.",
+        {**QUESTIONS, "answers": {"Which database?": "PostgreSQL", "Which extras?": "FTS, R*Tree"}},
+    )
+
+    assert r.kind == "ask"
+    shown = answered(call, r)
+
+    assert [o.chosen for o in shown[0].options] == [False, True]
+    assert shown[0].answer == "PostgreSQL"
+    assert [o.chosen for o in shown[1].options] == [True, False, True]
+
+
+def test_it_reads_the_answers_from_the_result_text_alone():
+    r = result_of(
+        'User has answered your questions: "Which database?"="Something \\"else\\"". You can now continue.'
+    )
+
+    assert r.kind == "ask"
+    assert r.answers == (("Which database?", 'Something \\"else\\"'),)
+    shown = answered(tool_call(use("AskUserQuestion", QUESTIONS)), r)
+    assert not any(o.chosen for o in shown[0].options)
+    assert shown[0].answer == 'Something \\"else\\"'
+
+
+def test_it_shows_unanswered_questions_without_a_result():
+    call = tool_call(use("AskUserQuestion", QUESTIONS))
+
+    assert answered(call, None) == call.questions
+    assert answered(call, "") == call.questions

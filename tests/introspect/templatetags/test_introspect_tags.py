@@ -1,14 +1,21 @@
-"""Display helpers of the introspection templates: clip, once_per and usd."""
+"""Display helpers of the introspection templates: clip, once_per, code boxes, diffs, timestamps,
+and the conversation entry cards they build (introspect/partials/entry.html)."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from decimal import Decimal
+from types import SimpleNamespace
 
+import orjson
 import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.template.defaultfilters import truncatechars
+from django.template.loader import render_to_string
 
-from introspect.templatetags.introspect_tags import clip, usd
+from introspect.rules import tool_cards
+from introspect.templatetags.introspect_tags import clip, code_block, diff_block, timestamp, usd
 
 
 def test_it_clips_like_truncatechars():
@@ -56,3 +63,237 @@ def test_it_shows_dollars_to_the_cent_from_one_up_and_to_four_places_below():
     assert usd(Decimal("0.017362")) == "$0.0174"
     assert usd(Decimal("0")) == "$0.00"
     assert usd(None) == "—"  # nothing priced: never $0
+
+
+# --- code boxes -----------------------------------------------------------------------------------
+
+
+def preview_and_rest(html: str) -> tuple[list[str], list[str]]:
+    first, _, rest = html.partition("<details")
+    return re.findall(r'data-n="(\d+)"', first), re.findall(r'data-n="(\d+)"', rest)
+
+
+def test_it_shows_twelve_lines_of_a_forty_line_output_and_offers_the_rest():
+    html = code_block("\n".join(f"out {n}" for n in range(1, 41)))
+
+    shown, hidden = preview_and_rest(html)
+    assert shown == [str(n) for n in range(1, 13)]
+    assert hidden == [str(n) for n in range(13, 41)]
+    assert "show all 40 lines" in html
+    assert '<details class="show-all">' in html  # works without JavaScript
+
+
+def test_it_draws_a_short_output_without_a_show_all():
+    html = code_block("one\ntwo")
+
+    assert "show all" not in html
+    assert preview_and_rest(html) == (["1", "2"], [])
+
+
+def test_it_numbers_a_read_from_its_start_line():
+    html = code_block("a = 1\nb = 2\n", "python", 120)
+
+    assert preview_and_rest(html)[0] == ["120", "121"]
+    assert 'data-language="python"' in html
+    assert '<span class="n">a</span>' in html
+
+
+def test_it_says_where_the_colours_stop():
+    html = code_block("\n".join(["x = 1"] * (tool_cards.HIGHLIGHT_MAX_LINES + 5)), "python")
+
+    assert f"colours stop after line {tool_cards.HIGHLIGHT_MAX_LINES}" in html
+
+
+def test_it_keeps_hostile_text_inert_in_a_code_box():
+    html = code_block('<script>alert(1)</script>\n<a href="javascript:x" hx-get="/">', "html")
+
+    assert "<script" not in html and "<a " not in html and 'hx-get="/"' not in html
+    assert "&lt;" in html
+
+
+def test_it_says_empty_for_an_empty_text():
+    assert "(empty)" in code_block("")
+    assert "(no output)" in code_block(None)
+
+
+def test_it_draws_a_numbered_diff_clamped_to_twelve_rows():
+    diff = (("@", "@@ -1,20 +1,20 @@"), *((" ", f"line{n} = {n}") for n in range(1, 20)), ("+", "z = '<b>'"))
+
+    html = diff_block(diff, "python")
+
+    first, _, rest = html.partition("<details")
+    assert first.count("<tr") == 12 and rest.count("<tr") == 9  # the hunk header is a row, not a line
+    assert "show all 20 lines" in html
+    assert '<td class="diff-no">19</td>' in rest
+    assert "&#x27;&lt;b&gt;&#x27;" in rest or "&lt;b&gt;" in rest
+    assert "<b>" not in html
+
+
+def test_it_stamps_a_message_with_its_utc_time():
+    html = timestamp(datetime(2026, 2, 10, 21, 11, 56, 846000, tzinfo=UTC))
+
+    assert html == (
+        '<time class="ts" datetime="2026-02-10T21:11:56.846Z" data-local title="2026-02-10 21:11:56 UTC">'
+        "2026-02-10 21:11:56 UTC</time>"
+    )
+    assert timestamp(None) == ""
+
+
+# --- entry cards ----------------------------------------------------------------------------------
+
+TS = datetime(2026, 2, 10, 21, 11, 56, tzinfo=UTC)
+
+
+def call_entry(name: str, tool_input: dict, **extra) -> SimpleNamespace:
+    block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input}
+    line = orjson.dumps({"type": "assistant", "message": {"content": [block]}})
+    entry = SimpleNamespace(
+        type="assistant",
+        subtype="tool_use",
+        uuid="u-call",
+        tool_use_id="toolu_1",
+        tool_name=name,
+        line=line,
+        ts=TS,
+        spill_list=[],
+        text="",
+        flags=[],
+        **extra,
+    )
+    entry.call = tool_cards.tool_call(entry)
+    return entry
+
+
+def result_entry(content: str, extra: dict | None = None) -> SimpleNamespace:
+    obj = {
+        "type": "user",
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": content}]},
+    }
+    if extra is not None:
+        obj["toolUseResult"] = extra
+    entry = SimpleNamespace(
+        type="user",
+        uuid="u-result",
+        tool_result_id="toolu_1",
+        is_error=False,
+        line=orjson.dumps(obj),
+        ts=TS,
+        text=content,
+        spill_list=[],
+        is_prompt=False,
+        is_compact_summary=False,
+        is_meta=False,
+        flags=[],
+    )
+    entry.result = tool_cards.tool_result(entry)
+    return entry
+
+
+def render_entry(entry) -> str:
+    return render_to_string(
+        "introspect/partials/entry.html", {"entry": entry, "session": None, "subagents": {}}
+    )
+
+
+ASK = {
+    "questions": [
+        {
+            "question": "Which database?",
+            "header": "Storage",
+            "multiSelect": False,
+            "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL"}],
+        }
+    ]
+}
+
+
+def test_it_shows_a_question_its_options_and_the_chosen_answer():
+    answer = result_entry(
+        'User has answered your questions: "Which database?"="PostgreSQL". You can now continue.',
+        {**ASK, "answers": {"Which database?": "PostgreSQL"}},
+    )
+    html = render_entry(call_entry("AskUserQuestion", ASK, paired_result=answer))
+
+    assert "Which database?" in html and "Storage" in html
+    assert "SQLite" in html and "one file" in html
+    chosen = re.findall(r'<li class="ask-option ask-option--chosen">(.*?)</li>', html, re.S)
+    assert len(chosen) == 1 and "PostgreSQL" in chosen[0]
+    assert "answer: <strong>PostgreSQL</strong>" in html
+    assert 'id="u-u-call"' in html
+
+
+def test_it_shows_the_answers_of_a_standalone_ask_result():
+    html = render_entry(
+        result_entry(
+            'User has answered your questions: "Which database?"="SQLite".',
+            {**ASK, "answers": {"Which database?": "SQLite"}},
+        )
+    )
+
+    assert "<dt>Which database?</dt><dd>SQLite</dd>" in html
+
+
+def test_it_renders_the_paired_result_inside_the_call_card():
+    output = "\n".join(f"row {n}" for n in range(40))
+    result = result_entry(output, {"stdout": output, "stderr": "", "interrupted": False, "isImage": False})
+    html = render_entry(
+        call_entry("Bash", {"command": "seq 40", "description": "Count"}, paired_result=result)
+    )
+
+    card = html[html.index('class="entry tool-card') :]
+    assert "Count" in card and "seq" in card
+    assert "show all 40 lines" in card
+    assert 'id="u-u-result"' in card  # the result keeps its own anchor inside the card
+
+
+def test_it_renders_an_agent_result_as_markdown():
+    html = render_entry(
+        result_entry(
+            "## Found\n\n- **two** files <script>x</script>", {"agentId": "a1", "status": "completed"}
+        )
+    )
+
+    assert "<h2>Found</h2>" in html and "<strong>two</strong>" in html
+    assert "<script>" not in html
+
+
+def test_it_highlights_a_read_result_with_the_file_lexer():
+    html = render_entry(
+        result_entry(
+            "1→import os",
+            {
+                "type": "text",
+                "file": {
+                    "filePath": "/r/m.py",
+                    "content": "import os\n",
+                    "numLines": 1,
+                    "startLine": 7,
+                    "totalLines": 9,
+                },
+            },
+        )
+    )
+
+    assert 'data-language="python"' in html
+    assert '<span class="kn">import</span>' in html
+    assert 'data-n="7"' in html
+
+
+def test_it_shows_the_result_patch_instead_of_the_call_snippet_once_paired():
+    edit = {"file_path": "/r/a.py", "old_string": "b = 2", "new_string": "b = 3"}
+    patch = [{"oldStart": 7, "oldLines": 1, "newStart": 7, "newLines": 1, "lines": ["-b = 2", "+b = 3"]}]
+    paired = result_entry("ok", {"filePath": "/r/a.py", **edit, "structuredPatch": patch})
+
+    alone = render_entry(call_entry("Edit", edit))
+    together = render_entry(call_entry("Edit", edit, paired_result=paired))
+
+    assert alone.count('<table class="diff') == 1 and "diff--numbered" not in alone
+    assert together.count('<table class="diff') == 1 and "diff--numbered" in together
+
+
+def test_it_shows_written_content_as_highlighted_code():
+    html = render_entry(call_entry("Write", {"file_path": "/r/app.js", "content": "const a = '<b>';\n"}))
+
+    assert 'data-language="javascript"' in html
+    assert '<span class="kd">const</span>' in html
+    assert "<b>" not in html
