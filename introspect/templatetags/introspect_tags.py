@@ -121,6 +121,24 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
+@register.simple_tag
+def markdown_block(text: str | None, limit: int = 20000):
+    """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
+    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS)."""
+    text = (text or "")[:limit]
+    lines = text.splitlines()
+    if len(lines) <= tool_cards.PREVIEW_LINES + 2:
+        return format_html('<div class="markdown">{}</div>', render.render_markdown(text))
+    head = "\n".join(lines[: tool_cards.PREVIEW_LINES])
+    return format_html(
+        '<div class="markdown markdown--preview">{}</div>'
+        '<details class="show-all"><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
+        render.render_markdown(head),
+        len(lines),
+        render.render_markdown(text),
+    )
+
+
 @register.filter(is_safe=True)
 @stringfilter
 def clip(value: str, limit: int) -> str:

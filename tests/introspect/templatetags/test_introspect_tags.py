@@ -15,7 +15,14 @@ from django.template.defaultfilters import truncatechars
 from django.template.loader import render_to_string
 
 from introspect.rules import tool_cards
-from introspect.templatetags.introspect_tags import clip, code_block, diff_block, timestamp, usd
+from introspect.templatetags.introspect_tags import (
+    clip,
+    code_block,
+    diff_block,
+    markdown_block,
+    timestamp,
+    usd,
+)
 
 
 def test_it_clips_like_truncatechars():
@@ -297,3 +304,19 @@ def test_it_shows_written_content_as_highlighted_code():
     assert 'data-language="javascript"' in html
     assert '<span class="kd">const</span>' in html
     assert "<b>" not in html
+
+
+# --- Markdown cards -------------------------------------------------------------------------------
+
+
+def test_it_clamps_a_long_agent_result_to_twelve_lines_of_markdown_and_keeps_the_whole():
+    text = "\n".join(f"- finding {n}" for n in range(1, 31))
+    html = markdown_block(text)
+    preview, _, whole = html.partition("<details")
+    assert "finding 12<" in preview and "finding 13<" not in preview
+    assert "show all 30 lines" in whole and "finding 30<" in whole
+
+
+def test_it_renders_a_short_agent_result_whole_and_sanitised():
+    html = markdown_block("**done** <script>alert(1)</script>")
+    assert "<strong>done</strong>" in html and "<script>" not in html and "show all" not in html
