@@ -117,7 +117,6 @@ def projects_for_filter() -> QuerySet[Project]:
 
 
 TURNS_PER_PAGE = 20
-CONVERSATION_LIMIT = 2000
 
 
 def turns_page(
@@ -584,18 +583,22 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     }
 
 
-def subagent_conversation(agent: Subagent) -> list[TranscriptEntry]:
-    """A subagent's own transcript, loaded on demand under the call that spawned it."""
+def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:
+    """A page (`part`) of a subagent's own transcript, loaded on demand under the call that
+    spawned it, and the next part's number (None at the end): every line reachable, page by page."""
     if agent.source_id is None:
-        return []
+        return [], None
+    size = conversation.PAGE_ENTRIES
     entries = list(
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
         .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
-        .order_by("offset", "index")[:CONVERSATION_LIMIT]
+        .order_by("offset", "index")[part * size : (part + 1) * size + 1]
     )
+    following = part + 1 if len(entries) > size else None
+    entries = entries[:size]
     extra = pair_results(agent.source_id, entries)
     for_display(entries + extra)
-    return [entry for entry in entries if not getattr(entry, "with_call", False)]
+    return [entry for entry in entries if not getattr(entry, "with_call", False)], following
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:

@@ -110,10 +110,13 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
     agent = get_object_or_404(
         Subagent.objects.select_related("session", "spawn_entry"), session__sid=session_id, agent_id=agent_id
     )
+    part = max(int_param(request, "part", 0) or 0, 0)
+    entries, next_part = queries.subagent_conversation(agent, part=part)
     context = {
         "session": agent.session,
         "agent": agent,
-        "entries": queries.subagent_conversation(agent),
+        "entries": entries,
+        "next_part": next_part,
         "summary": queries.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",

@@ -712,3 +712,35 @@ def test_the_subagent_page_shows_its_models_tokens_tool_calls_and_duration(clien
         f"/sessions/{USAGE_SID}/agents/x1/", headers={"HX-Request": "true"}
     ).content.decode()
     assert "<dt>Tool calls</dt>" not in fragment  # the summary is the page's header, not the fragment's
+
+
+def test_it_pages_a_long_subagent_run_so_every_line_is_reachable(client, home):
+    sid = "long-agent"
+    home.transcript(
+        "/p",
+        sid,
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": sid,
+            "timestamp": "2026-11-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "explore"},
+        },
+    )
+    agent_file = home.root / ".claude" / "projects" / "-p" / sid / "subagents" / "agent-big.jsonl"
+    append(
+        agent_file,
+        *(
+            b'{"type":"user","uuid":"s%d","isSidechain":true,"agentId":"big","sessionId":"long-agent",'
+            b'"message":{"role":"user","content":"step %d"}}\n' % (n, n)
+            for n in range(450)
+        ),
+    )
+    call_command("ingest", stdout=StringIO())
+    url, seen = f"/sessions/{sid}/agents/big/", set()
+    while url:
+        body = client.get(url).content.decode()
+        seen |= set(re.findall(r'id="u-(s\d+)"', body))
+        found = re.search(r'href="(/sessions/long-agent/agents/big/\?part=\d+)"', body)
+        url = found.group(1) if found else None
+    assert seen == {f"s{n}" for n in range(450)}
