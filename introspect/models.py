@@ -15,6 +15,7 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
+from introspect.rules import join
 from lib import safefs
 
 
@@ -285,6 +286,18 @@ class Session(models.Model):
         """The first prompt on one line, for under the title; empty when it is the title, whole."""
         prompt = " ".join(self.first_prompt.split())
         return prompt if self.title and prompt != self.title else ""
+
+    @property
+    def compacted_window_k(self) -> int | None:
+        """The window (K) the session's automatic compactions show it ran with, when narrower
+        than the model's: the header says so beside the model's window (rules.join.compacted_window)."""
+        autos = [
+            mark["pre_tokens"]
+            for mark in self.compaction_marks or []
+            if mark.get("trigger") == "auto" and isinstance(mark.get("pre_tokens"), int)
+        ]
+        window = join.compacted_window(self.window_k * 1000, autos)
+        return window // 1000 if window else None
 
     @property
     def is_live(self) -> bool:

@@ -17,7 +17,7 @@ from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join, usage
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 4  # 4: usage is the final row of each message, cost per message's model
+DERIVED_VERSION = 5  # 5: an interruption marker is not the first prompt; 4: usage per message, final row
 USAGE_FIELDS = usage.FIELDS
 TITLE_TYPES = ("ai-title", "custom-title")
 # Claude Code's own titles, strongest first: one the user set, then its generated one, then a
@@ -87,9 +87,17 @@ def prompt_title(prompt: str, limit: int = PROMPT_TITLE_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"
 
 
+# Claude Code writes these as user lines when the user stops a reply: a turn starts there, but they
+# are not what a session is about.
+INTERRUPTIONS = ("[Request interrupted by user", "[Request cancelled by user")
+
+
 def first_prompt(entries: Iterable[TranscriptEntry]) -> str:
-    """The first real prompt in the order given, capped."""
-    return next((e.text for e in entries if e.is_prompt and e.text.strip()), "")[:FIRST_PROMPT_CAP]
+    """The first real prompt in the order given (an interruption marker is not one), capped."""
+    return next(
+        (e.text for e in entries if e.is_prompt and e.text.strip() and not e.text.startswith(INTERRUPTIONS)),
+        "",
+    )[:FIRST_PROMPT_CAP]
 
 
 def peak_context(entries: Iterable[TranscriptEntry], previous: int = 0) -> int:

@@ -170,6 +170,21 @@ def observed_window(window: int, peak: int) -> int:
     return next((size for size in known if size >= peak), known[-1])
 
 
+def compacted_window(window: int, auto_compactions: Sequence[int]) -> int | None:
+    """The window an automatic compaction shows the session ran with, when smaller than `window`.
+
+    **Rule** (waysweb, display only: dump/replay keep window_for): Claude Code compacts on its own
+    just below the window it runs with, so an `auto` compaction at N tokens before proves a window
+    of the smallest known size above N (a 1M-table model run with the 200K default). None when no
+    automatic compaction says anything narrower.
+    """
+    if not auto_compactions:
+        return None
+    known = sorted({DEFAULT_WINDOW, *WINDOW_TABLE.values(), *WINDOW_ALIASES.values()})
+    proved = next((size for size in known if size >= max(auto_compactions)), known[-1])
+    return proved if proved < window else None
+
+
 def token_timeline(entries: Sequence) -> list[tuple[str, int]]:
     """build_token_timeline: every assistant usage line with cache_read_input_tokens, in file order."""
     timeline = []

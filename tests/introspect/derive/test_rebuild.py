@@ -228,3 +228,27 @@ def test_a_summary_names_the_session_only_when_its_leaf_is_in_the_file(home):
     )
     ingest()
     assert Session.objects.get(sid=SID).title == "Parser cleanup"
+
+
+def test_an_interruption_marker_is_not_the_first_prompt_nor_the_title(home):
+    home.transcript(
+        "/p",
+        "interrupted",
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "interrupted",
+            "timestamp": "2026-11-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "[Request interrupted by user]"},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "sessionId": "interrupted",
+            "timestamp": "2026-11-01T00:00:05.000Z",
+            "message": {"role": "user", "content": "make the build green"},
+        },
+    )
+    call_command("ingest", stdout=StringIO())
+    session = Session.objects.get(sid="interrupted")
+    assert (session.first_prompt, session.title) == ("make the build green", "make the build green")

@@ -121,3 +121,10 @@ def test_a_context_larger_than_the_models_window_proves_the_larger_window():
     assert join.observed_window(200_000, 200_001) == 1_000_000  # a 1M-context beta on a 200K model
     assert join.observed_window(1_000_000, 412_000) == 1_000_000
     assert join.observed_window(200_000, 5_000_000) == 1_000_000  # never beyond the largest known
+
+
+def test_an_automatic_compaction_below_200k_shows_a_1m_model_ran_with_200k():
+    assert join.compacted_window(1_000_000, [167_000]) == 200_000
+    assert join.compacted_window(1_000_000, [450_000]) is None  # no narrower window proved
+    assert join.compacted_window(200_000, [167_000]) is None  # the model's window already says so
+    assert join.compacted_window(1_000_000, []) is None  # manual compactions prove nothing
