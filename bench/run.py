@@ -43,6 +43,7 @@ TARGETS = {
     "rerun_seconds": ("s", "< 1", lambda v: v < 1),
     "append_ms": ("ms", "< 50", lambda v: v < 50),
     "importer_peak_rss_mb": ("MB", "< 300", lambda v: v < 300),
+    "database_size_ratio": ("ratio", "<= 1.5", lambda v: v <= 1.5),
     "session_list_p95_ms": ("ms", "< 150", lambda v: v < 150),
     "replay_page_p95_ms": ("ms", "< 150", lambda v: v < 150),
     "replay_fragment_p95_ms": ("ms", "< 150", lambda v: v < 150),
@@ -244,6 +245,14 @@ def main() -> None:
     record(results, "cold_import_ratio", raw_s / import_s * (total_bytes / raw_size))
     record(results, "cold_import_seconds", import_s, "s")
     record(results, "importer_peak_rss_mb", rss_mb)
+    # What the import keeps on disk, WAL included, against the bytes it read.
+    stored = sum(
+        (work / name).stat().st_size
+        for name in ("bench.sqlite3", "bench.sqlite3-wal")
+        if (work / name).exists()
+    )
+    record(results, "database_mb", stored / 2**20, "MB")
+    record(results, "database_size_ratio", stored / total_bytes)
     notes["ingest_summary"] = summary
 
     # The re-run, appends and page times run inside Django, in a child with this run's environment.
