@@ -38,6 +38,8 @@ class Options:
     verify: bool = False
     ways: bool = True
     max_line: int = 64 << 20
+    # A follower keeps its project-folder listings between polls (sources.ListingCache).
+    listings: sources.ListingCache | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass
@@ -77,7 +79,7 @@ def import_pass(
     )
     if options.transcripts:
         found += sources.transcript_sources(
-            (options.claude_dir or locs.claude_dir) / "projects", transcript_problems
+            (options.claude_dir or locs.claude_dir) / "projects", transcript_problems, cache=options.listings
         )
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
@@ -139,8 +141,11 @@ def vanished(found: list[sources.Source]) -> list[sources.Source]:
     rows = SourceFile.objects.filter(
         kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST
     )
+    # Value tuples, not model instances: an idle poll of 16,000 files built them all to keep none.
     return [
-        sources.Source(row.kind, Path(row.root), row.rel_path, row.rank, row.session_key, row.agent_key)
-        for row in rows.only("kind", "root", "rel_path", "rank", "session_key", "agent_key")
-        if (row.root, row.rel_path) not in present and not safefs.exists(Path(row.root) / row.rel_path)
+        sources.Source(kind, Path(root), rel_path, rank, session_key, agent_key)
+        for kind, root, rel_path, rank, session_key, agent_key in rows.values_list(
+            "kind", "root", "rel_path", "rank", "session_key", "agent_key"
+        )
+        if (root, rel_path) not in present and not safefs.exists(Path(root) / rel_path)
     ]

@@ -6,8 +6,9 @@ rule 4): archives oldest day first, then the live log, then the legacy log, then
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -132,17 +133,107 @@ def user_named(path: Path, problems: list[safefs.Problem]) -> Path | None:
     return resolved if confined_file(resolved.parent, resolved, problems) else None
 
 
-def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = None) -> list[Source]:
+def stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    """What changes when a directory's listing can have changed: an entry added, removed or
+    renamed (mtime), its mode or owner (ctime), the directory replaced (device, inode)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def tree_keys(top: Path) -> tuple:
+    """stat_key of `top` and of every directory below it (names only are read: no file is stat'ed)."""
+    keys = [(str(top), stat_key(top))]
+    for folder, dirs, _ in os.walk(top, followlinks=False):
+        dirs.sort()
+        keys += [(f"{folder}/{name}", stat_key(Path(folder) / name)) for name in dirs]
+    return tuple(keys)
+
+
+@dataclass
+class FolderListing:
+    keys: tuple
+    sources: list[Source]
+    problems: list[safefs.Problem]
+
+
+@dataclass
+class ListingCache:
+    """The listings of project folders, kept while their directories' stats say nothing changed.
+
+    A follower polls every half second: listing a tree of 16,000 transcripts (every entry checked
+    for links out of the root) took 617 ms a poll, re-reading only what changed takes a stat per
+    directory. An append changes no directory; a new file, link, rename or chmod does (mtime/ctime),
+    and that folder alone is listed again. Reading a file still goes through its confinement check.
+    """
+
+    folders: dict[str, FolderListing] = field(default_factory=dict)
+    top: FolderListing | None = None
+
+
+def transcript_sources(
+    projects: Path, problems: list[safefs.Problem] | None = None, *, cache: ListingCache | None = None
+) -> list[Source]:
     """Trunk transcripts, legacy `agent-*.jsonl` beside them, and `<session>/subagents/**/agent-*.jsonl`.
 
     formats-claude-code.md §1: a trunk belongs to the session named by its file stem; a subagent
     file to the session folder it sits under. Legacy agent files name their session in their lines.
     Everything is found inside `projects` only (lib/safefs.py); what is refused goes to `problems`.
+    With a `cache`, folders whose directories did not change are not listed again.
     """
     problems = [] if problems is None else problems
     if not safefs.is_dir(projects):
         return []
+    top_key = (stat_key(projects),)
+    if cache is not None and cache.top is not None and cache.top.keys == top_key:
+        folders, top_problems = cache.top.sources, cache.top.problems
+    else:
+        top_problems: list[safefs.Problem] = []
+        folders = [
+            folder
+            for folder in safefs.entries(projects, projects, top_problems, want=lambda name: False)
+            if folder.kind == "dir"
+        ]
+        if cache is not None:
+            cache.top = FolderListing(top_key, folders, top_problems)
+            cache.folders = {k: v for k, v in cache.folders.items() if k in {str(f.path) for f in folders}}
+    problems.extend(top_problems)
     found: list[Source] = []
+    for folder in folders:
+        cached = cache.folders.get(str(folder.path)) if cache is not None else None
+        if cached is not None and cached.keys == folder_keys(folder.path):
+            found += cached.sources
+            problems.extend(cached.problems)
+            continue
+        folder_problems: list[safefs.Problem] = []
+        listed = folder_sources(projects, folder, folder_problems)
+        found += listed
+        problems.extend(folder_problems)
+        if cache is not None:
+            cache.folders[str(folder.path)] = FolderListing(folder_keys(folder.path), listed, folder_problems)
+    return found
+
+
+def folder_keys(folder: Path) -> tuple:
+    """The stats that say whether a project folder's listing still holds: the folder's own, and
+    those of each session folder's subagents tree (a subagent file lands there, not in the folder).
+    Session folders are found by name (d_type), no file is stat'ed."""
+    keys: list = [stat_key(folder)]
+    try:
+        with os.scandir(folder) as scan:
+            sessions = sorted(e.name for e in scan if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return (*keys, None)
+    for session in sessions:
+        subagents = folder / session / "subagents"
+        keys.append(tree_keys(subagents) if os.path.isdir(subagents) else (str(subagents), None))
+    return tuple(keys)
+
+
+def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.Problem]) -> list[Source]:
+    """One project folder's transcripts: its trunks and legacy agent files, and its sessions' subagents."""
 
     def jsonl(name: str) -> bool:
         return name.endswith(".jsonl")
@@ -150,43 +241,41 @@ def transcript_sources(projects: Path, problems: list[safefs.Problem] | None = N
     def agent_file(name: str) -> bool:
         return name.startswith("agent-") and name.endswith(".jsonl")
 
-    for folder in safefs.entries(projects, projects, problems, want=lambda name: False):
-        if folder.kind != "dir":
-            continue
-        session_dirs = []
-        for entry in safefs.entries(projects, folder.path, problems, want=jsonl):
-            if entry.kind == "dir":
-                session_dirs.append(entry)
-            elif jsonl(entry.name):
-                rel = entry.path.relative_to(projects).as_posix()
-                if entry.name.startswith("agent-"):
-                    found.append(
-                        Source(
-                            "subagent_transcript",
-                            projects,
-                            rel,
-                            0,
-                            "",
-                            entry.name[len("agent-") : -len(".jsonl")],
-                        )
-                    )
-                else:
-                    found.append(Source("transcript", projects, rel, 0, entry.name[: -len(".jsonl")], ""))
-        for session_dir in session_dirs:
-            subagents = session_dir.path / "subagents"
-            if not safefs.is_dir(subagents):
-                continue
-            listing = safefs.walk(projects, want=agent_file, start=subagents)
-            problems.extend(listing.problems)
-            for path in listing.files:
+    found: list[Source] = []
+    session_dirs = []
+    for entry in safefs.entries(projects, folder.path, problems, want=jsonl):
+        if entry.kind == "dir":
+            session_dirs.append(entry)
+        elif jsonl(entry.name):
+            rel = entry.path.relative_to(projects).as_posix()
+            if entry.name.startswith("agent-"):
                 found.append(
                     Source(
                         "subagent_transcript",
                         projects,
-                        path.relative_to(projects).as_posix(),
+                        rel,
                         0,
-                        session_dir.name,
-                        path.name[len("agent-") : -len(".jsonl")],
+                        "",
+                        entry.name[len("agent-") : -len(".jsonl")],
                     )
                 )
+            else:
+                found.append(Source("transcript", projects, rel, 0, entry.name[: -len(".jsonl")], ""))
+    for session_dir in session_dirs:
+        subagents = session_dir.path / "subagents"
+        if not safefs.is_dir(subagents):
+            continue
+        listing = safefs.walk(projects, want=agent_file, start=subagents)
+        problems.extend(listing.problems)
+        for path in listing.files:
+            found.append(
+                Source(
+                    "subagent_transcript",
+                    projects,
+                    path.relative_to(projects).as_posix(),
+                    0,
+                    session_dir.name,
+                    path.name[len("agent-") : -len(".jsonl")],
+                )
+            )
     return found

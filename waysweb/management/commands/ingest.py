@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
 
 from introspect.derive import sessions
-from introspect.importer import health, loader
+from introspect.importer import health, loader, sources
 from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.run import Options, PassResult
@@ -95,6 +95,8 @@ class Command(BaseCommand):
             ignore_checkpoints=options["ignore_checkpoints"],
             verify=options["verify"],
             max_line=settings.WAYSWEB_MAX_LINE_BYTES,
+            # Following, the project folders are listed again only when their directories change.
+            listings=sources.ListingCache() if follow else None,
         )
         locs = settings.WAYSWEB_LOCATIONS
         if follow:
