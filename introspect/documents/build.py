@@ -245,6 +245,23 @@ def fires_document(
 
 def replay_document(session_id: str | None, *, matched: bool) -> dict:
     """`ways session replay --json` (introspection.md §9)."""
+    found = replay_inputs(session_id)
+    if "error" in found:
+        return found
+    return replay.build_replay(**found, matched=matched)
+
+
+def replay_window_document(session_id: str | None, *, matched: bool, window: int) -> dict:
+    """One window's frames of the replay document, with every window's frame count (replay.py)."""
+    found = replay_inputs(session_id)
+    if "error" in found:
+        return found
+    del found["project"]
+    return replay.build_replay_window(**found, matched=matched, window=window)
+
+
+def replay_inputs(session_id: str | None) -> dict:
+    """What the replay builders read from the database, or the error document (§9 "Errors")."""
     if not WaysEvent.objects.exists():
         return replay.replay_error("no_events")
     session = session_in_scope(session_id)
@@ -258,16 +275,15 @@ def replay_document(session_id: str | None, *, matched: bool) -> dict:
     entries = sources.trunk_entries(sources.locate_trunk(session.sid, project or ""))
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
-    return replay.build_replay(
-        session_id=session.sid,
-        project=project,
-        events=events,
-        token_timeline=join.token_timeline(entries),
-        refire_k=refire_thresholds(way_ids, project or "", window_k),
-        context_window_k=window_k,
-        agent_types=dict(session.subagents.values_list("agent_id", "agent_type")),
-        matched=matched,
-    )
+    return {
+        "session_id": session.sid,
+        "project": project,
+        "events": events,
+        "token_timeline": join.token_timeline(entries),
+        "refire_k": refire_thresholds(way_ids, project or "", window_k),
+        "context_window_k": window_k,
+        "agent_types": dict(session.subagents.values_list("agent_id", "agent_type")),
+    }
 
 
 # agent-ways config defaults (ADR-126 refire presets): a fraction of the context window.

@@ -368,8 +368,14 @@ def frame_rows(state: WindowState, extra: list[Row], matched: bool) -> list[Row]
     return [row for row in rows if row.outcome in SHOWN_OUTCOMES]
 
 
-def build_frames(items: list[Item], state: WindowState, matched: bool) -> list[Frame]:
-    """introspection.md §8 `build_frames`: every cluster of every event becomes a frame."""
+def build_frames(
+    items: list[Item], state: WindowState, matched: bool, only_window: int | None = None
+) -> list[Frame]:
+    """introspection.md §8 `build_frames`: every cluster of every event becomes a frame.
+
+    With `only_window`, the frames of other windows are still built (the state runs through
+    them) but get no rows: copying and sorting each frame's active set is most of the work.
+    """
     clusters = clusters_of(items)
     frames: list[Frame] = []
     start = clusters[0][0][0] if clusters else None
@@ -377,7 +383,9 @@ def build_frames(items: list[Item], state: WindowState, matched: bool) -> list[F
         frame = open_frame(state, cluster, start, first=not frames)
         for _, item in cluster:
             apply_event(state, frame, item)
-        frame.rows = frame_rows(state, settle_held(state, frame), matched)
+        extra = settle_held(state, frame)  # always: a would-block verdict marks the active set
+        if only_window is None or frame.window == only_window:
+            frame.rows = frame_rows(state, extra, matched)
         frames.append(frame)
     return frames
 
@@ -601,4 +609,43 @@ def build_replay(
         "summary": summary_of(items, frames, len(near_misses)),
         "frames": [frame_json(frame, agent_types or {}) for frame in frames],
         "near_misses": near_misses,
+    }
+
+
+def build_replay_window(
+    *,
+    session_id: str,
+    events: Sequence,
+    token_timeline: Sequence[tuple[str, int]],
+    refire_k: Mapping[str, int],
+    context_window_k: int,
+    window: int,
+    agent_types: Mapping[str, str] | None = None,
+    matched: bool = False,
+) -> dict:
+    """One compaction window's frames of the `SessionDump`, for the session page's replay panel.
+
+    waysweb's own document, not upstream's: `frames` are exactly the full document's frames of
+    window `window` (1-based; none when the session has fewer windows), and `windows` lists every
+    window's frame count and the index of its first frame in the full `frames` list, so that a
+    client can page through the replay one window at a time. Same inputs as `build_replay`.
+    """
+    items = items_of(events)
+    if not items:
+        return replay_error("no_session_events", session_id)
+    state = WindowState(
+        refire_k=refire_k, fallback_k=context_window_k * 25 // 100, timeline=timed_timeline(token_timeline)
+    )
+    frames = build_frames(items, state, matched, only_window=window)
+    counts = Counter(frame.window for frame in frames)
+    windows, offset = [], 0
+    for number in sorted(counts):
+        windows.append({"window": number, "frames": counts[number], "offset": offset})
+        offset += counts[number]
+    return {
+        "session": session_id,
+        "window": window,
+        "frames_total": len(frames),
+        "windows": windows,
+        "frames": [frame_json(frame, agent_types or {}) for frame in frames if frame.window == window],
     }
