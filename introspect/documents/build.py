@@ -17,7 +17,7 @@ from django.conf import settings
 from introspect.derive import sources
 from introspect.documents import replay
 from introspect.documents import schema as m
-from introspect.models import Session, Way, WaysEvent
+from introspect.models import Session, SourceFile, TranscriptEntry, Way, WaysEvent
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 
@@ -272,7 +272,7 @@ def replay_inputs(session_id: str | None) -> dict:
         return replay.replay_error("no_session_events", session_id)
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else None
-    entries = sources.trunk_entries(sources.locate_trunk(session.sid, project or ""))
+    entries = assistant_lines(sources.locate_trunk(session.sid, project or ""))
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
     return {
@@ -284,6 +284,32 @@ def replay_inputs(session_id: str | None) -> dict:
         "context_window_k": window_k,
         "agent_types": dict(session.subagents.values_list("agent_id", "agent_type")),
     }
+
+
+@dataclass(frozen=True)
+class AssistantLine:
+    """The columns of a transcript line that the replay reads (its model and its usage)."""
+
+    type: str
+    model: str | None
+    timestamp_raw: str | None
+    has_usage: bool
+    input_tokens: int | None
+    cache_read_input_tokens: int | None
+    cache_creation_input_tokens: int | None
+
+
+def assistant_lines(trunk: SourceFile | None) -> list[AssistantLine]:
+    """The trunk's assistant lines in file order: all that `last_model` and `token_timeline` read
+    (they skip every other line), as plain tuples rather than 25,000 model instances."""
+    if trunk is None:
+        return []
+    rows = (
+        TranscriptEntry.objects.filter(source=trunk, type="assistant")
+        .order_by("offset", "index")
+        .values_list(*(name for name in AssistantLine.__dataclass_fields__))
+    )
+    return [AssistantLine(*row) for row in rows]
 
 
 # agent-ways config defaults (ADR-126 refire presets): a fraction of the context window.

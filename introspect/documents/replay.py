@@ -15,6 +15,7 @@ parsed once per event.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -105,6 +106,28 @@ def token_k_at(timeline: list[tuple[datetime, int]], second: datetime) -> int:
     return found
 
 
+@dataclass(frozen=True)
+class Timeline:
+    """`token_k_at` for many frames at once: the walk stops at the first entry later than the
+    frame, which is the first whose running maximum is later, found by bisection (the running
+    maximum never decreases, even where the timeline itself goes back in time)."""
+
+    entries: list[tuple[datetime, int]]
+    running_max: list[datetime]
+
+    @classmethod
+    def of(cls, entries: list[tuple[datetime, int]]) -> Timeline:
+        running, latest = [], None
+        for second, _ in entries:
+            latest = second if latest is None or second > latest else latest
+            running.append(latest)
+        return cls(entries, running)
+
+    def k_at(self, second: datetime) -> int:
+        stop = bisect.bisect_right(self.running_max, second)
+        return self.entries[stop - 1][1] if stop else 0
+
+
 # ── Frames (introspection.md §8) ────────────────────────────────────────────────────────────────
 
 
@@ -153,7 +176,7 @@ class WindowState:
 
     refire_k: Mapping[str, int]
     fallback_k: int
-    timeline: list[tuple[datetime, int]]
+    timeline: Timeline
     active: dict[tuple[str, str], Row] = field(default_factory=dict)
     checks: dict[tuple[str, str], int] = field(default_factory=dict)
     last_agent: dict[str, str] = field(default_factory=dict)
@@ -202,7 +225,7 @@ def open_frame(
         timestamp=head.event.ts_raw,
         second=second,
         elapsed_secs=max(int((second - start).total_seconds()), 0),
-        token_position_k=token_k_at(state.timeline, second),
+        token_position_k=state.timeline.k_at(second),
     )
     if boundary:
         frame.new_events.append(f"⎯ compaction · window {state.window} ⎯")
@@ -598,7 +621,9 @@ def build_replay(
     if not items:
         return replay_error("no_session_events", session_id)
     state = WindowState(
-        refire_k=refire_k, fallback_k=context_window_k * 25 // 100, timeline=timed_timeline(token_timeline)
+        refire_k=refire_k,
+        fallback_k=context_window_k * 25 // 100,
+        timeline=Timeline.of(timed_timeline(token_timeline)),
     )
     frames = build_frames(items, state, matched)
     near_misses = near_misses_of(items, frames)
@@ -634,7 +659,9 @@ def build_replay_window(
     if not items:
         return replay_error("no_session_events", session_id)
     state = WindowState(
-        refire_k=refire_k, fallback_k=context_window_k * 25 // 100, timeline=timed_timeline(token_timeline)
+        refire_k=refire_k,
+        fallback_k=context_window_k * 25 // 100,
+        timeline=Timeline.of(timed_timeline(token_timeline)),
     )
     frames = build_frames(items, state, matched, only_window=window)
     counts = Counter(frame.window for frame in frames)
