@@ -54,8 +54,11 @@ def source_totals() -> dict:
     return totals
 
 
-def source_page(filters: StatusFilters, *, page: int) -> Page:
-    """The files in the order they were always listed (kind, root, path, generation), a page at a time."""
+def source_page(filters: StatusFilters, *, page: int, files: int) -> Page:
+    """The files in the order they were always listed (kind, root, path, generation), a page at a time.
+
+    `files` is every file's count (from the totals): unfiltered, the pager needs no COUNT of its own.
+    """
     sources = SourceFile.objects.order_by(*SOURCE_ORDER)
     if filters.kind:
         sources = sources.filter(kind=filters.kind)
@@ -63,26 +66,43 @@ def source_page(filters: StatusFilters, *, page: int) -> Page:
         sources = sources.filter(status=filters.status)
     if filters.q:
         sources = sources.filter(Q(rel_path__icontains=filters.q) | Q(root__icontains=filters.q))
-    return Paginator(sources, SOURCES_PER_PAGE).get_page(page)
+    paginator = Paginator(sources, SOURCES_PER_PAGE)
+    if not filters.active:
+        paginator.count = files  # a cached_property: set, Paginator runs no COUNT
+    return paginator.get_page(page)
 
 
-def quarantine_page(*, page: int) -> Page:
-    """Quarantined lines, newest first, a page at a time, with the file each came from."""
-    lines = Quarantine.objects.select_related("source").order_by("-pk")
-    return Paginator(lines, QUARANTINE_PER_PAGE).get_page(page)
+def quarantine_page(*, page: int, lines: int) -> Page:
+    """Quarantined lines, newest first, a page at a time, with the file each came from.
+
+    `lines` is their count (the sum of the counts by reason), so the pager runs no COUNT.
+    """
+    paginator = Paginator(Quarantine.objects.select_related("source").order_by("-pk"), QUARANTINE_PER_PAGE)
+    paginator.count = lines
+    return paginator.get_page(page)
+
+
+def unread_paths() -> tuple[list[SourceProblem], int]:
+    """The first paths that were not read, and how many there are (a COUNT only past the first ones)."""
+    problems = SourceProblem.objects.order_by("area", "path")
+    shown = list(problems[:PROBLEMS_SHOWN])
+    return shown, len(shown) if len(shown) < PROBLEMS_SHOWN else problems.count()
 
 
 def import_status(filters: StatusFilters, *, page: int = 1, quarantine_page_number: int = 1) -> dict:
     """Totals, one page of source files, the unread paths and one page of the quarantine."""
+    totals = source_totals()
+    by_reason = list(Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"))
+    problems, problem_count = unread_paths()
     return {
         "failure": health.last_failure(),
-        "totals": source_totals(),
+        "totals": totals,
         "filters": filters,
         "kinds": SourceFile.Kind.values,
         "statuses": SourceFile.Status.values,
-        "sources": source_page(filters, page=page),
-        "problems": SourceProblem.objects.order_by("area", "path")[:PROBLEMS_SHOWN],
-        "problem_count": SourceProblem.objects.count(),
-        "quarantine_by_reason": Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"),
-        "quarantine": quarantine_page(page=quarantine_page_number),
+        "sources": source_page(filters, page=page, files=totals["files"]),
+        "problems": problems,
+        "problem_count": problem_count,
+        "quarantine_by_reason": by_reason,
+        "quarantine": quarantine_page(page=quarantine_page_number, lines=sum(row["n"] for row in by_reason)),
     }
