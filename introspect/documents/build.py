@@ -267,7 +267,7 @@ def replay_inputs(session_id: str | None) -> dict:
     session = session_in_scope(session_id)
     if session is None and not session_id:
         return replay.replay_error("no_sessions")
-    events = sources.events_in_order(session) if session else []
+    events = replay_events(session) if session else []
     if not events:
         return replay.replay_error("no_session_events", session_id)
     starts = [event for event in events if event.event == "session_start"]
@@ -284,6 +284,33 @@ def replay_inputs(session_id: str | None) -> dict:
         "context_window_k": window_k,
         "agent_types": dict(session.subagents.values_list("agent_id", "agent_type")),
     }
+
+
+@dataclass(frozen=True)
+class ReplayEvent:
+    """The columns of an event that the replay reads (replay.py `Item`), nothing else."""
+
+    event: str | None
+    ts_raw: str | None
+    way: str | None
+    trigger: str | None
+    agent_id: str | None
+    reason: str | None
+    verdict: str | None
+    check_id: str | None
+    project: str | None
+    raw: str
+    occurrences: int
+
+
+def replay_events(session: Session) -> list[ReplayEvent]:
+    """The session's events in event order (`sources.events_in_order`), as plain tuples."""
+    rows = (
+        WaysEvent.objects.filter(session=session)
+        .order_by(*sources.EVENT_ORDER)
+        .values_list(*(name for name in ReplayEvent.__dataclass_fields__))
+    )
+    return [ReplayEvent(*row) for row in rows]
 
 
 @dataclass(frozen=True)
