@@ -102,6 +102,18 @@ def test_it_replays_the_session_frame_by_frame(tab):
     tab.shot("06-replay")
 
 
+def test_it_plays_on_into_the_next_window_loading_it_on_the_way(tab):
+    tab.go(f"/sessions/{LONG}/")
+    tab.page.click("#replay summary")
+    tab.page.wait_for_selector("[data-replay=where]:has-text('1/30')")
+    tab.page.select_option("[data-replay=speed]", "250")
+    tab.page.click("[data-replay=play]")
+    tab.page.wait_for_selector("[data-replay=where]:has-text('of window 2 ·'):not(:has-text('loading'))")
+    tab.page.click("[data-replay=play]")  # pause
+    assert "(window 2)" in tab.page.locator("[data-replay=window]").inner_text()
+    assert tab.page.locator("[data-replay=active] li").count() >= 1
+
+
 def test_it_loads_a_subagent_under_its_tool_call(tab):
     tab.go(f"/sessions/{LONG}/")
     link = tab.page.locator(".subagent a").first
