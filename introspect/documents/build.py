@@ -17,7 +17,7 @@ from django.conf import settings
 from introspect.derive import sources
 from introspect.documents import replay
 from introspect.documents import schema as m
-from introspect.models import Session, Way, WaysEvent
+from introspect.models import Session, SourceFile, TranscriptEntry, Way, WaysEvent
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 
@@ -245,29 +245,98 @@ def fires_document(
 
 def replay_document(session_id: str | None, *, matched: bool) -> dict:
     """`ways session replay --json` (introspection.md §9)."""
+    found = replay_inputs(session_id)
+    if "error" in found:
+        return found
+    return replay.build_replay(**found, matched=matched)
+
+
+def replay_window_document(session_id: str | None, *, matched: bool, window: int) -> dict:
+    """One window's frames of the replay document, with every window's frame count (replay.py)."""
+    found = replay_inputs(session_id)
+    if "error" in found:
+        return found
+    del found["project"]
+    return replay.build_replay_window(**found, matched=matched, window=window)
+
+
+def replay_inputs(session_id: str | None) -> dict:
+    """What the replay builders read from the database, or the error document (§9 "Errors")."""
     if not WaysEvent.objects.exists():
         return replay.replay_error("no_events")
     session = session_in_scope(session_id)
     if session is None and not session_id:
         return replay.replay_error("no_sessions")
-    events = sources.events_in_order(session) if session else []
+    events = replay_events(session) if session else []
     if not events:
         return replay.replay_error("no_session_events", session_id)
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else None
-    entries = sources.trunk_entries(sources.locate_trunk(session.sid, project or ""))
+    entries = assistant_lines(sources.locate_trunk(session.sid, project or ""))
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
-    return replay.build_replay(
-        session_id=session.sid,
-        project=project,
-        events=events,
-        token_timeline=join.token_timeline(entries),
-        refire_k=refire_thresholds(way_ids, project or "", window_k),
-        context_window_k=window_k,
-        agent_types=dict(session.subagents.values_list("agent_id", "agent_type")),
-        matched=matched,
+    return {
+        "session_id": session.sid,
+        "project": project,
+        "events": events,
+        "token_timeline": join.token_timeline(entries),
+        "refire_k": refire_thresholds(way_ids, project or "", window_k),
+        "context_window_k": window_k,
+        "agent_types": dict(session.subagents.values_list("agent_id", "agent_type")),
+    }
+
+
+@dataclass(frozen=True)
+class ReplayEvent:
+    """The columns of an event that the replay reads (replay.py `Item`), nothing else."""
+
+    event: str | None
+    ts_raw: str | None
+    way: str | None
+    trigger: str | None
+    agent_id: str | None
+    reason: str | None
+    verdict: str | None
+    check_id: str | None
+    project: str | None
+    raw: str
+    occurrences: int
+
+
+def replay_events(session: Session) -> list[ReplayEvent]:
+    """The session's events in event order (`sources.events_in_order`), as plain tuples."""
+    rows = (
+        WaysEvent.objects.filter(session=session)
+        .order_by(*sources.EVENT_ORDER)
+        .values_list(*(name for name in ReplayEvent.__dataclass_fields__))
     )
+    return [ReplayEvent(*row) for row in rows]
+
+
+@dataclass(frozen=True)
+class AssistantLine:
+    """The columns of a transcript line that the replay reads (its model and its usage)."""
+
+    type: str
+    model: str | None
+    timestamp_raw: str | None
+    has_usage: bool
+    input_tokens: int | None
+    cache_read_input_tokens: int | None
+    cache_creation_input_tokens: int | None
+
+
+def assistant_lines(trunk: SourceFile | None) -> list[AssistantLine]:
+    """The trunk's assistant lines in file order: all that `last_model` and `token_timeline` read
+    (they skip every other line), as plain tuples rather than 25,000 model instances."""
+    if trunk is None:
+        return []
+    rows = (
+        TranscriptEntry.objects.filter(source=trunk, type="assistant")
+        .order_by("offset", "index")
+        .values_list(*(name for name in AssistantLine.__dataclass_fields__))
+    )
+    return [AssistantLine(*row) for row in rows]
 
 
 # agent-ways config defaults (ADR-126 refire presets): a fraction of the context window.

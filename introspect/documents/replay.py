@@ -15,6 +15,7 @@ parsed once per event.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -105,6 +106,28 @@ def token_k_at(timeline: list[tuple[datetime, int]], second: datetime) -> int:
     return found
 
 
+@dataclass(frozen=True)
+class Timeline:
+    """`token_k_at` for many frames at once: the walk stops at the first entry later than the
+    frame, which is the first whose running maximum is later, found by bisection (the running
+    maximum never decreases, even where the timeline itself goes back in time)."""
+
+    entries: list[tuple[datetime, int]]
+    running_max: list[datetime]
+
+    @classmethod
+    def of(cls, entries: list[tuple[datetime, int]]) -> Timeline:
+        running, latest = [], None
+        for second, _ in entries:
+            latest = second if latest is None or second > latest else latest
+            running.append(latest)
+        return cls(entries, running)
+
+    def k_at(self, second: datetime) -> int:
+        stop = bisect.bisect_right(self.running_max, second)
+        return self.entries[stop - 1][1] if stop else 0
+
+
 # ── Frames (introspection.md §8) ────────────────────────────────────────────────────────────────
 
 
@@ -153,7 +176,7 @@ class WindowState:
 
     refire_k: Mapping[str, int]
     fallback_k: int
-    timeline: list[tuple[datetime, int]]
+    timeline: Timeline
     active: dict[tuple[str, str], Row] = field(default_factory=dict)
     checks: dict[tuple[str, str], int] = field(default_factory=dict)
     last_agent: dict[str, str] = field(default_factory=dict)
@@ -202,7 +225,7 @@ def open_frame(
         timestamp=head.event.ts_raw,
         second=second,
         elapsed_secs=max(int((second - start).total_seconds()), 0),
-        token_position_k=token_k_at(state.timeline, second),
+        token_position_k=state.timeline.k_at(second),
     )
     if boundary:
         frame.new_events.append(f"⎯ compaction · window {state.window} ⎯")
@@ -368,8 +391,14 @@ def frame_rows(state: WindowState, extra: list[Row], matched: bool) -> list[Row]
     return [row for row in rows if row.outcome in SHOWN_OUTCOMES]
 
 
-def build_frames(items: list[Item], state: WindowState, matched: bool) -> list[Frame]:
-    """introspection.md §8 `build_frames`: every cluster of every event becomes a frame."""
+def build_frames(
+    items: list[Item], state: WindowState, matched: bool, only_window: int | None = None
+) -> list[Frame]:
+    """introspection.md §8 `build_frames`: every cluster of every event becomes a frame.
+
+    With `only_window`, the frames of other windows are still built (the state runs through
+    them) but get no rows: copying and sorting each frame's active set is most of the work.
+    """
     clusters = clusters_of(items)
     frames: list[Frame] = []
     start = clusters[0][0][0] if clusters else None
@@ -377,7 +406,9 @@ def build_frames(items: list[Item], state: WindowState, matched: bool) -> list[F
         frame = open_frame(state, cluster, start, first=not frames)
         for _, item in cluster:
             apply_event(state, frame, item)
-        frame.rows = frame_rows(state, settle_held(state, frame), matched)
+        extra = settle_held(state, frame)  # always: a would-block verdict marks the active set
+        if only_window is None or frame.window == only_window:
+            frame.rows = frame_rows(state, extra, matched)
         frames.append(frame)
     return frames
 
@@ -590,7 +621,9 @@ def build_replay(
     if not items:
         return replay_error("no_session_events", session_id)
     state = WindowState(
-        refire_k=refire_k, fallback_k=context_window_k * 25 // 100, timeline=timed_timeline(token_timeline)
+        refire_k=refire_k,
+        fallback_k=context_window_k * 25 // 100,
+        timeline=Timeline.of(timed_timeline(token_timeline)),
     )
     frames = build_frames(items, state, matched)
     near_misses = near_misses_of(items, frames)
@@ -601,4 +634,45 @@ def build_replay(
         "summary": summary_of(items, frames, len(near_misses)),
         "frames": [frame_json(frame, agent_types or {}) for frame in frames],
         "near_misses": near_misses,
+    }
+
+
+def build_replay_window(
+    *,
+    session_id: str,
+    events: Sequence,
+    token_timeline: Sequence[tuple[str, int]],
+    refire_k: Mapping[str, int],
+    context_window_k: int,
+    window: int,
+    agent_types: Mapping[str, str] | None = None,
+    matched: bool = False,
+) -> dict:
+    """One compaction window's frames of the `SessionDump`, for the session page's replay panel.
+
+    waysweb's own document, not upstream's: `frames` are exactly the full document's frames of
+    window `window` (1-based; none when the session has fewer windows), and `windows` lists every
+    window's frame count and the index of its first frame in the full `frames` list, so that a
+    client can page through the replay one window at a time. Same inputs as `build_replay`.
+    """
+    items = items_of(events)
+    if not items:
+        return replay_error("no_session_events", session_id)
+    state = WindowState(
+        refire_k=refire_k,
+        fallback_k=context_window_k * 25 // 100,
+        timeline=Timeline.of(timed_timeline(token_timeline)),
+    )
+    frames = build_frames(items, state, matched, only_window=window)
+    counts = Counter(frame.window for frame in frames)
+    windows, offset = [], 0
+    for number in sorted(counts):
+        windows.append({"window": number, "frames": counts[number], "offset": offset})
+        offset += counts[number]
+    return {
+        "session": session_id,
+        "window": window,
+        "frames_total": len(frames),
+        "windows": windows,
+        "frames": [frame_json(frame, agent_types or {}) for frame in frames if frame.window == window],
     }

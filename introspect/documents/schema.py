@@ -233,3 +233,18 @@ class SessionDump(Out):
     summary: ReplaySummary
     frames: list[Frame]
     near_misses: list[NearMiss]
+
+
+# The replay panel's window of the `SessionDump` (waysweb's own, replay.py `build_replay_window`).
+class WindowCount(Out):
+    window: int
+    frames: int
+    offset: int
+
+
+class ReplayWindow(Out):
+    session: str
+    window: int
+    frames_total: int
+    windows: list[WindowCount]
+    frames: list[Frame]

@@ -1,20 +1,108 @@
-"""The import status page's query: sources, what was not read, the quarantine."""
+"""The import status page's query: totals, the source files a page at a time, what was not read, the quarantine.
+
+Thousands of files are normal (every transcript and subagent file is one): the totals are aggregate
+queries, and the file list and the quarantine are paged, so the page's size and its query count do
+not grow with the number of files.
+"""
 
 from __future__ import annotations
 
-from django.db.models import Count
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Q, Sum
 
 from introspect.importer import health
 from introspect.models import Quarantine, SourceFile, SourceProblem
 
+SOURCES_PER_PAGE = 100
+QUARANTINE_PER_PAGE = 50
+PROBLEMS_SHOWN = 500
+SOURCE_ORDER = ("kind", "root", "rel_path", "generation")
+COUNTERS = ("offset", "lines_seen", "imported", "duplicate", "quarantined", "inert")
 
-def import_status() -> dict:
-    """Per-source counters and quarantine counts for the status page."""
+
+@dataclass(frozen=True)
+class StatusFilters:
+    """The file list's filters, from the query string: a kind, a status, a piece of the path."""
+
+    kind: str = ""
+    status: str = ""
+    q: str = ""
+
+    @classmethod
+    def parse(cls, *, kind: str, status: str, q: str) -> StatusFilters:
+        """Unknown kinds and statuses read as no filter, never as an empty list."""
+        return cls(
+            kind=kind if kind in SourceFile.Kind.values else "",
+            status=status if status in SourceFile.Status.values else "",
+            q=q.strip()[:200],
+        )
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kind or self.status or self.q)
+
+
+def source_totals() -> dict:
+    """Every file's counters summed, and the files by status: one aggregate query."""
+    totals = SourceFile.objects.aggregate(
+        files=Count("pk"),
+        **{name: Sum(name, default=0) for name in COUNTERS},
+        **{status: Count("pk", filter=Q(status=status)) for status in SourceFile.Status.values},
+    )
+    return totals
+
+
+def source_page(filters: StatusFilters, *, page: int, files: int) -> Page:
+    """The files in the order they were always listed (kind, root, path, generation), a page at a time.
+
+    `files` is every file's count (from the totals): unfiltered, the pager needs no COUNT of its own.
+    """
+    sources = SourceFile.objects.order_by(*SOURCE_ORDER)
+    if filters.kind:
+        sources = sources.filter(kind=filters.kind)
+    if filters.status:
+        sources = sources.filter(status=filters.status)
+    if filters.q:
+        sources = sources.filter(Q(rel_path__icontains=filters.q) | Q(root__icontains=filters.q))
+    paginator = Paginator(sources, SOURCES_PER_PAGE)
+    if not filters.active:
+        paginator.count = files  # a cached_property: set, Paginator runs no COUNT
+    return paginator.get_page(page)
+
+
+def quarantine_page(*, page: int, lines: int) -> Page:
+    """Quarantined lines, newest first, a page at a time, with the file each came from.
+
+    `lines` is their count (the sum of the counts by reason), so the pager runs no COUNT.
+    """
+    paginator = Paginator(Quarantine.objects.select_related("source").order_by("-pk"), QUARANTINE_PER_PAGE)
+    paginator.count = lines
+    return paginator.get_page(page)
+
+
+def unread_paths() -> tuple[list[SourceProblem], int]:
+    """The first paths that were not read, and how many there are (a COUNT only past the first ones)."""
+    problems = SourceProblem.objects.order_by("area", "path")
+    shown = list(problems[:PROBLEMS_SHOWN])
+    return shown, len(shown) if len(shown) < PROBLEMS_SHOWN else problems.count()
+
+
+def import_status(filters: StatusFilters, *, page: int = 1, quarantine_page_number: int = 1) -> dict:
+    """Totals, one page of source files, the unread paths and one page of the quarantine."""
+    totals = source_totals()
+    by_reason = list(Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"))
+    problems, problem_count = unread_paths()
     return {
         "failure": health.last_failure(),
-        "problems": SourceProblem.objects.order_by("area", "path")[:500],
-        "problem_count": SourceProblem.objects.count(),
-        "sources": SourceFile.objects.order_by("kind", "root", "rel_path", "generation"),
-        "quarantine_by_reason": Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"),
-        "quarantine": Quarantine.objects.select_related("source").order_by("-pk")[:50],
+        "totals": totals,
+        "filters": filters,
+        "kinds": SourceFile.Kind.values,
+        "statuses": SourceFile.Status.values,
+        "sources": source_page(filters, page=page, files=totals["files"]),
+        "problems": problems,
+        "problem_count": problem_count,
+        "quarantine_by_reason": by_reason,
+        "quarantine": quarantine_page(page=quarantine_page_number, lines=sum(row["n"] for row in by_reason)),
     }

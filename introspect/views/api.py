@@ -32,6 +32,13 @@ def api_session_dump(request: HttpRequest, session_id: str) -> HttpResponse:
 
 @require_safe
 def api_session_replay(request: HttpRequest, session_id: str) -> HttpResponse:
+    # `?window=N`: only that compaction window's frames (the session page's replay panel loads
+    # one window at a time); without it, the whole document `manage.py introspect replay` prints.
+    window = int_param(request, "window", low=1)
+    if window is not None:
+        return json_response(
+            documents.replay_window_document(session_id, matched=flag(request, "matched"), window=window)
+        )
     return json_response(documents.replay_document(session_id, matched=flag(request, "matched")))
 
 

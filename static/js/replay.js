@@ -1,15 +1,21 @@
 // Replay mode: step through a session like `ways session replay`, frame by frame, with the active
-// way set of the current compaction window growing as it goes. Reads the same replay.json the API
-// serves; the server-rendered page stays complete without it.
+// way set of the current compaction window growing as it goes. Nothing is fetched on page load:
+// opening the panel fetches the first window's frames (`replay.json?window=1`, which also lists
+// every window's frame count), and moving into another window fetches that window, once. The
+// server-rendered page stays complete without it.
 (function () {
   "use strict";
   const panel = document.getElementById("replay");
   if (!panel) return;
   const $ = (name) => panel.querySelector(`[data-replay="${name}"]`);
-  let frames = [];
+  const details = $("panel");
+  let windows = []; // [{window, frames, offset}] from the first answer
+  let total = 0;
+  const loaded = new Map(); // window number → its frames
+  const pending = new Map(); // window number → the fetch in flight
   let index = 0;
   let timer = null;
-  let windowNo = 1;
+  let started = null; // the first fetch, shared by every control pressed before it answers
 
   function text(tag, content, cls) {
     const el = document.createElement(tag);
@@ -18,22 +24,63 @@
     return el;
   }
 
-  function windowOf(i) {
-    let n = 1;
-    for (let k = 1; k <= i; k++) {
-      if (frames[k].new_events.some((e) => e.indexOf("compaction") >= 0)) n++;
+  function windowAt(i) {
+    for (const w of windows) if (i < w.offset + w.frames) return w;
+    return windows[windows.length - 1];
+  }
+
+  function frameAt(i) {
+    const w = windowAt(i);
+    const frames = w && loaded.get(w.window);
+    return frames ? frames[i - w.offset] : null;
+  }
+
+  function load(number) {
+    if (loaded.has(number)) return Promise.resolve(loaded.get(number));
+    if (pending.has(number)) return pending.get(number);
+    const request = fetch(panel.dataset.replayWindowUrl + number, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+      .then((doc) => {
+        if (!windows.length) {
+          windows = doc.windows || [];
+          total = doc.frames_total || 0;
+          $("scrub").max = String(Math.max(total, 1));
+        }
+        loaded.set(number, doc.frames || []);
+        return loaded.get(number);
+      })
+      .finally(() => pending.delete(number));
+    pending.set(number, request);
+    return request;
+  }
+
+  function start() {
+    if (!started) {
+      started = load(1).catch(() => {
+        started = null;
+        $("where").textContent = "could not load the replay; open the panel again to retry";
+      });
     }
-    return n;
+    return started;
   }
 
   function show(i) {
-    if (!frames.length) return;
-    index = Math.max(0, Math.min(frames.length - 1, i));
-    const frame = frames[index];
-    windowNo = windowOf(index);
+    if (!total) return;
+    index = Math.max(0, Math.min(total - 1, i));
+    const w = windowAt(index);
     $("scrub").value = String(index + 1);
-    $("where").textContent = `frame ${frame.epoch} of window ${windowNo} · ${frame.timestamp} · ${frame.token_position_k}K ctx · ${index + 1}/${frames.length}`;
-    $("window").textContent = `(window ${windowNo})`;
+    $("window").textContent = `(window ${w.window})`;
+    const frame = frameAt(index);
+    if (!frame) {
+      // Known before the window arrives: where we are. The frame itself follows.
+      $("where").textContent = `frame ${index - w.offset + 1} of window ${w.window} · loading… · ${index + 1}/${total}`;
+      const wanted = index;
+      load(w.window).then(() => { if (index === wanted) show(wanted); }).catch(() => {
+        if (index === wanted) $("where").textContent = `could not load window ${w.window} · ${index + 1}/${total}`;
+      });
+      return;
+    }
+    $("where").textContent = `frame ${frame.epoch} of window ${w.window} · ${frame.timestamp} · ${frame.token_position_k}K ctx · ${index + 1}/${total}`;
     const active = $("active");
     active.replaceChildren();
     for (const way of frame.active_ways) {
@@ -54,6 +101,11 @@
     markTurn(frame.timestamp);
   }
 
+  // Every control first makes sure the first window (and with it the frame counts) is here.
+  function then(action) {
+    return () => start().then(() => { if (total) action(); });
+  }
+
   function markTurn(timestamp) {
     let last = null;
     for (const turn of document.querySelectorAll("[data-turn]")) {
@@ -70,36 +122,37 @@
     $("play").textContent = "▶ play";
   }
 
-  function play() {
-    if (timer) return stop();
-    if (index >= frames.length - 1) show(0);
-    $("play").textContent = "❚❚ pause";
-    timer = setInterval(() => {
-      if (index >= frames.length - 1) return stop();
-      show(index + 1);
-    }, Number($("speed").value));
+  function tick() {
+    if (index >= total - 1) return stop();
+    const w = windowAt(index + 1);
+    if (!loaded.has(w.window)) { load(w.window).catch(stop); return; } // wait for it, then go on
+    show(index + 1);
+    const next = windows[windows.indexOf(w) + 1];
+    if (next && index + 10 >= w.offset + w.frames) load(next.window).catch(() => {}); // ahead of time
   }
 
-  $("play").addEventListener("click", play);
-  $("prev").addEventListener("click", () => { stop(); show(index - 1); });
-  $("next").addEventListener("click", () => { stop(); show(index + 1); });
-  $("scrub").addEventListener("input", (e) => { stop(); show(Number(e.target.value) - 1); });
+  function play() {
+    if (timer) return stop();
+    if (index >= total - 1) show(0);
+    $("play").textContent = "❚❚ pause";
+    timer = setInterval(tick, Number($("speed").value));
+  }
+
+  details.addEventListener("toggle", () => {
+    if (!details.open) return stop();
+    const first = !started;
+    start().then(() => { if (first && total) show(0); });
+  });
+  $("play").addEventListener("click", then(play));
+  $("prev").addEventListener("click", then(() => { stop(); show(index - 1); }));
+  $("next").addEventListener("click", then(() => { stop(); show(index + 1); }));
+  $("scrub").addEventListener("input", (e) => { const to = Number(e.target.value) - 1; then(() => { stop(); show(to); })(); });
   $("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
   document.addEventListener("keydown", (e) => {
-    if (e.target.closest("input, textarea, select") || e.metaKey || e.ctrlKey || e.altKey) return;
-    if (e.key === " ") { e.preventDefault(); play(); }
-    else if (e.key === "ArrowRight") { stop(); show(index + 1); }
-    else if (e.key === "ArrowLeft") { stop(); show(index - 1); }
+    if (!details.open || e.target.closest("input, textarea, select, summary") || e.metaKey || e.ctrlKey || e.altKey) return;
+    if (e.key === " ") { e.preventDefault(); then(play)(); }
+    else if (e.key === "ArrowRight") then(() => { stop(); show(index + 1); })();
+    else if (e.key === "ArrowLeft") then(() => { stop(); show(index - 1); })();
   });
-
-  fetch(panel.dataset.replayUrl, { headers: { Accept: "application/json" } })
-    .then((r) => r.json())
-    .then((doc) => {
-      if (!doc.frames || !doc.frames.length) return;
-      frames = doc.frames;
-      $("scrub").max = String(frames.length);
-      panel.hidden = false;
-      show(0);
-    })
-    .catch(() => {});
+  panel.hidden = false; // the controls work with JavaScript only
 })();

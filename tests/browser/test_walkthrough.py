@@ -84,15 +84,34 @@ def test_it_searches_and_lands_on_the_exact_message(tab):
 
 
 def test_it_replays_the_session_frame_by_frame(tab):
+    replays = []
+    tab.page.on("request", lambda request: "/replay.json" in request.url and replays.append(request.url))
     tab.go(f"/sessions/{LONG}/")
     tab.page.wait_for_selector("#replay:not([hidden])")
+    tab.page.wait_for_load_state("networkidle")
+    assert replays == []  # nothing fetched until the panel is opened
+    tab.page.click("#replay summary")
     where = tab.page.locator("[data-replay=where]")
-    assert "1/30" in where.inner_text()
+    tab.page.wait_for_selector("[data-replay=where]:has-text('1/30')")
     tab.page.click("[data-replay=next]")
     assert "2/30" in where.inner_text()
     tab.page.locator("[data-replay=scrub]").fill("30")
     assert "window 3" in where.inner_text() and "30/30" in where.inner_text()
+    tab.page.wait_for_selector("[data-replay=where]:has-text('30/30'):not(:has-text('loading'))")
+    assert [url.rsplit("window=", 1)[-1] for url in replays] == ["1", "3"]  # one window at a time
     tab.shot("06-replay")
+
+
+def test_it_plays_on_into_the_next_window_loading_it_on_the_way(tab):
+    tab.go(f"/sessions/{LONG}/")
+    tab.page.click("#replay summary")
+    tab.page.wait_for_selector("[data-replay=where]:has-text('1/30')")
+    tab.page.select_option("[data-replay=speed]", "250")
+    tab.page.click("[data-replay=play]")
+    tab.page.wait_for_selector("[data-replay=where]:has-text('of window 2 ·'):not(:has-text('loading'))")
+    tab.page.click("[data-replay=play]")  # pause
+    assert "(window 2)" in tab.page.locator("[data-replay=window]").inner_text()
+    assert tab.page.locator("[data-replay=active] li").count() >= 1
 
 
 def test_it_loads_a_subagent_under_its_tool_call(tab):

@@ -38,7 +38,7 @@ from tests.introspect.views.test_sessions import elements
 
 pytestmark = pytest.mark.django_db
 
-LINK_ATTRS = {"href", "hx-get", "hx-post", "data-href", "data-replay-url", "action"}
+LINK_ATTRS = {"href", "hx-get", "hx-post", "data-href", "data-replay-window-url", "action"}
 
 
 # --- what a page must hold ----------------------------------------------------------------------
@@ -221,8 +221,8 @@ def test_it_walks_each_page_of_a_session(client, label):
         client, detail, known, shows=[sid], links_to={"session_id": [sid], "way_id": [WAY_FILE]}
     )
     assert (
-        f'data-replay-url="{html.escape(reverse("introspect:api-session-replay", args=[sid]))}?matched=1"'
-        in body
+        f'data-replay-window-url="{html.escape(reverse("introspect:api-session-replay", args=[sid]))}'
+        '?matched=1&amp;window="' in body
     )
     # A fire turn's link answers with the conversation page of its prompt (or the fire-turn list).
     moved = client.get(detail + "?from=2")

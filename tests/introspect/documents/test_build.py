@@ -463,6 +463,32 @@ def test_it_builds_the_replay_document_to_its_schema(home, settings):
     }
 
 
+def test_it_serves_one_replay_window_as_a_slice_of_the_whole_document(client, settings):
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
+    call_command("ingest", stdout=StringIO())
+    many = 0
+    for session in Session.objects.filter(event_count__gt=0):
+        for matched in ("", "1"):
+            url = f"/api/sessions/{session.sid}/replay.json?matched={matched}"
+            full = client.get(url).json()
+            total = 0
+            for count in client.get(url + "&window=1").json()["windows"]:
+                doc = client.get(url + f"&window={count['window']}").json()
+                assert api_models.dump(api_models.ReplayWindow.model_validate(doc)) == doc
+                assert doc["frames"] == full["frames"][count["offset"] : count["offset"] + count["frames"]]
+                assert doc["frames_total"] == len(full["frames"])
+                total += count["frames"]
+            assert total == len(full["frames"])
+            many = max(many, len(doc["windows"]))
+    assert many >= 3  # the sample's long session has three windows
+    # Not a window number: the whole document, as before.
+    sid = Session.objects.filter(event_count__gt=0).first().sid
+    whole = client.get(f"/api/sessions/{sid}/replay.json?matched=1").content
+    assert client.get(f"/api/sessions/{sid}/replay.json?matched=1&window=x").content == whole
+    assert client.get(f"/api/sessions/{sid}/replay.json?matched=1&window=0").content == whole
+    assert client.get("/api/sessions/nope/replay.json?window=1").status_code == 404
+
+
 def test_it_builds_every_sample_document_to_its_schema(settings):
 
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -919,3 +920,70 @@ def test_it_refuses_an_unknown_error_kind_or_a_session_error_without_its_session
         replay.replay_error("nope")
     with pytest.raises(ValueError):
         replay.replay_error("no_session_events")
+
+
+# ── One window at a time (the session page's replay panel) ──────────────────────────────────────
+
+
+def three_windows() -> list[Ev]:
+    return [
+        start(0),
+        fired(1, "d/a"),
+        fired(10, "d/b"),
+        judged(11, "d/b", "would_block"),
+        start(100),
+        redisclosed(101, "d/a"),
+        fired(110, "d/c"),
+        held(111, "d/c"),
+        start(200),
+        fired(201, "d/a"),
+        check(210, "d/a"),
+    ]
+
+
+@pytest.mark.parametrize("matched", [False, True])
+def test_it_serves_exactly_the_full_documents_frames_of_one_window(matched):
+    events = three_windows()
+    full = build(events, matched=matched)
+    offset = 0
+    for window, count in ((1, 2), (2, 2), (3, 2)):
+        doc = replay.build_replay_window(
+            events=events,
+            session_id="s1",
+            token_timeline=[],
+            refire_k={},
+            context_window_k=200,
+            window=window,
+            matched=matched,
+        )
+        assert doc["frames"] == full["frames"][offset : offset + count]
+        assert doc["frames_total"] == len(full["frames"]) == 6
+        assert doc["windows"] == [
+            {"window": 1, "frames": 2, "offset": 0},
+            {"window": 2, "frames": 2, "offset": 2},
+            {"window": 3, "frames": 2, "offset": 4},
+        ]
+        offset += count
+
+
+def test_it_serves_no_frames_for_a_window_the_session_does_not_have():
+    doc = replay.build_replay_window(
+        events=three_windows(),
+        session_id="s1",
+        token_timeline=[],
+        refire_k={},
+        context_window_k=200,
+        window=4,
+    )
+    assert doc["frames"] == [] and doc["frames_total"] == 6 and doc["window"] == 4
+
+
+def test_the_bisected_timeline_reads_what_the_walk_reads_even_when_time_goes_back():
+    rng = random.Random(7)
+    for _ in range(200):
+        entries = [(BASE + timedelta(seconds=rng.randrange(0, 60)), rng.randrange(0, 900)) for _ in range(12)]
+        timeline = replay.Timeline.of(entries)
+        for second in range(-1, 62):
+            at_second = BASE + timedelta(seconds=second)
+            assert timeline.k_at(at_second) == replay.token_k_at(entries, at_second)
+    assert replay.Timeline.of([]).k_at(BASE) == 0

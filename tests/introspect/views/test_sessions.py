@@ -157,6 +157,34 @@ def test_it_shows_a_sessions_turns_with_channel_score_and_span(client, home):
     assert "No way file with this id exists today" in body  # d/s has no file: criteria not invented
 
 
+def test_the_session_page_fetches_no_replay_frames_until_the_panel_is_opened(client, home):
+    imported(home, sessions=1)
+    body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
+    replay_urls = [
+        (tag, name, value)
+        for tag, attrs in elements(body)
+        for name, value in attrs
+        if value and "replay.json" in value
+    ]
+    # The export link (followed only when clicked) and the window endpoint the panel's script reads
+    # when opened; no `src`, no `hx-get`/`hx-trigger="load"`, no whole-document URL for a script.
+    assert replay_urls == [
+        ("a", "href", "/api/sessions/sess-0000-aaaa-bbbb/replay.json?matched=1"),
+        (
+            "section",
+            "data-replay-window-url",
+            "/api/sessions/sess-0000-aaaa-bbbb/replay.json?matched=1&window=",
+        ),
+    ]
+    assert '<details data-replay="panel">' in body  # closed: opening it is what loads window 1
+    first = client.get(replay_urls[1][2] + "1").json()
+    assert first["windows"] == [
+        {"window": 1, "frames": 2, "offset": 0},
+        {"window": 2, "frames": 2, "offset": 2},
+    ]
+    assert len(first["frames"]) == 2 and first["frames_total"] == 4
+
+
 def test_it_repeats_a_ways_current_file_under_each_of_its_rows(client, home):
     imported(home, sessions=1)
     body = client.get("/sessions/sess-0000-aaaa-bbbb/").content.decode()
