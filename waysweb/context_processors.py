@@ -42,8 +42,15 @@ def header() -> Header:
 def waysweb(request: HttpRequest) -> dict:
     # Lazy: only pages that render the frame pay for the query, once however often it is read.
     # The running import's progress is a small file (importer/progress.py), read without a query.
+    # Not on the login page of a server that asks for one: its poll would be sent to log in too.
     return {
         "demo": settings.WAYSWEB_DEMO,
         "header": SimpleLazyObject(header),
-        "import_progress": SimpleLazyObject(progress.current),
+        "import_progress": SimpleLazyObject(lambda: progress_for(request)),
     }
+
+
+def progress_for(request: HttpRequest) -> progress.Snapshot | None:
+    if settings.LOGIN_REQUIRED and not request.user.is_authenticated:
+        return None
+    return progress.current()

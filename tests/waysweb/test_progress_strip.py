@@ -38,3 +38,11 @@ def test_its_poll_returns_the_strip_alone_then_nothing_once_the_import_is_done(c
     progress.clear()
     assert client.get("/import-progress/").content.decode().strip() == ""
     assert 'id="progress-strip"' not in client.get("/").content.decode()
+
+
+def test_a_server_that_asks_for_a_login_shows_no_strip_before_one(client, settings):
+    running(settings)
+    settings.LOGIN_REQUIRED = True
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.contrib.auth.middleware.LoginRequiredMiddleware"]
+    page = client.get("/accounts/login/").content.decode()
+    assert "<form" in page and 'id="progress-strip"' not in page
