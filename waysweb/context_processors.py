@@ -1,4 +1,4 @@
-"""Values every page's frame needs: the sample badge, and the counts the header shows."""
+"""Values every page's frame needs: the sample badge, the counts the header shows, the import's progress."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from introspect.importer import health
+from introspect.importer import health, progress
 from introspect.models import SourceProblem
 from ledger.models import KnowledgeRecord
 
@@ -41,4 +41,16 @@ def header() -> Header:
 
 def waysweb(request: HttpRequest) -> dict:
     # Lazy: only pages that render the frame pay for the query, once however often it is read.
-    return {"demo": settings.WAYSWEB_DEMO, "header": SimpleLazyObject(header)}
+    # The running import's progress is a small file (importer/progress.py), read without a query.
+    # Not on the login page of a server that asks for one: its poll would be sent to log in too.
+    return {
+        "demo": settings.WAYSWEB_DEMO,
+        "header": SimpleLazyObject(header),
+        "import_progress": SimpleLazyObject(lambda: progress_for(request)),
+    }
+
+
+def progress_for(request: HttpRequest) -> progress.Snapshot | None:
+    if settings.LOGIN_REQUIRED and not request.user.is_authenticated:
+        return None
+    return progress.current()

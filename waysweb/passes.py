@@ -9,15 +9,21 @@ included.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from introspect.derive import sessions
 from introspect.importer import loader
+from introspect.importer.progress import Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
 from ledger.derive import candidates
 from ledger.importer.run import LedgerPass, import_documents, import_knowledge
 from lib.locations import Locations
+
+# A long pass derives what has landed this often, so that the newest sessions (read first) are on
+# the list while older files are still being read; a short pass derives once, at its end.
+DERIVE_EVERY_SECS = 2.0
 
 
 def sessions_pass(
@@ -27,12 +33,35 @@ def sessions_pass(
     on_file: Callable[[loader.FileResult], None] | None = None,
     progress: Callable[[loader.FileResult, int, int], None] | None = None,
     record_only_changes: bool = False,
+    on_progress: Callable[[Snapshot], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> PassResult:
-    """Import every events log and transcript once, then derive the sessions the pass touched."""
+    """Import every events log and transcript once, deriving the sessions the pass touched as
+    their files land (every `DERIVE_EVERY_SECS`, each after its rows committed) and at the end."""
+    landed: set[str] = set()
+    last = time.monotonic()
+
+    def file_landed(file: loader.FileResult) -> None:
+        nonlocal last
+        landed.update(file.sessions)
+        if on_file is not None:
+            on_file(file)
+        if landed and time.monotonic() - last >= DERIVE_EVERY_SECS:
+            sessions.rebuild_sessions(landed)
+            landed.clear()
+            last = time.monotonic()
+
     result = import_pass(
-        locs, options, on_file=on_file, progress=progress, record_only_changes=record_only_changes
+        locs,
+        options,
+        on_file=file_landed,
+        progress=progress,
+        record_only_changes=record_only_changes,
+        on_progress=on_progress,
+        stop=stop,
     )
-    sessions.rebuild_sessions(result.sessions)
+    # Every session the pass touched that is not derived yet, and any a later file changed again.
+    sessions.rebuild_sessions(landed)
     return result
 
 

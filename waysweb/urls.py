@@ -1,6 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from waysweb import views
+
 urlpatterns = [
     path("", include("introspect.urls")),
     path("ledger/", include("ledger.urls")),
@@ -8,4 +10,5 @@ urlpatterns = [
         "accounts/login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("import-progress/", views.import_progress, name="import-progress"),
 ]

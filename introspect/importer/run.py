@@ -15,6 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from introspect.importer import catalog, loader, problems, sources, spills
+from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile, TranscriptEntry
 from lib import safefs
 from lib.locations import Locations
@@ -63,11 +64,16 @@ def import_pass(
     on_file: Callable[[loader.FileResult], None] | None = None,
     progress: Callable[[loader.FileResult, int, int], None] | None = None,
     record_only_changes: bool = False,
+    on_progress: Callable[[Snapshot], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> PassResult:
     """Import every source once, then the spills of the transcripts it read and the way roots.
 
-    The sessions it touched are in `PassResult.sessions`: the caller derives them
-    (`derive.sessions.rebuild_sessions`), after this pass has committed.
+    The most recently written files are read first (sources.newest_first). The sessions it touched
+    are in `PassResult.sessions`, and each file's in the `FileResult` given to `on_file` once it
+    has committed: the caller derives them (`derive.sessions.rebuild_sessions`), as files land or
+    after the pass. `on_progress` gets the pass's progress (progress.py) while a long pass runs;
+    `stop` is asked between files (a stop request ends the pass early; every file read stands).
     """
     started = time.monotonic()
     started_at = timezone.now()
@@ -81,9 +87,15 @@ def import_pass(
         found += sources.transcript_sources(
             (options.claude_dir or locs.claude_dir) / "projects", transcript_problems, cache=options.listings
         )
+    found = sources.newest_first(found)
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
+    tracker = Tracker.planned(
+        found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress
+    )
     for source in found + vanished(found):
+        if stop is not None and stop():
+            break
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
             generations[(str(source.root), source.rel_path)] = loader.current_generation(
                 source
@@ -92,9 +104,10 @@ def import_pass(
             source,
             ignore_checkpoint=options.ignore_checkpoints,
             max_line=options.max_line,
-            progress=progress,
+            progress=tracker.also(progress),
             generations=generations,
         )
+        tracker.file_done(file_result)
         result.files.append(file_result)
         result.totals.add(file_result.counts)
         result.sessions |= file_result.sessions
@@ -104,6 +117,7 @@ def import_pass(
             )
         if on_file is not None:
             on_file(file_result)
+    tracker.finish()
     problems.record("events", event_problems)
     if options.transcripts:
         problems.record("transcripts", transcript_problems)

@@ -1,7 +1,9 @@
 """Which files the importer reads, found under the configured roots (importer-reliability.md §1).
 
 No Django here. The rank of a source fixes its place in event order (formats-agent-ways.md §2.3
-rule 4): archives oldest day first, then the live log, then the legacy log, then extra paths.
+rule 4): archives oldest day first, then the live log, then the legacy log, then extra paths. The
+order a pass *reads* them in is another matter (`newest_first`): the rank, not the reading order,
+places an event.
 """
 
 from __future__ import annotations
@@ -279,3 +281,68 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
                 )
             )
     return found
+
+
+def newest_first(found: list[Source]) -> list[Source]:
+    """The sources in the order a pass reads them: the most recently written first.
+
+    A first import of a long history then shows today's sessions within seconds, the archives and
+    old transcripts landing behind them. Only the reading order changes: an event's place in event
+    order is its source's rank (a copy read later from a lower rank moves the event there,
+    loader.store_events), and derived rows are a function of the rows. But which copy of a line
+    is "imported" and which a "duplicate" (two event logs sharing lines, two trunks of a resumed
+    session replaying its prefix, `is_copy`) is decided by the order the copies are read, so it
+    must not depend on mtimes, which change as the files grow (fault case 19 compares a
+    crash-looped import with a clean one). Hence:
+
+    - the event logs keep one order of their own (`event_read_order`): the live log, then the
+      archives newest day first, then the legacy log and the extra logs, as an importer that
+      followed the live log all along read them;
+    - one session's transcripts (trunks, subagents) stay together, in their listed order;
+    - the rest is by mtime, newest first: each session's files by the newest of them, and the
+      event logs merged in where their mtimes fall. A file that cannot be stat'ed counts as oldest.
+    """
+
+    def written(source: Source) -> int:
+        try:
+            return os.stat(source.path, follow_symlinks=False).st_mtime_ns
+        except OSError:
+            return -1
+
+    groups: dict[tuple[str, ...], list[Source]] = {}
+    for source in found:
+        if source.kind in EVENT_KINDS:
+            continue
+        key = ("session", source.session_key) if source.session_key else ("file", str(source.path))
+        groups.setdefault(key, []).append(source)
+    # sorted() is stable: files written in the same nanosecond keep their listed order.
+    transcripts = sorted(
+        ([max(written(source) for source in group), group] for group in groups.values()),
+        key=lambda item: item[0],
+        reverse=True,
+    )
+    events = [[written(source), [source]] for source in event_read_order(found)]
+    ordered: list[Source] = []
+    while transcripts or events:
+        # A merge that never reorders either list: only where the event logs fall among the rest.
+        if events and (not transcripts or events[0][0] >= transcripts[0][0]):
+            ordered += events.pop(0)[1]
+        else:
+            ordered += transcripts.pop(0)[1]
+    return ordered
+
+
+EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
+
+
+def event_read_order(found: list[Source]) -> list[Source]:
+    """The event logs in the one order every pass reads them: live, archives newest day first, the rest."""
+
+    def place(source: Source) -> tuple[int, int]:
+        if source.kind == "events":
+            return (0, 0)
+        if source.kind == "events_archive":
+            return (1, -source.rank)
+        return (2, source.rank)  # the legacy log, then the extra logs in the order they were named
+
+    return sorted((source for source in found if source.kind in EVENT_KINDS), key=place)

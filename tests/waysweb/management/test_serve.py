@@ -155,19 +155,19 @@ def test_it_allows_a_named_host_it_is_told_to_listen_on(settings):
 
 
 class Started(Exception):
-    """serve got past choosing its data: it would import and listen now."""
+    """serve got past choosing its data: it would listen, and import behind it, now."""
 
 
 def serve_choice(monkeypatch) -> list[str]:
-    """Run `serve` up to the point it imports, recording any restart into the sample (and why)."""
+    """Run `serve` up to the point it listens, recording any restart into the sample (and why)."""
     restarts: list[str] = []
     monkeypatch.setattr(serve.Command, "prepare_database", lambda self: None)
     monkeypatch.setattr(serve.Command, "restart_as_demo", lambda self, why: restarts.append(why))
 
-    def ingest(*args, **kwargs):
+    def listen(*args, **kwargs):
         raise Started
 
-    monkeypatch.setattr(serve, "call_command", ingest)
+    monkeypatch.setattr(serve.Command, "listen", listen)
     with pytest.raises(Started):
         call_command("serve", stdout=StringIO(), stderr=StringIO())
     return restarts

@@ -10,11 +10,22 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from introspect.derive import sessions
 from introspect.importer import health, loader, sources
 from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
+from introspect.importer.progress import Snapshot
 from introspect.importer.run import Options, PassResult
 from waysweb import passes
 
@@ -83,6 +94,7 @@ class Command(BaseCommand):
         self.last_progress = 0.0
         self.retries_left = LOCKED_RETRIES
         self.reported: set = set()
+        self.bar: Progress | None = None
         opts = Options(
             state_dir=options["state_dir"],
             legacy=options["legacy"],
@@ -131,6 +143,8 @@ class Command(BaseCommand):
             message = explain(exc)
             health.record(message)
             raise CommandError(message) from exc
+        finally:
+            self.close_bar()  # Ctrl-C in a single pass too: the terminal gets its cursor back
 
     def check_database(self) -> None:
         """Refuse a SQLite database file that is not there: connecting would create an empty one."""
@@ -164,11 +178,16 @@ class Command(BaseCommand):
                 on_file=self.report_file,
                 progress=self.report_progress,
                 record_only_changes=follow and not first,
+                on_progress=self.draw_progress,
+                stop=lambda: self.stopping,
             )
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
-            # --follow it runs when sessions changed, and with the way rescan otherwise.
-            ledger = passes.ledger_pass(locs) if (not follow or first or result.found or scan_ways) else None
+            # --follow it runs when sessions changed, and with the way rescan otherwise; not once
+            # asked to stop (Ctrl-C during a long first pass).
+            wanted = not follow or first or result.found or scan_ways
+            ledger = passes.ledger_pass(locs) if wanted and not self.stopping else None
         except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
+            self.close_bar()
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
             if follow:
                 health.record(f"import pass failed ({one_line(exc)}); retrying")
@@ -199,13 +218,53 @@ class Command(BaseCommand):
             + (" (bundled sample)" if locs.demo else "")
         )
 
+    def say(self, text: str) -> None:
+        """A line of output, printed above the progress bar while one is drawn."""
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            self.stdout.write(text)
+
+    def draw_progress(self, snap: Snapshot) -> None:
+        """A bar for a long pass, on a terminal only: a file or a pipe keeps the plain lines."""
+        if self.verbosity < 1 or not self.stdout.isatty():
+            return
+        files = f"{snap.files_done:,}/{snap.files_total:,} files"
+        if self.bar is None and not snap.finished:
+            self.bar = Progress(
+                TextColumn("Importing"),
+                BarColumn(),
+                TaskProgressColumn(),
+                DownloadColumn(binary_units=True),
+                TransferSpeedColumn(),
+                TextColumn("{task.fields[files]}"),
+                TimeRemainingColumn(),
+                # The stream under the command's OutputWrapper (which would end every write with a
+                # newline and break the bar's redraws), not sys.stdout: tests and `serve` pass their own.
+                console=Console(file=self.stdout._out),
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self.task = self.bar.add_task("import", total=snap.bytes_total, files=files)
+            self.bar.start()
+        if self.bar is None:
+            return
+        self.bar.update(self.task, completed=snap.bytes_done, total=snap.bytes_total, files=files)
+        if snap.finished:
+            self.close_bar()
+
+    def close_bar(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
     def report_file(self, file: loader.FileResult) -> None:
         c = file.counts
         if self.verbosity < 1 or (file.status == "unchanged" and self.verbosity < 2):
             return
         name = printable(str(file.source.path))
         if file.status == "gone":
-            self.stdout.write(f"  {file.source.kind} {name}: gone upstream; its rows are kept")
+            self.say(f"  {file.source.kind} {name}: gone upstream; its rows are kept")
             return
         if file.status == "skipped" and file.problem is not None:
             detail = f" ({printable(file.problem.detail)})" if file.problem.detail else ""
@@ -214,7 +273,7 @@ class Command(BaseCommand):
             )
             return
         note = " (new generation: truncated or replaced)" if file.status == "new generation" else ""
-        self.stdout.write(
+        self.say(
             f"  {file.source.kind} {name}: +{c.imported} rows, {c.quarantined} quarantined, "
             f"{c.inert} inert, {c.duplicate} dup{note}"
         )
@@ -223,6 +282,8 @@ class Command(BaseCommand):
         now = time.monotonic()
         if self.verbosity < 1 or now - self.last_progress < PROGRESS_EVERY_SECS or offset >= size:
             return
+        if self.bar is not None:
+            return  # the bar says it
         self.last_progress = now
         self.stdout.write(
             f"  … {printable(file.source.rel_path)}: {offset / 2**20:.1f} of {size / 2**20:.1f} MiB, "

@@ -1,8 +1,10 @@
 """`manage.py serve`: set everything up and show the dashboard on http://127.0.0.1:8000.
 
-Migrates, imports what exists, keeps importing in a background process, and serves with
-waitress (a production WSGI server; static files through whitenoise). With no agent-ways data
-on this machine — no events log and nothing imported before — it shows the bundled sample.
+Migrates, starts listening, and imports behind it: a background process reads the history
+(newest files first, so today's sessions are on the list within seconds; every page shows its
+progress) and then keeps following new lines. Served with waitress (a production WSGI server;
+static files through whitenoise). With no agent-ways data on this machine — no events log and
+nothing imported before — it shows the bundled sample.
 """
 
 from __future__ import annotations
@@ -178,16 +180,16 @@ class Command(BaseCommand):
                 f"or {settings.WAYSWEB_LOCATIONS.legacy_events}, "
                 f"and no Claude Code transcripts under {settings.WAYSWEB_LOCATIONS.projects_dir}"
             )
-        follower = None
-        if not no_ingest:
-            call_command("ingest", stdout=self.stdout, stderr=self.stderr)
-            follower = self.start_follower()
-        # The first import leaves many long-lived objects behind; frozen, the collector stops
-        # walking them on every full collection (50–110 ms pauses in page p95 otherwise).
+        # Django and the app are loaded by now; frozen, the collector stops walking their
+        # long-lived objects on every full collection (pauses in page p95 otherwise).
         gc.collect()
         gc.freeze()
+        server = self.listen(listen.host, port, threads)
+        # The first import runs in the follower, behind the server: on a long history the pages
+        # answer at once and fill in, newest first, while it reads.
+        follower = None if no_ingest else self.start_follower()
         try:
-            self.serve(listen.host, port, threads)
+            self.serve(server)
         finally:
             self.stop(follower)
 
@@ -263,7 +265,8 @@ class Command(BaseCommand):
             stderr=sys.stderr,
         )
 
-    def serve(self, host: str, port: int, threads: int) -> None:
+    def listen(self, host: str, port: int, threads: int):
+        """The server, bound and announced (it answers once `serve` runs it)."""
         # Built here, not imported from waysweb.wsgi: the handler loads its middleware once, and
         # check_host may have added the login middleware for a LAN address.
         application = get_wsgi_application()
@@ -278,6 +281,10 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"waysweb is serving http://{url_host}:{port}/  (Ctrl-C to stop)")
         )
+        self.stdout.flush()  # before the follower draws its progress on the same terminal
+        return server
+
+    def serve(self, server) -> None:
         signal.signal(signal.SIGTERM, raise_interrupt)
         try:
             server.run()  # returns on Ctrl-C: waitress turns KeyboardInterrupt into a shutdown

@@ -1,0 +1,249 @@
+"""How far the running import pass is, kept in a small file beside the database.
+
+Files and bytes done of the total the pass has to read, its rate and the time left. The page
+frame reads it on every request (the progress strip) and `ingest` draws it as a bar. A file, as
+health.py keeps the last failure, rather than a row: a page reads it without a query, and writing
+it never waits on the lock the batches hold. Only a pass that runs longer than `SHOW_AFTER_SECS`
+writes it (a --follow poll that finds a few lines never does), at most every
+`HEARTBEAT_EVERY_SECS`, and removes it when it ends; a file left behind by a killed importer is
+ignored once its process is gone or it has not moved for `STALE_SECS`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+from django.conf import settings
+
+from introspect.importer import loader
+from introspect.importer.sources import Source
+from introspect.models import SourceFile
+
+NAME = "import-progress.json"
+SHOW_AFTER_SECS = 0.5
+HEARTBEAT_EVERY_SECS = 0.5
+STALE_SECS = 30
+
+
+@dataclass
+class Snapshot:
+    """One reading of the pass: what it has read and what it has left, for a page or a terminal."""
+
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    started_at: datetime
+    updated_at: datetime
+    seconds: float  # since the pass started
+    host: str = ""
+    pid: int = 0
+    finished: bool = False
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.bytes_done / self.bytes_total) if self.bytes_total else 1.0
+
+    @property
+    def percent(self) -> int:
+        return int(self.fraction * 100)
+
+    @property
+    def rate(self) -> float:
+        """Bytes a second since the pass started."""
+        return self.bytes_done / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        """At the rate so far; None before anything was read."""
+        if not self.rate:
+            return None
+        return max(0.0, (self.bytes_total - self.bytes_done) / self.rate)
+
+    @property
+    def minutes_left(self) -> int | None:
+        """Whole minutes left, rounded up (a page says "about N min")."""
+        left = self.seconds_left
+        return None if left is None else int(-(-left // 60))
+
+
+@dataclass
+class Planned:
+    start: int  # where the pass resumes the file (its checkpoint)
+    todo: int  # bytes past the checkpoint when the pass started
+
+
+@dataclass
+class Tracker:
+    """Counts a pass's progress from the loader's callbacks and publishes it (file and `report`)."""
+
+    plan: dict[tuple[str, str], Planned]
+    report: Callable[[Snapshot], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+    started: float = 0.0
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    files_done: int = 0
+    bytes_before: int = 0  # of the files finished
+    bytes_current: int = 0  # of the file being read
+    last_beat: float | None = None
+
+    @classmethod
+    def planned(
+        cls,
+        found: list[Source],
+        generations: dict[tuple[str, str], SourceFile],
+        *,
+        ignore_checkpoints: bool = False,
+        report: Callable[[Snapshot], None] | None = None,
+    ) -> Tracker:
+        """What the pass has to read: each file's bytes past its checkpoint (a stat each, no read)."""
+        plan = {}
+        for source in found:
+            try:
+                size = os.stat(source.path, follow_symlinks=False).st_size
+            except OSError:
+                continue
+            row = generations.get((str(source.root), source.rel_path))
+            start = 0 if row is None or ignore_checkpoints else row.offset
+            # Shorter than its checkpoint: truncated, read again from 0 as a new generation.
+            start = 0 if size < start else start
+            if size > start:
+                plan[(str(source.root), source.rel_path)] = Planned(start, size - start)
+        tracker = cls(plan=plan, report=report)
+        tracker.started = tracker.clock()
+        return tracker
+
+    @property
+    def files_total(self) -> int:
+        return len(self.plan)
+
+    @property
+    def bytes_total(self) -> int:
+        return sum(p.todo for p in self.plan.values())
+
+    def progress(self, file: loader.FileResult, offset: int, size: int) -> None:
+        """The loader's per-batch callback: the file being read is at `offset`."""
+        planned = self.plan.get((str(file.source.root), file.source.rel_path))
+        if planned is None:
+            return
+        done = offset - planned.start if offset >= planned.start else offset
+        self.bytes_current = max(0, min(planned.todo, done))
+        self.beat()
+
+    def also(
+        self, other: Callable[[loader.FileResult, int, int], None] | None
+    ) -> Callable[[loader.FileResult, int, int], None]:
+        """The loader's per-batch callback counting here and calling `other` (the caller's) too."""
+
+        def both(file: loader.FileResult, offset: int, size: int) -> None:
+            self.progress(file, offset, size)
+            if other is not None:
+                other(file, offset, size)
+
+        return both
+
+    def file_done(self, file: loader.FileResult) -> None:
+        planned = self.plan.get((str(file.source.root), file.source.rel_path))
+        if planned is None:
+            return
+        self.files_done += 1
+        self.bytes_before += planned.todo
+        self.bytes_current = 0
+        self.beat()
+
+    def snapshot(self, *, finished: bool = False) -> Snapshot:
+        return Snapshot(
+            files_done=self.files_done,
+            files_total=self.files_total,
+            bytes_done=min(self.bytes_total, self.bytes_before + self.bytes_current),
+            bytes_total=self.bytes_total,
+            started_at=self.started_at,
+            updated_at=datetime.now(UTC),
+            seconds=self.clock() - self.started,
+            host=settings.WAYSWEB_HOST,
+            pid=os.getpid(),
+            finished=finished,
+        )
+
+    def beat(self) -> None:
+        now = self.clock()
+        if now - self.started < SHOW_AFTER_SECS:
+            return
+        if self.last_beat is not None and now - self.last_beat < HEARTBEAT_EVERY_SECS:
+            return
+        self.last_beat = now
+        snap = self.snapshot()
+        write(snap)
+        if self.report is not None:
+            self.report(snap)
+
+    def finish(self) -> None:
+        """The pass read everything: the strip goes, and a bar that was shown is completed."""
+        if self.last_beat is None:
+            return
+        clear()
+        if self.report is not None:
+            self.report(self.snapshot(finished=True))
+
+
+def path() -> Path:
+    return Path(settings.DATA_DIR) / NAME
+
+
+def write(snap: Snapshot) -> None:
+    """Best effort, atomically (a page never reads half a file); a full disk only loses the strip."""
+    target = path()
+    temp = target.with_name(f".{NAME}.{os.getpid()}.tmp")
+    data = asdict(snap)
+    data.pop("finished")
+    try:
+        temp.write_bytes(orjson.dumps(data))
+        os.replace(temp, target)
+    except OSError:
+        pass
+
+
+def clear() -> None:
+    with contextlib.suppress(OSError):
+        path().unlink(missing_ok=True)
+
+
+def current() -> Snapshot | None:
+    """The running pass's progress, or None when no pass is running (or its importer is gone)."""
+    try:
+        data = orjson.loads(path().read_bytes())
+        snap = Snapshot(
+            **{
+                **data,
+                "started_at": datetime.fromisoformat(data["started_at"]),
+                "updated_at": datetime.fromisoformat(data["updated_at"]),
+            }
+        )
+    except (OSError, orjson.JSONDecodeError, TypeError, KeyError, ValueError):
+        return None
+    if (datetime.now(UTC) - snap.updated_at).total_seconds() > STALE_SECS:
+        return None
+    if snap.host == settings.WAYSWEB_HOST and not alive(snap.pid):
+        return None
+    return snap
+
+
+def alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # there, only not ours to signal
+    except (OverflowError, ValueError):
+        return False
+    return True
