@@ -10,6 +10,9 @@ needs one (dates, JSON, bytes) and hands whole batches to `executemany`. Same se
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from functools import cache
 from itertools import batched
 
 from django.db import IntegrityError, connections, models, router, transaction
@@ -66,6 +69,86 @@ def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> Non
     with connection.cursor() as cursor:
         for start in range(0, len(rows), batch_size):
             cursor.executemany(sql, rows[start : start + batch_size])
+
+
+@dataclass
+class Rows:
+    """Rows of one table as plain tuples, in the order of `names` (`attname`s): what the importer's
+    hot path builds instead of model instances (importer-reliability.md §15: `__init__` and the
+    ORM's per-value work are the cost, not the database)."""
+
+    model: type[models.Model]
+    names: tuple[str, ...]
+    values: list[tuple]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@cache
+def _insert_plan(model: type[models.Model], names: tuple[str, ...], alias: str, ignore: bool):
+    connection = connections[alias]
+    by_name = {field.attname: (field, convert) for field, convert in converters(model, connection)}
+    columns = [by_name[name] for name in names]
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))})" + (" ON CONFLICT DO NOTHING" if ignore else "")
+    )
+    # bytes go to both drivers as they are (BLOB, bytea): only dates and JSON need the field.
+    converted = []
+    for i, (field, convert) in enumerate(columns):
+        if convert is None or isinstance(field, models.BinaryField):
+            continue
+        if isinstance(field, models.JSONField):
+            convert = _json_converter(convert)
+        elif isinstance(field, models.DateTimeField) and connection.vendor == "sqlite":
+            convert = _sqlite_utc_converter(convert, connection)
+        converted.append((i, convert))
+    return sql, converted
+
+
+def _sqlite_utc_converter(convert: Callable, connection) -> Callable:
+    """SQLite stores an aware datetime as its naive UTC text (Django's adapt_datetimefield_value);
+    a value already in UTC, as every imported stamp is, needs only that text."""
+    if connection.timezone != UTC:
+        return convert
+
+    def datetime_value(value):
+        return str(value.replace(tzinfo=None)) if value.tzinfo is UTC else convert(value)
+
+    return datetime_value
+
+
+def _json_converter(convert: Callable) -> Callable:
+    """The field's JSON conversion, with the empty list (most rows' flags) converted once."""
+    empty = convert([])
+
+    def json_value(value):
+        return empty if value == [] else convert(value)
+
+    return json_value
+
+
+def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> None:
+    """Write `rows` with one `executemany` (`ON CONFLICT DO NOTHING` unless told otherwise): table
+    and column names come from the model's `_meta`, each value is converted only where its field
+    needs it (dates, JSON), so SQLite and PostgreSQL get what the ORM would have sent."""
+    if not rows.values:
+        return
+    alias = router.db_for_write(rows.model)
+    sql, converted = _insert_plan(rows.model, rows.names, alias, ignore_conflicts)
+    values = rows.values
+    if converted:
+        values = []
+        for row in rows.values:
+            row = list(row)
+            for i, convert in converted:
+                if row[i] is not None:
+                    row[i] = convert(row[i])
+            values.append(row)
+    with connections[alias].cursor() as cursor:
+        cursor.executemany(sql, values)
 
 
 def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:

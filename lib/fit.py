@@ -31,8 +31,10 @@ def fit(model: type[models.Model], values: MutableMapping[str, object]) -> list[
     bounds = limits(model)
     flags = []
     for name, value in values.items():
+        if not isinstance(value, str):
+            continue  # most values (None, numbers, flags): no lookup (the importer calls this per line)
         bound = bounds.get(name)
-        if bound is not None and isinstance(value, str) and len(value) > bound[0]:
+        if bound is not None and len(value) > bound[0]:
             values[name] = None if bound[1] else ""
             flags.append(f"overlong:{name}")
     return flags
