@@ -493,6 +493,7 @@ def ensure_sessions(keys: set[str]) -> dict[str, int]:
 
 
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
+event_row = operator.itemgetter(*EVENT_NAMES)  # values dict → the row tuple, in EVENT_NAMES order
 # What store_events needs of an event already stored (never its raw line).
 EVENT_KNOWN = (
     "pk",
@@ -577,7 +578,7 @@ def store_events(
         Session.objects.filter(sid__in=keys).update(derived_version=0)
     for values in fresh.values():
         values["session_id"] = ids.get(values["session_key"])
-    return bulk.Rows(WaysEvent, EVENT_NAMES, [tuple(v[name] for name in EVENT_NAMES) for v in fresh.values()])
+    return bulk.Rows(WaysEvent, EVENT_NAMES, [event_row(values) for values in fresh.values()])
 
 
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
@@ -617,6 +618,7 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
 
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
+entry_row = operator.itemgetter(*ENTRY_NAMES)
 
 
 def store_entries(
@@ -678,7 +680,7 @@ def store_entries(
             raw_compressed=compressed,
             is_copy=copy,
         )
-        entries.append(tuple(fields[name] for name in ENTRY_NAMES))
+        entries.append(entry_row(fields))
     return bulk.Rows(TranscriptEntry, ENTRY_NAMES, entries)
 
 
