@@ -30,10 +30,11 @@ def fit(model: type[models.Model], values: MutableMapping[str, object]) -> list[
     returns their flags (`overlong:<field>`)."""
     bounds = limits(model)
     flags = []
-    for name, value in values.items():
-        bound = bounds.get(name)
-        if bound is not None and isinstance(value, str) and len(value) > bound[0]:
-            values[name] = None if bound[1] else ""
+    # Only the bounded columns are looked at: the importer calls this for every line.
+    for name, (length, null) in bounds.items():
+        value = values.get(name)
+        if isinstance(value, str) and len(value) > length:
+            values[name] = None if null else ""
             flags.append(f"overlong:{name}")
     return flags
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import batched
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.db.models import F, Q
 
 from introspect.importer import gzip_tail, parser, schema, tailer, transcripts
@@ -292,6 +292,29 @@ def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int,
     return seen
 
 
+def may_hold(
+    row: SourceFile, chunk: tailer.Chunk, expected_offset: int, expected_member_bytes: int, replay: bool
+) -> bool:
+    """Whether this generation may already hold some of the chunk's lines.
+
+    Rows and the checkpoint commit together, so every committed line of a generation lies before
+    its committed position: a chunk read from that position on holds none of them (another
+    importer that committed meanwhile moved the position, and the compare-and-set refuses this
+    batch). Only a replay, or a chunk that starts before the position, needs the lookup.
+    """
+    if replay or not chunk.lines:
+        return replay
+    first = chunk.lines[0]
+    if first.offset > expected_offset:
+        return False
+    # At the position itself: a plain line, or a member's first line not yet committed.
+    past_member = expected_member_bytes == 0 or first.index >= row.member_lines
+    return not (first.offset == expected_offset and past_member)
+
+
+RAW_NAMES = ("source_id", "offset", "index", "sha256", "length", "outcome")
+
+
 def load_batch(
     row: SourceFile,
     chunk: tailer.Chunk,
@@ -305,17 +328,21 @@ def load_batch(
     The checkpoint is compare-and-set on (`expected_offset`, `expected_member_bytes`, default the
     row's): inside a gzip member the offset stays at the member's start while the member position
     moves. With `replay` (re-reading from 0 with --ignore-checkpoints) the position only ever
-    moves forward.
+    moves forward. Rows are plain tuples, one `executemany` per table (lib/bulk.py).
     """
     out = BatchResult()
     counts = out.counts
     if expected_member_bytes is None:
         expected_member_bytes = row.member_bytes
     with transaction.atomic():
-        seen = committed_lines(row, chunk.lines)
-        raw_rows: list[RawLine] = []
+        if may_hold(row, chunk, expected_offset, expected_member_bytes, replay):
+            seen = committed_lines(row, chunk.lines)
+        else:
+            seen = set()
+        raw_rows: list[tuple] = []  # RAW_NAMES without the source; the outcome filled in below
         quarantine: list[Quarantine] = []
         candidates: list[tuple[tailer.Line, parser.Record]] = []
+        shas: list[str] = []
         outcomes: dict[tuple[int, int], str] = {}
         for line in chunk.lines:
             counts.lines += 1
@@ -327,37 +354,22 @@ def load_batch(
                 quarantine.append(
                     quarantine_row(row, line, "too_long", f"{line.length} bytes", sha=line.too_long_sha256)
                 )
-                raw_rows.append(
-                    RawLine(
-                        source=row,
-                        offset=line.offset,
-                        index=line.index,
-                        sha256=line.too_long_sha256,
-                        length=line.length,
-                        outcome="quarantined",
-                    )
-                )
+                raw_rows.append((line.offset, line.index, line.too_long_sha256, line.length, "quarantined"))
                 counts.quarantined += 1
                 continue
+            sha = sha256(line.data)  # the line's identity, hashed once: a record of the whole line shares it
             parsed = parser.parse_line(line.data)
             if parsed.quarantine is not None:
                 reason, detail = parsed.quarantine
-                quarantine.append(quarantine_row(row, line, reason, detail))
+                quarantine.append(quarantine_row(row, line, reason, detail, sha=sha))
             if parsed.records:
-                candidates.extend((line, record) for record in parsed.records)
+                for record in parsed.records:
+                    candidates.append((line, record))
+                    shas.append(sha if record.data is line.data else sha256(record.data))
                 outcomes[key] = "duplicate"  # until one of its records turns out new
             else:
                 outcomes[key] = "inert" if parsed.inert else "quarantined"
-            raw_rows.append(
-                RawLine(
-                    source=row,
-                    offset=line.offset,
-                    index=line.index,
-                    sha256=sha256(line.data),
-                    length=line.length,
-                    outcome="",
-                )
-            )
+            raw_rows.append((line.offset, line.index, sha, line.length, ""))
         for damage in chunk.damage:
             counts.lines += 1
             counts.quarantined += 1
@@ -374,17 +386,30 @@ def load_batch(
                     parser_version=parser.PARSER_VERSION,
                 )
             )
-        store = STORES.get(row.kind) or (
-            store_entries if row.kind in SourceFile.TRANSCRIPT_KINDS else store_events
-        )
-        new_rows = store(row, candidates, outcomes, out.sessions)
-        for raw in raw_rows:
-            raw.outcome = raw.outcome or outcomes[(raw.offset, raw.index)]
+        store = STORES.get(row.kind)
+        if store is not None:
+            new_rows = store(row, candidates, outcomes, out.sessions)
+        elif row.kind in SourceFile.TRANSCRIPT_KINDS:
+            new_rows = store_entries(row, candidates, outcomes, out.sessions, shas=shas)
+        else:
+            new_rows = store_events(row, candidates, outcomes, out.sessions, shas=shas)
         for outcome in outcomes.values():  # one outcome per physical line
             setattr(counts, outcome, getattr(counts, outcome) + 1)
-        bulk.insert_ignore(raw_rows)
+        source_id = row.pk
+        bulk.insert_rows(
+            bulk.Rows(
+                RawLine,
+                RAW_NAMES,
+                [(source_id, o, i, h, n, outcome or outcomes[(o, i)]) for o, i, h, n, outcome in raw_rows],
+            )
+        )
         bulk.insert_ignore(quarantine, batch_size=50)
-        bulk.insert_ignore(new_rows, batch_size=200)
+        if isinstance(new_rows, bulk.Rows) and new_rows.model is TranscriptEntry:
+            insert_entries(new_rows)
+        elif isinstance(new_rows, bulk.Rows):
+            bulk.insert_rows(new_rows)
+        else:
+            bulk.insert_ignore(new_rows, batch_size=200)
         reached = (chunk.next_offset, chunk.member_bytes, chunk.member_lines)
         expected = (expected_offset, expected_member_bytes, row.member_lines)
         new_offset, member_bytes, member_lines = max(reached, expected) if replay else reached
@@ -415,6 +440,33 @@ def load_batch(
     return out
 
 
+ENTRY_TABLE = TranscriptEntry._meta.db_table
+FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0018)
+# Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
+FTS_FILL = (
+    f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "
+    f"SELECT id, text, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
+)
+
+
+def insert_entries(rows: bulk.Rows) -> None:
+    """Write transcript entries and, on SQLite, index their text with one statement per batch.
+
+    The caller's transaction holds SQLite's write lock (IMMEDIATE), so the rows above the largest
+    id read here are exactly this batch's new rows (a line already stored is skipped by its
+    unique key and never reaches the index twice); rows and index commit or roll back together.
+    """
+    connection = connections[router.db_for_write(TranscriptEntry)]
+    if connection.vendor != "sqlite":
+        bulk.insert_rows(rows)  # PostgreSQL: a GIN expression index, kept by the database itself
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT coalesce(max(id), 0) FROM {ENTRY_TABLE}")
+        (top,) = cursor.fetchone()
+        bulk.insert_rows(rows)
+        cursor.execute(FTS_FILL, [top])
+
+
 def quarantine_row(
     row: SourceFile, line: tailer.Line, reason: str, detail: str, *, sha: str = ""
 ) -> Quarantine:
@@ -440,39 +492,69 @@ def ensure_sessions(keys: set[str]) -> dict[str, int]:
     return dict(bulk.chunked_in(Session.objects.values_list("sid", "pk"), "sid", keys))
 
 
+EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
+event_row = operator.itemgetter(*EVENT_NAMES)  # values dict → the row tuple, in EVENT_NAMES order
+# What store_events needs of an event already stored (never its raw line).
+EVENT_KNOWN = (
+    "pk",
+    "sha256",
+    "source_id",
+    "occurrences",
+    "order_rank",
+    "order_generation",
+    "order_offset",
+    "order_index",
+    "session_key",
+)
+
+
 def store_events(
     row: SourceFile,
     candidates: list[tuple[tailer.Line, parser.Record]],
     outcomes: dict[tuple[int, int], str],
     sessions: set[str],
-) -> list[WaysEvent]:
-    """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
-    shas = [sha256(record.data) for _, record in candidates]
+    *,
+    shas: list[str] | None = None,
+) -> bulk.Rows:
+    """Build new events; for lines already known, count a genuine repeat or keep the lowest order.
+
+    `shas` are the records' sha256 when the caller hashed them already.
+    """
+    if shas is None:
+        shas = [sha256(record.data) for _, record in candidates]
     existing = {
-        event.sha256: event for event in bulk.chunked_in(WaysEvent.objects.all(), "sha256", set(shas))
+        event.sha256: event
+        for event in bulk.chunked_in(WaysEvent.objects.only(*EVENT_KNOWN), "sha256", set(shas))
     }
     same_source = set(
         bulk.chunked_in(
             RawLine.objects.filter(source=row).values_list("sha256", flat=True), "sha256", set(existing)
         )
     )
-    fresh: dict[str, WaysEvent] = {}
+    fresh: dict[str, dict] = {}  # sha256 → the new event's values, by EVENT_NAMES
     moved: list[WaysEvent] = []
     repeated: list[WaysEvent] = []
     keys: set[str] = set()
     for (line, record), sha in zip(candidates, shas, strict=True):
-        position = (row.rank, row.generation, line.offset, line.index)
-        known = existing.get(sha) or fresh.get(sha)
+        new = fresh.get(sha)
+        if new is not None:
+            # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
+            new["occurrences"] += 1
+            if new["session_key"]:
+                sessions.add(new["session_key"])
+            continue
+        known = existing.get(sha)
         if known is None:
-            event = build_event(row, line, record, sha)
-            fresh[sha] = event
+            values = event_values(row, line, record, sha)
+            fresh[sha] = values
             outcomes[(line.offset, line.index)] = "imported"
-            if event.session_key:
-                keys.add(event.session_key)
+            if values["session_key"]:
+                keys.add(values["session_key"])
             continue
         # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
         # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
-        if known.source_id == row.pk and (sha in same_source or sha in fresh):
+        position = (row.rank, row.generation, line.offset, line.index)
+        if known.source_id == row.pk and sha in same_source:
             known.occurrences += 1
             repeated.append(known)
         elif position < source_position(known):
@@ -481,10 +563,8 @@ def store_events(
         if known.session_key:
             sessions.add(known.session_key)
     ids = ensure_sessions(keys)
-    for event in fresh.values():
-        event.session_id = ids.get(event.session_key)
     sessions |= keys
-    changed = [event for event in {id(e): e for e in moved + repeated}.values() if event.pk]
+    changed = list({id(e): e for e in moved + repeated}.values())
     for event in changed:
         WaysEvent.objects.filter(pk=event.pk).update(
             occurrences=event.occurrences,
@@ -496,10 +576,13 @@ def store_events(
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
-    return list(fresh.values())
+    for values in fresh.values():
+        values["session_id"] = ids.get(values["session_key"])
+    return bulk.Rows(WaysEvent, EVENT_NAMES, [event_row(values) for values in fresh.values()])
 
 
-def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> WaysEvent:
+def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
+    """The new event's column values (attname → value) for one events-log record."""
     line_model, flags = schema.validate_event(record.obj)
     all_flags = [*record.flags, *flags]
     if line.nul_prefix:
@@ -517,9 +600,10 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
     overlong = fit.fit(WaysEvent, fields)
     if "overlong:ts_raw" in overlong:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
-    return WaysEvent(
+    fields.update(
         sha256=sha,
-        source=row,
+        source_id=row.pk,
+        occurrences=1,
         order_rank=row.rank,
         order_generation=row.generation,
         order_offset=line.offset,
@@ -528,8 +612,13 @@ def build_event(row: SourceFile, line: tailer.Line, record: parser.Record, sha: 
         flags=[*all_flags, *overlong],
         empty_fields=schema.empty_fields(record.obj),
         ts=ts,
-        **fields,
+        session_id=None,
     )
+    return fields
+
+
+ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
+entry_row = operator.itemgetter(*ENTRY_NAMES)
 
 
 def store_entries(
@@ -537,31 +626,36 @@ def store_entries(
     candidates: list[tuple[tailer.Line, parser.Record]],
     outcomes: dict[tuple[int, int], str],
     sessions: set[str],
-) -> list[TranscriptEntry]:
+    *,
+    shas: list[str] | None = None,
+) -> bulk.Rows:
     """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
-    built: list[tuple[tailer.Line, parser.Record, dict, str]] = []
-    for line, record in candidates:
+    if shas is None:
+        shas = [sha256(record.data) for _, record in candidates]
+    built: list[tuple[tailer.Line, parser.Record, dict, str, str]] = []
+    for (line, record), sha in zip(candidates, shas, strict=True):
         parsed = transcripts.fields_of(record.obj)
         fields = {name: getattr(parsed, name) for name in ENTRY_COLUMNS}
         overlong = fit.fit(TranscriptEntry, fields)
         fields["flags"] = [*record.flags, *parsed.flags, *overlong]
         key = row.session_key or fields["line_session_id"] or ""
-        built.append((line, record, fields, key))
-    uuids = {(key, fields["uuid"]) for _, _, fields, key in built if fields["uuid"]}
-    known = set()
-    if uuids:
-        candidates = bulk.chunked_in(
-            TranscriptEntry.objects.exclude(source=row).values_list("session_key", "uuid"),
-            "uuid",
-            {u for _, u in uuids},
-        )
-        known = set(candidates) & uuids
-    ids = ensure_sessions({key for *_, key in built})
+        built.append((line, record, fields, key, sha))
+    by_key: dict[str, set[str]] = {}
+    for _, _, fields, key, _ in built:
+        if fields["uuid"]:
+            by_key.setdefault(key, set()).add(fields["uuid"])
+    known: set[tuple[str, str]] = set()
+    for key, uuids in by_key.items():
+        # By (session_key, uuid), the index entry_session_uuid: by uuid alone every batch would
+        # scan the whole table, a cold import growing with the square of its size.
+        others = TranscriptEntry.objects.filter(session_key=key).exclude(source=row)
+        known.update(bulk.chunked_in(others.values_list("session_key", "uuid"), "uuid", uuids))
+    ids = ensure_sessions({key for *_, key, _ in built})
     sessions |= set(ids)
     keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
-    entries: list[TranscriptEntry] = []
+    entries: list[tuple] = []
     parts: dict[tuple[int, int], int] = {}
-    for line, record, fields, key in built:
+    for line, record, fields, key, sha in built:
         position = (line.offset, line.index)
         part = parts[position] = parts.get(position, -1) + 1  # records recovered from one spliced line
         copy = bool(fields["uuid"]) and (key, fields["uuid"]) in known
@@ -575,21 +669,19 @@ def store_entries(
         compressed = len(data) > COMPRESS_ABOVE
         if line.nul_prefix:
             fields["flags"].append(f"nul_prefix={line.nul_prefix}")
-        entries.append(
-            TranscriptEntry(
-                source=row,
-                offset=line.offset,
-                index=line.index + part,
-                session_id=ids.get(key),
-                session_key=key,
-                sha256=sha256(record.data),
-                raw=zlib.compress(data, 1) if compressed else data,
-                raw_compressed=compressed,
-                is_copy=copy,
-                **fields,
-            )
+        fields.update(
+            source_id=row.pk,
+            offset=line.offset,
+            index=line.index + part,
+            session_id=ids.get(key),
+            session_key=key,
+            sha256=sha,
+            raw=zlib.compress(data, 1) if compressed else data,
+            raw_compressed=compressed,
+            is_copy=copy,
         )
-    return entries
+        entries.append(entry_row(fields))
+    return bulk.Rows(TranscriptEntry, ENTRY_NAMES, entries)
 
 
 ENTRY_COLUMNS = (

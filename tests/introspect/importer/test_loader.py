@@ -27,14 +27,14 @@ def live(home) -> Source:
 
 def test_it_rolls_back_rows_when_the_process_dies_before_the_checkpoint(home, monkeypatch):
     append(home.live, *LINES)
-    original = loader.bulk.insert_ignore
+    original = loader.bulk.insert_rows
 
-    def rows_then_crash(objs, **kwargs):
-        original(objs, **kwargs)
-        if objs and isinstance(objs[0], WaysEvent):
+    def rows_then_crash(rows, **kwargs):
+        original(rows, **kwargs)
+        if rows.values and rows.model is WaysEvent:
             raise Crash("killed between the rows and the checkpoint")
 
-    monkeypatch.setattr(loader.bulk, "insert_ignore", rows_then_crash)
+    monkeypatch.setattr(loader.bulk, "insert_rows", rows_then_crash)
     with pytest.raises(Crash):
         loader.import_file(live(home))
     assert (WaysEvent.objects.count(), RawLine.objects.count()) == (0, 0)
@@ -124,17 +124,17 @@ def test_it_commits_an_archive_member_in_batches_of_at_most_a_thousand_lines(hom
 
 def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same_rows(home, monkeypatch):
     source = archive(home, gzip_member(*MANY))
-    original = loader.bulk.insert_ignore
+    original = loader.bulk.insert_rows
     batches = []
 
-    def second_batch_dies(objs, **kwargs):
-        original(objs, **kwargs)
-        if objs and isinstance(objs[0], WaysEvent):
-            batches.append(len(objs))
+    def second_batch_dies(rows, **kwargs):
+        original(rows, **kwargs)
+        if rows.values and rows.model is WaysEvent:
+            batches.append(len(rows))
             if len(batches) == 2:
                 raise Crash("killed inside the member, between the rows and the checkpoint")
 
-    monkeypatch.setattr(loader.bulk, "insert_ignore", second_batch_dies)
+    monkeypatch.setattr(loader.bulk, "insert_rows", second_batch_dies)
     with pytest.raises(Crash):
         loader.import_file(source)
     row = SourceFile.objects.get()
