@@ -441,7 +441,7 @@ def load_batch(
 
 
 ENTRY_TABLE = TranscriptEntry._meta.db_table
-FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0018)
+FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0017)
 # Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
 FTS_FILL = (
     f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "

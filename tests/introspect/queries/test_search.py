@@ -453,7 +453,7 @@ def test_it_indexes_each_new_entry_once_when_the_same_lines_are_read_again(home)
 def test_it_keeps_the_sync_triggers_after_every_migration():
     # Django rebuilds a SQLite table to alter it, dropping its triggers: a later migration that
     # alters introspect_transcriptentry must create them again. New rows are indexed by the
-    # loader (0018): an insert trigger put back by a later migration would index them twice.
+    # loader (0017): an insert trigger put back by a later migration would index them twice.
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
