@@ -119,23 +119,20 @@ def projects_for_filter() -> QuerySet[Project]:
 TURNS_PER_PAGE = 20
 
 
+def with_rows(turns: QuerySet[Turn]) -> QuerySet[Turn]:
+    """Fire turns with their rows (and each row's event and verdict) in one more query."""
+    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
+    return turns.prefetch_related(Prefetch("ways", queryset=rows))
+
+
 def turns_page(
     session: Session, *, start: int = 1, after: int | None = None, size: int = TURNS_PER_PAGE
 ) -> list[Turn]:
-    """A page of turns from epoch `start` (or after `after`, for live follow), with their rows.
-
-    Of a turn's prompt only the file offset is read (`prompt_offset`, `nearest_offset`): the page
-    shows the prompt from the conversation window (conversation_by_turn), not from a joined row.
-    """
-    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
+    """A page of turns from epoch `start` (or after `after`, for live follow), with their rows."""
     turns = (
         session.turns.filter(epoch__gt=after) if after is not None else session.turns.filter(epoch__gte=start)
     )
-    return list(
-        turns.order_by("epoch")
-        .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
-        .prefetch_related(Prefetch("ways", queryset=rows))[:size]
-    )
+    return list(with_rows(turns.order_by("epoch"))[:size])
 
 
 CONVERSATION_TYPES_HIDDEN = ("ai-title", "custom-title", "progress")
@@ -353,10 +350,7 @@ def page_run(session: Session, turn: int, part: int) -> tuple[list[TranscriptEnt
 def fires_for_page(session: Session, prompts: list[int], *, first_page: bool) -> tuple[list[Turn], int]:
     """The fire turns tied to the page's prompts (keyed to one, or placed near one by time), and on
     the first page those tied to no prompt at all (at most a page of them; the rest counted)."""
-    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
-    turns = session.turns.annotate(
-        prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset")
-    ).prefetch_related(Prefetch("ways", queryset=rows))
+    turns = with_rows(session.turns.all())
     tied = Q(prompt_entry_id__in=prompts) | Q(prompt_entry__isnull=True, nearest_prompt_id__in=prompts)
     loose = Q(prompt_entry__isnull=True, nearest_prompt__isnull=True)
     if not first_page:
@@ -448,10 +442,7 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
     extra = pair_results(session.transcript_id, [item.entry for item in items])
     for_display(entries + extra)
     items = [item for item in items if not getattr(item.entry, "with_call", False)]
-    spans = prompt_spans(fires)
-    for entry in entries:
-        if entry.is_prompt:
-            entry.prompt_spans = spans.get(entry.pk, [])
+    mark_prompt_spans(entries, fires)
     items = place_fires(items, fires, later=later, open_prompt=open_prompt)
     if part > 0:
         prev: tuple[int, int | str] | None = (turn, part - 1)
@@ -470,6 +461,14 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
         last_turn=max((item.turn_start or 0 for item in items), default=first),
         unplaced=unplaced,
     )
+
+
+def mark_prompt_spans(entries: list[TranscriptEntry], fires: list[Turn]) -> None:
+    """Give each prompt the keyword spans its keyed fire turns matched (`prompt_spans`)."""
+    spans = prompt_spans(fires)
+    for entry in entries:
+        if entry.is_prompt:
+            entry.prompt_spans = spans.get(entry.pk, [])
 
 
 def prompt_spans(fires: list[Turn]) -> dict[int, list[str]]:
@@ -541,21 +540,14 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     items, _ = number_items(run, turn=turn, part=1)
     if items and items[0].turn_start is not None and not items[0].entry.is_prompt:
         items[0].turn_start = None  # the open turn goes on; no new heading
-    rows = TurnWay.objects.select_related("event", "judge_event").order_by("position")
     fires = list(
-        session.turns.filter(epoch__gte=max(fire_after, 1))
-        .annotate(prompt_offset=F("prompt_entry__offset"), nearest_offset=F("nearest_prompt__offset"))
-        .prefetch_related(Prefetch("ways", queryset=rows))
-        .order_by("epoch")[: TURNS_PER_PAGE * 5]
+        with_rows(session.turns.filter(epoch__gte=max(fire_after, 1)).order_by("epoch"))[: TURNS_PER_PAGE * 5]
     )
     extra = pair_results(session.transcript_id, run)
     for_display(run + extra)
     items = [item for item in items if not getattr(item.entry, "with_call", False)]
     here = {entry.pk for entry in run if entry.is_prompt}
-    spans = prompt_spans(fires)
-    for entry in run:
-        if entry.is_prompt:
-            entry.prompt_spans = spans.get(entry.pk, [])
+    mark_prompt_spans(run, fires)
     # A fire turn shown before (the last, growing) is swapped in place; one keyed to a prompt
     # already on the page goes after that prompt; the rest are new and recent: on the spine here.
     replaced = [f for f in fires if f.epoch == fire_after]
@@ -764,8 +756,9 @@ def session_detail_page(session: Session, *, turn: int, part: int, fires_from: i
         item.entry.tool_use_id for item in page.items if item.entry is not None and item.entry.tool_use_id
     }
     shown = [agent for tool_use, agent in context["subagents"].items() if tool_use in on_page]
-    for agent_id, summary in subagent_summaries(shown).items():
-        next(agent for agent in shown if agent.agent_id == agent_id).summary = summary
+    summaries = subagent_summaries(shown)
+    for agent in shown:
+        agent.summary = summaries.get(agent.agent_id)
     return {
         **header,
         **context,
