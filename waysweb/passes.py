@@ -24,6 +24,9 @@ from lib.locations import Locations
 # A long pass derives what has landed this often, so that the newest sessions (read first) are on
 # the list while older files are still being read; a short pass derives once, at its end.
 DERIVE_EVERY_SECS = 2.0
+# ...and spends at most about this share of its time on those early derives: each archive of the
+# events log touches the long sessions again, and a 5,000-turn session is rebuilt whole each time.
+DERIVE_SHARE = 0.2
 
 
 def sessions_pass(
@@ -37,19 +40,23 @@ def sessions_pass(
     stop: Callable[[], bool] | None = None,
 ) -> PassResult:
     """Import every events log and transcript once, deriving the sessions the pass touched as
-    their files land (every `DERIVE_EVERY_SECS`, each after its rows committed) and at the end."""
+    their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
+    rows committed) and at the end."""
     landed: set[str] = set()
     last = time.monotonic()
+    wait = DERIVE_EVERY_SECS
 
     def file_landed(file: loader.FileResult) -> None:
-        nonlocal last
+        nonlocal last, wait
         landed.update(file.sessions)
         if on_file is not None:
             on_file(file)
-        if landed and time.monotonic() - last >= DERIVE_EVERY_SECS:
+        if landed and time.monotonic() - last >= wait:
+            started = time.monotonic()
             sessions.rebuild_sessions(landed)
             landed.clear()
             last = time.monotonic()
+            wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
 
     result = import_pass(
         locs,

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from introspect.derive import fields, sources, subagents, turn_rows
-from introspect.models import Project, Session, TranscriptEntry, Turn, WaysEvent, Window
+from introspect.models import Project, Session, TranscriptEntry, Turn, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 from lib import fit, safefs
@@ -32,14 +32,14 @@ def project_for(path: str) -> Project | None:
 def rebuild_session(session: Session) -> None:
     """Every derived row of the session from all its events and transcript lines."""
     built_entry_id = TranscriptEntry.objects.filter(session=session).aggregate(top=Max("id"))["top"] or 0
-    events = sources.events_in_order(session)
+    events = sources.derive_events(session)
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
     first_project = next((event.project for event in events if event.project), "")
     built = turn_model.build_turns(events)
     recorded_project = (origin.project or "") if origin else ""
     trunk = sources.locate_trunk(session.sid, recorded_project)
-    entries = sources.trunk_entries(trunk)
+    entries = sources.trunk_lines(trunk)
     prompts = join.PromptIndex(join.prompt_turns(entries))
     unmatched = join.no_match_reason(entries, list(prompts.ordered))
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
@@ -136,22 +136,22 @@ class NearestPrompt:
     its prompt). Prompts sorted by second with a running maximum of file position, so each turn
     costs a bisect instead of a pass over every prompt."""
 
-    def __init__(self, prompts: list[TranscriptEntry]):
+    def __init__(self, prompts: list[sources.TrunkLine]):
         by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
         self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
-        self.latest: list[TranscriptEntry] = []
+        self.latest: list[sources.TrunkLine] = []
         best = -1
         for position, entry in by_second:
             if position > best:
                 best, chosen = position, entry
             self.latest.append(chosen)
 
-    def at(self, second) -> TranscriptEntry | None:
+    def at(self, second) -> sources.TrunkLine | None:
         found = bisect_right(self.seconds, second)
         return self.latest[found - 1] if found else None
 
 
-def duration(origin: WaysEvent | None, last: WaysEvent | None) -> int:
+def duration(origin: sources.DeriveEvent | None, last: sources.DeriveEvent | None) -> int:
     """list --json duration_secs: last event's second minus the origin's, floored at 0."""
     if origin is None or last is None or origin.ts is None or last.ts is None:
         return 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
+from datetime import datetime
+from typing import NamedTuple
 
-from django.db.models import F
+from django.db.models import BinaryField, Case, F, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
@@ -22,6 +25,95 @@ EVENT_ORDER = (
 def events_in_order(session: Session) -> list[WaysEvent]:
     """The session's events in event order (formats-agent-ways.md §2.3 rule 4)."""
     return list(WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER))
+
+
+class DeriveEvent(NamedTuple):
+    """The columns of an event that the derivation reads (rules/turns.py, derive/fields.py), as a
+    tuple: a 5,000-turn session's events are read in a tenth of the time model instances take."""
+
+    pk: int
+    event: str | None
+    way: str | None
+    trigger: str | None
+    ts_raw: str | None
+    ts: datetime | None
+    fire_score: float | None
+    matched_span: str | None
+    token_position: int | None
+    reason: str | None
+    verdict: str | None
+    p_yes: float | None
+    threshold: float | None
+    occurrences: int
+    project: str | None
+    model: str | None
+    raw: str  # only a way_judged event's (judge_fields reads it); '' for every other
+
+
+DERIVE_EVENT_COLUMNS = (
+    "id",
+    *DeriveEvent._fields[1:-1],
+    Case(When(event="way_judged", then=F("raw")), default=Value(""), output_field=TextField()),
+)
+
+
+def derive_events(session: Session) -> list[DeriveEvent]:
+    """`events_in_order` as DeriveEvent tuples."""
+    rows = WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER).values_list(*DERIVE_EVENT_COLUMNS)
+    return [DeriveEvent._make(row) for row in rows]
+
+
+class TrunkLine(NamedTuple):
+    """The columns of a trunk line that the derivation reads (rules/join.py, derive/fields.py)."""
+
+    pk: int
+    type: str
+    subtype: str
+    uuid: str
+    parent_uuid: str
+    timestamp_raw: str
+    ts: datetime | None
+    version: str
+    cwd: str
+    model: str | None
+    hook_event: str
+    is_prompt: bool
+    text: str
+    has_usage: bool
+    input_tokens: int | None
+    cache_read_input_tokens: int | None
+    cache_creation_input_tokens: int | None
+    raw: bytes  # only a compact_boundary's (compaction_marks reads its metadata); b'' otherwise
+    raw_compressed: bool
+
+    @property
+    def line(self) -> bytes:
+        data = bytes(self.raw)
+        return zlib.decompress(data) if self.raw_compressed else data
+
+
+TRUNK_LINE_COLUMNS = (
+    "id",
+    *TrunkLine._fields[1:-2],
+    Case(
+        When(type="system", subtype="compact_boundary", then=F("raw")),
+        default=Value(b""),
+        output_field=BinaryField(),
+    ),
+    "raw_compressed",
+)
+
+
+def trunk_lines(trunk: SourceFile | None) -> list[TrunkLine]:
+    """`trunk_entries` as TrunkLine tuples."""
+    if trunk is None:
+        return []
+    rows = (
+        TranscriptEntry.objects.filter(source=trunk)
+        .order_by("offset", "index")
+        .values_list(*TRUNK_LINE_COLUMNS)
+    )
+    return [TrunkLine._make(row) for row in rows]
 
 
 def locate_trunk(sid: str, project: str) -> SourceFile | None:
