@@ -5,7 +5,7 @@
 
 Layout (formats-agent-ways.md §2, §10; formats-claude-code.md §1):
   .local/state/agent-ways/events.jsonl              live log (kept judge_call lines, rotation overlap, newest days)
-  .local/state/agent-ways/events-YYYY-MM-DD.jsonl.gz older lines, multi-member gzip, mtime 0
+  .local/state/agent-ways/events-YYYY-MM-DD.jsonl.gz older lines, multi-member gzip (members' mtime 0)
   .claude/projects/<slug>/<session>.jsonl            trunk transcripts (Claude Code 2.1.180 shapes)
   .claude/projects/<slug>/<session>/subagents/agent-<id>.jsonl (+ .meta.json)
   .claude/hooks/ways/<domain>/…/<leaf>/<leaf>.md     core way files of every way that fires
@@ -24,7 +24,9 @@ What is in it:
   in the large tier, one single line of ``huge_line_bytes``.
 
 Deterministic: one seeded ``random.Random`` per session and one for the text pools, fixed timestamps from
-2026-10-01, gzip members with mtime 0; the same (tier, seed) gives byte-identical files. Every line and file
+2026-10-01, gzip members with mtime 0; the same (tier, seed) gives byte-identical files. File mtimes are
+those a real machine would show: a transcript's its last line's, an archive's its rotation's, the live log's
+its last line's. Every line and file
 is serialised by sample/formats.py, the writers the sample HOME (sample/build.py) shares; this file decides
 what to write and how much.
 ``CorpusInfo.events_bytes`` counts uncompressed event-line bytes (archives included); ``transcript_bytes`` the
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import shutil
@@ -885,11 +888,17 @@ class Corpus:
             nbytes += len(data)
             files.setdefault(ARCHIVES[m][0], []).append(formats.gzip_member(data, level=1))
         paths = []
+        rotated = {name: upto for name, upto in ARCHIVES}  # the last member's end: its rotation
         for name, parts in files.items():
             (state / name).write_bytes(b"".join(parts))
+            at = BASE.timestamp() + rotated[name]
+            os.utime(state / name, (at, at))
             paths.append(state / name)
         data = b"".join(e[2] for e in live)
         (state / "events.jsonl").write_bytes(data)
+        if live:
+            at = BASE.timestamp() + live[-1][0]
+            os.utime(state / "events.jsonl", (at, at))
         paths.append(state / "events.jsonl")
         return paths, lines + len(live), nbytes + len(data)
 
@@ -1881,6 +1890,10 @@ class Session:
             self.trunk.lines.append(formats.transcript_last_prompt(self.sid, self.last_prompt[:200]))
             self.flush(self.trunk, f)
             f.close()
+            # Claude Code last wrote the file at the session's last line: newest-first reading
+            # (importer/sources.newest_first) goes by these mtimes, as on a real machine.
+            written = BASE.timestamp() + self.ms / 1000
+            os.utime(path, (written, written))
             for sub, meta in self.subs:
                 path = c.home / formats.subagent_path(self.project, self.sid, sub.agent)
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -1889,6 +1902,7 @@ class Session:
                     self.flush(sub, sf)
                 sidecar = c.home / formats.subagent_path(self.project, self.sid, sub.agent, ".meta.json")
                 sidecar.write_bytes(meta.encode())
+                os.utime(path, (written, written))
 
 
 # --------------------------------------------------------------------------------------------------------

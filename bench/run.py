@@ -4,6 +4,8 @@
 
 Generates a deterministic corpus (bench/corpus.py), then measures, all in this run:
 - the raw rate of reading the same bytes and `orjson.loads`-ing every line (the ceiling);
+- a cold `manage.py serve` on a fresh database: seconds to the first page, and to the page of the
+  session written last (serve listens first and imports behind it, newest first);
 - a cold `manage.py ingest` into a fresh SQLite database (a child process: its peak RSS is the
   importer's own) — throughput in MiB/s and lines/s, and its ratio to the raw rate (the headline);
   and the import pass inside it alone (the write path: files → rows and checkpoints, as `ingest`
@@ -27,11 +29,15 @@ import pickle
 import platform
 import re
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import orjson
@@ -43,6 +49,8 @@ from bench import corpus  # noqa: E402
 
 TARGETS = {
     "cold_import_ratio": ("ratio", ">= 0.25", lambda v: v >= 0.25),
+    "serve_first_page_s": ("s", "<= 10", lambda v: v <= 10),
+    "serve_newest_session_s": ("s", "<= 30", lambda v: v <= 30),
     "rerun_seconds": ("s", "< 1", lambda v: v < 1),
     "append_ms": ("ms", "< 50", lambda v: v < 50),
     "importer_peak_rss_mb": ("MB", "< 300", lambda v: v < 300),
@@ -132,6 +140,70 @@ def cold_import(info: corpus.CorpusInfo, work: Path) -> tuple[float, float, str]
         stdout = out.read().decode("utf-8", "replace")
     summary = next((line for line in stdout.splitlines() if line.startswith("Imported")), "")
     return seconds, usage.ru_maxrss / 1024, summary
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fetch(url: str) -> tuple[int | None, str]:
+    """The page's HTTP status and body; no status while nothing listens."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+    except OSError:
+        return None, ""
+
+
+def cold_serve(info: corpus.CorpusInfo, work: Path, limit: float = 600.0) -> tuple[float, float]:
+    """Seconds from starting `manage.py serve` on a fresh database (it migrates, listens, then
+    imports behind the server) to the session list answering, and to the session whose transcript
+    was written last being on that list with its own page answering."""
+    scratch = work / "serve"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    env = {
+        **child_env(info, work),
+        "WAYSWEB_DATA_DIR": str(scratch / "data"),
+        "WAYSWEB_DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
+        "WAYSWEB_DEMO": "0",
+    }
+    newest = max(info.transcript_files, key=lambda path: path.stat().st_mtime).stem
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its follower too, stopped as one group
+    )
+    first = newest_s = None
+    try:
+        while newest_s is None and time.perf_counter() - started < limit:
+            status, body = fetch(f"{base}/")
+            if status == 200 and first is None:
+                first = time.perf_counter() - started
+            # Listed (derived), and its own page answers.
+            if newest in body and fetch(f"{base}/sessions/{newest}/")[0] == 200:
+                newest_s = time.perf_counter() - started
+            time.sleep(0.1)
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+    if first is None or newest_s is None:
+        raise SystemExit(f"serve: no first page or newest session within {limit:.0f} s")
+    return first, newest_s
 
 
 def transcripts_import(info: corpus.CorpusInfo, work: Path) -> float:
@@ -264,6 +336,10 @@ def main() -> None:
     record(results, "database_mb", stored / 2**20, "MB")
     record(results, "database_size_ratio", stored / total_bytes)
     notes["ingest_summary"] = summary
+
+    first_page_s, newest_s = cold_serve(info, work)
+    record(results, "serve_first_page_s", first_page_s, "s")
+    record(results, "serve_newest_session_s", newest_s, "s")
 
     # The re-run, appends and page times run inside Django, in a child with this run's environment.
     measured = work / "measures.json"

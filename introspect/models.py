@@ -112,7 +112,8 @@ class SourceFile(models.Model):
 class RawLine(models.Model):
     """Every physical line read, so that each occurrence of a duplicated event is accounted for."""
 
-    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines")
+    # Indexed by rawline_position_unique, which starts with it: a second index only slows inserts.
+    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines", db_index=False)
     offset = models.BigIntegerField(help_text="byte offset of the line; in a gzip archive, of its member")
     index = models.IntegerField(default=0, help_text="line number inside a gzip member; 0 elsewhere")
     sha256 = models.CharField(max_length=64, db_index=True)
@@ -332,9 +333,10 @@ class WaysEvent(models.Model):
 
     ts_raw = models.CharField(max_length=64, null=True, blank=True)
     ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
-    event = models.CharField(max_length=64, null=True, blank=True, db_index=True)
+    # Both indexed by the composite indexes below that start with them (event+way, session+order).
+    event = models.CharField(max_length=64, null=True, blank=True)
     session = models.ForeignKey(
-        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="events", db_index=False
     )
     session_key = models.CharField(max_length=512, null=True, blank=True)
     project = models.TextField(null=True, blank=True)
@@ -542,11 +544,12 @@ class TranscriptEntry(models.Model):
     same session (a resumed session replaying its prefix), which conversation views skip.
     """
 
-    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="entries")
+    # Both indexed by entry_position_unique and entry_session_order, which start with them.
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="entries", db_index=False)
     offset = models.BigIntegerField()
     index = models.IntegerField(default=0)
     session = models.ForeignKey(
-        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries", db_index=False
     )
     session_key = models.CharField(max_length=512)
     line_session_id = models.CharField(max_length=512, null=True, blank=True)

@@ -50,11 +50,7 @@ def extend_session(session: Session) -> bool:
         return False
     if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
         return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
-    new_events = list(
-        WaysEvent.objects.filter(session=session, pk__gt=session.built_event_id).order_by(
-            *sources.EVENT_ORDER
-        )
-    )
+    new_events = sources.derive_events(session, after=session.built_event_id)
     new_entries = list(
         TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
         .defer("raw", "flags")
@@ -91,7 +87,7 @@ def extend_session(session: Session) -> bool:
     return True
 
 
-def events_extend(session: Session, new_events: list[WaysEvent]) -> bool:
+def events_extend(session: Session, new_events: list[sources.DeriveEvent]) -> bool:
     """New events extend the session only when every one sorts after every event built before."""
     if not new_events:
         return True
@@ -140,7 +136,7 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
     return list(events.filter(ts_raw__gte=(last_turn.ts - VERDICT_REACH).strftime("%Y-%m-%dT%H:%M:%S")))
 
 
-def add_events(session: Session, new_events: list[WaysEvent]) -> None:
+def add_events(session: Session, new_events: list[sources.DeriveEvent]) -> None:
     """The session's event counters, windows and dates, moved on by events that all come last."""
     counts = fields.event_counts(new_events)
     session.event_count += counts.events

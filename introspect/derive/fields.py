@@ -26,6 +26,7 @@ TITLE_ORDER = ("custom-title", "ai-title", "summary")
 FIRST_PROMPT_CAP = 2000
 PROMPT_TITLE_CHARS = 100
 CONTEXT_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+NO_USAGE = usage.totals(())  # a session without transcript lines
 
 
 def transcript_status(trunk: SourceFile | None) -> str:

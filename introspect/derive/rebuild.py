@@ -7,13 +7,13 @@ the derived rows a pure function of the imported lines, whatever order the sourc
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from django.db import transaction
-from django.db.models import Max
 
 from introspect.derive import fields, sources, subagents, turn_rows
-from introspect.models import Project, Session, TranscriptEntry, Turn, Window
+from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 from lib import fit, safefs
@@ -29,16 +29,78 @@ def project_for(path: str) -> Project | None:
     return project
 
 
+@dataclass
+class Plan:
+    """One session's derived rows, computed before the write transaction opens."""
+
+    session: Session
+    project_path: str
+    starts: list[sources.DeriveEvent]
+    turns: list[tuple]  # turn_rows.TURN_FIELDS values, but the session's id (set at the write)
+    built: list[turn_model.TurnData]
+    trunk: SourceFile | None
+    agent_files: dict[str, SourceFile]
+    metas: dict[str, dict]
+
+
 def rebuild_session(session: Session) -> None:
     """Every derived row of the session from all its events and transcript lines."""
-    built_entry_id = TranscriptEntry.objects.filter(session=session).aggregate(top=Max("id"))["top"] or 0
-    events = sources.derive_events(session)
+    rebuild_many([session])
+
+
+def rebuild_many(sessions: list[Session]) -> None:
+    """`rebuild_session` for each of these sessions, its reads shared (one query each for all the
+    sessions' events, transcript files and newest line) and its writes in one transaction.
+
+    Most sessions of a long history have events and no transcript (Claude Code deletes them after
+    30 days): for those, nothing more is read, and a rebuild costs a few rows, not twenty queries.
+    """
+    if not sessions:
+        return
+    ids = [session.pk for session in sessions]
+    events = sources.events_of(ids)
+    tops = sources.top_entry_ids(ids)
+    files = sources.transcript_files_of(session.sid for session in sessions)
+    plans = [
+        plan(session, events.get(session.pk, []), tops.get(session.pk, 0), files.get(session.sid, []))
+        for session in sessions
+    ]
+    with transaction.atomic():
+        projects: dict[str, Project | None] = {}
+        for item in plans:
+            if item.project_path not in projects:
+                projects[item.project_path] = project_for(item.project_path)
+            item.session.project = projects[item.project_path]
+            item.session.save()
+        Window.objects.filter(session_id__in=ids).delete()
+        TurnWay.objects.filter(turn__session_id__in=ids).delete()
+        Turn.objects.filter(session_id__in=ids).delete()  # their rows are gone: nothing cascades
+        Window.objects.bulk_create(
+            Window(session=item.session, number=number, start_ts=start.ts_raw or "")
+            for item in plans
+            for number, start in enumerate(item.starts, start=1)
+        )
+        turn_rows.write_turns_of([(item.session, item.turns, item.built) for item in plans])
+        plain = [item.session.pk for item in plans if item.trunk is None and not item.agent_files]
+        Subagent.objects.filter(session_id__in=plain).delete()  # none to link: no trunk, no files
+        for item in plans:
+            if item.trunk is not None or item.agent_files:
+                subagents.rebuild_subagents(item.session, item.trunk, item.agent_files, item.metas)
+
+
+def plan(
+    session: Session, events: list[sources.DeriveEvent], built_entry_id: int, files: list[SourceFile]
+) -> Plan:
+    """Compute the session's fields (set on `session`) and its derived rows, reading only what a
+    session with transcript lines needs read beyond its events."""
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
     first_project = next((event.project for event in events if event.project), "")
     built = turn_model.build_turns(events)
     recorded_project = (origin.project or "") if origin else ""
-    trunk = sources.locate_trunk(session.sid, recorded_project)
+    trunk = sources.pick_trunk(
+        session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
+    )
     entries = sources.trunk_lines(trunk)
     prompts = join.PromptIndex(join.prompt_turns(entries))
     unmatched = join.no_match_reason(entries, list(prompts.ordered))
@@ -48,7 +110,7 @@ def rebuild_session(session: Session) -> None:
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     counts = fields.event_counts(events)
     last = events[-1] if events else None
-    agent_files = subagents.subagent_files(session)
+    agent_files = subagents.subagent_files_in(files)
     metas = subagents.read_metas(agent_files)
 
     # A session folder holding subagent files but no trunk: its subagents' lines stand in for the
@@ -68,7 +130,8 @@ def rebuild_session(session: Session) -> None:
     session.compaction_marks = fields.compaction_marks(entries)
     session.transcript_compactions = len(session.compaction_marks)
     session.message_count = fields.message_count(entries)
-    fields.apply_usage(session, fields.session_usage(session))
+    # No transcript line has this session: no usage to read, and only the fires' models.
+    fields.apply_usage(session, fields.session_usage(session) if built_entry_id else fields.NO_USAGE)
     if not events and (entries or side):
         first_cwd = next((e.cwd for e in entries or side if e.cwd), "")
         first_project = first_project or first_cwd
@@ -100,35 +163,30 @@ def rebuild_session(session: Session) -> None:
     session.derived_version = fields.DERIVED_VERSION
     session.built_event_id = max((event.pk for event in events), default=0)
     session.built_entry_id = built_entry_id
-    session.models_seen = fields.all_models(session, trunk)
-
-    with transaction.atomic():
-        session.project = project_for(session.recorded_project or first_project)
-        session.save()
-        Window.objects.filter(session=session).delete()
-        Turn.objects.filter(session=session).delete()
-        Window.objects.bulk_create(
-            Window(session=session, number=number, start_ts=start.ts_raw or "")
-            for number, start in enumerate(starts, start=1)
-        )
-        window_starts = [start.ts_raw or "" for start in starts]
-        turn_rows.write_turns(
+    session.models_seen = fields.all_models(session, trunk) if built_entry_id else fields.models_seen(events)
+    window_starts = [start.ts_raw or "" for start in starts]
+    turns = [
+        turn_rows.turn_row(
             session,
-            [
-                turn_rows.turn_row(
-                    session,
-                    turn.epoch,
-                    turn_rows.window_of(turn.ts_raw, window_starts),
-                    turn,
-                    joined,
-                    prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
-                    nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts),
-                )
-                for turn, joined in zip(built, joins, strict=True)
-            ],
-            built,
+            turn.epoch,
+            turn_rows.window_of(turn.ts_raw, window_starts),
+            turn,
+            joined,
+            prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
+            nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts),
         )
-        subagents.rebuild_subagents(session, trunk, agent_files, metas)
+        for turn, joined in zip(built, joins, strict=True)
+    ]
+    return Plan(
+        session=session,
+        project_path=session.recorded_project or first_project,
+        starts=starts,
+        turns=turns,
+        built=built,
+        trunk=trunk,
+        agent_files=agent_files,
+        metas=metas,
+    )
 
 
 class NearestPrompt:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db.models import BinaryField, Case, F, TextField, Value, When
+from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
+from lib import bulk
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
 EVENT_ORDER = (
@@ -47,6 +48,10 @@ class DeriveEvent(NamedTuple):
     occurrences: int
     project: str | None
     model: str | None
+    order_rank: int
+    order_generation: int
+    order_offset: int
+    order_index: int
     raw: str  # only a way_judged event's (judge_fields reads it); '' for every other
 
 
@@ -57,10 +62,12 @@ DERIVE_EVENT_COLUMNS = (
 )
 
 
-def derive_events(session: Session) -> list[DeriveEvent]:
-    """`events_in_order` as DeriveEvent tuples."""
-    rows = WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER).values_list(*DERIVE_EVENT_COLUMNS)
-    return [DeriveEvent._make(row) for row in rows]
+def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
+    """`events_in_order` as DeriveEvent tuples; with `after`, only those with a larger id."""
+    rows = WaysEvent.objects.filter(session=session)
+    if after:
+        rows = rows.filter(pk__gt=after)
+    return [DeriveEvent._make(row) for row in rows.order_by(*EVENT_ORDER).values_list(*DERIVE_EVENT_COLUMNS)]
 
 
 class TrunkLine(NamedTuple):
@@ -123,10 +130,16 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
     """
     if not sid or "/" in sid or "\\" in sid or sid == "..":
         return None
+    rows = SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by("generation")
+    return pick_trunk(sid, project, rows)
+
+
+def pick_trunk(sid: str, project: str, rows: Iterable[SourceFile]) -> SourceFile | None:
+    """`locate_trunk` over the session's trunk files (kind transcript), read already, by generation."""
+    if not sid or "/" in sid or "\\" in sid or sid == "..":
+        return None
     candidates = {}
-    for row in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by(
-        "generation"
-    ):
+    for row in rows:
         candidates[row.rel_path] = row  # the newest generation of each path
     if not candidates:
         return None
@@ -141,6 +154,41 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
                 return candidates[prefixed[0]]
     first = min(candidates, key=lambda path: path.split("/")[0])
     return candidates[first]
+
+
+def transcript_files_of(sids: Iterable[str]) -> dict[str, list[SourceFile]]:
+    """Every transcript file (trunks and subagents, all generations, oldest first) of these
+    sessions, by session id, in one query."""
+    found: dict[str, list[SourceFile]] = {}
+    rows = SourceFile.objects.filter(kind__in=SourceFile.TRANSCRIPT_KINDS).order_by("generation", "pk")
+    for row in bulk.chunked_in(rows, "session_key", set(sids)):
+        found.setdefault(row.session_key, []).append(row)
+    for group in found.values():
+        group.sort(key=lambda row: (row.generation, row.pk))  # chunks come back in any order
+    return found
+
+
+def events_of(session_ids: Sequence[int]) -> dict[int, list[DeriveEvent]]:
+    """`derive_events` of many sessions, in one query, by session pk."""
+    found: dict[int, list[DeriveEvent]] = {}
+    rows = (
+        WaysEvent.objects.filter(session_id__in=list(session_ids))
+        .order_by("session_id", *EVENT_ORDER)
+        .values_list("session_id", *DERIVE_EVENT_COLUMNS)
+    )
+    for session_id, *row in rows:
+        found.setdefault(session_id, []).append(DeriveEvent._make(row))
+    return found
+
+
+def top_entry_ids(session_ids: Sequence[int]) -> dict[int, int]:
+    """The largest transcript-line id of each of these sessions that has any, in one query."""
+    return dict(
+        TranscriptEntry.objects.filter(session_id__in=list(session_ids))
+        .values("session_id")
+        .annotate(top=Max("id"))
+        .values_list("session_id", "top")
+    )
 
 
 def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:

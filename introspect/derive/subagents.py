@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
@@ -14,12 +15,12 @@ META_CAP = 65536
 
 def subagent_files(session: Session) -> dict[str, SourceFile]:
     """The session's subagent transcripts by agent id, the newest generation of each."""
-    return {
-        row.agent_key: row
-        for row in SourceFile.objects.filter(
-            kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid
-        ).order_by("generation")
-    }
+    return subagent_files_in(SourceFile.objects.filter(session_key=session.sid).order_by("generation"))
+
+
+def subagent_files_in(rows: Iterable[SourceFile]) -> dict[str, SourceFile]:
+    """`subagent_files` among a session's transcript files, read already, oldest generation first."""
+    return {row.agent_key: row for row in rows if row.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT}
 
 
 def read_metas(files: dict[str, SourceFile]) -> dict[str, dict]:

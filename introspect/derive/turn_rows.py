@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import operator
+
+from django.db.models import Q
+
 from introspect.models import Session, Turn, TurnWay
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -69,16 +74,30 @@ def turn_row(
 
 def write_turns(session: Session, turns: list[tuple], built: list[turn_model.TurnData]) -> None:
     """Insert turns (values of TURN_FIELDS, in epoch order) and each one's `fired_ways` rows."""
-    if not turns:
+    write_turns_of([(session, turns, built)])
+
+
+def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.TurnData]]]) -> None:
+    """`write_turns` for many sessions: one insert of every turn, one read of their ids, one insert
+    of every `fired_ways` row."""
+    groups = [group for group in groups if group[1]]
+    if not groups:
         return
-    bulk.insert_values(Turn, TURN_FIELDS, turns)
-    ids = dict(Turn.objects.filter(session=session, epoch__gte=turns[0][1]).values_list("epoch", "id"))
+    bulk.insert_values(Turn, TURN_FIELDS, (values for _, turns, _ in groups for values in turns))
+    # From each session's first epoch written: a tail extension keeps the turns before it.
+    written = functools.reduce(
+        operator.or_, (Q(session_id=session.pk, epoch__gte=turns[0][1]) for session, turns, _ in groups)
+    )
+    ids = {
+        (session_id, epoch): pk
+        for session_id, epoch, pk in Turn.objects.filter(written).values_list("session_id", "epoch", "id")
+    }
     bulk.insert_values(
         TurnWay,
         TURN_WAY_FIELDS,
         (
             (
-                ids[values[1]],
+                ids[(session.pk, values[1])],
                 position,
                 row.event.pk,
                 pk_of(row.judge_event),
@@ -90,6 +109,7 @@ def write_turns(session: Session, turns: list[tuple], built: list[turn_model.Tur
                 row.fire_score,
                 row.matched_span,
             )
+            for session, turns, built in groups
             for values, turn in zip(turns, built, strict=True)
             for position, row in enumerate(turn.rows, start=1)
         ),

@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
-from introspect.importer.tailer import Checkpoint, Chunk, Damage, Hashed, Line, anchor_of, clean, open_at
+from introspect.importer import tailer
+from introspect.importer.tailer import (
+    Checkpoint,
+    Chunk,
+    Damage,
+    Hashed,
+    Line,
+    anchor_of,
+    clean,
+    open_at,
+)
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 READ_BLOCK = 1 << 20  # compressed bytes read from an archive at a time
@@ -280,10 +290,12 @@ class GzipTail:
         checkpoint: Checkpoint | None,
         *,
         limit: int = 8 << 20,
-        max_lines: int = 1000,
+        max_lines: int | None = None,
         max_line: int = 64 << 20,
     ) -> Chunk | None:
-        """Lines after the checkpoint, up to about `limit` bytes or `max_lines`; None when the file is gone."""
+        """Lines after the checkpoint, up to about `limit` bytes or `max_lines` (default
+        tailer.BATCH_LINES); None when the file is gone."""
+        max_lines = tailer.BATCH_LINES if max_lines is None else max_lines
         self.max_line = max_line
         new_generation = False
         continues = (

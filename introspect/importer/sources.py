@@ -283,6 +283,10 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
     return found
 
 
+# The newest transcripts read before any event log (newest_first): a few seconds of reading.
+LEAD_BYTES = 64 << 20
+
+
 def newest_first(found: list[Source]) -> list[Source]:
     """The sources in the order a pass reads them: the most recently written first.
 
@@ -301,6 +305,10 @@ def newest_first(found: list[Source]) -> list[Source]:
     - one session's transcripts (trunks, subagents) stay together, in their listed order;
     - the rest is by mtime, newest first: each session's files by the newest of them, and the
       event logs merged in where their mtimes fall. A file that cannot be stat'ed counts as oldest.
+    - except that the newest sessions' transcripts, up to `LEAD_BYTES`, come before every event
+      log: the live log holds weeks of events (minutes of reading on a long history), and the
+      session a user opens first is today's, whose conversation then shows within seconds, its
+      ways turns following when the live log has landed.
     """
 
     def written(source: Source) -> int:
@@ -308,6 +316,12 @@ def newest_first(found: list[Source]) -> list[Source]:
             return os.stat(source.path, follow_symlinks=False).st_mtime_ns
         except OSError:
             return -1
+
+    def size(source: Source) -> int:
+        try:
+            return os.stat(source.path, follow_symlinks=False).st_size
+        except OSError:
+            return 0
 
     groups: dict[tuple[str, ...], list[Source]] = {}
     for source in found:
@@ -323,6 +337,11 @@ def newest_first(found: list[Source]) -> list[Source]:
     )
     events = [[written(source), [source]] for source in event_read_order(found)]
     ordered: list[Source] = []
+    lead = 0
+    while transcripts and (not ordered or lead < LEAD_BYTES):  # the newest session at least
+        group = transcripts.pop(0)[1]
+        ordered += group
+        lead += sum(size(source) for source in group)
     while transcripts or events:
         # A merge that never reorders either list: only where the event logs fall among the rest.
         if events and (not transcripts or events[0][0] >= transcripts[0][0]):

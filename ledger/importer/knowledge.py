@@ -11,16 +11,16 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import batched
 from pathlib import Path
 
-import yaml
 from django.db import transaction
 from django.utils import timezone
 
 from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document, split_document
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
-from lib import bulk, fit, safefs
+from lib import bulk, fit, frontmatter, safefs
 from lib.hashing import sha256
 
 KNOWLEDGE_KEYS = (
@@ -95,7 +95,7 @@ def transcript_like(text: str) -> bool:
 def render_knowledge(data: dict, body: str) -> bytes:
     """A knowledge/v1 file: front matter in the §4.1 key order, then the body."""
     ordered = {key: data[key] for key in KNOWLEDGE_KEYS if key in data and data[key] not in (None, "", [])}
-    head = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=1000)
+    head = frontmatter.dump(ordered)
     return f"---\n{head}---\n\n{body.strip()}\n".encode()
 
 
@@ -139,6 +139,8 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         for stem in files
         if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")
     }
+    sessions = SessionsBySid()
+    changed: list[tuple[str, str, str, Knowledge]] = []  # (stem, source class, sha256, parsed)
     for stem, (source_class, path) in files.items():
         raw = read_document(root, path, result)
         if raw is None:
@@ -153,28 +155,35 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
             and record.present
         ):
             continue
-        parsed = parse_knowledge(raw, stem=stem)
+        changed.append((stem, source_class, digest, parse_knowledge(raw, stem=stem)))
+    # The files are read before any write (a write never waits on a slow disk), then the records
+    # commit a few hundred at a time, each its own savepoint: a commit per file made a first pass
+    # over thousands of derived candidates wait on the disk thousands of times.
+    for batch in batched(changed, COMMIT_EVERY):
         with transaction.atomic():
-            if record is None:
-                record = KnowledgeRecord(
-                    directory=str(directory),
-                    record_id=stem,
-                    first_seen=now,
-                    origin=KnowledgeRecord.Origin.WAYSWEB
-                    if stem.startswith("ww-")
-                    else KnowledgeRecord.Origin.MAJORDOMUS,
-                )
-                result.added += 1
-            else:
-                result.changed += 1
-            apply_file(record, parsed, source_class, digest)
-            if stem in leftovers:
-                record.conflict = (
-                    "a candidate file is still beside the curated record: an interrupted "
-                    "promotion; promoting again finishes it"
-                )
-            bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
-            recover_audit(record, parsed)
+            for stem, source_class, digest, parsed in batch:
+                with transaction.atomic():
+                    record = existing.get(stem)
+                    if record is None:
+                        record = KnowledgeRecord(
+                            directory=str(directory),
+                            record_id=stem,
+                            first_seen=now,
+                            origin=KnowledgeRecord.Origin.WAYSWEB
+                            if stem.startswith("ww-")
+                            else KnowledgeRecord.Origin.MAJORDOMUS,
+                        )
+                        result.added += 1
+                    else:
+                        result.changed += 1
+                    apply_file(record, parsed, source_class, digest, sessions=sessions)
+                    if stem in leftovers:
+                        record.conflict = (
+                            "a candidate file is still beside the curated record: an interrupted "
+                            "promotion; promoting again finishes it"
+                        )
+                    bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
+                    recover_audit(record, parsed)
     for stem, record in existing.items():
         if stem not in files and record.present:
             KnowledgeRecord.objects.filter(pk=record.pk).update(present=False)
@@ -182,7 +191,25 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
     return result
 
 
-def apply_file(record: KnowledgeRecord, parsed: Knowledge, source_class: str, digest: str) -> None:
+COMMIT_EVERY = 200  # knowledge records per transaction
+
+
+class SessionsBySid(dict):
+    """Sessions looked up by id once per pass (thousands of derived records name a few hundred)."""
+
+    def __missing__(self, sid: str) -> Session | None:
+        self[sid] = found = Session.objects.filter(sid=sid).first()
+        return found
+
+
+def apply_file(
+    record: KnowledgeRecord,
+    parsed: Knowledge,
+    source_class: str,
+    digest: str,
+    *,
+    sessions: SessionsBySid | None = None,
+) -> None:
     """Index what the file says; a file that reverts a person's decision is flagged, not obeyed."""
     decided = record.pk and record.actions.filter(verb__in=("promote", "reject")).exists()
     file_status = str(parsed.get("status"))
@@ -214,15 +241,15 @@ def apply_file(record: KnowledgeRecord, parsed: Knowledge, source_class: str, di
     overlong = fit.fit_instance(record)  # the file keeps the value; the column cannot
     if overlong:
         record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
-    link_provenance(record)
+    link_provenance(record, SessionsBySid() if sessions is None else sessions)
 
 
-def link_provenance(record: KnowledgeRecord) -> None:
+def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid) -> None:
     """Resolve `claude-session:`, `ledger:` and `turn:` refs (waysweb's own) to rows and turns."""
     for ref in record.derived_from:
         kind, _, value = ref.partition(":")
         if kind == "claude-session":
-            record.session = Session.objects.filter(sid=value).first()
+            record.session = sessions[value]
         elif kind == "session" and record.session is None:
             # A majordomus episode: its provider.event.received lines name the Claude Code session.
             provider = (
@@ -232,7 +259,7 @@ def link_provenance(record: KnowledgeRecord) -> None:
                 .first()
             )
             if provider:
-                record.session = Session.objects.filter(sid=provider).first()
+                record.session = sessions[provider]
         elif kind == "ledger" and "/e" in value:
             slug, _, epoch = value.rpartition("/e")
             if epoch.isdigit():

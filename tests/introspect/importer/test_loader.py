@@ -60,7 +60,7 @@ def test_it_refuses_a_batch_whose_checkpoint_another_importer_moved(home):
     assert SourceFile.objects.get().offset == row.offset
 
 
-def test_it_commits_in_batches_of_at_most_a_thousand_lines(home, monkeypatch):
+def test_it_commits_in_batches_of_at_most_batch_lines(home, monkeypatch):
     append(home.live, *(line(ts="2026-11-02T10:00:00Z", event="x", n=i) for i in range(2500)))
     batches = []
     original = loader.load_batch
@@ -101,7 +101,7 @@ def member_position(row: SourceFile) -> tuple[int, int, int]:
     return row.offset, row.member_bytes, row.member_lines
 
 
-def test_it_commits_an_archive_member_in_batches_of_at_most_a_thousand_lines(home, monkeypatch):
+def test_it_commits_an_archive_member_in_batches_of_at_most_batch_lines(home, monkeypatch):
     source = archive(home, gzip_member(*MANY))
     positions = []
     original = loader.load_batch

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from introspect.importer import sources
 from introspect.importer.sources import LEGACY_RANK, LIVE_RANK, Source, newest_first
 
 
@@ -17,12 +18,24 @@ def written(root: Path, rel: str, at: int, *, kind: str = "", rank: int = 0, **k
     return Source(kind, root, rel, rank, keys.get("session", ""), keys.get("agent", ""))
 
 
-def test_it_reads_the_most_recently_written_files_first(tmp_path):
+def test_it_reads_the_most_recently_written_files_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "LEAD_BYTES", 0)  # only the newest session ahead of the logs
     archive = written(tmp_path, "events-2026-10-01.jsonl.gz", 1_000, kind="events_archive", rank=20261001)
     live = written(tmp_path, "events.jsonl", 9_000, kind="events", rank=LIVE_RANK)
     old = written(tmp_path, "p/old.jsonl", 2_000, session="old")
+    older = written(tmp_path, "p/older.jsonl", 500, session="older")
     new = written(tmp_path, "p/new.jsonl", 8_000, session="new")
-    assert newest_first([archive, live, old, new]) == [live, new, old, archive]
+    assert newest_first([archive, live, older, old, new]) == [new, live, old, archive, older]
+
+
+def test_the_newest_transcripts_come_before_even_the_live_log_up_to_a_budget(tmp_path, monkeypatch):
+    # Today's conversation shows within seconds; the live log (weeks of events) lands behind it.
+    monkeypatch.setattr(sources, "LEAD_BYTES", 6)  # two files of 3 bytes
+    live = written(tmp_path, "events.jsonl", 9_000, kind="events", rank=LIVE_RANK)
+    new = written(tmp_path, "p/new.jsonl", 8_000, session="new")
+    old = written(tmp_path, "p/old.jsonl", 7_000, session="old")
+    oldest = written(tmp_path, "p/oldest.jsonl", 6_000, session="oldest")
+    assert newest_first([live, oldest, old, new]) == [new, old, live, oldest]
 
 
 def test_the_event_logs_keep_one_order_whatever_their_mtimes(tmp_path):
