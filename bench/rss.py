@@ -1,15 +1,18 @@
 """Peak RSS of `manage.py ingest` on the inputs that used to blow the importer's memory budget.
 
     uv run python bench/rss.py [--archive-mb 300] [--line-mb 50] [--only archive|line] [--work DIR]
-    uv run python bench/rss.py --tier large     # the whole bench corpus instead (~1 min to write, ~13 to import)
+    uv run python bench/rss.py --transcript-gb 2   # one trunk transcript of 2 GiB of ordinary turns instead
+    uv run python bench/rss.py --tier large     # the whole bench corpus instead (~1 min to write, ~6 to import)
 
-Writes a focused HOME (not the whole bench corpus, which takes ~13 min to import):
+Writes a focused HOME (not the whole bench corpus, which takes ~6 min to import):
 - `events-2026-10-23.jsonl.gz`: ONE gzip member of `--archive-mb` MiB of distinct event lines (as agent-ways
   rotates a whole events file into an archive), then a small second member;
 - a trunk transcript with a few ordinary lines and one tool result of `--line-mb` MB on a single line
   (the output twice, as Claude Code writes it: `message.content` and `toolUseResult.stdout`).
-Then runs `migrate` and `ingest` as child processes against a fresh SQLite database and prints each
-child's peak RSS (from `os.wait4`, so only that child is counted). Target: < 300 MB.
+With `--transcript-gb N`, one trunk transcript of N GiB of ordinary turns instead (a session that
+ran for months: every line of it is derived at once). Then runs `migrate` and `ingest` as child
+processes against a fresh SQLite database and prints each child's peak RSS (from `os.wait4`, so
+only that child is counted). Target: < 300 MB.
 Not part of the test suite.
 """
 
@@ -175,6 +178,89 @@ def write_transcript(home: Path, megabytes: int) -> Path:
     return path
 
 
+def write_long_transcript(home: Path, gib: float) -> Path:
+    """One trunk transcript of `gib` GiB, streamed: turns of a prompt, a tool call, its result
+    (1-40 KB, some of them 200 KB) and a reply, each line parented on the one before, as a
+    months-long Claude Code session leaves one."""
+    path = home / ".claude" / "projects" / PROJECT / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/dev/src/rss",
+        "sessionId": SESSION,
+        "version": "2.1.180",
+        "gitBranch": "main",
+    }
+    r = random.Random(3)
+    outputs = [huge_output(r.choice((1_000, 4_000, 12_000, 40_000, 200_000))) for _ in range(64)]
+    target = int(gib * (1 << 30))
+    written = turn = 0
+    parent = None
+    with open(path, "wb", buffering=1 << 20) as fh:
+        while written < target:
+            turn += 1
+            second = turn * 20
+            stamp = f"2026-{1 + second // 2419200 % 12:02d}-{1 + second // 86400 % 28:02d}T"
+            stamp += f"{second // 3600 % 24:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+            out = outputs[turn % len(outputs)]
+            tool = f"toolu_{turn:08d}"
+            lines = [
+                {"type": "user", "message": {"role": "user", "content": f"step {turn}: run the build"}},
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": f"msg_{turn}a",
+                        "role": "assistant",
+                        "model": "claude-opus-4-6",
+                        "content": [
+                            {"type": "tool_use", "id": tool, "name": "Bash", "input": {"command": "make"}}
+                        ],
+                        "usage": {
+                            "input_tokens": 4,
+                            "output_tokens": 30,
+                            "cache_read_input_tokens": 1000 + turn,
+                        },
+                    },
+                    "requestId": f"req_{turn}a",
+                },
+                {
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {"tool_use_id": tool, "type": "tool_result", "content": out, "is_error": False}
+                        ],
+                    },
+                    "toolUseResult": {"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
+                },
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": f"msg_{turn}b",
+                        "role": "assistant",
+                        "model": "claude-opus-4-6",
+                        "content": [{"type": "text", "text": f"Step {turn} built."}],
+                        "usage": {
+                            "input_tokens": 4,
+                            "output_tokens": 8,
+                            "cache_read_input_tokens": 1100 + turn,
+                        },
+                    },
+                    "requestId": f"req_{turn}b",
+                },
+            ]
+            for n, line in enumerate(lines):
+                uuid = f"{turn:08d}-0000-4000-8000-{n:012d}"
+                data = orjson.dumps(
+                    {"parentUuid": parent, **env, **line, "uuid": uuid, "timestamp": f"{stamp}.{n:03d}Z"}
+                )
+                fh.write(data + b"\n")
+                written += len(data) + 1
+                parent = uuid
+    return path
+
+
 def run_child(args: list[str], env: dict, work: Path) -> tuple[float, float, str]:
     """(seconds, peak RSS in MB, stdout) of one child process; `wait4` gives that child's own peak."""
     started = time.perf_counter()
@@ -199,13 +285,16 @@ def write_inputs(args: argparse.Namespace, home: Path) -> None:
             f"corpus {args.tier}: {info.events_lines:,} event lines ({info.events_bytes / 2**20:.0f} MiB), "
             f"{info.transcript_lines:,} transcript lines ({info.transcript_bytes / 2**20:.0f} MiB)"
         )
-    if not args.tier and args.only != "line":
+    if args.transcript_gb:
+        path = write_long_transcript(home, args.transcript_gb)
+        print(f"transcript {path.stat().st_size / 2**30:.2f} GiB, {sum(1 for _ in path.open('rb')):,} lines")
+    elif not args.tier and args.only != "line":
         archive = write_archive(home, args.archive_mb)
         print(
             f"archive {archive.stat().st_size / 2**20:.1f} MiB compressed, "
             f"{args.archive_mb} MiB uncompressed (one member)"
         )
-    if not args.tier and args.only != "archive":
+    if not args.tier and not args.transcript_gb and args.only != "archive":
         transcript = write_transcript(home, args.line_mb)
         longest = max(len(line) for line in transcript.read_bytes().split(b"\n"))
         print(
@@ -226,6 +315,9 @@ def main() -> None:
         "--tier", choices=sorted(corpus.TIERS), help="import bench/corpus.py's corpus of this tier"
     )
     parser.add_argument("--work", type=Path, help="keep the HOME and database here (the HOME is reused)")
+    parser.add_argument(
+        "--transcript-gb", type=float, help="one trunk transcript of this many GiB instead of the two inputs"
+    )
     parser.add_argument("--write-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="waysweb-rss-"))

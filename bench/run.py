@@ -14,7 +14,7 @@ Generates a deterministic corpus (bench/corpus.py), then measures, all in this r
 - server time (Django test client, no network) of the session list, the 5,000-turn session page and
   its next-turns fragment, search, and the dump JSON: p50 and p95;
 - claude-code-log (PyPI) converting the same transcripts, against waysweb importing them and
-  rendering every session's page.
+  rendering the page of every session that has a transcript.
 Prints a table and writes JSON whose keys are the targets, each with value, unit and target.
 Not part of the test suite: targets are checked here, never in timed unit tests.
 """
@@ -362,12 +362,12 @@ def main() -> None:
     for key, (value, unit) in inside["results"].items():
         record(results, key, value, unit)
     notes.update(inside["notes"])
-    render_all = inside["results"]["render_every_session_s"][0]
+    render_all = inside["results"]["render_transcript_sessions_s"][0]
     if not args.skip_ccl:
         ccl = claude_code_log(info, work)
         if ccl is not None:
             record(results, "claude_code_log_s", ccl, "s")
-            # The same work as claude-code-log: read the transcripts, then render every session.
+            # The same work as claude-code-log: read the transcripts, then render each one's session page.
             transcripts_s = transcripts_import(info, work)
             record(results, "transcripts_import_s", transcripts_s, "s")
             record(results, "vs_claude_code_log_ratio", (transcripts_s + render_all) / ccl)

@@ -615,6 +615,13 @@ class TranscriptEntry(models.Model):
                 name="entry_session_message",
                 condition=models.Q(message_id__isnull=False),
             ),
+            # The prompt injections near a new turn (derive/extend.prompt_turns_near): a live
+            # session's append otherwise reads every line of its trunk.
+            models.Index(
+                fields=["source", "ts"],
+                name="entry_prompt_injections",
+                condition=models.Q(type="attachment", hook_event="UserPromptSubmit"),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -85,7 +85,7 @@ class TrunkLine(NamedTuple):
     model: str | None
     hook_event: str
     is_prompt: bool
-    text: str
+    text: str  # only a prompt's; '' for every other line
     has_usage: bool
     input_tokens: int | None
     cache_read_input_tokens: int | None
@@ -101,7 +101,14 @@ class TrunkLine(NamedTuple):
 
 TRUNK_LINE_COLUMNS = (
     "id",
-    *TrunkLine._fields[1:-2],
+    *(
+        # A prompt's text only (fields.first_prompt): a tool result's can be megabytes, and a 2 GB
+        # transcript's lines are all held at once here.
+        Case(When(is_prompt=True, then=F("text")), default=Value(""), output_field=TextField())
+        if name == "text"
+        else name
+        for name in TrunkLine._fields[1:-2]
+    ),
     Case(
         When(type="system", subtype="compact_boundary", then=F("raw")),
         default=Value(b""),

@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import batched
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connections, router, transaction
@@ -92,13 +94,49 @@ def current_generation(source: Source) -> SourceFile | None:
     )
 
 
-def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], SourceFile]:
-    """The newest generation of every file of these kinds, by (root, rel_path), in one query: an idle
-    pass over thousands of files then costs a stat per file, not a query per file (fault case 28)."""
-    newest: dict[tuple[str, str], SourceFile] = {}
-    for row in SourceFile.objects.filter(host=settings.WAYSWEB_HOST, kind__in=kinds).order_by("generation"):
-        newest[(row.root, row.rel_path)] = row
+class Generation(NamedTuple):
+    """What an idle poll reads of a file's newest generation: enough to see it unchanged."""
+
+    pk: int
+    status: str
+    offset: int
+    dev: int
+    inode: int
+    size_seen: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], Generation]:
+    """The newest generation of every file of these kinds, by (root, rel_path), in one query of
+    value tuples: an idle pass over thousands of files then costs a stat per file, not a query (or
+    a model instance) per file (fault case 28); a file that changed reads its whole row."""
+    newest: dict[tuple[str, str], Generation] = {}
+    rows = SourceFile.objects.filter(host=settings.WAYSWEB_HOST, kind__in=kinds).order_by("generation")
+    for root, rel_path, *fields in rows.values_list("root", "rel_path", *Generation._fields):
+        newest[(root, rel_path)] = Generation(*fields)
     return newest
+
+
+def unchanged_since(st: os.stat_result, seen: Generation | SourceFile) -> bool:
+    """tailer.unchanged against what the poll read of the generation (its row, or a Generation)."""
+    return (
+        (st.st_dev, st.st_ino) == (seen.dev, seen.inode)
+        and st.st_size == seen.offset == seen.size_seen
+        and st.st_mtime_ns == seen.mtime_ns
+        and st.st_ctime_ns == seen.ctime_ns
+    )
+
+
+def whole_row(
+    source: Source, generations: dict | None, seen: Generation | SourceFile | None
+) -> SourceFile | None:
+    """The file's newest generation as a model row: queried, or read by the id the poll saw."""
+    if generations is None:
+        return current_generation(source)
+    if seen is None or isinstance(seen, SourceFile):
+        return seen
+    return SourceFile.objects.filter(pk=seen.pk).first()
 
 
 def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
@@ -124,20 +162,19 @@ def import_file(
     ignore_checkpoint: bool = False,
     max_line: int = 64 << 20,
     progress: Callable[[FileResult, int, int], None] | None = None,
-    generations: dict[tuple[str, str], SourceFile] | None = None,
+    generations: dict[tuple[str, str], Generation | SourceFile] | None = None,
 ) -> FileResult:
     """Import everything complete past the checkpoint of one events-log file.
 
-    `generations` (from `current_generations`) saves the query for the file's newest generation.
+    `generations` (from `current_generations`) saves the query for the file's newest generation
+    while the file is unchanged.
     """
     result = FileResult(source)
-    if generations is None:
-        row = current_generation(source)
-    else:
-        row = generations.get((str(source.root), source.rel_path))
+    seen = None if generations is None else generations.get((str(source.root), source.rel_path))
     try:
         st = source.path.stat()
     except (FileNotFoundError, NotADirectoryError):
+        row = whole_row(source, generations, seen)
         if row is not None and row.status == SourceFile.Status.ACTIVE:
             SourceFile.objects.filter(pk=row.pk).update(status=SourceFile.Status.GONE)
             if row.session_key:
@@ -148,6 +185,15 @@ def import_file(
         # Untraversable or unnameable (EACCES, ENAMETOOLONG): not gone, only unreadable now; its
         # rows stay active and the pass goes on with the next file.
         return skipped(result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc)))
+    if (
+        seen is not None
+        and not ignore_checkpoint
+        and seen.status == SourceFile.Status.ACTIVE
+        and unchanged_since(st, seen)
+    ):
+        result.status = "unchanged"
+        return result
+    row = whole_row(source, generations, seen)
     if row is not None and row.status == SourceFile.Status.GONE:
         row.status = SourceFile.Status.ACTIVE
         SourceFile.objects.filter(pk=row.pk).update(status=row.status)

@@ -98,18 +98,26 @@ class Tracker:
     def planned(
         cls,
         found: list[Source],
-        generations: dict[tuple[str, str], SourceFile],
+        generations: dict[tuple[str, str], loader.Generation | SourceFile],
         *,
         ignore_checkpoints: bool = False,
         report: Callable[[Snapshot], None] | None = None,
+        stats: dict[Source, os.stat_result | None] | None = None,
     ) -> Tracker:
-        """What the pass has to read: each file's bytes past its checkpoint (a stat each, no read)."""
+        """What the pass has to read: each file's bytes past its checkpoint (a stat each, no read;
+        `stats` when the pass took them already)."""
         plan = {}
         for source in found:
-            try:
-                size = os.stat(source.path, follow_symlinks=False).st_size
-            except OSError:
-                continue
+            if stats is not None:
+                st = stats.get(source)
+                if st is None:
+                    continue
+                size = st.st_size
+            else:
+                try:
+                    size = os.stat(source.path, follow_symlinks=False).st_size
+                except OSError:
+                    continue
             row = generations.get((str(source.root), source.rel_path))
             start = 0 if row is None or ignore_checkpoints else row.offset
             # Shorter than its checkpoint: truncated, read again from 0 as a new generation.

@@ -87,11 +87,12 @@ def import_pass(
         found += sources.transcript_sources(
             (options.claude_dir or locs.claude_dir) / "projects", transcript_problems, cache=options.listings
         )
-    found = sources.newest_first(found)
+    stats = sources.lstats(found)  # one stat a file for the order and the plan
+    found = sources.newest_first(found, stats)
     generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
     since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     tracker = Tracker.planned(
-        found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress
+        found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
     for source in found + vanished(found):
         if stop is not None and stop():

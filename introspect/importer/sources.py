@@ -8,6 +8,7 @@ places an event.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,9 +34,9 @@ class Source:
     agent_key: str = ""
     confine_to: str = ""  # a root above `root` the file must stay inside (the legacy log: ~/.claude)
 
-    @property
+    @functools.cached_property
     def path(self) -> Path:
-        return self.root / self.rel_path
+        return self.root / self.rel_path  # built once: a poll of thousands of files asks often
 
     @property
     def read_root(self) -> Path:
@@ -287,7 +288,20 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
 LEAD_BYTES = 64 << 20
 
 
-def newest_first(found: list[Source]) -> list[Source]:
+def lstats(found: list[Source]) -> dict[Source, os.stat_result | None]:
+    """Each source's `lstat` (None where it fails), taken once for a pass's ordering and plan."""
+    out: dict[Source, os.stat_result | None] = {}
+    for source in found:
+        try:
+            out[source] = os.stat(source.path, follow_symlinks=False)
+        except OSError:
+            out[source] = None
+    return out
+
+
+def newest_first(
+    found: list[Source], stats: dict[Source, os.stat_result | None] | None = None
+) -> list[Source]:
     """The sources in the order a pass reads them: the most recently written first.
 
     A first import of a long history then shows today's sessions within seconds, the archives and
@@ -311,17 +325,15 @@ def newest_first(found: list[Source]) -> list[Source]:
       ways turns following when the live log has landed.
     """
 
+    stats = lstats(found) if stats is None else stats
+
     def written(source: Source) -> int:
-        try:
-            return os.stat(source.path, follow_symlinks=False).st_mtime_ns
-        except OSError:
-            return -1
+        st = stats.get(source)
+        return -1 if st is None else st.st_mtime_ns
 
     def size(source: Source) -> int:
-        try:
-            return os.stat(source.path, follow_symlinks=False).st_size
-        except OSError:
-            return 0
+        st = stats.get(source)
+        return 0 if st is None else st.st_size
 
     groups: dict[tuple[str, ...], list[Source]] = {}
     for source in found:
