@@ -111,6 +111,9 @@ class KnowledgeRecord(models.Model):
     body = models.TextField(blank=True, default="")
     frontmatter = models.JSONField(default=dict, blank=True)
     sha256 = models.CharField(max_length=64, blank=True, default="")
+    # The file's size and mtime when it was last read: a pass skips reading a file still listed so.
+    file_size = models.BigIntegerField(null=True, blank=True)
+    file_mtime_ns = models.BigIntegerField(null=True, blank=True)
     present = models.BooleanField(default=True)
     problem = models.TextField(
         blank=True, default="", help_text="why the file does not check out, if it does not"

@@ -212,6 +212,8 @@ class Entry:
     path: Path
     name: str
     kind: str
+    # The file's (size, mtime_ns) as listed, its link followed: lets a reader skip an unchanged one.
+    seen: tuple[int, int] = (0, 0)
 
 
 def entries(
@@ -239,17 +241,18 @@ def entries(
                 except Refused as refused:
                     problems.append(refused.problem)  # whatever its name: a way out of the root is news
                     continue
-                mode = os.stat(target).st_mode
+                st = os.stat(target)
             else:
-                mode = item.stat(follow_symlinks=False).st_mode
+                st = item.stat(follow_symlinks=False)
         except OSError as exc:
             if want(item.name):
                 problems.append(Problem(str(path), UNREADABLE, exc.strerror or str(exc)))
             continue
+        mode = st.st_mode
         if stat.S_ISDIR(mode):
             yield Entry(path, item.name, "dir")
         elif stat.S_ISREG(mode):
-            yield Entry(path, item.name, "file")
+            yield Entry(path, item.name, "file", (st.st_size, st.st_mtime_ns))
         elif want(item.name):
             problems.append(Problem(str(path), NOT_REGULAR, kind_of(mode)))
 

@@ -119,19 +119,19 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
     root = root or directory
     result = DocumentResult()
     now = timezone.now()
-    files: dict[str, tuple[str, Path]] = {}
+    files: dict[str, tuple[str, Path, tuple[int, int]]] = {}
     for source_class in ("candidates", "curated"):  # curated second: it overrides a leftover candidate
         folder = directory / source_class
         if safefs.is_dir(folder):
             for found in safefs.entries(root, folder, result.problems, want=markdown):
                 if found.kind == "file" and markdown(found.name) and found.name != "README.md":
-                    files[found.path.stem] = (source_class, found.path)
+                    files[found.path.stem] = (source_class, found.path, found.seen)
     # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
     # load than the file costs to hash); a changed record loads the rest when it is written.
     existing = {
         r.record_id: r
         for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
-            "record_id", "sha256", "source_class", "present", "directory"
+            "record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns"
         )
     }
     leftovers = {
@@ -140,28 +140,31 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")
     }
     sessions = SessionsBySid()
-    changed: list[tuple[str, str, str, Knowledge]] = []  # (stem, source class, sha256, parsed)
-    for stem, (source_class, path) in files.items():
+    changed: list[tuple[str, str, str, Knowledge, tuple[int, int]]] = []  # stem, class, sha256, parsed, seen
+    restat: list[tuple[int, tuple[int, int]]] = []  # records whose bytes are the same under a new stat
+    for stem, (source_class, path, seen) in files.items():
+        record = existing.get(stem)
+        current = record is not None and record.source_class == source_class and record.present
+        if current and (record.file_size, record.file_mtime_ns) == seen:
+            result.files += 1  # listed with the size and mtime it was read at: not read again
+            continue
         raw = read_document(root, path, result)
         if raw is None:
             continue  # unreadable or refused (a problem), or gone since the listing: the row stays
         result.files += 1
         digest = sha256(raw)
-        record = existing.get(stem)
-        if (
-            record is not None
-            and record.sha256 == digest
-            and record.source_class == source_class
-            and record.present
-        ):
+        if current and record.sha256 == digest:
+            restat.append((record.pk, seen))
             continue
-        changed.append((stem, source_class, digest, parse_knowledge(raw, stem=stem)))
+        changed.append((stem, source_class, digest, parse_knowledge(raw, stem=stem), seen))
+    for pk, (size, mtime_ns) in restat:
+        KnowledgeRecord.objects.filter(pk=pk).update(file_size=size, file_mtime_ns=mtime_ns)
     # The files are read before any write (a write never waits on a slow disk), then the records
     # commit a few hundred at a time, each its own savepoint: a commit per file made a first pass
     # over thousands of derived candidates wait on the disk thousands of times.
     for batch in batched(changed, COMMIT_EVERY):
         with transaction.atomic():
-            for stem, source_class, digest, parsed in batch:
+            for stem, source_class, digest, parsed, seen in batch:
                 with transaction.atomic():
                     record = existing.get(stem)
                     if record is None:
@@ -182,6 +185,7 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
                             "a candidate file is still beside the curated record: an interrupted "
                             "promotion; promoting again finishes it"
                         )
+                    record.file_size, record.file_mtime_ns = seen
                     bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
                     recover_audit(record, parsed)
     for stem, record in existing.items():
