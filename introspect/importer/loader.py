@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
-import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,16 +94,20 @@ def current_generation(source: Source) -> SourceFile | None:
 
 
 class Generation(NamedTuple):
-    """What an idle poll reads of a file's newest generation: enough to see it unchanged."""
+    """What an idle poll reads of a file's newest generation: enough to see it unchanged (its
+    fields named as tailer.Checkpoint's, so that tailer.unchanged reads either)."""
 
     pk: int
     status: str
     offset: int
     dev: int
     inode: int
-    size_seen: int
+    size: int  # SourceFile.size_seen
     mtime_ns: int
     ctime_ns: int
+
+
+GENERATION_COLUMNS = ("pk", "status", "offset", "dev", "inode", "size_seen", "mtime_ns", "ctime_ns")
 
 
 def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], Generation]:
@@ -113,30 +116,21 @@ def current_generations(kinds: tuple[str, ...]) -> dict[tuple[str, str], Generat
     a model instance) per file (fault case 28); a file that changed reads its whole row."""
     newest: dict[tuple[str, str], Generation] = {}
     rows = SourceFile.objects.filter(host=settings.WAYSWEB_HOST, kind__in=kinds).order_by("generation")
-    for root, rel_path, *fields in rows.values_list("root", "rel_path", *Generation._fields):
+    for root, rel_path, *fields in rows.values_list("root", "rel_path", *GENERATION_COLUMNS):
         newest[(root, rel_path)] = Generation(*fields)
     return newest
 
 
-def unchanged_since(st: os.stat_result, seen: Generation | SourceFile) -> bool:
-    """tailer.unchanged against what the poll read of the generation (its row, or a Generation)."""
-    return (
-        (st.st_dev, st.st_ino) == (seen.dev, seen.inode)
-        and st.st_size == seen.offset == seen.size_seen
-        and st.st_mtime_ns == seen.mtime_ns
-        and st.st_ctime_ns == seen.ctime_ns
-    )
+def generation_of(row: SourceFile | None) -> Generation | None:
+    """A row read whole, as `current_generations` holds it."""
+    return None if row is None else Generation(*(getattr(row, name) for name in GENERATION_COLUMNS))
 
 
-def whole_row(
-    source: Source, generations: dict | None, seen: Generation | SourceFile | None
-) -> SourceFile | None:
+def whole_row(source: Source, generations: dict | None, seen: Generation | None) -> SourceFile | None:
     """The file's newest generation as a model row: queried, or read by the id the poll saw."""
     if generations is None:
         return current_generation(source)
-    if seen is None or isinstance(seen, SourceFile):
-        return seen
-    return SourceFile.objects.filter(pk=seen.pk).first()
+    return None if seen is None else SourceFile.objects.filter(pk=seen.pk).first()
 
 
 def open_generation(source: Source, previous: SourceFile | None) -> SourceFile:
@@ -162,7 +156,7 @@ def import_file(
     ignore_checkpoint: bool = False,
     max_line: int = 64 << 20,
     progress: Callable[[FileResult, int, int], None] | None = None,
-    generations: dict[tuple[str, str], Generation | SourceFile] | None = None,
+    generations: dict[tuple[str, str], Generation | None] | None = None,
 ) -> FileResult:
     """Import everything complete past the checkpoint of one events-log file.
 
@@ -186,10 +180,10 @@ def import_file(
         # rows stay active and the pass goes on with the next file.
         return skipped(result, safefs.Problem(str(source.path), safefs.UNREADABLE, exc.strerror or str(exc)))
     if (
-        seen is not None
-        and not ignore_checkpoint
+        not ignore_checkpoint
+        and seen is not None
         and seen.status == SourceFile.Status.ACTIVE
-        and unchanged_since(st, seen)
+        and tailer.unchanged(st, seen)
     ):
         result.status = "unchanged"
         return result

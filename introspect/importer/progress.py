@@ -24,7 +24,6 @@ from django.conf import settings
 
 from introspect.importer import loader
 from introspect.importer.sources import Source
-from introspect.models import SourceFile
 
 NAME = "import-progress.json"
 SHOW_AFTER_SECS = 0.5
@@ -98,7 +97,7 @@ class Tracker:
     def planned(
         cls,
         found: list[Source],
-        generations: dict[tuple[str, str], loader.Generation | SourceFile],
+        generations: dict[tuple[str, str], loader.Generation | None],
         *,
         ignore_checkpoints: bool = False,
         report: Callable[[Snapshot], None] | None = None,

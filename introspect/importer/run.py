@@ -98,9 +98,8 @@ def import_pass(
         if stop is not None and stop():
             break
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
-            generations[(str(source.root), source.rel_path)] = loader.current_generation(
-                source
-            )  # just opened
+            key = (str(source.root), source.rel_path)
+            generations[key] = loader.generation_of(loader.current_generation(source))  # just opened
         file_result = loader.import_file(
             source,
             ignore_checkpoint=options.ignore_checkpoints,

@@ -164,7 +164,10 @@ def find_rotated(path: Path, checkpoint: Checkpoint) -> Path | None:
 
 
 def unchanged(st: os.stat_result, checkpoint: Checkpoint | None) -> bool:
-    """Cheap idle check: same inode, nothing past the offset, mtime and ctime as last seen."""
+    """Cheap idle check: same inode, nothing past the offset, mtime and ctime as last seen.
+
+    Anything with a checkpoint's dev, inode, offset, size, mtime_ns and ctime_ns will do (the
+    loader's `Generation`, read as value tuples by an idle poll)."""
     return (
         checkpoint is not None
         and (st.st_dev, st.st_ino) == (checkpoint.dev, checkpoint.inode)
