@@ -36,7 +36,7 @@ class Plan:
     session: Session
     project_path: str
     starts: list[sources.DeriveEvent]
-    turns: list[tuple]  # turn_rows.TURN_FIELDS values, but the session's id (set at the write)
+    turns: list[tuple]  # turn_rows.TURN_FIELDS values, in epoch order
     built: list[turn_model.TurnData]
     trunk: SourceFile | None
     agent_files: dict[str, SourceFile]

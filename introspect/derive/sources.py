@@ -135,15 +135,19 @@ def locate_trunk(sid: str, project: str) -> SourceFile | None:
 
     Like agent-ways, an id that would leave its folder when joined to a path (`/`, `..`) has none.
     """
-    if not sid or "/" in sid or "\\" in sid or sid == "..":
+    if not joinable(sid):
         return None
     rows = SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by("generation")
     return pick_trunk(sid, project, rows)
 
 
+def joinable(sid: str) -> bool:
+    return bool(sid) and "/" not in sid and "\\" not in sid and sid != ".."
+
+
 def pick_trunk(sid: str, project: str, rows: Iterable[SourceFile]) -> SourceFile | None:
     """`locate_trunk` over the session's trunk files (kind transcript), read already, by generation."""
-    if not sid or "/" in sid or "\\" in sid or sid == "..":
+    if not joinable(sid):
         return None
     candidates = {}
     for row in rows:

@@ -157,8 +157,10 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
             restat.append((record.pk, seen))
             continue
         changed.append((stem, source_class, digest, parse_knowledge(raw, stem=stem), seen))
-    for pk, (size, mtime_ns) in restat:
-        KnowledgeRecord.objects.filter(pk=pk).update(file_size=size, file_mtime_ns=mtime_ns)
+    for batch in batched(restat, COMMIT_EVERY):  # the first pass after an upgrade stamps them all
+        with transaction.atomic():
+            for pk, (size, mtime_ns) in batch:
+                KnowledgeRecord.objects.filter(pk=pk).update(file_size=size, file_mtime_ns=mtime_ns)
     # The files are read before any write (a write never waits on a slow disk), then the records
     # commit a few hundred at a time, each its own savepoint: a commit per file made a first pass
     # over thousands of derived candidates wait on the disk thousands of times.
