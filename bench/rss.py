@@ -40,6 +40,15 @@ from bench import corpus  # noqa: E402 - the repository root first, so that `ben
 STATE = ".local/state/agent-ways"
 PROJECT = "-home-dev-src-rss"
 SESSION = "5f0c3a52-4d1e-4b7a-9c33-2a1f0e6b7d10"
+# The fields Claude Code repeats on every transcript line of the session.
+ENVELOPE = {
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/home/dev/src/rss",
+    "sessionId": SESSION,
+    "version": "2.1.180",
+    "gitBranch": "main",
+}
 WORDS = ("alpha", "build", "cache", "delta", "epoch", "fetch", "graph", "hover", "index", "joint", "kernel")
 
 
@@ -111,14 +120,7 @@ def huge_output(size: int) -> str:
 def write_transcript(home: Path, megabytes: int) -> Path:
     path = home / ".claude" / "projects" / PROJECT / f"{SESSION}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    env = {
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/home/dev/src/rss",
-        "sessionId": SESSION,
-        "version": "2.1.180",
-        "gitBranch": "main",
-    }
+    env = ENVELOPE
     out = huge_output(megabytes * 1_000_000 // 2)
     lines = [
         {
@@ -184,14 +186,7 @@ def write_long_transcript(home: Path, gib: float) -> Path:
     months-long Claude Code session leaves one."""
     path = home / ".claude" / "projects" / PROJECT / f"{SESSION}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    env = {
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/home/dev/src/rss",
-        "sessionId": SESSION,
-        "version": "2.1.180",
-        "gitBranch": "main",
-    }
+    env = ENVELOPE
     r = random.Random(3)
     outputs = [huge_output(r.choice((1_000, 4_000, 12_000, 40_000, 200_000))) for _ in range(64)]
     target = int(gib * (1 << 30))

@@ -183,6 +183,18 @@ class WindowState:
     epoch: int = 0
     window: int = 1
 
+    @classmethod
+    def start(
+        cls, refire_k: Mapping[str, int], context_window_k: int, token_timeline: Sequence[tuple[str, int]]
+    ) -> WindowState:
+        """The state at a session's first frame: a way without a threshold of its own refires at a
+        quarter of the context window."""
+        return cls(
+            refire_k=refire_k,
+            fallback_k=context_window_k * 25 // 100,
+            timeline=Timeline.of(timed_timeline(token_timeline)),
+        )
+
     def refire_for(self, way: str) -> int:
         return self.refire_k.get(way, self.fallback_k)
 
@@ -620,11 +632,7 @@ def build_replay(
     items = items_of(events)
     if not items:
         return replay_error("no_session_events", session_id)
-    state = WindowState(
-        refire_k=refire_k,
-        fallback_k=context_window_k * 25 // 100,
-        timeline=Timeline.of(timed_timeline(token_timeline)),
-    )
+    state = WindowState.start(refire_k, context_window_k, token_timeline)
     frames = build_frames(items, state, matched)
     near_misses = near_misses_of(items, frames)
     return {
@@ -658,11 +666,7 @@ def build_replay_window(
     items = items_of(events)
     if not items:
         return replay_error("no_session_events", session_id)
-    state = WindowState(
-        refire_k=refire_k,
-        fallback_k=context_window_k * 25 // 100,
-        timeline=Timeline.of(timed_timeline(token_timeline)),
-    )
+    state = WindowState.start(refire_k, context_window_k, token_timeline)
     frames = build_frames(items, state, matched, only_window=window)
     counts = Counter(frame.window for frame in frames)
     windows, offset = [], 0

@@ -8,13 +8,13 @@ still says what happened.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 from django.conf import settings
+
+from lib import statefile
 
 NAME = "importer-failure.json"
 
@@ -30,19 +30,12 @@ def record(message: str) -> None:
         "host": settings.WAYSWEB_HOST,
         "message": message,
     }
-    target = path()
-    temp = target.with_suffix(".tmp")
-    try:
-        temp.write_bytes(orjson.dumps(data))
-        os.replace(temp, target)
-    except OSError:
-        pass
+    statefile.write(path(), data)
 
 
 def clear() -> None:
     """A pass that completed: the importer is healthy again."""
-    with contextlib.suppress(OSError):
-        path().unlink(missing_ok=True)
+    statefile.remove(path())
 
 
 def last_failure() -> dict | None:

@@ -11,7 +11,6 @@ ignored once its process is gone or it has not moved for `STALE_SECS`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from django.conf import settings
 
 from introspect.importer import loader
 from introspect.importer.sources import Source
+from lib import statefile
 
 NAME = "import-progress.json"
 SHOW_AFTER_SECS = 0.5
@@ -206,20 +206,13 @@ def path() -> Path:
 
 def write(snap: Snapshot) -> None:
     """Best effort, atomically (a page never reads half a file); a full disk only loses the strip."""
-    target = path()
-    temp = target.with_name(f".{NAME}.{os.getpid()}.tmp")
     data = asdict(snap)
     data.pop("finished")
-    try:
-        temp.write_bytes(orjson.dumps(data))
-        os.replace(temp, target)
-    except OSError:
-        pass
+    statefile.write(path(), data)
 
 
 def clear() -> None:
-    with contextlib.suppress(OSError):
-        path().unlink(missing_ok=True)
+    statefile.remove(path())
 
 
 def current() -> Snapshot | None:
