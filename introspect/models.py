@@ -9,14 +9,13 @@ Three layers, each derived from the one before and rebuilt from it when needed:
 
 from __future__ import annotations
 
-import zlib
 from datetime import timedelta
 
 from django.db import models
 from django.utils import timezone
 
 from introspect.rules import join
-from lib import safefs
+from lib import linepack, safefs
 
 
 class Project(models.Model):
@@ -116,7 +115,9 @@ class RawLine(models.Model):
     source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines", db_index=False)
     offset = models.BigIntegerField(help_text="byte offset of the line; in a gzip archive, of its member")
     index = models.IntegerField(default=0, help_text="line number inside a gzip member; 0 elsewhere")
-    sha256 = models.CharField(max_length=64, db_index=True)
+    # Not indexed: read by position (verify, replay) and in whole (accounting), never looked up by
+    # hash; its index was the largest in the database and cost a random write per line.
+    sha256 = models.CharField(max_length=64)
     length = models.BigIntegerField()
     outcome = models.CharField(max_length=16, help_text="imported, duplicate, quarantined or inert")
 
@@ -375,8 +376,13 @@ class WaysEvent(models.Model):
                 name="event_session_order",
             ),
             models.Index(fields=["event", "way"]),
-            # A session page reads one kind of event in the page's time span (near-misses).
-            models.Index(fields=["session", "event", "ts"], name="event_session_kind_ts"),
+            # A session page reads its near-misses in the page's time span (queries.sessions
+            # near_misses_by_turn): 3 % of the events, so only theirs are indexed.
+            models.Index(
+                fields=["session", "ts"],
+                name="event_session_nearmiss",
+                condition=models.Q(event="way_nearmiss"),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -588,7 +594,7 @@ class TranscriptEntry(models.Model):
     )
     is_copy = models.BooleanField(default=False)
     sha256 = models.CharField(max_length=64)
-    raw = models.BinaryField(help_text="the line; zlib-compressed when raw_compressed")
+    raw = models.BinaryField(help_text="the line; compressed when raw_compressed (lib/linepack.py)")
     raw_compressed = models.BooleanField(default=False)
     flags = models.JSONField(default=list, blank=True)
 
@@ -629,8 +635,7 @@ class TranscriptEntry(models.Model):
 
     @property
     def line(self) -> bytes:
-        data = bytes(self.raw)
-        return zlib.decompress(data) if self.raw_compressed else data
+        return linepack.unpack(self.raw, self.raw_compressed)
 
 
 class Subagent(models.Model):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import NamedTuple
@@ -11,7 +10,7 @@ from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
-from lib import bulk
+from lib import bulk, linepack
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
 EVENT_ORDER = (
@@ -95,8 +94,7 @@ class TrunkLine(NamedTuple):
 
     @property
     def line(self) -> bytes:
-        data = bytes(self.raw)
-        return zlib.decompress(data) if self.raw_compressed else data
+        return linepack.unpack(self.raw, self.raw_compressed)
 
 
 TRUNK_LINE_COLUMNS = (

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import batched
@@ -25,7 +24,7 @@ from introspect.importer import gzip_tail, parser, schema, tailer, transcripts
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import timestamps
-from lib import bulk, fit, safefs
+from lib import bulk, fit, linepack, safefs
 from lib.hashing import sha256
 
 # Other apps register how their line-shaped sources become rows (ledger: majordomus ledger.jsonl).
@@ -34,13 +33,6 @@ STORES: dict[str, Callable] = {}
 
 def register_store(kind: str, store: Callable) -> None:
     STORES[kind] = store
-
-
-# A transcript line longer than this is stored zlib-compressed (level 1). Below it a line costs more
-# to compress than it saves: each call sets up a 256 KiB deflate state and a short line has too
-# little repetition of its own (bench corpus: 4 KiB saves 31 % of the stored lines' bytes at
-# 60 MB/s; 2 KiB saves 41 % at 40 MB/s).
-COMPRESS_ABOVE = 4 * 1024
 
 
 class CheckpointMoved(Exception):
@@ -570,11 +562,6 @@ def store_events(
         event.sha256: event
         for event in bulk.chunked_in(WaysEvent.objects.only(*EVENT_KNOWN), "sha256", set(shas))
     }
-    same_source = set(
-        bulk.chunked_in(
-            RawLine.objects.filter(source=row).values_list("sha256", flat=True), "sha256", set(existing)
-        )
-    )
     fresh: dict[str, dict] = {}  # sha256 → the new event's values, by EVENT_NAMES
     moved: list[WaysEvent] = []
     repeated: list[WaysEvent] = []
@@ -597,8 +584,10 @@ def store_events(
             continue
         # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
         # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
+        # An event from this very generation was read from it before at another place (a replay of the
+        # same place never gets here: committed_lines drops it), so these bytes are in it twice.
         position = (row.rank, row.generation, line.offset, line.index)
-        if known.source_id == row.pk and sha in same_source:
+        if known.source_id == row.pk:
             known.occurrences += 1
             repeated.append(known)
         elif position < source_position(known):
@@ -710,9 +699,9 @@ def store_entries(
         elif outcomes.get(position) != "imported":
             outcomes[position] = "duplicate" if copy else "imported"
         data = record.data if (not fields["inert"] or keep_inert) else b""
-        compressed = len(data) > COMPRESS_ABOVE
         if line.nul_prefix:
             fields["flags"].append(f"nul_prefix={line.nul_prefix}")
+        packed, compressed = linepack.pack(data)
         fields.update(
             source_id=row.pk,
             offset=line.offset,
@@ -720,7 +709,7 @@ def store_entries(
             session_id=ids.get(key),
             session_key=key,
             sha256=sha,
-            raw=zlib.compress(data, 1) if compressed else data,
+            raw=packed,
             raw_compressed=compressed,
             is_copy=copy,
         )
