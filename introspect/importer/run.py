@@ -5,6 +5,7 @@ This is the unit of work the `ingest` command loops over and the tests call dire
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,15 @@ class Options:
     max_line: int = 64 << 20
     # A follower keeps its project-folder listings between polls (sources.ListingCache).
     listings: sources.ListingCache | None = field(default=None, compare=False, hash=False)
+    # The paths a follower was told changed (watch.py), absolute; None reads every source. A pass
+    # given them reads only those sources, found in the last whole pass's listing (`listings`); a
+    # path that listing does not hold (a new file or folder) makes it a whole pass after all.
+    only: frozenset[Path] | None = None
+
+
+# More changed paths than this at once (a burst: a checkout, a restore) are read by a whole pass:
+# the restricted one would query its generations with a list of this many names.
+MOST_ONLY = 500
 
 
 @dataclass
@@ -51,6 +61,7 @@ class PassResult:
     catalog: catalog.CatalogResult | None = None
     seconds: float = 0.0
     problems: list[safefs.Problem] = field(default_factory=list)
+    whole: bool = True  # every source listed and stat'ed; False when restricted to `Options.only`
 
     @property
     def found(self) -> bool:
@@ -80,21 +91,35 @@ def import_pass(
     result = PassResult()
     event_problems: list[safefs.Problem] = []
     transcript_problems: list[safefs.Problem] = []
-    found = sources.event_sources(
-        locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra, problems=event_problems
-    )
-    if options.transcripts:
-        found += sources.transcript_sources(
-            (options.claude_dir or locs.claude_dir) / "projects", transcript_problems, cache=options.listings
+    found = restricted(options)
+    result.whole = found is None
+    if found is None:
+        found = sources.event_sources(
+            locs,
+            state_dir=options.state_dir,
+            legacy=options.legacy,
+            extra=options.extra,
+            problems=event_problems,
         )
+        if options.transcripts:
+            found += sources.transcript_sources(
+                (options.claude_dir or locs.claude_dir) / "projects",
+                transcript_problems,
+                cache=options.listings,
+            )
+        if options.listings is not None:
+            options.listings.known = {absolute(source.path): source for source in found}
     stats = sources.lstats(found)  # one stat a file for the order and the plan
     found = sources.newest_first(found, stats)
-    generations = loader.current_generations(EVENT_KINDS + TRANSCRIPT_KINDS)
+    generations = loader.current_generations(
+        EVENT_KINDS + TRANSCRIPT_KINDS, among=None if result.whole else found
+    )
     since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     tracker = Tracker.planned(
         found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
-    for source in found + vanished(found):
+    # A deleted file a restricted pass was told of is one of `found`: import_file marks it gone.
+    for source in found + (vanished(found) if result.whole else []):
         if stop is not None and stop():
             break
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
@@ -118,9 +143,12 @@ def import_pass(
         if on_file is not None:
             on_file(file_result)
     tracker.finish()
-    problems.record("events", event_problems)
-    if options.transcripts:
-        problems.record("transcripts", transcript_problems)
+    # A restricted pass saw a few files, not the areas: it adds what it found, the next whole pass
+    # drops what is fixed.
+    if result.whole or event_problems:
+        problems.record("events", event_problems, replace=result.whole)
+    if options.transcripts and (result.whole or transcript_problems):
+        problems.record("transcripts", transcript_problems, replace=result.whole)
     result.problems = event_problems + transcript_problems
     if result.totals.lines:
         touched = SourceFile.objects.filter(
@@ -146,6 +174,22 @@ def import_pass(
             seconds=result.seconds,
         )
     return result
+
+
+def restricted(options: Options) -> list[sources.Source] | None:
+    """The sources a pass restricted to `options.only` reads, or None for a whole pass: when no
+    whole pass listed them yet, when a path is not one of them, or when there are too many."""
+    if options.only is None or options.listings is None or len(options.only) > MOST_ONLY:
+        return None
+    known = options.listings.known
+    if not known or not options.only <= known.keys():
+        return None
+    return [known[path] for path in options.only]
+
+
+def absolute(path: Path) -> Path:
+    """The path as the watcher reports it: absolute, its `..` resolved but not its links."""
+    return Path(os.path.abspath(path))
 
 
 def vanished(found: list[sources.Source]) -> list[sources.Source]:

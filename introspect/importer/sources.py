@@ -174,6 +174,9 @@ class ListingCache:
 
     folders: dict[str, FolderListing] = field(default_factory=dict)
     top: FolderListing | None = None
+    # Every source the last whole pass listed (event logs too), by absolute path: the files a pass
+    # restricted to the paths a watcher reported reads without listing anything (run.Options.only).
+    known: dict[Path, Source] = field(default_factory=dict)
 
 
 def transcript_sources(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from io import StringIO
 
 import pytest
@@ -10,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import OperationalError, connections
 
+from introspect.importer import watch
 from introspect.importer.lock import importer_lock
 from introspect.models import Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent
 from tests.conftest import append, gzip_member, line
@@ -487,3 +490,113 @@ def test_a_failed_pass_is_shown_on_the_status_page_until_a_pass_completes(home, 
     monkeypatch.undo()
     ingest()
     assert 'role="alert"' not in client.get("/status/").content.decode()
+
+
+class Following:
+    """`ingest --follow` run in this process: `react(n)` runs after its n-th pass (1 is the first),
+    and SIGTERM, as a service manager stops it, once `react` returns True."""
+
+    def __init__(self, monkeypatch, react, *, most_passes: int = 20):
+        self.passes: list[tuple[frozenset | None, int]] = []  # (the paths it was told, lines imported)
+        real = passes.sessions_pass
+
+        def recorded(locs, options, **kwargs):
+            result = real(locs, options, **kwargs)
+            self.passes.append((options.only, result.totals.imported))
+            if react(len(self.passes)) or len(self.passes) >= most_passes:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return result
+
+        monkeypatch.setattr(passes, "sessions_pass", recorded)
+
+    def run(self, *args: str) -> tuple[str, str]:
+        out, err = StringIO(), StringIO()
+        call_command("ingest", "--follow", "--no-ways", *args, stdout=out, stderr=err)
+        return out.getvalue(), err.getvalue()
+
+
+def fire(second: int) -> bytes:
+    return line(ts=f"2026-11-02T10:12:{second:02d}Z", event="way_fired", way="d/z", trigger="bash", session=S)
+
+
+def test_following_it_reads_an_appended_line_alone_as_soon_as_inotify_tells_it(home, monkeypatch):
+    append(home.live, *CURRENT)
+
+    def react(n: int) -> bool:
+        if n == 1:
+            append(home.live, fire(1))  # polling, it would be read after the 60 s interval
+        return n == 2
+
+    follower = Following(monkeypatch, react)
+    before = signal.getsignal(signal.SIGTERM)
+    _, err = follower.run("--interval", "60")
+
+    assert follower.passes == [(None, len(CURRENT)), (frozenset({home.live}), 1)]
+    assert WaysEvent.objects.filter(way="d/z").count() == 1
+    assert err == ""  # watching: no notice
+    assert signal.getsignal(signal.SIGTERM) is before  # its own handler is gone with it
+
+
+def test_following_it_stops_while_it_waits_for_changes(home, monkeypatch):
+    append(home.live, CURRENT[0])
+    stop = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
+
+    def react(n: int) -> bool:
+        stop.start()  # while the follower waits for inotify
+        return False
+
+    follower = Following(monkeypatch, react)
+    try:
+        follower.run("--interval", "60")
+    finally:
+        stop.cancel()
+    assert follower.passes == [(None, 1)]
+
+
+def test_following_with_poll_it_reads_every_file_on_every_pass(home, monkeypatch):
+    append(home.live, *CURRENT)
+    append(home.legacy, *OLDER)
+
+    def react(n: int) -> bool:
+        if n == 1:
+            append(home.live, fire(1))
+        return WaysEvent.objects.filter(way="d/z").exists()
+
+    follower = Following(monkeypatch, react)
+    _, err = follower.run("--poll", "--interval", "0.05")
+
+    assert all(only is None for only, _ in follower.passes)
+    assert sum(imported for _, imported in follower.passes[1:]) == 1
+    assert err == ""
+
+
+class NoWatches:
+    """RustNotify when inotify's watches are used up, with notify's message."""
+
+    def __init__(self, paths, *args):
+        raise OSError(f"OS file watch limit reached. about {paths} (Error {{ kind: MaxFilesWatch }})")
+
+
+def test_following_it_polls_saying_so_once_when_it_cannot_watch(home, monkeypatch):
+    monkeypatch.setattr(watch, "RustNotify", NoWatches)
+    append(home.live, *CURRENT)
+
+    def react(n: int) -> bool:
+        if n == 2:
+            append(home.live, fire(1))
+        return WaysEvent.objects.filter(way="d/z").exists()
+
+    follower = Following(monkeypatch, react)
+    _, err = follower.run("--interval", "0.05")
+
+    assert all(only is None for only, _ in follower.passes) and len(follower.passes) >= 3
+    assert err.splitlines() == [
+        "not watching for changes (OS file watch limit reached. about "
+        f"{[str(home.state)]}; `sysctl fs.inotify.max_user_watches` raises it); polling every 0.05 s instead"
+    ]
+
+
+def test_the_help_names_poll(capsys):
+    with pytest.raises(SystemExit):
+        call_command("ingest", "--help")
+    assert "--poll" in capsys.readouterr().out

@@ -22,7 +22,7 @@ from rich.progress import (
 )
 
 from introspect.derive import sessions
-from introspect.importer import health, loader, sources
+from introspect.importer import health, loader, sources, watch
 from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
@@ -33,6 +33,7 @@ PROGRESS_EVERY_SECS = 1.0
 LOCKED_RETRIES = 3  # a single pass waits out another writer this many times (each after the busy timeout)
 RETRY_SECS = 2.0
 SHOW_PROBLEMS = 10
+WAYS_EVERY_SECS = 30.0
 
 
 class Command(BaseCommand):
@@ -50,7 +51,18 @@ class Command(BaseCommand):
             "--follow", action="store_true", help="keep tailing; new lines land within a second"
         )
         parser.add_argument(
-            "--interval", type=float, default=0.5, help="seconds to sleep when a pass found nothing"
+            "--interval",
+            type=float,
+            default=0.5,
+            help="polling, the seconds to sleep when a pass found nothing; watching, how often a wait "
+            "for changes looks up",
+        )
+        parser.add_argument(
+            "--poll",
+            action="store_true",
+            help="with --follow, stat every file on each poll instead of being told of changes by "
+            "inotify (which misses what another machine writes to a network filesystem; a whole pass "
+            "every 30 s catches that too, later)",
         )
         parser.add_argument(
             "--state-dir", type=Path, help="agent-ways state directory (events.jsonl + archives)"
@@ -86,7 +98,7 @@ class Command(BaseCommand):
             "its size is read again as a new generation",
         )
 
-    def handle(self, *args, follow: bool, interval: float, **options) -> None:
+    def handle(self, *args, follow: bool, interval: float, poll: bool, **options) -> None:
         if interval <= 0:
             raise CommandError("--interval must be positive")
         self.stopping = False
@@ -111,29 +123,46 @@ class Command(BaseCommand):
             listings=sources.ListingCache() if follow else None,
         )
         locs = settings.WAYSWEB_LOCATIONS
+        # Which files each pass of a follower reads: those inotify says changed (watch.py), or all.
+        changes = watch.Follow(
+            lambda: watch.roots(locs, opts),
+            interval=interval,
+            poll=poll,
+            stop=lambda: self.stopping,
+            notice=self.stderr.write,
+        )
+        handlers = {}
         if follow:
-            signal.signal(signal.SIGTERM, self.on_signal)
-            signal.signal(signal.SIGINT, self.on_signal)
+            handlers = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
             self.check_database()
             with importer_lock():
                 self.describe(locs, opts, follow)
                 self.catch_up = True  # a run killed or failed before its rebuild left sessions behind
                 first = True
-                last_ways = 0.0
+                last_ways = -WAYS_EVERY_SECS
+                only = None
                 while True:
-                    # The way roots change rarely: rescan them every 30 s, not on every poll.
-                    scan_ways = opts.ways and (time.monotonic() - last_ways > 30)
-                    result = self.import_once(locs, opts, scan_ways=scan_ways, follow=follow, first=first)
+                    if follow and only is None:
+                        changes.before_whole_pass()
+                    # The way roots change rarely: rescan them on a whole pass every 30 s, not on every poll.
+                    started = time.monotonic()
+                    scan_ways = opts.ways and only is None and started - last_ways >= WAYS_EVERY_SECS
+                    pass_opts = dataclasses.replace(opts, only=only)
+                    result = self.import_once(
+                        locs, pass_opts, scan_ways=scan_ways, follow=follow, first=first
+                    )
                     if result is None:
-                        continue  # a failed pass, waited out: the next one resumes from the checkpoints
-                    last_ways = time.monotonic() if scan_ways else last_ways
+                        only = None  # a failed pass, waited out: a whole one resumes from the checkpoints
+                        continue
+                    last_ways = started if scan_ways else last_ways
                     first = False
                     opts = dataclasses.replace(opts, verify=False)  # once per run, not on every poll
                     if not follow or self.stopping:
                         break
-                    if not result.found:
-                        time.sleep(interval)
+                    only = changes.next_pass(result)
+                    if self.stopping:
+                        break
         except ImporterBusy as exc:
             raise CommandError(
                 f"{exc}. Only one importer runs at a time; stop the other one "
@@ -144,7 +173,10 @@ class Command(BaseCommand):
             health.record(message)
             raise CommandError(message) from exc
         finally:
+            changes.close()
             self.close_bar()  # Ctrl-C in a single pass too: the terminal gets its cursor back
+            for sig, handler in handlers.items():  # a caller's own (a test's, a shell's) again
+                signal.signal(sig, handler)
 
     def check_database(self) -> None:
         """Refuse a SQLite database file that is not there: connecting would create an empty one."""

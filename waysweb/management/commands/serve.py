@@ -129,6 +129,11 @@ class Command(BaseCommand):
             "--demo", action="store_true", help="show the bundled sample instead of your data"
         )
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
+        parser.add_argument(
+            "--poll",
+            action="store_true",
+            help="the importer polls every file instead of being told of changes by inotify (see ingest --poll)",
+        )
         parser.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
         parser.add_argument(
             "--allow-host",
@@ -153,6 +158,7 @@ class Command(BaseCommand):
         threads: int,
         allow_host: list[str],
         open_reads: bool,
+        poll: bool,
         **options,
     ) -> None:
         listen = self.check_host(host, allow_host, open_reads=open_reads)
@@ -187,7 +193,7 @@ class Command(BaseCommand):
         server = self.listen(listen.host, port, threads)
         # The first import runs in the follower, behind the server: on a long history the pages
         # answer at once and fill in, newest first, while it reads.
-        follower = None if no_ingest else self.start_follower()
+        follower = None if no_ingest else self.start_follower(poll=poll)
         try:
             self.serve(server)
         finally:
@@ -254,12 +260,13 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
 
-    def start_follower(self) -> subprocess.Popen | None:
+    def start_follower(self, *, poll: bool = False) -> subprocess.Popen | None:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
         # A separate process: importing never competes with page rendering for the GIL, and a
-        # crash there cannot take the web server down. SQLite WAL lets both work at once.
+        # crash there cannot take the web server down. SQLite WAL lets both work at once. It is
+        # `ingest --follow` itself: told of changes by inotify, or polling with --poll.
         return subprocess.Popen(
-            [sys.executable, manage, "ingest", "--follow", "--verbosity", "1"],
+            [sys.executable, manage, "ingest", "--follow", "--verbosity", "1", *(["--poll"] if poll else [])],
             env={**os.environ},
             stdout=sys.stdout,
             stderr=sys.stderr,
