@@ -1,6 +1,7 @@
 """The bench's measurements that run inside Django, in a child process started with the run's environment.
 
     python bench/inproc.py measures --work DIR --info PICKLE --requests N --out JSON   (bench/run.py)
+    python bench/inproc.py appends --info PICKLE                   (the appends alone, on an imported corpus)
     python bench/inproc.py pages --sid SID --requests N [--profile]                     (bench/session_page.py)
     python bench/inproc.py derive --work DIR [--no-transcripts]                         (bench/derive.py)
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import gc
 import os
 import pickle
@@ -22,7 +24,7 @@ import shutil
 import statistics
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
@@ -45,9 +47,9 @@ from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
 from bench import corpus  # noqa: E402
-from introspect.importer import sources  # noqa: E402
-from introspect.importer.run import Options  # noqa: E402
-from introspect.models import Session, WaysEvent, Window  # noqa: E402
+from introspect.importer import sources, watch  # noqa: E402
+from introspect.importer.run import Options, absolute  # noqa: E402
+from introspect.models import Session, SourceFile, WaysEvent, Window  # noqa: E402
 from introspect.rules.join import project_slug  # noqa: E402
 from introspect.rules.timestamps import utc_second  # noqa: E402
 from ledger.derive import candidates  # noqa: E402
@@ -90,45 +92,7 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
     passes.ledger_pass(locs)
     found["rerun_seconds"] = (time.perf_counter() - started, "s")
 
-    live = info.home / ".local/state/agent-ways/events.jsonl"
-    # As `ingest --follow` polls: its folder listings kept between polls (sources.ListingCache).
-    follow = Options(ways=False, listings=sources.ListingCache())
-    passes.sessions_pass(locs, follow)
-    last = (
-        WaysEvent.objects.filter(session__sid=info.long_session_id, ts__isnull=False)
-        .order_by("-ts")
-        .first()
-        .ts
-    )
-
-    def poll_after_append(seconds_after_last: int) -> float:
-        stamp = (last + timedelta(seconds=seconds_after_last)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with open(live, "ab") as fh:
-            fh.write(
-                orjson.dumps(
-                    {
-                        "ts": stamp,
-                        "event": "way_fired",
-                        "way": "bench/append",
-                        "trigger": "bash",
-                        "session": info.long_session_id,
-                        "n": seconds_after_last,
-                    }
-                )
-                + b"\n"
-            )
-        started = time.perf_counter()
-        result = passes.sessions_pass(locs, follow)  # one --follow poll: import the new line, derive it
-        assert result.totals.imported == 1, result.totals
-        return (time.perf_counter() - started) * 1000
-
-    # A running session appends after its last turn: the import extends the session's tail.
-    found["append_ms"] = (statistics.median(poll_after_append(30 * (n + 1)) for n in range(5)), "ms")
-    # A line stamped before the session's last turn (a late writer) makes the session rebuild whole.
-    found["append_before_last_turn_ms"] = (
-        statistics.median(poll_after_append(-3600 - n) for n in range(3)),
-        "ms",
-    )
+    found.update(append_measures(info))
 
     client = Client(HTTP_HOST="127.0.0.1")
     sid = info.long_session_id
@@ -157,6 +121,148 @@ def measures(info: corpus.CorpusInfo, requests: int) -> tuple[dict[str, tuple[fl
     notes["sessions"] = Session.objects.count()
     notes["sessions_with_transcripts"] = len(sessions)
     return found, notes
+
+
+def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
+    """One-line appends as `ingest --follow` reads them: watched (written → told by inotify → a pass
+    over that file alone → committed and derived), and as one whole poll after the write; the idle
+    follower's CPU both ways. Every line goes to the long session (events log and transcript)."""
+    found: dict[str, tuple[float, str]] = {}
+    locs = settings.WAYSWEB_LOCATIONS
+    live = info.home / ".local/state/agent-ways/events.jsonl"
+    # As `ingest --follow` runs: its listings kept between polls (sources.ListingCache).
+    follow = Options(ways=False, listings=sources.ListingCache())
+    started = time.perf_counter()
+    watcher = watch.Watcher(watch.roots(locs, follow))
+    found["watch_start_ms"] = ((time.perf_counter() - started) * 1000, "ms")
+    try:
+        passes.sessions_pass(locs, follow)
+        last = (
+            WaysEvent.objects.filter(session__sid=info.long_session_id, ts__isnull=False)
+            .order_by("-ts")
+            .first()
+            .ts
+        )
+        trunk = (
+            SourceFile.objects.filter(kind="transcript", session_key=info.long_session_id)
+            .order_by("-generation")
+            .first()
+        )
+        transcript = Path(trunk.root) / trunk.rel_path
+
+        def event(seconds_after_last: int) -> bytes:
+            stamp = (last + timedelta(seconds=seconds_after_last)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            fields = {"ts": stamp, "event": "way_fired", "way": "bench/append", "trigger": "bash"}
+            return orjson.dumps({**fields, "session": info.long_session_id, "n": seconds_after_last}) + b"\n"
+
+        def watched(path: Path, data: bytes) -> float:
+            """Milliseconds from the write to the commit, as a watching follower reads it."""
+            written = time.perf_counter()
+            with open(path, "ab") as fh:
+                fh.write(data)
+            changed: set[Path] = set()
+            while absolute(path) not in changed:  # a report may still be one of the last write's
+                told = watcher.changed(10.0, lambda: False)
+                assert told, f"not told of {path} within 10 s"
+                changed |= told
+            result = passes.sessions_pass(locs, dataclasses.replace(follow, only=frozenset(changed)))
+            assert not result.whole and result.totals.imported == 1, result.totals
+            return (time.perf_counter() - written) * 1000
+
+        def polled(path: Path, data: bytes) -> float:
+            """Milliseconds of one whole --follow poll after the write (what a polling follower does)."""
+            with open(path, "ab") as fh:
+                fh.write(data)
+            quiet(watcher)  # told, and dropped: this poll reads everything
+            started = time.perf_counter()
+            result = passes.sessions_pass(locs, follow)
+            assert result.whole and result.totals.imported == 1, result.totals
+            return (time.perf_counter() - started) * 1000
+
+        # A running session appends after its last turn: the import extends the session's tail.
+        found["append_ms"] = (statistics.median(watched(live, event(30 * (n + 1))) for n in range(7)), "ms")
+        found["append_full_poll_ms"] = (
+            statistics.median(polled(live, event(300 + 30 * n)) for n in range(5)),
+            "ms",
+        )
+        # A line stamped before the session's last turn (a late writer) makes the session rebuild whole.
+        found["append_before_last_turn_ms"] = (
+            statistics.median(watched(live, event(-3600 - n)) for n in range(3)),
+            "ms",
+        )
+        said = transcript_lines(transcript, count=5)
+        found["append_transcript_ms"] = (statistics.median(watched(transcript, line) for line in said), "ms")
+        found.update(idle_cpu(locs, follow, watcher))
+    finally:
+        watcher.close()
+    return found
+
+
+def transcript_lines(path: Path, *, count: int) -> list[bytes]:
+    """Prompts continuing a transcript after its last entry, a second apart, as Claude Code appends them."""
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - (1 << 20)))
+        tail = [orjson.loads(raw) for raw in fh.read().splitlines()[1:] if raw.strip()]
+    last = next(entry for entry in reversed(tail) if entry.get("uuid") and entry.get("timestamp"))
+    ts = datetime.fromisoformat(last["timestamp"].replace("Z", "+00:00"))
+    lines, parent = [], last["uuid"]
+    for n in range(count):
+        uuid = f"bench-append-{n}-{parent[:8]}"
+        entry = {
+            **{key: last[key] for key in ("sessionId", "cwd", "version", "gitBranch") if key in last},
+            "parentUuid": parent,
+            "isSidechain": False,
+            "type": "user",
+            "uuid": uuid,
+            "timestamp": (ts + timedelta(seconds=n + 1)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "message": {"role": "user", "content": f"bench append {n}"},
+        }
+        lines.append(orjson.dumps(entry) + b"\n")
+        parent = uuid
+    return lines
+
+
+IDLE_SECS = 5.0
+
+
+def quiet(watcher: watch.Watcher) -> None:
+    """Drop what the watcher has to tell until it has had nothing for a moment."""
+    while watcher.changed(0.2, lambda: False):
+        pass
+
+
+def idle_cpu(locs, follow: Options, watcher: watch.Watcher) -> dict[str, tuple[float, str]]:
+    """The share of one core an idle follower takes over `IDLE_SECS`: waiting for inotify, and
+    polling every 0.5 s (a whole pass each time)."""
+    quiet(watcher)
+    started, cpu = time.monotonic(), time.process_time()
+    while time.monotonic() - started < IDLE_SECS:
+        assert not watcher.changed(IDLE_SECS, lambda: False)
+    watching = (time.process_time() - cpu) / (time.monotonic() - started) * 100
+    started, cpu = time.monotonic(), time.process_time()
+    while time.monotonic() - started < IDLE_SECS:
+        passes.sessions_pass(locs, follow, record_only_changes=True)
+        time.sleep(0.5)
+    polling = (time.process_time() - cpu) / (time.monotonic() - started) * 100
+    return {"idle_cpu_watching_pct": (watching, "%"), "idle_cpu_polling_pct": (polling, "%")}
+
+
+def command_appends(args: argparse.Namespace) -> None:
+    """`append_measures` alone, on a corpus imported already; the files appended to are cut back to
+    their sizes (and mtimes) after, so that a corpus shared with other runs stays as generated."""
+    info = pickle.loads(args.info.read_bytes())
+    live = info.home / ".local/state/agent-ways/events.jsonl"
+    trunk = SourceFile.objects.filter(kind="transcript", session_key=info.long_session_id).first()
+    touched = [live, Path(trunk.root) / trunk.rel_path]
+    kept = {path: path.stat() for path in touched}
+    try:
+        found = append_measures(info)
+    finally:
+        for path, st in kept.items():
+            os.truncate(path, st.st_size)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    for key, (value, unit) in found.items():
+        print(f"{key:32s} {value:10.2f} {unit}")
 
 
 def command_measures(args: argparse.Namespace) -> None:
@@ -336,11 +442,19 @@ def main() -> None:
     pages.add_argument("--sid", required=True)
     pages.add_argument("--requests", type=int, default=30)
     pages.add_argument("--profile", action="store_true")
+    appends = commands.add_parser("appends")
+    appends.add_argument("--info", type=Path, required=True)
     derive = commands.add_parser("derive")
     derive.add_argument("--work", type=Path, required=True)
     derive.add_argument("--no-transcripts", action="store_true")
     args = parser.parse_args()
-    {"measures": command_measures, "pages": command_pages, "derive": command_derive}[args.command](args)
+    commands = {
+        "measures": command_measures,
+        "appends": command_appends,
+        "pages": command_pages,
+        "derive": command_derive,
+    }
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

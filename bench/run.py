@@ -10,7 +10,9 @@ Generates a deterministic corpus (bench/corpus.py), then measures, all in this r
   importer's own) — throughput in MiB/s and lines/s, and its ratio to the raw rate (the headline);
   and the import pass inside it alone (the write path: files → rows and checkpoints, as `ingest`
   reports it, without process start, session derive and ledger pass);
-- a re-run over unchanged data, and a one-line append to a large file, imported as `--follow` does;
+- a re-run over unchanged data, and one-line appends imported as `--follow` does: told by inotify and
+  read alone (`append_ms`), and by one whole poll (`append_full_poll_ms`, as `--poll` does); an idle
+  follower's share of a core, watching and polling;
 - server time (Django test client, no network) of the session list, the 5,000-turn session page and
   its next-turns fragment, search, and the dump JSON: p50 and p95;
 - claude-code-log (PyPI) converting the same transcripts, against waysweb importing them and
@@ -53,6 +55,7 @@ TARGETS = {
     "serve_newest_session_s": ("s", "<= 30", lambda v: v <= 30),
     "rerun_seconds": ("s", "< 1", lambda v: v < 1),
     "append_ms": ("ms", "< 50", lambda v: v < 50),
+    "idle_cpu_watching_pct": ("%", "<= 2", lambda v: v <= 2),
     "importer_peak_rss_mb": ("MB", "< 300", lambda v: v < 300),
     "database_size_ratio": ("ratio", "<= 1.5", lambda v: v <= 1.5),
     "session_list_p95_ms": ("ms", "< 150", lambda v: v < 150),

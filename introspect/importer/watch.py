@@ -59,6 +59,10 @@ class Folder:
     path: Path
     names: frozenset[str]
     archives: bool = False  # the state directory: `events-YYYY-MM-DD.jsonl.gz` too
+    # agent-ways' and Claude Code's own small folders (found, not named on the command line) are
+    # watched with the trees, in one notifier, whose wait is shorter than two taking turns; a
+    # folder a log was named in may be $HOME, whose tree is not for watching.
+    own: bool = False
 
     def holds(self, name: str) -> bool:
         return name in self.names or (self.archives and sources.archive_day(name) is not None)
@@ -95,16 +99,16 @@ def roots(locs: Locations, options: Options) -> Roots:
     (named as sources.event_sources and transcript_sources name the files inside them)."""
     folders: dict[Path, Folder] = {}
 
-    def add(directory: Path, name: str, *, archives: bool = False) -> None:
+    def add(directory: Path, name: str, *, archives: bool = False, own: bool = False) -> None:
         directory = absolute(directory)
         if not safefs.is_dir(directory):
             return
-        had = folders.get(directory, Folder(directory, frozenset()))
-        folders[directory] = Folder(directory, had.names | {name}, had.archives or archives)
+        had = folders.get(directory, Folder(directory, frozenset(), own=True))
+        folders[directory] = Folder(directory, had.names | {name}, had.archives or archives, had.own and own)
 
-    add(options.state_dir or locs.state_dir, LIVE_NAME, archives=True)
+    add(options.state_dir or locs.state_dir, LIVE_NAME, archives=True, own=options.state_dir is None)
     legacy = safefs.real(options.legacy) if options.legacy is not None else locs.legacy_events
-    add(legacy.parent, legacy.name)
+    add(legacy.parent, legacy.name, own=options.legacy is None)
     for path in options.extra:
         named = safefs.real(path)
         add(named.parent, named.name)
@@ -141,10 +145,11 @@ class Watcher:
     def __init__(self, roots: Roots):
         self.roots = roots
         self.notifiers: list[RustNotify] = []
-        # Two notifiers: the trees recursively, the folders not (an extra log may sit in $HOME).
-        # ignore_permission_denied: an unreadable folder below projects/ is left out (the passes
-        # report it as not read), not a reason to stop watching the rest.
-        wanted = [([str(tree) for tree in roots.trees], True), ([str(f.path) for f in roots.folders], False)]
+        # The trees and our own folders recursively, the folders of logs named on the command line
+        # not. ignore_permission_denied: an unreadable folder below projects/ is left out (the
+        # passes report it as not read), not a reason to stop watching the rest.
+        below = [str(tree) for tree in roots.trees] + [str(f.path) for f in roots.folders if f.own]
+        wanted = [(below, True), ([str(f.path) for f in roots.folders if not f.own], False)]
         try:
             for paths, recursive in wanted:
                 if paths:

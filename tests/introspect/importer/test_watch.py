@@ -70,6 +70,21 @@ def test_it_tells_of_an_appended_log_and_transcript_and_of_a_created_one(layout,
     assert changed_within(watcher) == {archive, layout.legacy}
 
 
+def test_it_tells_of_a_log_named_on_the_command_line_beside_the_ones_it_found(layout, tmp_path):
+    named = tmp_path / "logs" / "more.jsonl"
+    named.parent.mkdir()
+    watching = watch.Watcher(roots_of(layout, extra=(named,)))
+    try:
+        append(named, b"{}\n")
+        append(named.parent / "other.jsonl", b"{}\n")  # not a log it reads
+        assert changed_within(watching) == {named}
+        append(layout.live, b"{}\n")
+        append(named, b"{}\n")
+        assert changed_within(watching) == {named, layout.live}
+    finally:
+        watching.close()
+
+
 def test_it_leaves_out_what_agent_ways_and_claude_code_keep_beside_the_logs(layout, watcher):
     for name in ("decisions.jsonl", "events.compact.lock", "events-preserved-1.jsonl.gz"):
         append(layout.state / name, b"{}\n")
@@ -98,9 +113,9 @@ def test_it_watches_the_folders_that_exist_and_the_logs_named_on_the_command_lin
     found = roots_of(home, extra=(tmp_path / "link" / "more.jsonl",))
 
     assert found.trees == (home.root / ".claude" / "projects",)
-    assert [(folder.path, folder.names) for folder in found.folders] == [
-        (home.state, {"events.jsonl"}),
-        (elsewhere, {"more.jsonl"}),  # by its real path, as the importer names the source
+    assert [(folder.path, folder.names, folder.own) for folder in found.folders] == [
+        (home.state, {"events.jsonl"}, True),
+        (elsewhere, {"more.jsonl"}, False),  # by its real path, as the importer names the source
     ]
     assert not roots_of(home, transcripts=False).trees
 

@@ -184,3 +184,13 @@ def test_it_shows_the_sample_when_there_are_neither_events_nor_transcripts(home,
     (home.root / ".claude" / "projects" / "-home-dev-app").mkdir(parents=True)  # a folder, no transcript
     [why] = serve_choice(monkeypatch)
     assert "no agent-ways events" in why and "no Claude Code transcripts" in why
+
+
+@pytest.mark.parametrize(("given", "follower"), [((), ()), (("--poll",), ("--poll",))])
+def test_its_importer_is_ingest_follow_watching_or_polling_as_asked(monkeypatch, given, follower):
+    started = []
+    monkeypatch.setattr(serve.subprocess, "Popen", lambda args, **kwargs: started.append(args))
+    parser = serve.Command().create_parser("manage.py", "serve")
+    serve.Command().start_follower(poll=parser.parse_args(list(given)).poll)
+    [args] = started
+    assert args[2:] == ["ingest", "--follow", "--verbosity", "1", *follower]
