@@ -48,14 +48,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--follow", action="store_true", help="keep tailing; new lines land within a second"
+            "--follow",
+            action="store_true",
+            help="keep following: told of changed files by inotify, new lines land within tens of ms",
         )
         parser.add_argument(
             "--interval",
             type=float,
             default=0.5,
-            help="polling, the seconds to sleep when a pass found nothing; watching, how often a wait "
-            "for changes looks up",
+            help="seconds to sleep when a pass found nothing while polling (--poll, or where inotify "
+            "cannot watch)",
         )
         parser.add_argument(
             "--poll",
