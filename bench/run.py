@@ -33,7 +33,6 @@ import re
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -313,8 +312,11 @@ def main() -> None:
     import_s, rss_mb, summary = cold_import(info, work)
     total_bytes = info.events_bytes + info.transcript_bytes
     total_lines = info.events_lines + info.transcript_lines
-    raw_runs = [raw_rate(files) for _ in range(3 if args.tier == "small" else 1)]
-    raw_s = statistics.median(r[0] for r in raw_runs)
+    # The fastest of three reads: on this machine one read of the large tier right after the import
+    # wrote its database ranged 131–423 MiB/s; the ratio is taken against the best orjson did.
+    raw_runs = [raw_rate(files) for _ in range(3)]
+    raw_s = min(r[0] for r in raw_runs)
+    notes["raw_parse_runs_s"] = [round(r[0], 2) for r in raw_runs]
     raw_size = raw_runs[0][2]
     record(results, "cold_import_mib_s", total_bytes / 2**20 / import_s, "MiB/s")
     record(results, "cold_import_lines_s", total_lines / import_s, "lines/s")
