@@ -10,6 +10,11 @@ urlpatterns = [
     path("sessions/<id:session_id>/", sessions.session_detail, name="session-detail"),
     path("sessions/<id:session_id>/events/", sessions.session_events, name="session-events"),
     path("sessions/<id:session_id>/agents/<id:agent_id>/", sessions.subagent_detail, name="subagent-detail"),
+    path(
+        "sessions/<id:session_id>/entries/<int:entry_id>/code/<slug:slot>/",
+        sessions.entry_code,
+        name="entry-code",
+    ),
     path("status/", status.import_status, name="import-status"),
     path("search/", search.search_results, name="search-results"),
     path("ways/", ways.way_list, name="way-list"),

@@ -96,6 +96,12 @@ def render_markdown(text: str) -> SafeString:
     return html
 
 
+def clear_cache() -> None:
+    """Forget every rendered text (bench/render_pages.py times first renders with it)."""
+    with _cache_lock:
+        _cache.clear()
+
+
 def clamp(text: str, limit: int) -> tuple[str, bool]:
     """Cut `text` to at most `limit` characters, at a line break when one is near; say whether it was cut."""
     if len(text) <= limit:

@@ -513,6 +513,13 @@ def turn_of_entry(session: Session, entry: TranscriptEntry) -> tuple[int, int]:
     return turn, conversation.part_of(inside, conversation.PAGE_ENTRIES)
 
 
+def entry_code(session: Session, entry_id: int, slot: str) -> tool_cards.CodeBox | None:
+    """One code box of an entry of `session` (trunk or subagent file), or None: what a page that
+    drew the box plain, past its highlighting budget, fetches coloured. One query."""
+    entry = TranscriptEntry.objects.filter(pk=entry_id, session=session).first()
+    return tool_cards.code_box(entry, slot) if entry is not None else None
+
+
 def entry_by_uuid(session: Session, uuid: str) -> TranscriptEntry | None:
     if session.transcript_id is None or not uuid:
         return None

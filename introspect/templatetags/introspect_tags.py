@@ -7,8 +7,9 @@ from decimal import Decimal
 
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
+from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from introspect.rules import channels, tool_cards
 from lib import converters, render
@@ -157,8 +158,10 @@ class OncePerNode(template.Node):
         self.key, self.nodelist = key, nodelist
 
     def render(self, context) -> str:
-        # render_context lives for one render of the page (or fragment), shared by its partials.
-        rendered = context.render_context.setdefault(self, {})
+        # The render context's first dict lives for one render of the page (or fragment); each
+        # partial and include pushes a dict of its own over it, so a cache kept in the top one would
+        # last one row (IncludeNode keeps its template cache in dicts[0] for the same reason).
+        rendered = context.render_context.dicts[0].setdefault(self, {})
         key = self.key.resolve(context)
         if key not in rendered:
             rendered[key] = self.nodelist.render(context)
@@ -186,17 +189,28 @@ def once_per(parser, token):
 def _lines_html(lines: tuple[str, ...], first: int) -> str:
     # Each line is a block carrying its number for a CSS gutter (::before), so copying the code
     # copies no numbers; the trailing \n keeps the text readable without the stylesheet.
-    return "".join(f'<span class="line" data-n="{first + n}">{line}\n</span>' for n, line in enumerate(lines))
+    numbers = range(first, first + len(lines))
+    return "".join(
+        [f'<span class="line" data-n="{n}">{line}\n</span>' for n, line in zip(numbers, lines, strict=True)]
+    )
 
 
-@register.simple_tag
-def code_block(text: str | None, language: str = "text", start: int | None = None):
+def code_block(
+    text: str | None,
+    language: str = "text",
+    start: int | None = None,
+    *,
+    budget: tool_cards.HighlightBudget | None = None,
+    url: str = "",
+):
     """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines".
 
     The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
     escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
+    With a `budget`, a box past it is drawn plain, says so, and names `url`, where its coloured
+    version is served (the page's script swaps it in when the box comes into view).
     """
-    block = tool_cards.code_block(text or "", language or "text", start=start)
+    block = tool_cards.code_block(text or "", language or "text", start=start, budget=budget)
     if not block.total_lines:
         return format_html('<p class="muted code-empty">{}</p>', "(no output)" if text is None else "(empty)")
     last = block.start + block.total_lines - 1
@@ -204,9 +218,10 @@ def code_block(text: str | None, language: str = "text", start: int | None = Non
     wide = " code--single" if block.total_lines == 1 else " code--wide" if last >= 10_000 else ""
     parts = [
         format_html(
-            '<div class="code{}" data-language="{}"><pre class="code-lines hl">{}</pre>',
+            '<div class="code{}" data-language="{}"{}><pre class="code-lines hl">{}</pre>',
             wide,
             block.language,
+            _colour_url(url) if block.deferred else "",
             mark_safe(_lines_html(block.head, block.start)),
         )
     ]
@@ -230,7 +245,9 @@ def code_block(text: str | None, language: str = "text", start: int | None = Non
             )
         parts.append(mark_safe("</details>"))
     drawn = len(block.head) + len(block.rest)
-    if block.language != "text" and 0 < block.highlighted < drawn:
+    if block.deferred:
+        parts.append(_deferred_note(budget))
+    elif block.language != "text" and 0 < block.highlighted < drawn:
         parts.append(
             format_html(
                 '<p class="muted code-note">colours stop after line {}; the rest is plain text</p>',
@@ -239,6 +256,56 @@ def code_block(text: str | None, language: str = "text", start: int | None = Non
         )
     parts.append(mark_safe("</div>"))
     return mark_safe("".join(parts))
+
+
+def _colour_url(url: str) -> SafeString:
+    return format_html(' data-colour-url="{}"', url)
+
+
+def _deferred_note(budget: tool_cards.HighlightBudget | None) -> SafeString:
+    # No silent degradation: a reader without JavaScript learns why this box has no colours.
+    size = budget.size if budget is not None else tool_cards.HIGHLIGHT_PAGE_BUDGET
+    return format_html(
+        '<p class="muted code-note code-note--plain">plain text for now: a page colours {} of code at '
+        "most, and that went to the boxes above; this one is coloured when it scrolls into view "
+        "(needs JavaScript)</p>",
+        f"{size // 1024} KiB" if size % 1024 == 0 else f"{size:,} characters",
+    )
+
+
+# One highlighting budget per render of a page or fragment, in the render context's first dict:
+# it lives for the whole render, across partials and includes (see OncePerNode.render).
+_BUDGET = "introspect_tags.highlight_budget"
+
+
+def page_budget(context) -> tool_cards.HighlightBudget:
+    """The highlighting budget of the render `context` belongs to."""
+    root = context.render_context.dicts[0]
+    budget = root.get(_BUDGET)
+    if budget is None:
+        budget = root[_BUDGET] = tool_cards.HighlightBudget()
+    return budget
+
+
+def _lazy(context, entry, slot: str) -> tuple[tool_cards.HighlightBudget | None, str]:
+    """The page's budget and the entry's box URL, or (None, "") for a box that cannot be fetched
+    later (no entry or session to name it: such a box is always coloured in place)."""
+    session = context.get("session")
+    pk = getattr(entry, "pk", None)
+    if not slot or pk is None or session is None:
+        return None, ""
+    return page_budget(context), reverse("introspect:entry-code", args=[session.sid, pk, slot])
+
+
+@register.simple_tag(takes_context=True, name="code_block")
+def code_block_tag(
+    context, text: str | None, language: str = "text", start: int | None = None, entry=None, slot=""
+):
+    """`{% code_block text language start entry=entry slot="command" %}`: `code_block`, and when
+    `entry` and `slot` name where the box is served again (views/sessions.entry_code), within the
+    page's highlighting budget."""
+    budget, url = _lazy(context, entry, slot)
+    return code_block(text, language, start, budget=budget, url=url)
 
 
 def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
@@ -259,10 +326,11 @@ def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
     )
 
 
-@register.simple_tag
-def diff_block(diff, language: str = "text"):
-    """A diff (DiffLine tuples) as a highlighted table clamped like `code_block`."""
-    block = tool_cards.diff_block(tuple(diff or ()), language or "text")
+def diff_block(
+    diff, language: str = "text", *, budget: tool_cards.HighlightBudget | None = None, url: str = ""
+):
+    """A diff (DiffLine tuples) as a highlighted table clamped like `code_block` (and deferred like it)."""
+    block = tool_cards.diff_block(tuple(diff or ()), language or "text", budget=budget)
     if not block.head:
         return ""
     rows = (*block.head, *block.rest)
@@ -279,7 +347,18 @@ def diff_block(diff, language: str = "text"):
             numbered_class,
             _diff_rows(block.rest, numbered),
         )
+    if block.deferred:
+        return format_html(
+            '<div class="diff-box"{}>{}{}</div>', _colour_url(url), out, _deferred_note(budget)
+        )
     return format_html('<div class="diff-box">{}</div>', out)
+
+
+@register.simple_tag(takes_context=True, name="diff_block")
+def diff_block_tag(context, diff, language: str = "text", entry=None, slot=""):
+    """`{% diff_block diff language entry=entry slot="diff" %}`: `diff_block` within the page's budget."""
+    budget, url = _lazy(context, entry, slot)
+    return diff_block(diff, language, budget=budget, url=url)
 
 
 @register.filter
@@ -300,9 +379,7 @@ def timestamp(value: datetime | None):
         return ""
     value = value.astimezone(UTC)
     iso = value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return format_html(
-        '<time class="ts" datetime="{}" data-local title="{} UTC">{} UTC</time>',
-        iso,
-        value.strftime("%Y-%m-%d %H:%M:%S"),
-        value.strftime("%Y-%m-%d %H:%M:%S"),
-    )
+    text = value.strftime("%Y-%m-%d %H:%M:%S")
+    # Digits, dashes, colons, a space, T and Z only: nothing to escape (format_html would escape
+    # both strings anyway, ~190 times a page).
+    return mark_safe(f'<time class="ts" datetime="{iso}" data-local title="{text} UTC">{text} UTC</time>')

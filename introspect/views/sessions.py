@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
@@ -103,6 +103,17 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
+
+
+@require_safe
+def entry_code(request: HtmxHttpRequest, session_id: str, entry_id: int, slot: str) -> HttpResponse:
+    """One code box of an entry, coloured: the page drew it plain past its highlighting budget and
+    its script swaps this in when the box comes into view (static/js/app.js)."""
+    session = get_object_or_404(Session, sid=session_id)
+    box = queries.entry_code(session, entry_id, slot)
+    if box is None:
+        raise Http404("no such code box")
+    return render(request, "introspect/partials/entry.html#code-box", {"box": box})
 
 
 @require_safe

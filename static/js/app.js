@@ -120,6 +120,43 @@
   localiseTimes(document);
   document.addEventListener("htmx:load", (event) => localiseTimes(event.detail.elt));
 
+  // Code boxes past a page's highlighting budget arrive plain, with a note saying so (readable
+  // without this script) and the URL of their coloured version, fetched when the box comes near the
+  // viewport. A box inside a closed <details> has no layout, so it waits until it is opened.
+  const colourer = "IntersectionObserver" in window
+    ? new IntersectionObserver((seen) => {
+      seen.forEach((entry) => {
+        if (!entry.isIntersecting) return;
+        colourer.unobserve(entry.target);
+        colour(entry.target);
+      });
+    }, { rootMargin: "800px 0px" })
+    : null;
+  function colour(box) {
+    const url = box.dataset.colourUrl;
+    if (!url || !url.startsWith("/")) return;
+    fetch(url, { credentials: "same-origin" })
+      .then((response) => (response.ok ? response.text() : null))
+      .then((html) => {
+        if (!html || !box.isConnected) return;
+        const holder = document.createElement("template");
+        holder.innerHTML = html.trim();
+        const fresh = holder.content.firstElementChild;
+        if (!fresh) return;
+        // A "show all" the reader opened before the colours came stays open.
+        const opened = box.querySelector("details.show-all[open]");
+        const again = fresh.querySelector("details.show-all");
+        if (opened && again) again.open = true;
+        box.replaceWith(fresh);
+      })
+      .catch(() => {}); // the plain box and its note stay
+  }
+  function watchCode(root) {
+    if (colourer) root.querySelectorAll("[data-colour-url]").forEach((box) => colourer.observe(box));
+  }
+  watchCode(document);
+  document.addEventListener("htmx:load", (event) => watchCode(event.detail.elt));
+
   // Whole table rows are clickable; the link inside stays the real, keyboard-reachable target.
   document.addEventListener("click", (event) => {
     const row = event.target.closest("tr[data-href]");

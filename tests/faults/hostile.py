@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from introspect.models import Subagent
+from introspect.models import Subagent, TranscriptEntry
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord
 from tests.conftest import append
@@ -209,11 +209,14 @@ def spawn(sid: str) -> list[dict]:
 def route_kwargs(pattern: URLPattern, name: str) -> dict | None:
     """Real objects of the hostile HOME for a route's parameters (None: a parameter it cannot fill)."""
     agent = Subagent.objects.filter(session__sid=HOST, agent_id=AGENT_LINKED).get()
+    spawning = TranscriptEntry.objects.get(session=agent.session, tool_use_id="toolu_spawn", type="assistant")
     fill = {
         "session_id": agent.session.sid,
         "agent_id": agent.agent_id,
         "way_id": WAY_FILE,
         "slug": SLUGS[3],
+        "entry_id": spawning.pk,  # the Task call: its raw input is a code box
+        "slot": "input",
     }
     kwargs = {}
     for key in re.findall(r"<\w+:(\w+)>", str(pattern.pattern)):

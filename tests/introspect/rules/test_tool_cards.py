@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
 import orjson
+from pygments.lexers import find_lexer_class_for_filename, get_all_lexers
 
 from introspect.rules import tool_cards
 from introspect.rules.tool_cards import (
@@ -457,6 +459,22 @@ def test_it_picks_the_lexer_from_the_file_name():
     assert language_for_path("") == "text"
 
 
+def names_for_every_lexer_glob() -> set[str]:
+    """A file name matching each glob Pygments knows, and near misses of it (case, prefix, suffix)."""
+    names = {"Makefile.am", "foo.tar.gz", "x.py.", "a..py", ".", "..", "x", "LICENSE", "Dockerfile.dev"}
+    for _name, _aliases, globs, _mimetypes in get_all_lexers(plugins=True):
+        for glob in globs:
+            name = re.sub(r"\[([^\]]*)\]", lambda m: m.group(1)[0], glob).replace("*", "x").replace("?", "a")
+            names |= {name, name.upper(), "a" + name, name + ".bak", "dir.d" + name, ".x" + name}
+    return names
+
+
+def test_it_picks_the_lexer_pygments_picks_for_every_file_name_it_knows():
+    # lexer_class_for_filename indexes the `*.ext` globs instead of matching all of them in turn.
+    for name in names_for_every_lexer_glob():
+        assert tool_cards.lexer_class_for_filename(name) is find_lexer_class_for_filename(name), name
+
+
 def test_it_gives_calls_and_results_their_lexer():
     assert tool_call(use("Bash", {"command": "ls -la"})).language == "bash"
     assert tool_call(use("Write", {"file_path": "/r/a.go", "content": "package a"})).language == "go"
@@ -532,6 +550,92 @@ def test_it_draws_a_huge_read_quickly_and_only_up_to_the_cap():
     assert block.total_lines == 400_000
     assert len(block.head) + len(block.rest) == tool_cards.MAX_CODE_LINES
     assert block.omitted == 400_000 - tool_cards.MAX_CODE_LINES
+
+
+# --- the page's highlighting budget and the cache ---------------------------------------------------
+
+
+def test_it_colours_boxes_in_page_order_while_they_fit_the_budget():
+    budget = tool_cards.HighlightBudget(100)
+    first = code_block("a = 1\n" * 10, "python", budget=budget)  # 60 characters to lex
+    second = code_block("b = 2\n" * 10, "python", budget=budget)  # 60 more: only 40 left
+    third = code_block("c = 3\n" * 5, "python", budget=budget)  # 30: still fits
+
+    assert not first.deferred and first.highlighted == 10 and "<span" in first.head[0]
+    assert second.deferred and second.highlighted == 0
+    assert not third.deferred and third.highlighted == 5
+    assert (budget.left, budget.deferred) == (10, 1)
+
+
+def test_it_draws_a_box_past_the_budget_as_its_lines_escaped():
+    text = '<script>x = "1"</script>\n' * 20
+    block = code_block(text, "html", budget=tool_cards.HighlightBudget(0))
+
+    assert block.deferred
+    assert (*block.head, *block.rest) == ('&lt;script&gt;x = "1"&lt;/script&gt;',) * 20
+    assert block.total_lines == 20 and block.language == "html"  # numbered and clamped as ever
+
+
+def test_it_never_defers_without_a_budget_or_for_plain_text():
+    assert not code_block("x = 1", "python").deferred
+    assert not code_block("x = 1", "text", budget=tool_cards.HighlightBudget(0)).deferred
+
+
+def test_it_charges_nothing_for_a_text_already_coloured():
+    coloured = code_block("x = 1\n", "python")  # once, anywhere: a page, a box fetched later
+
+    again = code_block("x = 1\n", "python", budget=tool_cards.HighlightBudget(0))
+
+    assert not again.deferred and again.head == coloured.head
+
+
+def test_it_colours_a_cached_text_exactly_as_pygments_does():
+    text = "def f(x):\n    return x  # é\n\n"
+    fresh = code_block(text, "python")
+    cached = code_block(text, "python")  # from the cache this time
+
+    assert fresh == cached
+    assert list(fresh.head) == tool_cards._pygments("\n".join(split_lines(text)) + "\n", "python")
+
+
+def test_it_keeps_the_cache_within_its_byte_bound(monkeypatch):
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_CACHE_BYTES", 2000)
+    for n in range(40):
+        code_block(f"value_{n} = {n}\n", "python")
+
+    assert tool_cards._cache_bytes <= 2000
+    assert 0 < len(tool_cards._cache) < 40
+    # The least recently used went first: the newest text is still there, the oldest is not.
+    assert tool_cards._cache_get(tool_cards._digest("value_39 = 39\n", "python")) is not tool_cards._MISSING
+    assert tool_cards._cache_get(tool_cards._digest("value_0 = 0\n", "python")) is tool_cards._MISSING
+
+
+def test_it_colours_both_sides_of_a_diff_or_neither():
+    diff = (("-", "a = 1"), ("+", "a = 2"))
+    budget = tool_cards.HighlightBudget(7)  # one side's 6 characters fit, both sides' 12 do not
+
+    block = diff_block(diff, "python", budget=budget)
+
+    assert block.deferred and [row.html for row in block.head] == ["a = 1", "a = 2"]
+    assert budget.left == 7
+    assert not diff_block(diff, "python", budget=tool_cards.HighlightBudget(12)).deferred
+
+
+def test_it_names_each_code_box_a_card_draws_by_its_slot():
+    bash = use("Bash", {"command": "ls"})
+    write = use("Write", {"file_path": "/r/a.py", "content": "x = 1"})
+    edit = use("Edit", {"file_path": "/r/a.py", "old_string": "x", "new_string": "y"})
+    read = result("1→x", {"type": "text", "file": {"filePath": "/r/m.py", "content": "x\n", "startLine": 7}})
+
+    assert tool_cards.code_box(bash, "command") == tool_cards.CodeBox("ls", "bash")
+    assert tool_cards.code_box(bash, "input") == tool_cards.CodeBox('{\n  "command": "ls"\n}', "json")
+    assert tool_cards.code_box(write, "content") == tool_cards.CodeBox("x = 1", "python")
+    assert tool_cards.code_box(edit, "diff") == tool_cards.CodeBox(
+        language="python", diff=(("-", "x"), ("+", "y"))
+    )
+    assert tool_cards.code_box(read, "content") == tool_cards.CodeBox("x\n", "python", 7)
+    assert tool_cards.code_box(read, "command") is None
+    assert tool_cards.code_box(FakeEntry(line=b"{}", type="assistant"), "input") is None  # not a call
 
 
 def test_it_falls_back_to_plain_text_for_an_unknown_lexer():

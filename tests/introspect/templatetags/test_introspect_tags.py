@@ -60,6 +60,24 @@ def test_it_renders_a_once_per_block_once_for_each_key_in_one_render():
     assert template.render(Context(context)) == "[a3][b4][a3][a3][b4]"  # a new render starts afresh
 
 
+def test_it_reuses_a_once_per_block_across_the_partials_of_one_render():
+    # Each {% partial %} render pushes a render-context scope of its own: the block must outlive it.
+    calls = []
+
+    def tick() -> int:
+        calls.append(1)
+        return len(calls)
+
+    template = Template(
+        "{% load introspect_tags %}{% partialdef row %}{% once_per key %}[{{ key }}{{ tick }}]{% endonce_per %}"
+        "{% endpartialdef %}{% for key in keys %}{% partial row %}{% endfor %}"
+    )
+    context = {"keys": ["a", "b", "a", "a", "b"], "tick": tick}
+
+    assert template.render(Context(context)) == "[a1][b2][a1][a1][b2]"
+    assert template.render(Context(context)) == "[a3][b4][a3][a3][b4]"
+
+
 def test_it_wants_exactly_one_key():
     with pytest.raises(TemplateSyntaxError):
         Template("{% load introspect_tags %}{% once_per %}x{% endonce_per %}")
@@ -200,6 +218,52 @@ def render_entry(entry) -> str:
     return render_to_string(
         "introspect/partials/entry.html", {"entry": entry, "session": None, "subagents": {}}
     )
+
+
+def read_entry(pk: int, content: str) -> SimpleNamespace:
+    entry = result_entry("1→…", {"type": "text", "file": {"filePath": "/r/m.py", "content": content}})
+    entry.pk = pk
+    return entry
+
+
+def render_entries(*entries) -> str:
+    """Entries as one render of a page does: one highlighting budget for all of them."""
+    template = Template(
+        '{% for entry in entries %}{% include "introspect/partials/entry.html" %}{% endfor %}'
+    )
+    context = {"entries": entries, "session": SimpleNamespace(sid="s1"), "subagents": {}}
+    return template.render(Context(context))
+
+
+def test_it_draws_a_box_past_the_page_budget_plain_and_says_why(monkeypatch):
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+
+    html = render_entries(read_entry(7, "import os  # <b>bold</b>\n"))
+
+    box = html[html.index('<div class="code') : html.index("</div>", html.index('<div class="code'))]
+    assert 'data-language="python" data-colour-url="/sessions/s1/entries/7/code/content/"' in box
+    assert "import os  # &lt;b&gt;bold&lt;/b&gt;" in box and 'class="kn"' not in box  # plain, escaped
+    assert "plain text for now: a page colours 0 KiB of code at most" in box
+    assert "coloured when it scrolls into view (needs JavaScript)" in box
+
+
+def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 20)  # room for the first text only
+
+    html = render_entries(read_entry(1, "import os\n"), read_entry(2, "import sys\n"))
+
+    first, second = html.split('<div class="code')[1:3]
+    assert 'class="kn"' in first and "data-colour-url" not in first
+    assert 'class="kn"' not in second and 'data-colour-url="/sessions/s1/entries/2/code/content/"' in second
+
+
+def test_it_colours_a_box_that_names_no_entry_whatever_the_budget(monkeypatch):
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    template = Template('{% load introspect_tags %}{% code_block text "python" %}')
+
+    html = template.render(Context({"text": "import os", "session": SimpleNamespace(sid="s")}))
+
+    assert 'class="kn"' in html and "data-colour-url" not in html
 
 
 ASK = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 from io import StringIO
@@ -13,8 +14,8 @@ from django.test import Client
 from django.urls import resolve, reverse
 from django.utils import timezone
 
-from introspect.models import Session
-from introspect.rules import usage
+from introspect.models import Session, TranscriptEntry
+from introspect.rules import tool_cards, usage
 from introspect.views import sessions as views
 from introspect.views import status as status_views
 from tests.conftest import append, line
@@ -772,3 +773,128 @@ def test_it_pages_a_long_subagent_run_so_every_line_is_reachable(client, home):
         found = re.search(r'href="(/sessions/long-agent/agents/big/\?part=\d+)"', body)
         url = found.group(1) if found else None
     assert seen == {f"s{n}" for n in range(450)}
+
+
+# --- code boxes past the page's highlighting budget ------------------------------------------------
+
+CODE_SID = "code0000-0000-4000-8000-000000000001"
+
+
+def code_session(home) -> None:
+    """A conversation whose cards hold every kind of code box: a command, a Read, an Edit's patch,
+    a Write's content, and each call's raw input."""
+    entries = [{"type": "user", "uuid": "p1", "message": {"role": "user", "content": "change the code"}}]
+    calls = [
+        ("Bash", {"command": "ls -la && echo '<b>'"}, "file\n<b>", {"stdout": "file\n<b>", "stderr": ""}),
+        (
+            "Read",
+            {"file_path": "/r/m.py"},
+            "1→import os",
+            {
+                "type": "text",
+                "file": {"filePath": "/r/m.py", "content": "import os\n# <i>\n", "startLine": 3},
+            },
+        ),
+        (
+            "Edit",
+            {"file_path": "/r/m.py", "old_string": "import os", "new_string": "import sys"},
+            "ok",
+            {
+                "filePath": "/r/m.py",
+                "oldString": "import os",
+                "newString": "import sys",
+                "structuredPatch": [
+                    {
+                        "oldStart": 3,
+                        "oldLines": 1,
+                        "newStart": 3,
+                        "newLines": 1,
+                        "lines": ["-import os", "+import sys"],
+                    }
+                ],
+            },
+        ),
+        (
+            "Write",
+            {"file_path": "/r/n.py", "content": "def f():\n    return '<x>'\n"},
+            "ok",
+            {"type": "create"},
+        ),
+    ]
+    for n, (name, tool_input, text, extra) in enumerate(calls):
+        block = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": tool_input}
+        entries.append({"type": "assistant", "uuid": f"c{n}", "message": {"id": f"m{n}", "content": [block]}})
+        entries.append(
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "message": {
+                    "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": text}]
+                },
+                "toolUseResult": extra,
+            }
+        )
+    for n, entry in enumerate(entries):
+        entry.update(sessionId=CODE_SID, timestamp=f"2026-11-01T00:00:{n:02d}.000Z")
+    home.transcript("/p", CODE_SID, *entries)
+    call_command("ingest", stdout=StringIO())
+
+
+BOX = re.compile(r'<div class="(?:code|diff-box)[^"]*"[^>]*? data-colour-url="([^"]+)"[^>]*>.*?</div>', re.S)
+
+
+def nonce_free(html: str) -> str:
+    return re.sub(r'(nonce="|"x-csrftoken": ")[^"]+', r"\1…", html)
+
+
+def test_it_serves_each_box_a_page_drew_plain_and_the_page_then_reads_as_if_all_were_coloured(
+    client, home, monkeypatch
+):
+    code_session(home)
+    url = f"/sessions/{CODE_SID}/"
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    plain = client.get(url).content.decode()
+    tool_cards.clear_caches()
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 1 << 30)
+    coloured = client.get(url).content.decode()
+
+    fetched = []
+
+    def swap(match: re.Match) -> str:
+        response = client.get(html.unescape(match[1]))
+        assert response.status_code == 200 and "<html" not in response.content.decode()
+        fetched.append(match[1].rsplit("/", 2)[-2])
+        return response.content.decode().strip()  # what static/js/app.js puts in the box's place
+
+    assert "data-colour-url" not in coloured
+    assert nonce_free(BOX.sub(swap, plain)) == nonce_free(coloured)
+    # Every kind of box was deferred and served: command, Read content, patch, Write content, inputs.
+    assert sorted(set(fetched)) == ["command", "content", "diff", "input"] and len(fetched) == 8
+
+
+def test_it_serves_no_box_for_an_unknown_slot_entry_or_session(client, home):
+    code_session(home)
+    call = TranscriptEntry.objects.get(uuid="c0")
+    prompt = TranscriptEntry.objects.get(uuid="p1")
+    home.transcript(
+        "/p", "other", {"type": "user", "uuid": "o1", "sessionId": "other", "message": {"content": "x"}}
+    )
+    call_command("ingest", stdout=StringIO())
+
+    assert client.get(f"/sessions/{CODE_SID}/entries/{call.pk}/code/command/").status_code == 200
+    assert client.get(f"/sessions/{CODE_SID}/entries/{call.pk}/code/stdout/").status_code == 404
+    assert client.get(f"/sessions/{CODE_SID}/entries/{prompt.pk}/code/input/").status_code == 404
+    assert client.get(f"/sessions/other/entries/{call.pk}/code/command/").status_code == 404
+    assert client.get(f"/sessions/{CODE_SID}/entries/999999/code/command/").status_code == 404
+
+
+def test_it_reads_a_box_in_two_queries(client, home, django_assert_max_num_queries):
+    code_session(home)
+    call = TranscriptEntry.objects.get(uuid="c1")
+    with django_assert_max_num_queries(2):
+        assert client.get(f"/sessions/{CODE_SID}/entries/{call.pk}/code/input/").status_code == 200
+
+
+def test_it_routes_a_code_box_both_ways():
+    assert reverse("introspect:entry-code", args=["abc", 7, "input"]) == "/sessions/abc/entries/7/code/input/"
+    assert resolve("/sessions/abc/entries/7/code/input/").func is views.entry_code
