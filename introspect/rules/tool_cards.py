@@ -688,13 +688,14 @@ def split_lines(text: str) -> list[str]:
 
 def highlight_lines(lines: list[str], language: str) -> list[str]:
     """Each line as HTML: Pygments colours the first HIGHLIGHT_MAX_* of them, the rest are escaped."""
-    return _render(lines, language, _colour([_lexed(lines, language)], language, None)[0])[0]
+    head, text = _lexed(lines, language)
+    return _render(lines, head, _colour([text], language, None)[0])[0]
 
 
-def _lexed(lines: list[str], language: str) -> str:
-    """The text Pygments is given for `lines`: the leading lines within the cap ("" for none)."""
+def _lexed(lines: list[str], language: str) -> tuple[int, str]:
+    """How many leading lines Pygments colours (within the cap), and the text it is given for them."""
     head = highlighted_count(lines, language)
-    return "\n".join(lines[:head]) + "\n" if head else ""
+    return head, "\n".join(lines[:head]) + "\n" if head else ""
 
 
 def _colour(texts: list[str], language: str, budget: HighlightBudget | None) -> list[list[str] | None] | None:
@@ -712,11 +713,11 @@ def _colour(texts: list[str], language: str, budget: HighlightBudget | None) -> 
     return found
 
 
-def _render(lines: list[str], language: str, coloured: list[str] | None) -> tuple[list[str], int]:
-    """The lines as HTML: `coloured` (Pygments' lines for the leading ones), the rest escaped."""
-    head = len(coloured) if coloured else 0
-    if coloured is None or head != highlighted_count(lines, language):
-        # An unknown lexer, or one that saw line ends where we did not (a stray \r): plain text.
+def _render(lines: list[str], head: int, coloured: list[str] | None) -> tuple[list[str], int]:
+    """The lines as HTML: `coloured` (Pygments' lines for the `head` leading ones), the rest escaped."""
+    if coloured is None or len(coloured) != head:
+        # Not coloured (plain text, deferred, an unknown lexer), or a lexer that saw line ends where
+        # we did not (a stray \r): plain text.
         coloured, head = [], 0
     return [*coloured, *_escaped(lines[head:])], head
 
@@ -756,8 +757,9 @@ def code_block(
         # Past the character cap the lines are only counted (str.count runs at memory speed).
         total = text.count("\n") + (not text.endswith("\n"))
     drawn = lines[:MAX_CODE_LINES]
-    found = _colour([_lexed(drawn, language)], language, budget)
-    rendered, coloured = _render(drawn, language, found[0] if found else None)
+    head, lexed = _lexed(drawn, language)
+    found = _colour([lexed], language, budget)
+    rendered, coloured = _render(drawn, head, found[0] if found else None)
     return CodeBlock(
         head=tuple(rendered[:PREVIEW_LINES]),
         rest=tuple(rendered[PREVIEW_LINES:]),
@@ -782,9 +784,10 @@ def diff_block(
     """
     old_side = [text for marker, text in diff if marker in (" ", "-")]
     new_side = [text for marker, text in diff if marker in (" ", "+")]
-    found = _colour([_lexed(old_side, language), _lexed(new_side, language)], language, budget)
-    old_html = iter(_render(old_side, language, found[0] if found else None)[0])
-    new_html = iter(_render(new_side, language, found[1] if found else None)[0])
+    (old_head, old_text), (new_head, new_text) = _lexed(old_side, language), _lexed(new_side, language)
+    found = _colour([old_text, new_text], language, budget)
+    old_html = iter(_render(old_side, old_head, found[0] if found else None)[0])
+    new_html = iter(_render(new_side, new_head, found[1] if found else None)[0])
     rows: list[DiffRow] = []
     old_no: int | None = None
     new_no: int | None = None

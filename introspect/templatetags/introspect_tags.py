@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 
 from django import template
 from django.template.defaultfilters import stringfilter, truncatechars
 from django.urls import reverse
-from django.utils.html import escape, format_html, format_html_join
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from introspect.rules import channels, tool_cards
@@ -186,6 +187,31 @@ def once_per(parser, token):
 # --- conversation cards ---------------------------------------------------------------------------
 
 
+@register.filter
+def card(entry) -> str:
+    """Which card partials/entry.html draws for a transcript entry, by its type and flags."""
+    kind = entry.type
+    if kind == "user":
+        if entry.is_prompt:
+            return "prompt"
+        if entry.is_compact_summary:
+            return "summary"
+        if entry.tool_result_id:
+            return "result"
+        return "meta" if entry.is_meta else "user"
+    if kind == "assistant":
+        if entry.subtype == "thinking":
+            return "thinking"
+        return "call" if entry.tool_use_id else "reply"
+    if kind == "system":
+        return "compaction" if entry.subtype == "compact_boundary" else "system"
+    if kind == "attachment":
+        if entry.subtype == "hook_additional_context":
+            return "context"
+        return "hook" if entry.hook_event else "attachment"
+    return "queued" if kind == "queue-operation" else "unknown"
+
+
 def _lines_html(lines: tuple[str, ...], first: int) -> str:
     # Each line is a block carrying its number for a CSS gutter (::before), so copying the code
     # copies no numbers; the trailing \n keeps the text readable without the stylesheet.
@@ -201,13 +227,13 @@ def code_block(
     start: int | None = None,
     *,
     budget: tool_cards.HighlightBudget | None = None,
-    url: str = "",
+    url: Callable[[], str] | None = None,
 ):
     """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines".
 
     The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
     escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
-    With a `budget`, a box past it is drawn plain, says so, and names `url`, where its coloured
+    With a `budget`, a box past it is drawn plain, says so, and names `url()`, where its coloured
     version is served (the page's script swaps it in when the box comes into view).
     """
     block = tool_cards.code_block(text or "", language or "text", start=start, budget=budget)
@@ -258,8 +284,8 @@ def code_block(
     return mark_safe("".join(parts))
 
 
-def _colour_url(url: str) -> SafeString:
-    return format_html(' data-colour-url="{}"', url)
+def _colour_url(url: Callable[[], str] | None) -> SafeString:
+    return format_html(' data-colour-url="{}"', url()) if url is not None else mark_safe("")
 
 
 def _deferred_note(budget: tool_cards.HighlightBudget | None) -> SafeString:
@@ -276,6 +302,7 @@ def _deferred_note(budget: tool_cards.HighlightBudget | None) -> SafeString:
 # One highlighting budget per render of a page or fragment, in the render context's first dict:
 # it lives for the whole render, across partials and includes (see OncePerNode.render).
 _BUDGET = "introspect_tags.highlight_budget"
+_URL_TAIL = "/0/code/slot/"
 
 
 def page_budget(context) -> tool_cards.HighlightBudget:
@@ -287,14 +314,28 @@ def page_budget(context) -> tool_cards.HighlightBudget:
     return budget
 
 
-def _lazy(context, entry, slot: str) -> tuple[tool_cards.HighlightBudget | None, str]:
-    """The page's budget and the entry's box URL, or (None, "") for a box that cannot be fetched
-    later (no entry or session to name it: such a box is always coloured in place)."""
+def _lazy(context, entry, slot: str) -> tuple[tool_cards.HighlightBudget | None, Callable[[], str] | None]:
+    """The page's budget and where the entry's box is served coloured (asked only for a box that
+    is deferred), or (None, None) for a box nothing names: such a box is always coloured in place."""
     session = context.get("session")
     pk = getattr(entry, "pk", None)
     if not slot or pk is None or session is None:
-        return None, ""
-    return page_budget(context), reverse("introspect:entry-code", args=[session.sid, pk, slot])
+        return None, None
+    root = context.render_context.dicts[0]
+
+    def url() -> str:
+        # reverse() costs ~30 µs and a page defers dozens of boxes: the session's part of the
+        # URL is reversed once per render, the entry and slot appended as the route spells them
+        # (and reversed each time should the route ever end otherwise).
+        key = (_BUDGET, session.sid)
+        if key not in root:
+            sample = reverse("introspect:entry-code", args=[session.sid, 0, "slot"])
+            root[key] = sample[: -len(_URL_TAIL)] if sample.endswith(_URL_TAIL) else None
+        if root[key] is None:
+            return reverse("introspect:entry-code", args=[session.sid, pk, slot])
+        return f"{root[key]}/{pk}/code/{slot}/"
+
+    return page_budget(context), url
 
 
 @register.simple_tag(takes_context=True, name="code_block")
@@ -309,25 +350,35 @@ def code_block_tag(
 
 
 def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
+    # f-strings, not format_html_join: a diff has up to 2,000 rows and nothing here needs escaping
+    # (kind and marker come from closed sets, the numbers are ints, `html` is HTML already).
     def number(value: int | None) -> str:
         return "" if value is None else str(value)
 
     if numbered:
-        return format_html_join(
-            "",
-            '<tr class="diff--{}"><td class="diff-no">{}</td><td class="diff-no">{}</td>'
-            '<td class="diff-marker">{}</td><td class="diff-code"><pre class="hl">{}</pre></td></tr>',
-            ((r.kind, number(r.old), number(r.new), r.marker, mark_safe(r.html)) for r in rows),
+        return "".join(
+            [
+                f'<tr class="diff--{r.kind}"><td class="diff-no">{number(r.old)}</td><td class="diff-no">'
+                f'{number(r.new)}</td><td class="diff-marker">{r.marker}</td><td class="diff-code">'
+                f'<pre class="hl">{r.html}</pre></td></tr>'
+                for r in rows
+            ]
         )
-    return format_html_join(
-        "",
-        '<tr class="diff--{}"><td class="diff-marker">{}</td><td class="diff-code"><pre class="hl">{}</pre></td></tr>',
-        ((r.kind, r.marker, mark_safe(r.html)) for r in rows),
+    return "".join(
+        [
+            f'<tr class="diff--{r.kind}"><td class="diff-marker">{r.marker}</td><td class="diff-code">'
+            f'<pre class="hl">{r.html}</pre></td></tr>'
+            for r in rows
+        ]
     )
 
 
 def diff_block(
-    diff, language: str = "text", *, budget: tool_cards.HighlightBudget | None = None, url: str = ""
+    diff,
+    language: str = "text",
+    *,
+    budget: tool_cards.HighlightBudget | None = None,
+    url: Callable[[], str] | None = None,
 ):
     """A diff (DiffLine tuples) as a highlighted table clamped like `code_block` (and deferred like it)."""
     block = tool_cards.diff_block(tuple(diff or ()), language or "text", budget=budget)
@@ -337,7 +388,7 @@ def diff_block(
     numbered = any(r.old is not None or r.new is not None for r in rows)
     table = '<table class="diff{}"><tbody>{}</tbody></table>'
     numbered_class = " diff--numbered" if numbered else ""
-    out = format_html(table, numbered_class, _diff_rows(block.head, numbered))
+    out = format_html(table, numbered_class, mark_safe(_diff_rows(block.head, numbered)))
     if block.clamped:
         out += format_html(
             '<details class="show-all"><summary><span class="show-all-closed">show all {} lines</span>'
@@ -345,7 +396,7 @@ def diff_block(
             block.total_lines,
             len(block.rest),
             numbered_class,
-            _diff_rows(block.rest, numbered),
+            mark_safe(_diff_rows(block.rest, numbered)),
         )
     if block.deferred:
         return format_html(
@@ -370,6 +421,15 @@ def answered(call: tool_cards.ToolCall, entry):
     """
     paired = getattr(entry, "paired_result", None)
     return tool_cards.answered(call, getattr(paired, "result", None))
+
+
+@register.filter(expects_localtime=True)
+def iso(value) -> str:
+    """`value|date:"c"` (ISO 8601 in the current time zone) without building Django's date formatter
+    for it (~50 µs, under every fire turn of a page)."""
+    if value in (None, ""):
+        return ""
+    return value.isoformat()
 
 
 @register.filter

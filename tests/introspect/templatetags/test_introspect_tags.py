@@ -13,9 +13,12 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.template.defaultfilters import truncatechars
 from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape
 
 from introspect.rules import tool_cards
 from introspect.templatetags.introspect_tags import (
+    card,
     clip,
     code_block,
     diff_block,
@@ -257,6 +260,17 @@ def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
     assert 'class="kn"' not in second and 'data-colour-url="/sessions/s1/entries/2/code/content/"' in second
 
 
+@pytest.mark.parametrize("sid", ["s1", "a b", "team/alice/run-1", "..", "~YWJj", "séance-日本", "x#top?q=1"])
+def test_it_names_a_deferred_box_by_the_url_its_route_reverses_to(monkeypatch, sid):
+    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    template = Template('{% load introspect_tags %}{% code_block text "python" entry=entry slot="content" %}')
+    context = {"text": "import os", "session": SimpleNamespace(sid=sid), "entry": SimpleNamespace(pk=42)}
+
+    html = template.render(Context(context))
+
+    assert f'data-colour-url="{escape(reverse("introspect:entry-code", args=[sid, 42, "content"]))}"' in html
+
+
 def test_it_colours_a_box_that_names_no_entry_whatever_the_budget(monkeypatch):
     monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
     template = Template('{% load introspect_tags %}{% code_block text "python" %}')
@@ -264,6 +278,36 @@ def test_it_colours_a_box_that_names_no_entry_whatever_the_budget(monkeypatch):
     html = template.render(Context({"text": "import os", "session": SimpleNamespace(sid="s")}))
 
     assert 'class="kn"' in html and "data-colour-url" not in html
+
+
+def test_it_writes_an_instant_as_the_date_filter_c_does():
+    template = Template("{% load introspect_tags %}{{ when|iso }}|{{ when|date:'c' }}")
+    for when in (TS, datetime(2026, 2, 10, 21, 11, 56, 846123, tzinfo=UTC), None):
+        mine, django = template.render(Context({"when": when})).split("|")
+        assert mine == django
+
+
+def test_it_names_the_card_each_kind_of_entry_gets():
+    def entry(kind: str, subtype: str = "", **flags) -> SimpleNamespace:
+        fields = {"is_prompt": False, "is_compact_summary": False, "is_meta": False}
+        fields |= {"tool_result_id": None, "tool_use_id": None, "hook_event": None}
+        return SimpleNamespace(type=kind, subtype=subtype, **(fields | flags))
+
+    assert card(entry("user", is_prompt=True)) == "prompt"
+    assert card(entry("user", is_compact_summary=True)) == "summary"
+    assert card(entry("user", tool_result_id="toolu_1")) == "result"
+    assert card(entry("user", is_meta=True)) == "meta"
+    assert card(entry("user")) == "user"
+    assert card(entry("assistant", "thinking", tool_use_id="toolu_1")) == "thinking"
+    assert card(entry("assistant", "tool_use", tool_use_id="toolu_1")) == "call"
+    assert card(entry("assistant", "text")) == "reply"
+    assert card(entry("system", "compact_boundary")) == "compaction"
+    assert card(entry("system", "turn_duration")) == "system"
+    assert card(entry("attachment", "hook_additional_context", hook_event="SessionStart")) == "context"
+    assert card(entry("attachment", "hook_success", hook_event="Stop")) == "hook"
+    assert card(entry("attachment", "todo_reminder")) == "attachment"
+    assert card(entry("queue-operation")) == "queued"
+    assert card(entry("pr-link")) == "unknown"
 
 
 ASK = {
