@@ -70,17 +70,21 @@ def main() -> None:
     parser.add_argument(
         "--from", dest="source", type=Path, required=True, help="a database a cold import filled"
     )
+    parser.add_argument(
+        "--pragma", action="append", default=[], help="one more PRAGMA for the target (e.g. cache_size=-65536)"
+    )
+    parser.add_argument("--table", action="append", choices=TABLES, help="only this table (repeatable)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waysweb-floor-") as work:
         path = Path(work) / "floor.sqlite3"
         migrated(path)
         source = sqlite3.connect(f"file:{args.source}?mode=ro", uri=True)
         target = sqlite3.connect(path, isolation_level=None)
-        for pragma in PRAGMAS:
+        for pragma in (*PRAGMAS, *(f"PRAGMA {extra}" for extra in args.pragma)):
             target.execute(pragma)
         target.isolation_level = "IMMEDIATE"
         total = 0.0
-        for table in TABLES:
+        for table in args.table or TABLES:
             count, spent = copy(source, target, table)
             total += spent
             print(
