@@ -37,14 +37,18 @@ def timed(source: sqlite3.Connection, path: Path, *, unique: bool, indexes: list
     columns = [row[1] for row in source.execute(f'PRAGMA table_info("{TABLE}")')]
     names = ", ".join(f'"{name}"' for name in columns)
     width = len(columns) + digest
-    insert = f'INSERT INTO "{TABLE}" ({names}{", digest" if digest else ""}) VALUES ({", ".join("?" * width)})'
+    insert = (
+        f'INSERT INTO "{TABLE}" ({names}{", digest" if digest else ""}) VALUES ({", ".join("?" * width)})'
+    )
     sha = columns.index("sha256")
     rows = source.execute(f'SELECT {names} FROM "{TABLE}" ORDER BY id')
     target.isolation_level = "IMMEDIATE"
     spent = 0.0
     while batch := rows.fetchmany(BATCH):
         if digest:
-            batch = [(*row, int.from_bytes(bytes.fromhex(row[sha][:16]), "big", signed=True)) for row in batch]
+            batch = [
+                (*row, int.from_bytes(bytes.fromhex(row[sha][:16]), "big", signed=True)) for row in batch
+            ]
         started = time.perf_counter()
         with target:
             target.executemany(insert, batch)
@@ -61,7 +65,8 @@ def main() -> None:
     secondary = [
         sql
         for (sql,) in source.execute(
-            "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type = 'index' AND sql IS NOT NULL", (TABLE,)
+            "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type = 'index' AND sql IS NOT NULL",
+            (TABLE,),
         )
     ]
     cases = {

@@ -71,7 +71,10 @@ def main() -> None:
         "--from", dest="source", type=Path, required=True, help="a database a cold import filled"
     )
     parser.add_argument(
-        "--pragma", action="append", default=[], help="one more PRAGMA for the target (e.g. cache_size=-65536)"
+        "--pragma",
+        action="append",
+        default=[],
+        help="one more PRAGMA for the target (e.g. cache_size=-65536)",
     )
     parser.add_argument("--table", action="append", choices=TABLES, help="only this table (repeatable)")
     args = parser.parse_args()
