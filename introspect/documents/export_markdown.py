@@ -44,7 +44,8 @@ def markdown_export(session: Session, chunks: Iterable[list]) -> Iterator[str]:
     (queries.export.export_chunks)."""
     yield header(session)
     for items in chunks:
-        yield "".join(item_markdown(item) for item in items)
+        # A result paired into its call's block is written there, not again at its own place.
+        yield "".join(item_markdown(item) for item in items if not getattr(item.entry, "with_call", False))
 
 
 def header(session: Session) -> str:

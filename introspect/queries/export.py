@@ -35,7 +35,9 @@ def sessions_by_prefix(prefix: str) -> list[Session]:
 def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list[sessions.Item]]:
     """The session's conversation in file order as spine items (`sessions.Item`), `size` entries a
     chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
-    without a transcript has only those) come last, so none is left out.
+    without a transcript has only those) come last, so none is left out. A result shown inside
+    its call (`entry.with_call`, as on the session page) stays in the list too: the JSON export
+    lists every entry, the HTML and Markdown ones skip it where it stands.
 
     Queries: two for the fire turns and their rows, then about four a chunk.
     """
@@ -65,7 +67,6 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
         chunk_fires = [f for key in keys for f in by_prompt.get(key, []) if f.epoch not in placed]
         extra = sessions.pair_results(session.transcript_id, chunk)
         sessions.for_display(chunk + extra)
-        items = [item for item in items if not getattr(item.entry, "with_call", False)]
         sessions.mark_prompt_spans(chunk, chunk_fires)
         items = sessions.place_fires(items, chunk_fires, later=later, open_prompt=open_prompt)
         placed.update(item.fire.epoch for item in items if item.fire is not None)

@@ -44,5 +44,5 @@ class Command(BaseCommand):
         if len(found) > 1:
             names = ", ".join(s.sid for s in found[: queries.PREFIX_MATCHES_SHOWN])
             more = " …" if len(found) > queries.PREFIX_MATCHES_SHOWN else ""
-            raise CommandError(f"{prefix!r} is ambiguous: it starts {names}{more}; give more of the id")
+            raise CommandError(f"{prefix!r} is ambiguous, it matches {names}{more}: give more of the id")
         return found[0]
