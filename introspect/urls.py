@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from introspect.views import api, search, sessions, status, ways
+from introspect.views import api, exports, search, sessions, status, ways
 
 app_name = "introspect"
 urlpatterns = [
@@ -23,4 +23,5 @@ urlpatterns = [
     path("api/sessions/<id:session_id>/dump.json", api.api_session_dump, name="api-session-dump"),
     path("api/sessions/<id:session_id>/replay.json", api.api_session_replay, name="api-session-replay"),
     path("api/sessions/<id:session_id>/fires.json", api.api_session_fires, name="api-session-fires"),
+    path("sessions/<id:session_id>/export.<str:fmt>", exports.session_export, name="session-export"),
 ]

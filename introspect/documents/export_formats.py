@@ -1,0 +1,50 @@
+"""The three export formats of a session: each one's media type, file name and builder.
+
+The view (views/exports.py) and `manage.py export` both go through `export_parts`, so a file
+downloaded from the session page and one written by the command are the same bytes (but for
+the HTML's "exported at" line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from django.utils.text import slugify
+
+from introspect.documents import export_html, export_json, export_markdown
+from introspect.models import Session
+
+
+@dataclass(frozen=True)
+class Format:
+    extension: str
+    media_type: str
+    build: Callable[[Session, Iterable[list]], Iterator[bytes]]
+
+
+def _text(builder) -> Callable[[Session, Iterable[list]], Iterator[bytes]]:
+    return lambda session, chunks: (part.encode("utf-8") for part in builder(session, chunks))
+
+
+def _one_part(session: Session, chunks: Iterable[list]) -> Iterator[bytes]:
+    # One validated document: built whole (pydantic checks it all), then written.
+    yield export_json.json_export(session, chunks)
+
+
+FORMATS = {
+    "html": Format("html", "text/html; charset=utf-8", _text(export_html.html_export)),
+    "md": Format("md", "text/markdown; charset=utf-8", _text(export_markdown.markdown_export)),
+    "json": Format("json", "application/json", _one_part),
+}
+
+
+def export_parts(fmt: str, session: Session, chunks: Iterable[list]) -> Iterator[bytes]:
+    """The document of `session` in format `fmt` (a key of FORMATS), as bytes to write in order."""
+    return FORMATS[fmt].build(session, chunks)
+
+
+def export_filename(session: Session, fmt: str) -> str:
+    """`session-<id>.<ext>`: ids are data (any characters), so only a slug of one goes in a name."""
+    stem = slugify(session.sid)[:100] or "export"
+    return f"session-{stem}.{FORMATS[fmt].extension}"

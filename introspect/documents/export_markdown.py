@@ -1,0 +1,162 @@
+"""A session as Markdown: the conversation turn by turn, each tool call and result in a fenced
+block, and under each prompt the ways agent-ways injected for it.
+
+Produced a chunk of the conversation at a time (`markdown_export` yields strings). Agent prose
+stays Markdown (a reply is Markdown already) but is made inert (`prose`); everything that is
+not prose — tool input and output, injected context, thinking — goes in a fence longer than any
+run of backticks inside it, so no text can close its fence early.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from introspect.models import Session
+from introspect.rules import cards, channels
+
+BACKTICKS = re.compile(r"`{3,}")
+
+
+def fenced(text: str, language: str = "") -> str:
+    """`text` in a code fence that nothing inside it can close."""
+    longest = max((len(run) for run in BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}\n"
+
+
+def prose(text: str) -> str:
+    """Agent prose kept as Markdown, but inert in any viewer: raw HTML shows as text (`<` as an
+    entity) and an image is a plain link (`!\\[`), so opening the file fetches nothing."""
+    return text.replace("<", "&lt;").replace("![", "!\\[")
+
+
+def quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines() or [""]) + "\n"
+
+
+def stamp(entry) -> str:
+    return f" · {entry.timestamp_raw}" if entry.timestamp_raw else ""
+
+
+def markdown_export(session: Session, chunks: Iterable[list]) -> Iterator[str]:
+    """The Markdown document of `session`: a header, then one part per chunk of spine items
+    (queries.export.export_chunks)."""
+    yield header(session)
+    for items in chunks:
+        # A result paired into its call's block is written there, not again at its own place.
+        yield "".join(item_markdown(item) for item in items if not getattr(item.entry, "with_call", False))
+
+
+def header(session: Session) -> str:
+    project = session.recorded_project or (session.project.path if session.project else "")
+    lines = [f"# Session `{session.sid}`", ""]
+    if session.title:
+        lines += [f"**{session.title}**", ""]
+    facts = [
+        ("Project", f"`{project}`" if project else "—"),
+        ("Started (UTC)", session.started_at.strftime("%Y-%m-%d %H:%M:%S") if session.started_at else "—"),
+        ("Models", session.models_seen or session.model or "—"),
+        ("Fire turns (agent-ways)", str(session.turn_count)),
+        ("Fired ways", f"{session.total_fires} ({session.distinct_ways} distinct)"),
+    ]
+    lines += [f"- {label}: {value}" for label, value in facts]
+    if session.transcript_id is None:
+        lines += ["", "_No transcript was imported for this session: only its fire turns follow._"]
+    return "\n".join(lines) + "\n\n"
+
+
+def item_markdown(item) -> str:
+    if item.fire is not None:
+        return fire_markdown(item.fire)
+    heading = ""
+    if item.turn_start is not None:
+        title = f"Turn {item.turn_start}" if item.turn_start else "Before the first prompt"
+        heading = f"## {title}\n\n"
+    return heading + entry_markdown(item.entry) + "\n"
+
+
+def fire_markdown(turn) -> str:
+    join = "keyed" if turn.join_confidence == "keyed" else f"heuristic: {turn.join_reason or 'by time'}"
+    lines = [f"> **Ways injected** — agent-ways turn {turn.epoch} · {turn.ts_raw} · {join}"]
+    for row in turn.ways.all():
+        parts = [f"`{row.way_id}`", channels.trigger_label(row.trigger_channel) or "no channel"]
+        if row.fire_score is not None:
+            parts.append(f"score {row.fire_score:.4f}")
+        if row.matched_span:
+            parts.append(f"matched “{row.matched_span}”")
+        if row.redisclosed:
+            parts.append("re-disclosed")
+        if row.gated:
+            parts.append("withheld: gated")
+        elif row.suppressed:
+            parts.append(f"withheld: {row.suppressed}")
+        lines.append(f"> - {' · '.join(parts)}")
+    return "\n".join(lines) + "\n\n"
+
+
+def entry_markdown(entry) -> str:
+    kind = cards.card(entry)
+    if kind == "prompt":
+        return f"**User**{stamp(entry)}\n\n{quoted(prose(entry.text))}"
+    if kind == "reply":
+        return f"**Assistant**{stamp(entry)}\n\n{prose(entry.text).rstrip()}\n"
+    if kind == "call":
+        return call_markdown(entry)
+    if kind == "result":
+        return (
+            f"**Tool result**{' (error)' if entry.is_error else ''}{stamp(entry)}\n\n{result_markdown(entry)}"
+        )
+    if kind == "thinking":
+        return f"*Thinking*{stamp(entry)}\n\n{fenced(entry.text)}"
+    if kind == "context":
+        hook = entry.hook_event or "hook"
+        return f"*Context injected by the {hook} hook*{stamp(entry)}\n\n{fenced(entry.text)}"
+    if kind == "summary":
+        return f"*Compaction summary*{stamp(entry)}\n\n{quoted(prose(entry.text))}"
+    if kind == "compaction":
+        return f"---\n\n*Compaction*{stamp(entry)}\n\n---\n"
+    if kind == "system":
+        text = getattr(entry, "system_text", "") or ""
+        return f"*System · {entry.subtype or 'line'}*{stamp(entry)}\n" + (f"\n{fenced(text)}" if text else "")
+    if kind == "hook":
+        return f"*Hook {entry.hook_event} · {entry.subtype}*{stamp(entry)}\n"
+    if kind == "queued":
+        return f"*Queued while the agent worked*{stamp(entry)}\n" + (
+            f"\n{fenced(entry.text)}" if entry.text else ""
+        )
+    label = {"meta": "Injected text (isMeta)", "user": "User line", "attachment": "Attachment"}.get(
+        kind, f"{entry.type} line"
+    )
+    if kind == "attachment" and entry.subtype:
+        label += f" · {entry.subtype}"
+    return f"*{label}*{stamp(entry)}\n" + (f"\n{fenced(entry.text)}" if entry.text else "")
+
+
+def call_markdown(entry) -> str:
+    call = entry.call
+    head = f"**Tool call: {call.name or entry.tool_name or '?'}**"
+    if call.summary:
+        head += f" — `{call.summary.replace('`', '')}`"
+    body = (
+        fenced(call.command, "bash")
+        if call.kind == "bash" and call.command
+        else fenced(call.input_json, "json")
+    )
+    out = f"{head}{stamp(entry)}\n\n{body}"
+    result = getattr(entry, "paired_result", None)
+    if result is not None:
+        out += f"\nResult{' (error)' if result.is_error else ''}:\n\n{result_markdown(result)}"
+    return out
+
+
+def result_markdown(entry) -> str:
+    result = entry.result
+    if result.stdout is not None or result.stderr:
+        out = fenced(result.stdout or "")
+        if result.stderr:
+            out += f"\nstderr:\n\n{fenced(result.stderr)}"
+        return out
+    if result.kind == "read" and result.content:
+        return fenced(result.content)
+    return fenced(result.text)

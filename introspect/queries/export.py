@@ -1,0 +1,81 @@
+"""Reads for exporting a session: the session by id or id prefix, and its whole conversation.
+
+The conversation is read a chunk at a time, each chunk prepared exactly as a page of the session
+page prepares its entries (queries/sessions.py: tool cards, paired results, spills, usage) with the
+fire turns placed on the spine the same way, so an export of thousands of turns costs a fixed
+number of queries per chunk and holds one chunk in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from introspect.models import Session, Turn
+from introspect.queries import sessions
+
+EXPORT_CHUNK = 500
+PREFIX_MATCHES_SHOWN = 5
+
+
+def sessions_by_prefix(prefix: str) -> list[Session]:
+    """The session named `prefix` exactly, else those whose id starts with it (at most a few more
+    than one, to name them in an "ambiguous" error), id order."""
+    exact = Session.objects.filter(sid=prefix).select_related("project", "transcript").first()
+    if exact is not None:
+        return [exact]
+    if not prefix:
+        return []
+    return list(
+        Session.objects.filter(sid__startswith=prefix)
+        .select_related("project", "transcript")
+        .order_by("sid")[: PREFIX_MATCHES_SHOWN + 1]
+    )
+
+
+def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list[sessions.Item]]:
+    """The session's conversation in file order as spine items (`sessions.Item`), `size` entries a
+    chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
+    without a transcript has only those) come last, so none is left out. A result shown inside
+    its call (`entry.with_call`, as on the session page) stays in the list too: the JSON export
+    lists every entry, the HTML and Markdown ones skip it where it stands.
+
+    Queries: two for the fire turns and their rows, then about four a chunk.
+    """
+    size = size or EXPORT_CHUNK
+    fires = list(sessions.with_rows(session.turns.all()).order_by("epoch"))
+    by_prompt: dict[int, list[Turn]] = {}
+    for fire in fires:
+        by_prompt.setdefault(fire.prompt_entry_id or fire.nearest_prompt_id or 0, []).append(fire)
+    placed: set[int] = set()
+    entries = sessions.conversation_entries(session) if session.transcript_id is not None else None
+    turn, open_prompt, after = 0, None, None
+    while entries is not None:
+        rest = entries if after is None else sessions.from_position(entries, after.offset, after.index + 1)
+        run = list(rest[: size + 1])
+        chunk, later = run[:size], (run[size] if len(run) > size else None)
+        if not chunk:
+            break
+        items, _ = sessions.number_items(chunk, turn=turn, part=0 if after is None else 1)
+        if after is not None and not chunk[0].is_prompt:
+            items[0].turn_start = None  # the turn open at the end of the last chunk goes on
+        prompts = [entry.pk for entry in chunk if entry.is_prompt]
+        keys = [
+            *prompts,
+            *([open_prompt] if open_prompt is not None else []),
+            *([0] if after is None else []),
+        ]
+        chunk_fires = [f for key in keys for f in by_prompt.get(key, []) if f.epoch not in placed]
+        extra = sessions.pair_results(session.transcript_id, chunk)
+        sessions.for_display(chunk + extra)
+        sessions.mark_prompt_spans(chunk, chunk_fires)
+        items = sessions.place_fires(items, chunk_fires, later=later, open_prompt=open_prompt)
+        placed.update(item.fire.epoch for item in items if item.fire is not None)
+        turn += len(prompts)
+        open_prompt = prompts[-1] if prompts else open_prompt
+        after = chunk[-1]
+        yield items
+        if later is None:
+            break
+    left = [fire for fire in fires if fire.epoch not in placed]
+    if left:
+        yield [sessions.Item(fire=fire) for fire in left]
