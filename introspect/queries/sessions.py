@@ -150,6 +150,20 @@ def with_unseen(sessions: QuerySet[Session], viewer: Viewer | None) -> QuerySet[
     )
 
 
+SHORT_ID = 8  # the list shows this many characters of an id (templatetags short_id)
+PREFIX_MATCHES = 50
+
+
+def sessions_by_prefix(prefix: str) -> list[Session]:
+    """Sessions whose id starts with `prefix` (a short id of at least SHORT_ID characters, as the
+    list shows them), at most PREFIX_MATCHES: one range scan of the unique sid index. A range, not
+    `startswith`: SQLite's LIKE ignores case, and ids differing in case are different sessions."""
+    if len(prefix) < SHORT_ID:
+        return []
+    found = Session.objects.select_related("project").filter(sid__gte=prefix, sid__lt=prefix + "\U0010ffff")
+    return [session for session in found.order_by("sid")[:PREFIX_MATCHES] if session.sid.startswith(prefix)]
+
+
 def models_for_filter() -> list[str]:
     """Model names seen in any session, for the filter menu."""
     names: set[str] = set()

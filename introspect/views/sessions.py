@@ -50,7 +50,9 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     """The conversation page by page (`turn`, `part`), a permalink to one entry (`u`), a fire turn
     (`from`, redirected to the page that shows it), and the two live-follow tails."""
-    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    session = Session.objects.select_related("project", "transcript").filter(sid=session_id).first()
+    if session is None:
+        return short_id(request, session_id, "introspect:session-detail")
     url = reverse("introspect:session-detail", args=[session.sid])
     viewer = viewers.viewer_of(request)
     live_after = int_param(request, "live_after")
@@ -122,6 +124,21 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     return response
 
 
+def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
+    """An id that is no session's, read as the start of one (the list shows 8 characters): the one
+    session it starts is a redirect to its page (query string kept), several a page listing them,
+    none the 404."""
+    matches = queries.sessions_by_prefix(prefix)
+    if not matches:
+        raise Http404("no such session")
+    if len(matches) == 1:
+        url = reverse(route, args=[matches[0].sid])
+        query = request.GET.urlencode()
+        return redirect(f"{url}?{query}" if query else url)
+    context = {"prefix": prefix, "matches": matches, "route": route, "nav": "sessions"}
+    return render(request, "introspect/session_prefix.html", context)
+
+
 def seen_param(request: HtmxHttpRequest) -> tuple[int, int] | None:
     """`seen=<offset>.<index>`, a mark carried on a link; None when absent or malformed."""
     offset, _, index = request.GET.get("seen", "").partition(".")
@@ -138,7 +155,9 @@ def page_url(url: str, turn: int, part: int, *, seen: tuple[int, int] | None = N
 
 @require_safe
 def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("project"), sid=session_id)
+    session = Session.objects.select_related("project").filter(sid=session_id).first()
+    if session is None:
+        return short_id(request, session_id, "introspect:session-events")
     after = int_param(request, "after")
     if after is not None:
         events = queries.events_after(session, after)
