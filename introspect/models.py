@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from introspect.rules import join
 from lib import linepack, safefs
+from lib.viewers import Viewer
 
 
 class Project(models.Model):
@@ -705,3 +707,54 @@ class SourceProblem(models.Model):
     @property
     def label(self) -> str:
         return safefs.REASONS.get(self.reason, self.reason)
+
+
+class SeenMarkQuerySet(models.QuerySet):
+    def of(self, viewer: Viewer) -> SeenMarkQuerySet:
+        """The viewer's marks: a signed-in user's, else the browser's made with nobody signed in."""
+        if viewer.user_id is not None:
+            return self.filter(user_id=viewer.user_id)
+        return self.filter(user__isnull=True, browser=viewer.browser)
+
+
+class SeenMark(models.Model):
+    """How far one viewer had read a session when they last opened its page: the newest trunk
+    entry (its position) and the fire turns it had then. The list badges what came after; the page
+    draws a divider before it. A signed-in viewer's marks are theirs on any browser; without a
+    sign-in they belong to the browser's viewer cookie (lib/viewers.py)."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="seen_marks")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+    )
+    browser = models.CharField(
+        max_length=64, blank=True, default="", help_text="the viewer cookie, when nobody was signed in"
+    )
+    offset = models.BigIntegerField(default=-1, help_text="position of the newest entry seen; -1: none")
+    index = models.IntegerField(default=0)
+    turns = models.IntegerField(default=0, help_text="fire turns the session had")
+    seen_at = models.DateTimeField()
+
+    objects = SeenMarkQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "session"], condition=models.Q(user__isnull=False), name="seen_mark_user"
+            ),
+            models.UniqueConstraint(
+                fields=["browser", "session"], condition=models.Q(user__isnull=True), name="seen_mark_browser"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} seen to {self.offset}.{self.index}"
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return self.offset, self.index

@@ -7,13 +7,30 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from introspect.derive import fields
 from introspect.derive.sources import EVENT_ORDER
 from introspect.models import (
     Project,
+    SeenMark,
     Session,
     Spill,
     Subagent,
@@ -26,6 +43,7 @@ from introspect.models import (
 from introspect.queries import providers
 from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
 from lib import bulk
+from lib.viewers import Viewer
 
 SESSIONS_PER_PAGE = 50
 EVENTS_PER_PAGE = 500
@@ -58,10 +76,10 @@ SORTS = {
 }
 
 
-def session_list_page(filters: SessionFilters, *, page: int) -> Page:
+def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | None = None) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id, project,
-    title or any prompt."""
-    sessions = Session.objects.select_related("project", "transcript")
+    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen)."""
+    sessions = with_unseen(Session.objects.select_related("project", "transcript"), viewer)
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
@@ -100,6 +118,50 @@ def session_list_page(filters: SessionFilters, *, page: int) -> Page:
         )
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
+
+
+def with_unseen(sessions: QuerySet[Session], viewer: Viewer | None) -> QuerySet[Session]:
+    """Each session's `unseen`: its trunk entries after the viewer's last-seen mark (for a session
+    without a transcript, its fire turns after the mark); None where the viewer never opened it.
+
+    Subqueries of the list's one query. The count is a range on (source, offset) from the mark, so
+    it reads only the entries written since, whatever the session's length.
+    """
+    if viewer is None or not viewer.known:
+        return sessions.annotate(unseen=Value(None, output_field=IntegerField()))
+    mark = SeenMark.objects.of(viewer).filter(session=OuterRef("pk"))
+    sessions = sessions.annotate(
+        seen_offset=Subquery(mark.values("offset")[:1]),
+        seen_index=Subquery(mark.values("index")[:1]),
+        seen_turns=Subquery(mark.values("turns")[:1]),
+    )
+    trunk = TranscriptEntry.objects.filter(
+        source_id=OuterRef("transcript_id"), inert=False, is_copy=False
+    ).exclude(type__in=CONVERSATION_TYPES_HIDDEN)
+    newer = from_position(trunk, OuterRef("seen_offset"), OuterRef("seen_index") + 1)
+    count = Subquery(newer.order_by().values("source_id").annotate(n=Count("pk")).values("n")[:1])
+    return sessions.annotate(
+        unseen=Case(
+            When(seen_turns__isnull=True, then=Value(None)),
+            When(transcript__isnull=False, then=Coalesce(count, 0)),
+            default=F("turn_count") - F("seen_turns"),
+            output_field=IntegerField(),
+        )
+    )
+
+
+SHORT_ID = 8  # the list shows this many characters of an id (templatetags short_id)
+PREFIX_MATCHES = 50
+
+
+def sessions_by_prefix(prefix: str) -> list[Session]:
+    """Sessions whose id starts with `prefix` (a short id of at least SHORT_ID characters, as the
+    list shows them), at most PREFIX_MATCHES: one range scan of the unique sid index. A range, not
+    `startswith`: SQLite's LIKE ignores case, and ids differing in case are different sessions."""
+    if len(prefix) < SHORT_ID:
+        return []
+    found = Session.objects.select_related("project").filter(sid__gte=prefix, sid__lt=prefix + "\U0010ffff")
+    return [session for session in found.order_by("sid")[:PREFIX_MATCHES] if session.sid.startswith(prefix)]
 
 
 def models_for_filter() -> list[str]:
@@ -304,6 +366,7 @@ class Item:
     fire: Turn | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
+    first_unseen: bool = False  # the "new since your last visit" divider goes before it
 
 
 @dataclass
@@ -735,10 +798,19 @@ def has_conversation(session: Session) -> bool:
     return session.transcript_id is not None and conversation_entries(session).exists()
 
 
-def session_detail_page(session: Session, *, turn: int, part: int, fires_from: int | None = None) -> dict:
+def session_detail_page(
+    session: Session,
+    *,
+    turn: int,
+    part: int,
+    fires_from: int | None = None,
+    since: tuple[int, int] | None = None,
+    since_turns: int | None = None,
+) -> dict:
     """The session page: the header's windows and gauge, and a page of the conversation from
     (turn, part) with the fire turns that annotate it. A session without a transcript (or asked
-    for `fires_from`) lists its fire turns alone, a page from fire turn `fires_from`."""
+    for `fires_from`) lists its fire turns alone, a page from fire turn `fires_from`. `unseen`:
+    what came after the viewer's mark (`since` in the conversation, `since_turns` in the list)."""
     windows = window_spans(session)
     header = {
         "windows": windows,
@@ -756,6 +828,7 @@ def session_detail_page(session: Session, *, turn: int, part: int, fires_from: i
             "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
             "prev_start": max(start - TURNS_PER_PAGE, 1) if start > 1 else None,
             "fire_cursor": turns[-1].epoch if turns else 0,
+            "unseen": unseen_turns(session, turns, since_turns) if since_turns is not None else None,
         }
     page = conversation_page(session, turn=turn, part=part)
     context = turn_context(session, page.fires, header=True)
@@ -772,7 +845,76 @@ def session_detail_page(session: Session, *, turn: int, part: int, fires_from: i
         "mode": "conversation",
         "page": page,
         "fire_cursor": session.turn_count,
+        "unseen": unseen_entries(session, page, since) if since is not None else None,
     }
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """What the viewer had not seen when they opened the page: how many entries (fire turns, for
+    a session without a conversation), the mark they are counted from (`since`, carried on links
+    to other pages so those draw the divider too), and the page holding the first of them:
+    `place` (turn, part), or None when it is this page (`Item.first_unseen` / the turn's epoch)."""
+
+    count: int
+    since: str
+    place: tuple[int, int] | None = None
+    first_turn: int | None = None  # fire-turn list: the epoch the divider goes before
+
+
+def seen_mark(session: Session, viewer: Viewer) -> SeenMark | None:
+    """The viewer's mark on `session`; None for a first visit (no query: no mark can exist)."""
+    if not viewer.known:
+        return None
+    return SeenMark.objects.of(viewer).filter(session=session).first()
+
+
+def newest_position(session: Session) -> tuple[int, int]:
+    """Position of the trunk's last conversation entry, where opening the page moves the mark;
+    (-1, 0) without one, so every entry imported later is new."""
+    if session.transcript_id is None:
+        return (-1, 0)
+    found = conversation_entries(session).order_by("-offset", "-index").values_list("offset", "index").first()
+    return found if found is not None else (-1, 0)
+
+
+def position_of(entry: TranscriptEntry) -> tuple[int, int]:
+    return entry.offset, entry.index
+
+
+def unseen_entries(session: Session, page: ConversationPage, since: tuple[int, int]) -> Unseen | None:
+    """The entries after `since`; marks the page's item the divider goes before when the first of
+    them is on this page, else finds its page for the jump link. Two queries, three more off-page."""
+    offset, index = since
+    newer = from_position(conversation_entries(session), offset, index + 1)
+    first = newer.only("pk", "offset", "index").first()
+    if first is None:
+        return None
+    at = position_of(first)
+    shown = [item for item in page.items if item.entry is not None]
+    # The first page also holds what comes before its first shown entry (results drawn with their call).
+    opens = page.turn == 0 and page.part == 0
+    if shown and at <= position_of(shown[-1].entry) and (opens or at >= position_of(shown[0].entry)):
+        next(item for item in shown if position_of(item.entry) >= at).first_unseen = True
+        place = None
+    else:
+        place = turn_of_entry(session, first)
+    return Unseen(count=newer.count(), since=f"{offset}.{index}", place=place)
+
+
+def unseen_turns(session: Session, turns: list[Turn], since: int) -> Unseen | None:
+    """The fire turns after the `since`-th (a session without a conversation): no query, the
+    epochs are the session's turn numbers."""
+    if session.turn_count <= since:
+        return None
+    first = since + 1
+    on_page = any(turn.epoch == first for turn in turns)
+    return Unseen(
+        count=session.turn_count - since,
+        since=str(since),
+        place=None if on_page else (first, 0),
+        first_turn=first,
+    )
 
 
 def session_live_tail(session: Session, *, after: int) -> dict:

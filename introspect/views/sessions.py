@@ -9,11 +9,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from introspect import services
 from introspect.models import Session, Subagent
 from introspect.queries import sessions as queries
+from lib import viewers
 from lib.converters import dom_id
-from lib.htmx import HtmxHttpRequest, render_page
-from lib.params import date_param, int_param
+from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
+from lib.params import date_param, int_param, parse_int
 
 
 # Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
@@ -30,7 +32,9 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         transcript=request.GET.get("transcript", ""),
         live=request.GET.get("live") == "1",
     )
-    page = queries.session_list_page(filters, page=int_param(request, "page", 1) or 1)
+    page = queries.session_list_page(
+        filters, page=int_param(request, "page", 1) or 1, viewer=viewers.viewer_of(request)
+    )
     context = {
         "page": page,
         "filters": filters,
@@ -46,11 +50,20 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     """The conversation page by page (`turn`, `part`), a permalink to one entry (`u`), a fire turn
     (`from`, redirected to the page that shows it), and the two live-follow tails."""
-    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    session = Session.objects.select_related("project", "transcript").filter(sid=session_id).first()
+    if session is None:
+        return short_id(request, session_id, "introspect:session-detail")
     url = reverse("introspect:session-detail", args=[session.sid])
+    viewer = viewers.viewer_of(request)
     live_after = int_param(request, "live_after")
     if live_after is not None:
         context = {"session": session, **queries.session_live_tail(session, after=live_after)}
+        if context["turns"] and viewer.known:
+            # What the open page follows, it has seen: the list shows no badge for it.
+            mark = queries.seen_mark(session, viewer)
+            services.seen_mark_move(
+                session=session, viewer=viewer, current=mark, turns=context["fire_cursor"]
+            )
         return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
     after = queries.parse_position(request.GET.get("after", ""))
     if after is not None:
@@ -58,10 +71,19 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
             session, after=after, fire_after=int_param(request, "fire", 0) or 0
         )
         context = {"session": session, **tail}
+        if tail["items"] and viewer.known:
+            services.seen_mark_move(
+                session=session,
+                viewer=viewer,
+                current=queries.seen_mark(session, viewer),
+                position=queries.parse_position(tail["cursor"]),
+                turns=session.turn_count,
+            )
         return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
+    seen = seen_param(request)
     if (uuid := request.GET.get("u", "")[:64]) and (entry := queries.entry_by_uuid(session, uuid)):
         turn, part = queries.turn_of_entry(session, entry)
-        return redirect(page_url(url, turn, part) + f"#u-{dom_id(uuid)}")
+        return redirect(page_url(url, turn, part, seen=seen) + f"#u-{dom_id(uuid)}")
     fires_view = request.GET.get("view") == "fires"
     epoch = int_param(request, "from")
     if epoch is not None and not fires_view and session.transcript_id is not None:
@@ -77,20 +99,65 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     )
     # Without a transcript there is no conversation: the fire turns are the page (from `from`).
     fires_from = max(epoch or 1, 1) if fires_view or session.transcript_id is None else None
-    page = queries.session_detail_page(session, turn=turn, part=part, fires_from=fires_from)
+    # A whole page counts from the viewer's mark; a later page of it (infinite scroll, the jump
+    # link) from the mark the first page was drawn with, carried in `seen` / `seen_turns`, since
+    # opening the first page has already moved the mark past it.
+    whole = not wants_fragment(request)
+    mark = queries.seen_mark(session, viewer) if whole else None
+    since = seen if seen is not None else (mark.position if mark else None)
+    since_turns = parse_int(request.GET.get("seen_turns"), low=0)
+    if since_turns is None and mark is not None:
+        since_turns = mark.turns
+    page = queries.session_detail_page(
+        session, turn=turn, part=part, fires_from=fires_from, since=since, since_turns=since_turns
+    )
     context = {"session": session, **page, "nav": "sessions"}
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
-    return render_page(request, "introspect/session_detail.html", context, fragment=fragment)
+    response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
+    if whole and request.method == "GET":
+        # After rendering, so this visit's divider is drawn from where the last one stopped.
+        newest = queries.newest_position(session)
+        services.seen_mark_move(
+            session=session, viewer=viewer, position=newest, turns=session.turn_count, current=mark
+        )
+        viewers.remember(request, response, viewer)
+    return response
 
 
-def page_url(url: str, turn: int, part: int) -> str:
-    query = urlencode({"turn": turn, **({"part": part} if part else {})}) if turn or part else ""
-    return f"{url}?{query}" if query else url
+def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
+    """An id that is no session's, read as the start of one (the list shows 8 characters): the one
+    session it starts is a redirect to its page (query string kept), several a page listing them,
+    none the 404."""
+    matches = queries.sessions_by_prefix(prefix)
+    if not matches:
+        raise Http404("no such session")
+    if len(matches) == 1:
+        url = reverse(route, args=[matches[0].sid])
+        query = request.GET.urlencode()
+        return redirect(f"{url}?{query}" if query else url)
+    context = {"prefix": prefix, "matches": matches, "route": route, "nav": "sessions"}
+    return render(request, "introspect/session_prefix.html", context)
+
+
+def seen_param(request: HtmxHttpRequest) -> tuple[int, int] | None:
+    """`seen=<offset>.<index>`, a mark carried on a link; None when absent or malformed."""
+    offset, _, index = request.GET.get("seen", "").partition(".")
+    parsed = parse_int(offset, low=-1), parse_int(index or "0", low=0)
+    return None if None in parsed else parsed
+
+
+def page_url(url: str, turn: int, part: int, *, seen: tuple[int, int] | None = None) -> str:
+    params = {**({"turn": turn} if turn or part else {}), **({"part": part} if part else {})}
+    if seen is not None:
+        params["seen"] = f"{seen[0]}.{seen[1]}"
+    return f"{url}?{urlencode(params)}" if params else url
 
 
 @require_safe
 def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("project"), sid=session_id)
+    session = Session.objects.select_related("project").filter(sid=session_id).first()
+    if session is None:
+        return short_id(request, session_id, "introspect:session-events")
     after = int_param(request, "after")
     if after is not None:
         events = queries.events_after(session, after)
