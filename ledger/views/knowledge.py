@@ -215,6 +215,12 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
+def knowledge_count(request: HtmxHttpRequest) -> HttpResponse:
+    # The nav's badge alone: the header context processor counts the candidates in its one query.
+    return render(request, "base.html#knowledge-count", {})
+
+
+@require_safe
 def audit_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "ledger/audit_list.html", {**queries.audit_list_page(), "nav": "knowledge"})
 

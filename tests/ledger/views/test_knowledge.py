@@ -12,6 +12,7 @@ from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
 from ledger.records import parse
 from lib.hashing import sha256
 from tests.ledger.conftest import adr_record as get
+from tests.ledger.views import dom
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +137,38 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     assert (reread.id, reread.status) == ("ADR-0014", "proposed")
     assert sha256(Path(new.path).read_bytes()) == new.sha256
     assert AdrAction.objects.get(verb="create").reviewer_name == "rita"
+
+
+def nav_count(html) -> str:
+    badge = dom.parse(html).by_id("knowledge-count")
+    assert badge is not None, "the nav has no knowledge count"
+    return badge.text
+
+
+def test_it_shows_the_pending_count_in_the_nav_as_a_badge_that_refetches_on_queue_changed(client, knowledge):
+    page = dom.parse(client.get(reverse("ledger:candidate-list")).content)
+    badge = page.by_id("knowledge-count")
+    assert badge.text == "3" and badge.find(cls="count-badge").attrs["title"] == "candidates awaiting review"
+    assert badge.attrs["hx-get"] == reverse("ledger:knowledge-count")
+    assert badge.attrs["hx-trigger"] == "queue-changed from:body"
+
+
+def test_it_answers_the_count_alone_with_one_fewer_after_a_promotion(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    assert "queue-changed" in response["HX-Trigger"]
+    fragment = client.get(reverse("ledger:knowledge-count"), headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and "<nav" not in fragment
+    assert nav_count(fragment) == "2"
+
+
+def test_it_keeps_an_empty_count_in_the_nav_once_the_queue_is_empty(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    for pk in KnowledgeRecord.objects.values_list("pk", flat=True):
+        client.post(reverse("ledger:candidate-reject", args=[pk]), {"reason": "stale"})
+    page = dom.parse(client.get(reverse("ledger:candidate-list")).content)
+    assert page.by_id("knowledge-count").text == "" and page.find(cls="count-badge") is None
