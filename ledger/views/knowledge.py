@@ -137,6 +137,7 @@ def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @reviewer_required
 def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    successor = request.POST.get("superseded_by", "").strip()
     return decide(
         request,
         pk,
@@ -149,7 +150,9 @@ def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             superseded_by=data["superseded_by"].strip(),
             loaded_sha256=data["loaded_sha256"],
         ),
-        "Rejected: the candidate file now says superseded, with your reason.",
+        f"Rejected as superseded by {successor}, with your reason."
+        if successor
+        else "Rejected, with your reason: the candidate stays under candidates/ as rejected.",
     )
 
 

@@ -172,3 +172,50 @@ def test_it_keeps_an_empty_count_in_the_nav_once_the_queue_is_empty(client, know
         client.post(reverse("ledger:candidate-reject", args=[pk]), {"reason": "stale"})
     page = dom.parse(client.get(reverse("ledger:candidate-list")).content)
     assert page.by_id("knowledge-count").text == "" and page.find(cls="count-badge") is None
+
+
+SECOND = "s-20260911000001-aaaa-000000000002"
+
+
+def status_badge(page: dom.Element) -> str:
+    """The card's status chip: the third badge, after the class and the epistemics."""
+    return page.by_id("candidate-card").find_all("span", cls="badge")[2].text
+
+
+def queue_statuses(client, status: str) -> dict[str, str]:
+    """The queue under one status filter: each row's title and what its Status column says."""
+    page = dom.parse(client.get(reverse("ledger:candidate-list"), {"status": status}).content)
+    rows = page.by_id("candidate-rows").find_all("tr")[1:]
+    return {row.find("a").text: row.find_all("td")[-3].text for row in rows}
+
+
+def test_it_labels_a_plain_rejection_rejected_everywhere_it_shows(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]),
+        {"reason": "Not what the code does.", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    card = dom.parse(response.content).by_id("candidate-card")
+    assert card.find(role="status").text.startswith("Rejected, with your reason")
+    assert "superseded" not in card.find(role="status").text
+    assert status_badge(dom.parse(response.content)) == "rejected"
+    assert queue_statuses(client, "rejected") == {record().title: "rejected"}
+    assert queue_statuses(client, "superseded") == {}
+    counts = dom.parse(client.get(reverse("ledger:candidate-list")).content).find("p", cls="counts").text
+    assert "1 rejected" in counts and "superseded" not in counts
+
+
+def test_it_labels_a_rejection_that_names_its_successor_superseded_by_it(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]),
+        {"reason": "Said better there.", "superseded_by": SECOND, "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    page = dom.parse(response.content)
+    assert page.find(role="status").text == f"Rejected as superseded by {SECOND}, with your reason."
+    assert status_badge(page) == "superseded"
+    assert f"by {SECOND}" in page.by_id("candidate-card").text
+    assert queue_statuses(client, "superseded") == {record().title: f"superseded by {SECOND}"}
+    assert queue_statuses(client, "rejected") == {}
