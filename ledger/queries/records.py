@@ -14,6 +14,7 @@ from django.db.models import Q, QuerySet
 
 from introspect.models import TranscriptEntry
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
+from ledger.records import lifecycle
 
 MENTION_LIMIT = 20
 
@@ -311,8 +312,8 @@ def record_list_page(*, status: str, repo: str, q: str) -> dict:
 
 
 def record_detail_page(record: AdrRecord) -> dict:
-    """One record: both sides of its edges, who mentions it, the records that may supersede it, and
-    the status changes made through waysweb."""
+    """One record: both sides of its edges, who mentions it, the status changes valid from its status
+    and the records that may supersede it, and the status changes made through waysweb."""
     same_repo = (
         AdrRecord.objects.filter(repo=record.repo, present=True)
         .exclude(pk=record.pk)
@@ -321,6 +322,7 @@ def record_detail_page(record: AdrRecord) -> dict:
     return {
         "view": record_view(record),
         "mentions": mentions(record),
+        "verbs": lifecycle.verbs_from(record.status),
         "successors": same_repo,
         "actions": record.actions.all(),
     }

@@ -13,6 +13,7 @@ from ledger.models import AdrAction
 from ledger.queries import records as adr_queries
 from ledger.records import parse
 from tests.ledger.conftest import adr_record as get
+from tests.ledger.views import dom
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +78,44 @@ def test_it_supersedes_by_updating_both_files_which_reimport_unchanged(client, r
     adr_load.import_repo(web)
     assert adr_queries.flags(str(web)).one_sided == []
     assert get(web, "ADR-0003").status == "superseded"
+
+
+def status_choices(client, record) -> list[str]:
+    """What the status form's Action menu offers on a record's page, as the reviewer reads it."""
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content)
+    form = page.by_id("status-form")
+    return [option.text for option in form.find("select", name="verb").find_all("option")] if form else []
+
+
+def test_it_offers_only_the_status_changes_valid_from_the_records_status(client, repos, reviewer):
+    client.force_login(reviewer)
+    api = repos[0]
+    assert status_choices(client, get(api, "ADR-0010")) == ["accept"]
+    assert status_choices(client, get(api, "ADR-0009")) == ["deprecate", "supersede by…"]
+    superseded = get(api, "ADR-0003")
+    assert status_choices(client, superseded) == []
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[superseded.pk])).content)
+    assert page.by_id("status-settled").text == (
+        "A superseded record is settled: waysweb offers no status change from it."
+    )
+
+
+def test_it_hides_the_successor_picker_where_superseding_is_not_valid(client, repos, reviewer):
+    client.force_login(reviewer)
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[get(repos[0], "ADR-0010").pk])).content)
+    assert page.by_id("status-form").find("select", name="successor") is None
+
+
+def test_it_refuses_a_change_the_status_does_not_allow_and_writes_nothing(client, repos, reviewer):
+    client.force_login(reviewer)
+    record = get(repos[0], "ADR-0010")  # proposed: deprecating it skips acceptance
+    before = Path(record.path).read_bytes()
+    response = client.post(
+        reverse("ledger:record-status", args=[record.pk]),
+        {"verb": "deprecate", "loaded_sha256": record.sha256},
+        headers={"HX-Request": "true"},
+    )
+    card = dom.parse(response.content).by_id("record-card")
+    assert card.find(role="alert").text == "a record that is proposed cannot become deprecated"
+    assert Path(record.path).read_bytes() == before and not AdrAction.objects.exists()
+    assert get(repos[0], "ADR-0010").status == "proposed"
