@@ -205,10 +205,26 @@ class Mentions:
     ledger: list[LedgerEntry]
     knowledge: list[KnowledgeRecord]
     messages: list[TranscriptEntry]
+    made_from: list[KnowledgeRecord] = field(default_factory=list)  # also in `knowledge`, first
+
+
+# How a record names the knowledge it was made from (services.record_from_knowledge writes these refs
+# into every format's provenance: a `## Provenance` list, derived_from, basis evidence).
+KNOWLEDGE_REF = re.compile(r"(?<![\w-])knowledge:([A-Za-z0-9][\w.-]*)")
+
+
+def knowledge_made_into(record: AdrRecord) -> list[KnowledgeRecord]:
+    """The knowledge records the record's own file names as its provenance, in the file's order."""
+    ids = list(dict.fromkeys(m.group(1).rstrip(".") for m in KNOWLEDGE_REF.finditer(record.body)))
+    if not ids:
+        return []
+    found = {k.record_id: k for k in KnowledgeRecord.objects.filter(record_id__in=ids, present=True)}
+    return [found[record_id] for record_id in ids if record_id in found]
 
 
 def mentions(record: AdrRecord) -> Mentions:
-    """Sessions (messages), ledger entries and knowledge records that name this record by id."""
+    """Sessions (messages), ledger entries and knowledge records that name this record by id, and
+    the knowledge it was made from (which cannot name it: it was written first)."""
     patterns = id_patterns(record)
     regex = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(re.escape(p) for p in patterns) + r")(?![0-9])", re.I)
 
@@ -220,9 +236,13 @@ def mentions(record: AdrRecord) -> Mentions:
             row for row in queryset.filter(query)[: MENTION_LIMIT * 3] if regex.search(getattr(row, field))
         ][:MENTION_LIMIT]
 
+    made_from = knowledge_made_into(record)
+    sources = {k.pk for k in made_from}
+    naming = [k for k in hits(KnowledgeRecord.objects.filter(present=True), "body") if k.pk not in sources]
     return Mentions(
         ledger=hits(LedgerEntry.objects.filter(present=True).select_related("session"), "body"),
-        knowledge=hits(KnowledgeRecord.objects.filter(present=True), "body"),
+        knowledge=made_from + naming,
+        made_from=made_from,
         messages=hits(
             TranscriptEntry.objects.filter(is_copy=False, inert=False).select_related("session").defer("raw"),
             "text",

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from ledger.importer import adr_load
-from ledger.models import AdrAction
+from ledger.models import AdrAction, KnowledgeRecord
 from ledger.queries import records as adr_queries
 from ledger.records import parse
 from tests.ledger.conftest import adr_record as get
@@ -119,3 +119,40 @@ def test_it_refuses_a_change_the_status_does_not_allow_and_writes_nothing(client
     assert card.find(role="alert").text == "a record that is proposed cannot become deprecated"
     assert Path(record.path).read_bytes() == before and not AdrAction.objects.exists()
     assert get(repos[0], "ADR-0010").status == "proposed"
+
+
+def promoted_knowledge(directory: Path, record_id: str = "ww-1") -> KnowledgeRecord:
+    return KnowledgeRecord.objects.create(
+        directory=str(directory),
+        record_id=record_id,
+        source_class="curated",
+        klass="convention",
+        status="verified",
+        title="Refill rates are given in seconds",
+        description="Seen twice in review.",
+        body="# Refill rates are given in seconds\n\n# Evidence\n\nThe Lua script test.",
+        first_seen="2026-11-01T00:00:00Z",
+    )
+
+
+@pytest.mark.parametrize("record_id", ["ADR-0009", "ADR-0011"])  # an adr-tools and a majordomus directory
+def test_a_record_made_from_knowledge_lists_it_among_its_mentions(
+    client, repos, reviewer, tmp_path, record_id
+):
+    knowledge = promoted_knowledge(tmp_path / "k")
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:record-from-knowledge", args=[knowledge.pk]),
+        {"directory": get(repos[0], record_id).directory},
+    )
+    page = dom.parse(client.get(response["Location"]).content)
+    provenance = page.find("section", cls="provenance")
+    links = [
+        li
+        for li in provenance.find_all("li")
+        if li.find("a", href=reverse("ledger:candidate-detail", args=[knowledge.pk]))
+    ]
+    assert [li.text for li in links] == [
+        "knowledge Refill rates are given in seconds (verified) · this record was made from it"
+    ]
+    assert "No session, ledger entry or knowledge record mentions" not in provenance.text
