@@ -17,6 +17,7 @@ from introspect.models import Project
 from introspect.queries import sessions as session_queries
 from ledger.models import KnowledgeEvent, KnowledgeRecord, MjLedgerLine, ReviewAction
 from ledger.queries import records as record_queries
+from ledger.records.provenance import provenance_fields
 
 QUEUE_PAGE = 50
 
@@ -135,8 +136,12 @@ def candidate_list_page(filters: QueueFilters, *, page: int) -> dict:
 
 def candidate_detail_page(record: KnowledgeRecord) -> dict:
     """One record: its audit trail, similar pending records (to merge), where its turns are, the
-    decision records it names, and the ADR directories a verified record may become a record in."""
+    decision records it names, its provenance as fields, and the ADR directories a verified record
+    may become a record in."""
+    provenance = record.frontmatter.get("provenance") if isinstance(record.frontmatter, dict) else None
     return {
+        # The file's provenance mapping; a row without one (made here, not read) has derived_from only.
+        "provenance": provenance_fields(provenance or {"derived_from": record.derived_from}),
         "actions": audit_log(record),
         "similar": similar(record),
         "turns_page": turns_page(record),

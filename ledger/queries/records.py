@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from introspect.models import TranscriptEntry
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
 from ledger.records import lifecycle
+from ledger.records.provenance import provenance_fields
 
 MENTION_LIMIT = 20
 
@@ -342,6 +343,7 @@ def record_detail_page(record: AdrRecord) -> dict:
     return {
         "view": record_view(record),
         "mentions": mentions(record),
+        "provenance": provenance_fields(record.provenance),
         "verbs": lifecycle.verbs_from(record.status),
         "successors": same_repo,
         "actions": record.actions.all(),

@@ -219,3 +219,12 @@ def test_it_labels_a_rejection_that_names_its_successor_superseded_by_it(client,
     assert f"by {SECOND}" in page.by_id("candidate-card").text
     assert queue_statuses(client, "superseded") == {record().title: f"superseded by {SECOND}"}
     assert queue_statuses(client, "rejected") == {}
+
+
+def test_it_shows_a_candidates_provenance_as_fields(client, knowledge):
+    page = dom.parse(client.get(reverse("ledger:candidate-detail", args=[record().pk])).content)
+    provenance = page.find("section", cls="provenance")
+    listing = provenance.find("dl")
+    assert [dt.text for dt in listing.find_all("dt")] == ["origin", "derived from"]
+    assert [dd.text for dd in listing.find_all("dd")] == ["extracted", "session:s-20260911000001-aaaa"]
+    assert "{" not in provenance.text

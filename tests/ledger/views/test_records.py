@@ -156,3 +156,23 @@ def test_a_record_made_from_knowledge_lists_it_among_its_mentions(
         "knowledge Refill rates are given in seconds (verified) · this record was made from it"
     ]
     assert "No session, ledger entry or knowledge record mentions" not in provenance.text
+
+
+def fields_of(section: dom.Element) -> dict[str, list[str]]:
+    """A definition list as the reader takes it in: each term with the values beside it."""
+    listing = section.find("dl")
+    terms, values = listing.find_all("dt"), listing.find_all("dd")
+    return {
+        dt.text: [span.text for span in dd.find_all("span")] for dt, dd in zip(terms, values, strict=True)
+    }
+
+
+def test_it_shows_a_records_provenance_as_fields_not_as_a_mapping(client, repos):
+    record = get(repos[0], "ADR-0011")
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content)
+    provenance = page.find("section", cls="provenance")
+    assert fields_of(provenance) == {
+        "origin": ["extracted"],
+        "derived from": ["session:s-20261105130042-1cb9", "decision:t-ratelimit"],
+    }
+    assert "{" not in provenance.text and "'origin'" not in provenance.text
