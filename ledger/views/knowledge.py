@@ -150,9 +150,9 @@ def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             superseded_by=data["superseded_by"].strip(),
             loaded_sha256=data["loaded_sha256"],
         ),
-        f"Rejected as superseded by {successor}, with your reason."
+        f"Rejected: superseded by {successor}, with your reason."
         if successor
-        else "Rejected, with your reason: the candidate stays under candidates/ as rejected.",
+        else "Rejected: the candidate stays under candidates/ as rejected, with your reason.",
     )
 
 

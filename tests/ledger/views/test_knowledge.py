@@ -197,7 +197,9 @@ def test_it_labels_a_plain_rejection_rejected_everywhere_it_shows(client, knowle
         headers={"HX-Request": "true"},
     )
     card = dom.parse(response.content).by_id("candidate-card")
-    assert card.find(role="status").text.startswith("Rejected, with your reason")
+    assert card.find(role="status").text == (
+        "Rejected: the candidate stays under candidates/ as rejected, with your reason."
+    )
     assert "superseded" not in card.find(role="status").text
     assert status_badge(dom.parse(response.content)) == "rejected"
     assert queue_statuses(client, "rejected") == {record().title: "rejected"}
@@ -214,7 +216,7 @@ def test_it_labels_a_rejection_that_names_its_successor_superseded_by_it(client,
         headers={"HX-Request": "true"},
     )
     page = dom.parse(response.content)
-    assert page.find(role="status").text == f"Rejected as superseded by {SECOND}, with your reason."
+    assert page.find(role="status").text == f"Rejected: superseded by {SECOND}, with your reason."
     assert status_badge(page) == "superseded"
     assert f"by {SECOND}" in page.by_id("candidate-card").text
     assert queue_statuses(client, "superseded") == {record().title: f"superseded by {SECOND}"}

@@ -47,7 +47,11 @@ def index_rows(client) -> list[dom.Element]:
 
 def test_it_names_a_ledger_folder_by_its_sessions_project_with_the_path_on_hover(client, ledgers):
     link = index_rows(client)[0].find("a")
-    assert (link.text, link.attrs["title"]) == ("api-server", "/home/dev/src/api-server")
+    assert (link.find(cls="project-name").text, link.attrs["title"]) == (
+        "api-server",
+        "/home/dev/src/api-server",
+    )
+    assert link.text == f"api-server {KNOWN}"  # the folder follows the name, quieter: the URL uses it
     assert link.attrs["href"] == reverse("ledger:ledger-stream", args=[KNOWN])
     assert [td.text for td in index_rows(client)[0].find_all("td")[1:]] == ["2", "1"]
 
