@@ -144,6 +144,15 @@ class KnowledgeRecord(models.Model):
     def path(self) -> str:
         return f"{self.directory.rstrip('/')}/{self.source_class}/{self.record_id}.md"
 
+    @property
+    def status_label(self) -> str:
+        """The status as a person names it. knowledge/v1 writes a rejection as `status: superseded`
+        (§3: its closed set has no "rejected"), so only a record that names its successor is
+        superseded; one without is what the reviewer did to it: rejected."""
+        if self.status == self.Status.SUPERSEDED and not self.superseded_by:
+            return "rejected"
+        return self.status
+
 
 class ReviewAction(models.Model):
     class Verb(models.TextChoices):

@@ -26,7 +26,7 @@ from ledger import files
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
-from ledger.records import edit, new, parse
+from ledger.records import edit, lifecycle, new, parse
 from lib import safefs
 from lib.hashing import sha256
 
@@ -296,7 +296,8 @@ def candidates_bulk(
 # ------------------------------------------------------------------------------------------ decision records
 
 
-STATUS_BY_VERB = {"accept": "accepted", "deprecate": "deprecated"}
+# The verbs that rewrite one file's status lines; "supersede" rewrites two (§13).
+STATUS_BY_VERB = {verb: lifecycle.AFTER[verb] for verb in ("accept", "deprecate")}
 
 
 def current_record(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, parse.AdrDoc]:
@@ -340,13 +341,14 @@ def record_set_status(
     path, raw, doc = current_record(record, loaded_sha256)
     if record.duplicate:
         raise Refused("two files claim this id; resolve the duplicate before changing its status")
+    refused = lifecycle.refusal(record.status, verb)
+    if refused:
+        raise Refused(refused)
     writes: list[tuple[Path, bytes, bytes]] = []
     if verb in STATUS_BY_VERB:
-        if record.status == STATUS_BY_VERB[verb]:
-            raise Refused(f"it is already {record.status}")
         writes.append((path, raw, edit.set_status(raw, doc, STATUS_BY_VERB[verb], today=today)))
         after = STATUS_BY_VERB[verb]
-    elif verb == "supersede":
+    else:  # supersede: lifecycle.refusal let nothing else through
         if successor is None or successor.pk == record.pk or successor.repo != record.repo:
             raise Refused("pick the record (in the same repository) that supersedes this one")
         s_path, s_raw, s_doc = current_record(successor, "")
@@ -361,8 +363,6 @@ def record_set_status(
             )
         )
         after = "superseded"
-    else:
-        raise Refused(f"unknown action {verb!r}")
     for target, _, data in writes:
         write_record(Path(record.repo), target, data)
     with transaction.atomic():

@@ -11,6 +11,7 @@ urlpatterns = [
     path("knowledge/", knowledge.candidate_list, name="candidate-list"),
     path("knowledge/bulk/", knowledge.candidate_bulk, name="candidate-bulk"),
     path("knowledge/audit/", knowledge.audit_list, name="audit-list"),
+    path("knowledge/count/", knowledge.knowledge_count, name="knowledge-count"),
     path("knowledge/<int:pk>/", knowledge.candidate_detail, name="candidate-detail"),
     path("knowledge/<int:pk>/promote/", knowledge.candidate_promote, name="candidate-promote"),
     path("knowledge/<int:pk>/reject/", knowledge.candidate_reject, name="candidate-reject"),

@@ -17,13 +17,14 @@ from introspect.models import Project
 from introspect.queries import sessions as session_queries
 from ledger.models import KnowledgeEvent, KnowledgeRecord, MjLedgerLine, ReviewAction
 from ledger.queries import records as record_queries
+from ledger.records.provenance import provenance_fields
 
 QUEUE_PAGE = 50
 
 
 @dataclass(frozen=True)
 class QueueFilters:
-    status: str = "candidate"
+    status: str = "candidate"  # a KnowledgeRecord.Status, or "rejected" (superseded by nothing)
     klass: str = ""
     project: int | None = None
     origin: str = ""
@@ -34,7 +35,7 @@ def queue(filters: QueueFilters, *, page: int) -> Page:
     """A page of the review queue, newest first, narrowed by the filters."""
     records = KnowledgeRecord.objects.select_related("session", "session__project", "ledger_entry")
     if filters.status:
-        records = records.filter(status=filters.status)
+        records = records.filter(status_is(filters.status))
     if filters.klass:
         records = records.filter(klass=filters.klass)
     if filters.project:
@@ -48,10 +49,24 @@ def queue(filters: QueueFilters, *, page: int) -> Page:
     )
 
 
+def status_is(label: str) -> Q:
+    """Records whose status a person reads as `label` (KnowledgeRecord.status_label)."""
+    superseded = Q(status=KnowledgeRecord.Status.SUPERSEDED)
+    if label == "rejected":
+        return superseded & Q(superseded_by="")
+    if label == KnowledgeRecord.Status.SUPERSEDED:
+        return superseded & ~Q(superseded_by="")
+    return Q(status=label)
+
+
+QUEUE_LABELS = ("candidate", "verified", "rejected", "superseded")
+
+
 def queue_counts() -> dict[str, int]:
-    """How many present records have each status."""
-    rows = KnowledgeRecord.objects.filter(present=True).values("status").annotate(n=Count("pk"))
-    return {row["status"]: row["n"] for row in rows}
+    """How many present records a person reads under each status, in one query."""
+    return KnowledgeRecord.objects.filter(present=True).aggregate(
+        **{label: Count("pk", filter=status_is(label)) for label in QUEUE_LABELS}
+    )
 
 
 def projects_with_knowledge() -> QuerySet[Project]:
@@ -121,8 +136,12 @@ def candidate_list_page(filters: QueueFilters, *, page: int) -> dict:
 
 def candidate_detail_page(record: KnowledgeRecord) -> dict:
     """One record: its audit trail, similar pending records (to merge), where its turns are, the
-    decision records it names, and the ADR directories a verified record may become a record in."""
+    decision records it names, its provenance as fields, and the ADR directories a verified record
+    may become a record in."""
+    provenance = record.frontmatter.get("provenance") if isinstance(record.frontmatter, dict) else None
     return {
+        # The file's provenance mapping; a row without one (made here, not read) has derived_from only.
+        "provenance": provenance_fields(provenance or {"derived_from": record.derived_from}),
         "actions": audit_log(record),
         "similar": similar(record),
         "turns_page": turns_page(record),

@@ -14,6 +14,8 @@ from django.db.models import Q, QuerySet
 
 from introspect.models import TranscriptEntry
 from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
+from ledger.records import lifecycle
+from ledger.records.provenance import provenance_fields
 
 MENTION_LIMIT = 20
 
@@ -204,10 +206,26 @@ class Mentions:
     ledger: list[LedgerEntry]
     knowledge: list[KnowledgeRecord]
     messages: list[TranscriptEntry]
+    made_from: list[KnowledgeRecord] = field(default_factory=list)  # also in `knowledge`, first
+
+
+# How a record names the knowledge it was made from (services.record_from_knowledge writes these refs
+# into every format's provenance: a `## Provenance` list, derived_from, basis evidence).
+KNOWLEDGE_REF = re.compile(r"(?<![\w-])knowledge:([A-Za-z0-9][\w.-]*)")
+
+
+def knowledge_made_into(record: AdrRecord) -> list[KnowledgeRecord]:
+    """The knowledge records the record's own file names as its provenance, in the file's order."""
+    ids = list(dict.fromkeys(m.group(1).rstrip(".") for m in KNOWLEDGE_REF.finditer(record.body)))
+    if not ids:
+        return []
+    found = {k.record_id: k for k in KnowledgeRecord.objects.filter(record_id__in=ids, present=True)}
+    return [found[record_id] for record_id in ids if record_id in found]
 
 
 def mentions(record: AdrRecord) -> Mentions:
-    """Sessions (messages), ledger entries and knowledge records that name this record by id."""
+    """Sessions (messages), ledger entries and knowledge records that name this record by id, and
+    the knowledge it was made from (which cannot name it: it was written first)."""
     patterns = id_patterns(record)
     regex = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(re.escape(p) for p in patterns) + r")(?![0-9])", re.I)
 
@@ -219,9 +237,13 @@ def mentions(record: AdrRecord) -> Mentions:
             row for row in queryset.filter(query)[: MENTION_LIMIT * 3] if regex.search(getattr(row, field))
         ][:MENTION_LIMIT]
 
+    made_from = knowledge_made_into(record)
+    sources = {k.pk for k in made_from}
+    naming = [k for k in hits(KnowledgeRecord.objects.filter(present=True), "body") if k.pk not in sources]
     return Mentions(
         ledger=hits(LedgerEntry.objects.filter(present=True).select_related("session"), "body"),
-        knowledge=hits(KnowledgeRecord.objects.filter(present=True), "body"),
+        knowledge=made_from + naming,
+        made_from=made_from,
         messages=hits(
             TranscriptEntry.objects.filter(is_copy=False, inert=False).select_related("session").defer("raw"),
             "text",
@@ -311,8 +333,8 @@ def record_list_page(*, status: str, repo: str, q: str) -> dict:
 
 
 def record_detail_page(record: AdrRecord) -> dict:
-    """One record: both sides of its edges, who mentions it, the records that may supersede it, and
-    the status changes made through waysweb."""
+    """One record: both sides of its edges, who mentions it, the status changes valid from its status
+    and the records that may supersede it, and the status changes made through waysweb."""
     same_repo = (
         AdrRecord.objects.filter(repo=record.repo, present=True)
         .exclude(pk=record.pk)
@@ -321,6 +343,8 @@ def record_detail_page(record: AdrRecord) -> dict:
     return {
         "view": record_view(record),
         "mentions": mentions(record),
+        "provenance": provenance_fields(record.provenance),
+        "verbs": lifecycle.verbs_from(record.status),
         "successors": same_repo,
         "actions": record.actions.all(),
     }

@@ -5,19 +5,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 
-from introspect.models import Session
+from introspect.models import Project, Session
 from introspect.queries import providers
 from ledger.models import LedgerEntry
 from ledger.queries import records as record_queries
 
 
+def project_of_slug() -> QuerySet[Project]:
+    """The project whose sessions wrote into a ledger folder (outer `project_slug`), first by id.
+
+    The folder name is a lossy slug of the project's path (knowledge-and-records.md §2.2): an entry's
+    project is its session's when the session is known, else the slug shows raw."""
+    return Project.objects.filter(sessions__ledger_entries__project_slug=OuterRef("project_slug")).order_by(
+        "pk"
+    )
+
+
 def ledger_projects() -> QuerySet:
-    """Each project with entries, with its entry and session counts."""
+    """Each ledger folder with entries: its entry and session counts, and the project's name and path
+    (None when none of its sessions is known here), in one query."""
     return (
         LedgerEntry.objects.values("project_slug")
-        .annotate(entries=Count("pk"), sessions=Count("session_key", distinct=True))
+        .annotate(
+            entries=Count("pk"),
+            sessions=Count("session_key", distinct=True),
+            project_name=Subquery(project_of_slug().values("name")[:1]),
+            project_path=Subquery(project_of_slug().values("path")[:1]),
+        )
         .order_by("project_slug")
     )
 
@@ -35,7 +51,7 @@ def ledger_stream(slug: str) -> list[StreamItem]:
     duplicate epochs and gaps flagged — never renumbered (knowledge-and-records.md §2.4)."""
     entries = list(
         LedgerEntry.objects.filter(project_slug=slug)
-        .select_related("session")
+        .select_related("session__project")
         .order_by("epoch", "ts", "rel_path")
     )
     counts: dict[int, int] = {}
@@ -92,7 +108,8 @@ def ledger_stream_page(slug: str) -> dict:
     mentioned = record_queries.mention_map({item.entry.pk: item.entry.body for item in items})
     for item in items:
         item.entry.decisions = mentioned.get(item.entry.pk, [])
-    return {"slug": slug, "items": items}
+    known = next((item.entry.session.project for item in items if item.entry.session), None)
+    return {"slug": slug, "items": items, "project": known}
 
 
 def session_notes(session: Session, turns: list, header: bool) -> providers.SessionNotes:

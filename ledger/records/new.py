@@ -12,8 +12,21 @@ def next_number(existing_numbers: list[int]) -> int:
     return max((n for n in existing_numbers if isinstance(n, int) and not isinstance(n, bool)), default=0) + 1
 
 
+SLUG_MAX = 60
+
+
 def _slugify(title: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60].rstrip("-") or "decision"
+    """The title's words, as many whole ones as fit in SLUG_MAX characters: a file name never ends
+    in half a word. A first word longer than that is cut, as nothing shorter would name it."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    if not words:
+        return "decision"
+    slug = words[0][:SLUG_MAX]
+    for word in words[1:]:
+        if len(slug) + 1 + len(word) > SLUG_MAX:
+            break
+        slug = f"{slug}-{word}"
+    return slug
 
 
 def _front(pairs: list[tuple[str, str]]) -> str:

@@ -137,6 +137,7 @@ def candidate_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @reviewer_required
 def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    successor = request.POST.get("superseded_by", "").strip()
     return decide(
         request,
         pk,
@@ -149,7 +150,9 @@ def candidate_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             superseded_by=data["superseded_by"].strip(),
             loaded_sha256=data["loaded_sha256"],
         ),
-        "Rejected: the candidate file now says superseded, with your reason.",
+        f"Rejected: superseded by {successor}, with your reason."
+        if successor
+        else "Rejected: the candidate stays under candidates/ as rejected, with your reason.",
     )
 
 
@@ -212,6 +215,12 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     kept = form.cleaned_data["keep"]
     kept.refresh_from_db()
     return decided(request, kept, "Merged: kept one as verified, the others rejected as superseded by it.")
+
+
+@require_safe
+def knowledge_count(request: HtmxHttpRequest) -> HttpResponse:
+    # The nav's badge alone: the header context processor counts the candidates in its one query.
+    return render(request, "base.html#knowledge-count", {})
 
 
 @require_safe

@@ -69,3 +69,35 @@ def test_it_numbers_above_the_high_water_mark():
     assert new.next_number([]) == 1
     assert new.next_number([1, 2, 5]) == 6
     assert new.next_number([5, 7, 5, 7, 3]) == 8
+
+
+@pytest.mark.parametrize("fmt", ["nygard", "majordomus", "madr", "agentways", "log4brains"])
+def test_it_cuts_a_long_title_at_a_word_boundary_in_the_file_name(fmt):
+    title = "Refill rates are given in seconds and every bucket keeps a separate clock"
+    name, _ = new.new_record(
+        fmt,
+        number=14,
+        title=title,
+        context="c",
+        decision="d",
+        consequences="e",
+        provenance_refs=[],
+        today="2026-09-11",
+    )
+    slug = name.removesuffix(".md").split("-", 2 if fmt == "agentways" else 1)[-1]
+    assert slug == "refill-rates-are-given-in-seconds-and-every-bucket-keeps-a"
+    assert len(slug) <= new.SLUG_MAX
+
+
+def test_it_cuts_only_a_single_word_longer_than_a_file_name_allows():
+    name, _ = new.new_record(
+        "nygard",
+        number=1,
+        title="x" * 80 + " tail",
+        context="c",
+        decision="d",
+        consequences="e",
+        provenance_refs=[],
+        today="2026-09-11",
+    )
+    assert name == "0001-" + "x" * 60 + ".md"

@@ -12,6 +12,7 @@ from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
 from ledger.records import parse
 from lib.hashing import sha256
 from tests.ledger.conftest import adr_record as get
+from tests.ledger.views import dom
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +137,96 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     assert (reread.id, reread.status) == ("ADR-0014", "proposed")
     assert sha256(Path(new.path).read_bytes()) == new.sha256
     assert AdrAction.objects.get(verb="create").reviewer_name == "rita"
+
+
+def nav_count(html) -> str:
+    badge = dom.parse(html).by_id("knowledge-count")
+    assert badge is not None, "the nav has no knowledge count"
+    return badge.text
+
+
+def test_it_shows_the_pending_count_in_the_nav_as_a_badge_that_refetches_on_queue_changed(client, knowledge):
+    page = dom.parse(client.get(reverse("ledger:candidate-list")).content)
+    badge = page.by_id("knowledge-count")
+    assert badge.text == "3" and badge.find(cls="count-badge").attrs["title"] == "candidates awaiting review"
+    assert badge.attrs["hx-get"] == reverse("ledger:knowledge-count")
+    assert badge.attrs["hx-trigger"] == "queue-changed from:body"
+
+
+def test_it_answers_the_count_alone_with_one_fewer_after_a_promotion(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[record().pk]),
+        {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    assert "queue-changed" in response["HX-Trigger"]
+    fragment = client.get(reverse("ledger:knowledge-count"), headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and "<nav" not in fragment
+    assert nav_count(fragment) == "2"
+
+
+def test_it_keeps_an_empty_count_in_the_nav_once_the_queue_is_empty(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    for pk in KnowledgeRecord.objects.values_list("pk", flat=True):
+        client.post(reverse("ledger:candidate-reject", args=[pk]), {"reason": "stale"})
+    page = dom.parse(client.get(reverse("ledger:candidate-list")).content)
+    assert page.by_id("knowledge-count").text == "" and page.find(cls="count-badge") is None
+
+
+SECOND = "s-20260911000001-aaaa-000000000002"
+
+
+def status_badge(page: dom.Element) -> str:
+    """The card's status chip: the third badge, after the class and the epistemics."""
+    return page.by_id("candidate-card").find_all("span", cls="badge")[2].text
+
+
+def queue_statuses(client, status: str) -> dict[str, str]:
+    """The queue under one status filter: each row's title and what its Status column says."""
+    page = dom.parse(client.get(reverse("ledger:candidate-list"), {"status": status}).content)
+    rows = page.by_id("candidate-rows").find_all("tr")[1:]
+    return {row.find("a").text: row.find_all("td")[-3].text for row in rows}
+
+
+def test_it_labels_a_plain_rejection_rejected_everywhere_it_shows(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]),
+        {"reason": "Not what the code does.", "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    card = dom.parse(response.content).by_id("candidate-card")
+    assert card.find(role="status").text == (
+        "Rejected: the candidate stays under candidates/ as rejected, with your reason."
+    )
+    assert "superseded" not in card.find(role="status").text
+    assert status_badge(dom.parse(response.content)) == "rejected"
+    assert queue_statuses(client, "rejected") == {record().title: "rejected"}
+    assert queue_statuses(client, "superseded") == {}
+    counts = dom.parse(client.get(reverse("ledger:candidate-list")).content).find("p", cls="counts").text
+    assert "1 rejected" in counts and "superseded" not in counts
+
+
+def test_it_labels_a_rejection_that_names_its_successor_superseded_by_it(client, knowledge, reviewer):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:candidate-reject", args=[record().pk]),
+        {"reason": "Said better there.", "superseded_by": SECOND, "loaded_sha256": record().sha256},
+        headers={"HX-Request": "true"},
+    )
+    page = dom.parse(response.content)
+    assert page.find(role="status").text == f"Rejected: superseded by {SECOND}, with your reason."
+    assert status_badge(page) == "superseded"
+    assert f"by {SECOND}" in page.by_id("candidate-card").text
+    assert queue_statuses(client, "superseded") == {record().title: f"superseded by {SECOND}"}
+    assert queue_statuses(client, "rejected") == {}
+
+
+def test_it_shows_a_candidates_provenance_as_fields(client, knowledge):
+    page = dom.parse(client.get(reverse("ledger:candidate-detail", args=[record().pk])).content)
+    provenance = page.find("section", cls="provenance")
+    listing = provenance.find("dl")
+    assert [dt.text for dt in listing.find_all("dt")] == ["origin", "derived from"]
+    assert [dd.text for dd in listing.find_all("dd")] == ["extracted", "session:s-20260911000001-aaaa"]
+    assert "{" not in provenance.text

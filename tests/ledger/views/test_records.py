@@ -9,10 +9,11 @@ from django.test import Client
 from django.urls import reverse
 
 from ledger.importer import adr_load
-from ledger.models import AdrAction
+from ledger.models import AdrAction, KnowledgeRecord
 from ledger.queries import records as adr_queries
 from ledger.records import parse
 from tests.ledger.conftest import adr_record as get
+from tests.ledger.views import dom
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +78,101 @@ def test_it_supersedes_by_updating_both_files_which_reimport_unchanged(client, r
     adr_load.import_repo(web)
     assert adr_queries.flags(str(web)).one_sided == []
     assert get(web, "ADR-0003").status == "superseded"
+
+
+def status_choices(client, record) -> list[str]:
+    """What the status form's Action menu offers on a record's page, as the reviewer reads it."""
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content)
+    form = page.by_id("status-form")
+    return [option.text for option in form.find("select", name="verb").find_all("option")] if form else []
+
+
+def test_it_offers_only_the_status_changes_valid_from_the_records_status(client, repos, reviewer):
+    client.force_login(reviewer)
+    api = repos[0]
+    assert status_choices(client, get(api, "ADR-0010")) == ["accept"]
+    assert status_choices(client, get(api, "ADR-0009")) == ["deprecate", "supersede by…"]
+    superseded = get(api, "ADR-0003")
+    assert status_choices(client, superseded) == []
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[superseded.pk])).content)
+    assert page.by_id("status-settled").text == (
+        "A superseded record is settled: waysweb offers no status change from it."
+    )
+
+
+def test_it_hides_the_successor_picker_where_superseding_is_not_valid(client, repos, reviewer):
+    client.force_login(reviewer)
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[get(repos[0], "ADR-0010").pk])).content)
+    assert page.by_id("status-form").find("select", name="successor") is None
+
+
+def test_it_refuses_a_change_the_status_does_not_allow_and_writes_nothing(client, repos, reviewer):
+    client.force_login(reviewer)
+    record = get(repos[0], "ADR-0010")  # proposed: deprecating it skips acceptance
+    before = Path(record.path).read_bytes()
+    response = client.post(
+        reverse("ledger:record-status", args=[record.pk]),
+        {"verb": "deprecate", "loaded_sha256": record.sha256},
+        headers={"HX-Request": "true"},
+    )
+    card = dom.parse(response.content).by_id("record-card")
+    assert card.find(role="alert").text == "a record that is proposed cannot become deprecated"
+    assert Path(record.path).read_bytes() == before and not AdrAction.objects.exists()
+    assert get(repos[0], "ADR-0010").status == "proposed"
+
+
+def promoted_knowledge(directory: Path, record_id: str = "ww-1") -> KnowledgeRecord:
+    return KnowledgeRecord.objects.create(
+        directory=str(directory),
+        record_id=record_id,
+        source_class="curated",
+        klass="convention",
+        status="verified",
+        title="Refill rates are given in seconds",
+        description="Seen twice in review.",
+        body="# Refill rates are given in seconds\n\n# Evidence\n\nThe Lua script test.",
+        first_seen="2026-11-01T00:00:00Z",
+    )
+
+
+@pytest.mark.parametrize("record_id", ["ADR-0009", "ADR-0011"])  # an adr-tools and a majordomus directory
+def test_a_record_made_from_knowledge_lists_it_among_its_mentions(
+    client, repos, reviewer, tmp_path, record_id
+):
+    knowledge = promoted_knowledge(tmp_path / "k")
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("ledger:record-from-knowledge", args=[knowledge.pk]),
+        {"directory": get(repos[0], record_id).directory},
+    )
+    page = dom.parse(client.get(response["Location"]).content)
+    provenance = page.find("section", cls="provenance")
+    links = [
+        li
+        for li in provenance.find_all("li")
+        if li.find("a", href=reverse("ledger:candidate-detail", args=[knowledge.pk]))
+    ]
+    assert [li.text for li in links] == [
+        "knowledge Refill rates are given in seconds (verified) · this record was made from it"
+    ]
+    assert "No session, ledger entry or knowledge record mentions" not in provenance.text
+
+
+def fields_of(section: dom.Element) -> dict[str, list[str]]:
+    """A definition list as the reader takes it in: each term with the values beside it."""
+    listing = section.find("dl")
+    terms, values = listing.find_all("dt"), listing.find_all("dd")
+    return {
+        dt.text: [span.text for span in dd.find_all("span")] for dt, dd in zip(terms, values, strict=True)
+    }
+
+
+def test_it_shows_a_records_provenance_as_fields_not_as_a_mapping(client, repos):
+    record = get(repos[0], "ADR-0011")
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content)
+    provenance = page.find("section", cls="provenance")
+    assert fields_of(provenance) == {
+        "origin": ["extracted"],
+        "derived from": ["session:s-20261105130042-1cb9", "decision:t-ratelimit"],
+    }
+    assert "{" not in provenance.text and "'origin'" not in provenance.text
