@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from introspect.rules import channels, tool_cards
+from introspect.rules import channels, entry_kinds, tool_cards
 from lib import converters, render
 
 register = template.Library()
@@ -187,29 +187,8 @@ def once_per(parser, token):
 # --- conversation cards ---------------------------------------------------------------------------
 
 
-@register.filter
-def card(entry) -> str:
-    """Which card partials/entry.html draws for a transcript entry, by its type and flags."""
-    kind = entry.type
-    if kind == "user":
-        if entry.is_prompt:
-            return "prompt"
-        if entry.is_compact_summary:
-            return "summary"
-        if entry.tool_result_id:
-            return "result"
-        return "meta" if entry.is_meta else "user"
-    if kind == "assistant":
-        if entry.subtype == "thinking":
-            return "thinking"
-        return "call" if entry.tool_use_id else "reply"
-    if kind == "system":
-        return "compaction" if entry.subtype == "compact_boundary" else "system"
-    if kind == "attachment":
-        if entry.subtype == "hook_additional_context":
-            return "context"
-        return "hook" if entry.hook_event else "attachment"
-    return "queued" if kind == "queue-operation" else "unknown"
+# Which card partials/entry.html draws for a transcript entry: one classification, shared with search.
+card = register.filter("card", entry_kinds.card)
 
 
 def _lines_html(lines: tuple[str, ...], first: int) -> str:
