@@ -96,9 +96,14 @@ class SearchFilters:
 
     def bounds(self) -> tuple[datetime | None, datetime | None]:
         """The day range as [start, end) instants: midnight of `since`, midnight after `until`."""
-        start = timezone.make_aware(datetime.combine(self.since, time.min)) if self.since else None
-        end = timezone.make_aware(datetime.combine(self.until + timedelta(days=1), time.min)) if self.until else None
+        start = midnight(self.since) if self.since else None
+        end = midnight(self.until + timedelta(days=1)) if self.until else None
         return start, end
+
+
+def midnight(day: date) -> datetime:
+    """The instant `day` begins in the current time zone (the one the page shows times in)."""
+    return timezone.make_aware(datetime.combine(day, time.min))
 
 
 @dataclass(frozen=True)
@@ -244,16 +249,24 @@ def search(
         pks = list(ways.values_list("pk", flat=True)[offset : min(offset + limit, way_total)])
         by_turn = way_hits(terms, pks)
         hits = [by_turn[pk] for pk in pks if pk in by_turn]
-    room = min(limit - len(hits), total - offset)  # the pages end at the counted total
+    text_offset = max(offset - way_total, 0)
+    room = min(limit - len(hits), text_total - text_offset)  # the pages end at the counted total
     if room > 0:
-        groups = text_groups(terms, filters, limit=room, offset=max(offset - way_total, 0))
+        groups = text_groups(terms, filters, limit=room, offset=text_offset)
         by_entry = text_hits(terms, groups)
         hits += [by_entry[group.entry_id] for group in groups if group.entry_id in by_entry]
     return results(hits, total, capped)
 
 
 def newest_hits(
-    terms: list[str], filters: SearchFilters, ways, way_total: int, text_total: int, *, limit: int, offset: int
+    terms: list[str],
+    filters: SearchFilters,
+    ways,
+    way_total: int,
+    text_total: int,
+    *,
+    limit: int,
+    offset: int,
 ) -> list[Hit]:
     """A page of way turns and text hits merged newest first.
 
