@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from introspect.models import Session
-from introspect.rules import cards, channels
+from introspect.rules import channels, entry_kinds
 
 BACKTICKS = re.compile(r"`{3,}")
 
@@ -96,7 +96,7 @@ def fire_markdown(turn) -> str:
 
 
 def entry_markdown(entry) -> str:
-    kind = cards.card(entry)
+    kind = entry_kinds.card(entry)
     if kind == "prompt":
         return f"**User**{stamp(entry)}\n\n{quoted(prose(entry.text))}"
     if kind == "reply":

@@ -9,20 +9,29 @@ term becomes a quoted phrase (FTS5) or a `phraseto_tsquery` (PostgreSQL), so `"`
 `-`, `OR` and friends are plain text. Snippets come back as (text, is_match) pieces for the
 template to wrap in `<mark>` with autoescaping on; the engine's own highlighting is asked to use
 private-use characters as delimiters, never HTML.
+
+Identical lines in one session are one hit: the same file Read ten times, the same tool output,
+the same reply repeated after a rewind are grouped by session, kind and exact text and shown once
+with a count ("×10"), linked to the first of them. Hits are ranked by relevance (way hits first,
+then text by the engine's rank) or by time (newest last occurrence first, way turns and lines
+merged), and narrowed by kind, project and day range (SearchFilters).
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlencode
 
 from django.db import connection
 from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
+from django.utils import timezone
 
-from introspect.models import SourceFile, TranscriptEntry, Turn, TurnWay
+from introspect.models import Session, SourceFile, TranscriptEntry, Turn, TurnWay
+from introspect.rules import entry_kinds, titles
 from lib import converters
 
 FTS_TABLE = "introspect_transcriptentry_fts"  # created by migration 0005_search
@@ -37,6 +46,64 @@ SNIPPET_TOKENS = 24
 # Private-use code points: they never reach the page, the pieces do.
 OPEN, CLOSE = "\ue000", "\ue001"
 ELLIPSIS = "…"
+TITLE_CHARS = 90
+SORTS = ("relevance", "newest")
+
+# Each kind a search can be narrowed to, as a condition on the entry row (alias `e`). These mirror
+# rules/entry_kinds.search_kind flag for flag (tests/introspect/queries/test_search.py holds them
+# to it); SQL because the count and the ranking are raw statements on both engines.
+KIND_SQL = {
+    "prompt": "(e.type = 'user' AND e.is_prompt)",
+    "result": (
+        "(e.type = 'user' AND NOT e.is_prompt AND NOT e.is_compact_summary "
+        "AND coalesce(e.tool_result_id, '') <> '')"
+    ),
+    "thinking": "(e.type = 'assistant' AND e.subtype = 'thinking')",
+    "tool": "(e.type = 'assistant' AND e.subtype <> 'thinking' AND coalesce(e.tool_use_id, '') <> '')",
+    "reply": "(e.type = 'assistant' AND e.subtype <> 'thinking' AND coalesce(e.tool_use_id, '') = '')",
+}
+# Lines that are "the same hit": one session (and subagent), one kind of line, the same text.
+SAME_HIT = "e.session_id, e.agent_id, e.type, e.subtype, e.is_prompt, e.tool_name, e.text"
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """What a search is narrowed to and how it is ordered; every field is a GET parameter."""
+
+    kinds: tuple[str, ...] = ()  # entry_kinds.FILTER_KINDS keys; empty: every kind
+    project: int | None = None  # Project pk
+    since: date | None = None  # first day, in the current time zone
+    until: date | None = None  # last day, included
+    sort: str = "relevance"  # one of SORTS
+
+    def __post_init__(self) -> None:
+        kinds = tuple(kind for kind in entry_kinds.FILTER_KINDS if kind in self.kinds)
+        object.__setattr__(self, "kinds", kinds)
+        if self.sort not in SORTS:
+            object.__setattr__(self, "sort", SORTS[0])
+
+    @property
+    def wants_ways(self) -> bool:
+        return not self.kinds or "way" in self.kinds
+
+    @property
+    def wants_text(self) -> bool:
+        return not self.kinds or any(kind in KIND_SQL for kind in self.kinds)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kinds or self.project is not None or self.since or self.until)
+
+    def bounds(self) -> tuple[datetime | None, datetime | None]:
+        """The day range as [start, end) instants: midnight of `since`, midnight after `until`."""
+        start = midnight(self.since) if self.since else None
+        end = midnight(self.until + timedelta(days=1)) if self.until else None
+        return start, end
+
+
+def midnight(day: date) -> datetime:
+    """The instant `day` begins in the current time zone (the one the page shows times in)."""
+    return timezone.make_aware(datetime.combine(day, time.min))
 
 
 @dataclass(frozen=True)
@@ -56,15 +123,24 @@ class Hit:
     project: str = ""
     title: str = ""
     subagent: str = ""  # hits in a subagent transcript: its agent id
+    count: int = 1  # identical lines this hit stands for (the first is linked)
+    last_ts: datetime | None = None  # the last of them, when there are several
+    session_started: datetime | None = None
+
+    @property
+    def kind_label(self) -> str:
+        return entry_kinds.kind_label(self.kind)
 
 
 @dataclass(frozen=True)
 class SessionGroup:
-    """A page's hits from one session, in rank order of its best hit."""
+    """A page's hits from one session, in the page's order of its first hit."""
 
     sid: str
     project: str
-    title: str
+    title: str  # cut at a word boundary for the heading
+    full_title: str
+    started: datetime | None
     url: str
     hits: list[Hit]
 
@@ -77,6 +153,7 @@ class SearchResults:
     limit: int = 50
     offset: int = 0
     capped: bool = False  # total stopped counting: there are at least this many
+    filters: SearchFilters = field(default_factory=SearchFilters)
     groups: list[SessionGroup] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -87,7 +164,9 @@ class SearchResults:
             SessionGroup(
                 sid=sid,
                 project=hits[0].project,
-                title=hits[0].title,
+                title=titles.cut_title(hits[0].title, TITLE_CHARS),
+                full_title=hits[0].title,
+                started=hits[0].session_started,
                 url=reverse("introspect:session-detail", args=[sid]),
                 hits=hits,
             )
@@ -128,37 +207,88 @@ class SearchResults:
         return self.page + 1
 
 
-def search(query: str, *, limit: int = 50, offset: int = 0) -> SearchResults:
-    """Hits for `query`: turns whose way ids match first (newest first), then transcript lines by rank.
+def search(
+    query: str, *, filters: SearchFilters | None = None, limit: int = 50, offset: int = 0
+) -> SearchResults:
+    """Hits for `query` narrowed by `filters`, ordered by relevance or time, one page of them.
 
+    By relevance: turns whose way ids match first (newest first), then transcript lines by rank.
+    By time: both merged, newest first. Identical lines of one session count as one hit.
     An empty query is no search (`total` None); a query with nothing searchable in it (only
     punctuation) has no results. Never raises on what a person types.
     """
+    filters = filters or SearchFilters()
     query = " ".join(query.split())[:QUERY_CHARS]
     limit = min(max(limit, 1), MAX_LIMIT)
     offset = max(offset, 0)
+
+    def results(hits: list[Hit], total: int | None, capped: bool = False) -> SearchResults:
+        return SearchResults(
+            hits=hits, total=total, query=query, limit=limit, offset=offset, capped=capped, filters=filters
+        )
+
     if not query:
-        return SearchResults(hits=[], total=None, query="", limit=limit, offset=offset)
+        return results([], None)
     terms = search_terms(query)
     if not terms:
-        return SearchResults(hits=[], total=0, query=query, limit=limit, offset=offset)
-    # One ranked list, paged across both sources: the bounded way hits, then the text hits.
-    ways = way_turns(terms)
+        return results([], 0)
+    ways = way_turns(terms, filters)
     # Each count reads one past its cap, so "capped" means there are more, not "exactly the cap".
-    way_matches = ways[: WAY_TURN_CAP + 1].count()
+    way_matches = ways[: WAY_TURN_CAP + 1].count() if filters.wants_ways else 0
     way_total = min(way_matches, WAY_TURN_CAP)
+    text_matches = text_count(terms, filters) if filters.wants_text else 0
+    text_total = min(text_matches, TEXT_COUNT_CAP)
+    capped = way_matches > WAY_TURN_CAP or text_matches > TEXT_COUNT_CAP
+    total = way_total + text_total
+    if filters.sort == "newest":
+        hits = newest_hits(terms, filters, ways, way_total, text_total, limit=limit, offset=offset)
+        return results(hits, total, capped)
+    # One ranked list, paged across both sources: the bounded way hits, then the text hits.
     hits = []
     if offset < way_total:
-        hits = way_hits(terms, ways, start=offset, stop=min(offset + limit, way_total))
-    text_matches = text_count(terms)
-    text_total = min(text_matches, TEXT_COUNT_CAP)
-    room = min(limit - len(hits), way_total + text_total - offset)  # the pages end at the counted total
+        pks = list(ways.values_list("pk", flat=True)[offset : min(offset + limit, way_total)])
+        by_turn = way_hits(terms, pks)
+        hits = [by_turn[pk] for pk in pks if pk in by_turn]
+    text_offset = max(offset - way_total, 0)
+    room = min(limit - len(hits), text_total - text_offset)  # the pages end at the counted total
     if room > 0:
-        hits += text_hits(terms, limit=room, offset=max(offset - way_total, 0))
-    capped = way_matches > WAY_TURN_CAP or text_matches > TEXT_COUNT_CAP
-    return SearchResults(
-        hits=hits, total=way_total + text_total, query=query, limit=limit, offset=offset, capped=capped
+        groups = text_groups(terms, filters, limit=room, offset=text_offset)
+        by_entry = text_hits(terms, groups)
+        hits += [by_entry[group.entry_id] for group in groups if group.entry_id in by_entry]
+    return results(hits, total, capped)
+
+
+def newest_hits(
+    terms: list[str],
+    filters: SearchFilters,
+    ways,
+    way_total: int,
+    text_total: int,
+    *,
+    limit: int,
+    offset: int,
+) -> list[Hit]:
+    """A page of way turns and text hits merged newest first.
+
+    Both sources are already ordered by time, so the page is found by merging the first
+    offset + limit of each (times only) and loading just the hits that land on it.
+    """
+    need = min(offset + limit, way_total + text_total)
+    if need <= offset:
+        return []
+    turns = list(ways.values_list("pk", "ts")[: min(need, way_total)]) if way_total else []
+    groups = text_groups(terms, filters, limit=min(need, text_total), offset=0) if text_total else []
+    # Missing times sort last: the engines put NULL after every time when ordering newest first.
+    merged = heapq.merge(
+        [("way", pk, ts) for pk, ts in turns],
+        [("text", group, group.last_ts) for group in groups],
+        key=lambda item: (item[2] is None, -(item[2].timestamp() if item[2] else 0)),
     )
+    page = list(merged)[offset:need]
+    by_turn = way_hits(terms, [key for source, key, _ in page if source == "way"])
+    by_entry = text_hits(terms, [key for source, key, _ in page if source == "text"])
+    found = [by_turn.get(key) if source == "way" else by_entry.get(key.entry_id) for source, key, _ in page]
+    return [hit for hit in found if hit is not None]  # a row deleted between the reads is left out
 
 
 def search_terms(query: str) -> list[str]:
@@ -177,39 +307,50 @@ def way_condition(terms: list[str]) -> Q:
     return condition
 
 
-def way_turns(terms: list[str]):
+def way_turns(terms: list[str], filters: SearchFilters):
+    """Turns with a fired way id containing every term, within the project and days, newest first."""
     matching = TurnWay.objects.filter(way_condition(terms)).values("turn_id")
-    return Turn.objects.filter(pk__in=matching).order_by("-ts", "-pk")
+    turns = Turn.objects.filter(pk__in=matching)
+    if filters.project is not None:
+        turns = turns.filter(session__project_id=filters.project)
+    start, end = filters.bounds()
+    if start:
+        turns = turns.filter(ts__gte=start)
+    if end:
+        turns = turns.filter(ts__lt=end)
+    return turns.order_by("-ts", "-pk")
 
 
-def way_hits(terms: list[str], turns, *, start: int, stop: int) -> list[Hit]:
-    page = list(turns.select_related("session__project")[start:stop])
+def way_hits(terms: list[str], pks: list[int]) -> dict[int, Hit]:
+    """Turn pk → its hit: the turn's matching way ids, linked to the turn."""
+    if not pks:
+        return {}
+    page = list(Turn.objects.filter(pk__in=pks).select_related("session__project"))
     found: dict[int, list[str]] = {}
     rows = (
-        TurnWay.objects.filter(way_condition(terms), turn__in=[turn.pk for turn in page])
+        TurnWay.objects.filter(way_condition(terms), turn__in=pks)
         .order_by("turn_id", "position")
         .values_list("turn_id", "way_id")
     )
     for turn_id, way_id in rows:
         if way_id not in found.setdefault(turn_id, []):
             found[turn_id].append(way_id)
-    hits = []
+    hits = {}
     for turn in page:
         way_ids = tuple(found.get(turn.pk, ()))
         session = turn.session
-        hits.append(
-            Hit(
-                session_sid=session.sid,
-                kind="way",
-                snippet=mark_terms(", ".join(way_ids), terms),
-                url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}"),
-                ts=turn.ts,
-                way_id=way_ids[0] if way_ids else "",
-                way_ids=way_ids,
-                epoch=turn.epoch,
-                project=session.project.name if session.project else "",
-                title=session.title,
-            )
+        hits[turn.pk] = Hit(
+            session_sid=session.sid,
+            kind="way",
+            snippet=mark_terms(", ".join(way_ids), terms),
+            url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}"),
+            ts=turn.ts,
+            way_id=way_ids[0] if way_ids else "",
+            way_ids=way_ids,
+            epoch=turn.epoch,
+            project=session.project.name if session.project else "",
+            title=session.title,
+            session_started=session.started_at,
         )
     return hits
 
@@ -261,33 +402,97 @@ def entry_table() -> str:
     return connection.ops.quote_name(TranscriptEntry._meta.db_table)
 
 
-def text_count(terms: list[str]) -> int:
-    """Lines matching every term, counted up to one past TEXT_COUNT_CAP."""
+@dataclass(frozen=True)
+class TextGroup:
+    """Identical matching lines of one session: the first one's id, how many, the time of the last."""
+
+    entry_id: int
+    count: int
+    last_ts: datetime | None
+
+
+def filter_sql(filters: SearchFilters) -> tuple[str, list]:
+    """` AND …` conditions on the entry row `e` for the kinds, project and days; parameters apart."""
+    parts, params = [], []
+    kinds = [KIND_SQL[kind] for kind in filters.kinds if kind in KIND_SQL]
+    if kinds:
+        parts.append("(" + " OR ".join(kinds) + ")")
+    if filters.project is not None:
+        session = connection.ops.quote_name(Session._meta.db_table)
+        parts.append(f"e.session_id IN (SELECT s.id FROM {session} s WHERE s.project_id = %s)")
+        params.append(filters.project)
+    start, end = filters.bounds()
+    if start:
+        parts.append("e.ts >= %s")
+        params.append(connection.ops.adapt_datetimefield_value(start))
+    if end:
+        parts.append("e.ts < %s")
+        params.append(connection.ops.adapt_datetimefield_value(end))
+    return "".join(f" AND {part}" for part in parts), params
+
+
+def matches_sql(terms: list[str], filters: SearchFilters) -> tuple[str, str, list]:
+    """(FROM … WHERE …, the rank expression, parameters): the matching, searchable, filtered lines."""
     entry = entry_table()
+    conditions, params = filter_sql(filters)
+    if connection.vendor == "postgresql":
+        expression, terms_params = tsquery_sql(terms)
+        vector = "to_tsvector('simple'::regconfig, coalesce(e.text, ''))"
+        source = (
+            f"FROM {entry} e, (SELECT ({expression}) AS q) q WHERE {vector} @@ q.q "
+            f"AND NOT e.inert AND NOT e.is_copy AND e.session_id IS NOT NULL{conditions}"
+        )
+        # ts_rank grows with relevance; negated so that both engines rank best first ascending.
+        return source, f"-ts_rank({vector}, q.q)", [*terms_params, *params]
+    source = (
+        f"FROM {FTS_TABLE} JOIN {entry} e ON e.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s "
+        f"AND e.inert = 0 AND e.is_copy = 0 AND e.session_id IS NOT NULL{conditions}"
+    )
+    return source, f"{FTS_TABLE}.rank", [fts5_expression(terms), *params]
+
+
+def text_count(terms: list[str], filters: SearchFilters | None = None) -> int:
+    """Distinct hits (identical lines of a session counted once), counted up to one past TEXT_COUNT_CAP."""
+    if connection.vendor not in ("postgresql", "sqlite"):
+        return 0
+    source, _, params = matches_sql(terms, filters or SearchFilters())
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            expression, params = tsquery_sql(terms)
-            cursor.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {entry} e "
-                f"WHERE to_tsvector('simple'::regconfig, coalesce(e.text, '')) @@ ({expression}) "
-                f"AND NOT e.inert AND NOT e.is_copy AND e.session_id IS NOT NULL LIMIT %s) capped",
-                [*params, TEXT_COUNT_CAP + 1],
-            )
-        elif connection.vendor == "sqlite":
-            cursor.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} JOIN {entry} e ON e.id = {FTS_TABLE}.rowid "
-                f"WHERE {FTS_TABLE} MATCH %s AND e.inert = 0 AND e.is_copy = 0 AND e.session_id IS NOT NULL "
-                f"LIMIT %s)",
-                [fts5_expression(terms), TEXT_COUNT_CAP + 1],
-            )
-        else:
-            return 0
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 {source} GROUP BY {SAME_HIT} LIMIT %s) capped",
+            [*params, TEXT_COUNT_CAP + 1],
+        )
         return cursor.fetchone()[0]
 
 
-def ranked_ids(terms: list[str], *, limit: int, offset: int) -> list[tuple[int, str]]:
-    """(entry id, marked snippet) in rank order, then newest."""
-    entry = entry_table()
+def text_groups(terms: list[str], filters: SearchFilters, *, limit: int, offset: int) -> list[TextGroup]:
+    """A page of distinct hits, best rank first (then newest) or newest first, as `filters.sort` says."""
+    if connection.vendor not in ("postgresql", "sqlite") or limit <= 0:
+        return []
+    source, rank, params = matches_sql(terms, filters)
+    last = "MAX(e.ts)"
+    newest = f"{last} IS NULL, {last} DESC, MIN(e.id) DESC"  # NULL last on both engines
+    order = newest if filters.sort == "newest" else f"MIN({rank}), {newest}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT MIN(e.id), count(*), {last} {source} GROUP BY {SAME_HIT} ORDER BY {order} LIMIT %s OFFSET %s",
+            [*params, limit, offset],
+        )
+        return [TextGroup(pk, n, as_datetime(ts)) for pk, n, ts in cursor.fetchall()]
+
+
+def as_datetime(value) -> datetime | None:
+    """A MAX(ts) as the driver hands it back: a datetime on PostgreSQL, stored text on SQLite (UTC)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def snippets(terms: list[str], ids: list[int]) -> dict[int, str]:
+    """Entry id → the engine's snippet of its text around the matches, marked with OPEN/CLOSE."""
+    if not ids or connection.vendor not in ("postgresql", "sqlite"):
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             expression, params = tsquery_sql(terms)
@@ -295,43 +500,31 @@ def ranked_ids(terms: list[str], *, limit: int, offset: int) -> list[tuple[int, 
                 f"StartSel={OPEN}, StopSel={CLOSE}, MaxWords={SNIPPET_TOKENS}, MinWords=8, "
                 f'MaxFragments=2, FragmentDelimiter=" {ELLIPSIS} "'
             )
-            # Rank and page first, then headline only the page: ts_headline re-parses each text.
             cursor.execute(
-                f"""WITH q AS (SELECT ({expression}) AS q)
-                SELECT hit.id, ts_headline('simple'::regconfig, hit.text, q.q, %s)
-                FROM (
-                    SELECT e.id, e.text, e.ts,
-                           ts_rank(to_tsvector('simple'::regconfig, coalesce(e.text, '')), q.q) AS rank
-                    FROM {entry} e, q
-                    WHERE to_tsvector('simple'::regconfig, coalesce(e.text, '')) @@ q.q
-                      AND NOT e.inert AND NOT e.is_copy AND e.session_id IS NOT NULL
-                    ORDER BY rank DESC, e.ts DESC NULLS LAST, e.id DESC
-                    LIMIT %s OFFSET %s
-                ) hit, q
-                ORDER BY hit.rank DESC, hit.ts DESC NULLS LAST, hit.id DESC""",
-                [*params, options, limit, offset],
-            )
-        elif connection.vendor == "sqlite":
-            cursor.execute(
-                f"""SELECT e.id, snippet({FTS_TABLE}, -1, %s, %s, %s, %s)
-                FROM {FTS_TABLE} JOIN {entry} e ON e.id = {FTS_TABLE}.rowid
-                WHERE {FTS_TABLE} MATCH %s AND e.inert = 0 AND e.is_copy = 0 AND e.session_id IS NOT NULL
-                ORDER BY {FTS_TABLE}.rank, e.ts DESC, e.id DESC
-                LIMIT %s OFFSET %s""",
-                [OPEN, CLOSE, ELLIPSIS, SNIPPET_TOKENS, fts5_expression(terms), limit, offset],
+                f"SELECT e.id, ts_headline('simple'::regconfig, e.text, ({expression}), %s) "
+                f"FROM {entry_table()} e WHERE e.id IN ({marks})",
+                [*params, options, *ids],
             )
         else:
-            return []
-        return [(row[0], row[1] or "") for row in cursor.fetchall()]
+            cursor.execute(
+                f"SELECT rowid, snippet({FTS_TABLE}, -1, %s, %s, %s, %s) FROM {FTS_TABLE} "
+                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({marks})",
+                [OPEN, CLOSE, ELLIPSIS, SNIPPET_TOKENS, fts5_expression(terms), *ids],
+            )
+        return {pk: marked or "" for pk, marked in cursor.fetchall()}
 
 
-def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
-    ranked = ranked_ids(terms, limit=limit, offset=offset)
-    entries = {entry.pk: entry for entry in page_entries([pk for pk, _ in ranked])}
-    hits = []
-    for pk, marked in ranked:
-        entry = entries.get(pk)
-        if entry is None:  # deleted between the two reads
+def text_hits(terms: list[str], groups: list[TextGroup]) -> dict[int, Hit]:
+    """Entry id → the hit for each group's first line (a line deleted since the ranking is left out)."""
+    if not groups:
+        return {}
+    ids = [group.entry_id for group in groups]
+    marked = snippets(terms, ids)
+    entries = {entry.pk: entry for entry in page_entries(ids)}
+    hits = {}
+    for group in groups:
+        entry = entries.get(group.entry_id)
+        if entry is None:
             continue
         session = entry.session
         agent = entry.source.agent_key if entry.source.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT else ""
@@ -345,20 +538,21 @@ def text_hits(terms: list[str], *, limit: int, offset: int) -> list[Hit]:
             url += f"#{anchor}" if anchor else ""
         else:
             url = session_url(session.sid, entry.turn_epoch, anchor, uuid=entry.uuid or "")
-        hits.append(
-            Hit(
-                session_sid=session.sid,
-                kind=kind_of(entry),
-                snippet=pieces(marked),
-                url=url,
-                ts=entry.ts,
-                epoch=None if agent else entry.turn_epoch,
-                tool_name=entry.tool_name or "",
-                uuid=entry.uuid or "",
-                project=session.project.name if session.project else "",
-                title=session.title,
-                subagent=agent,
-            )
+        hits[entry.pk] = Hit(
+            session_sid=session.sid,
+            kind=entry_kinds.search_kind(entry),
+            snippet=pieces(marked.get(entry.pk, "")),
+            url=url,
+            ts=entry.ts,
+            epoch=None if agent else entry.turn_epoch,
+            tool_name=entry.tool_name or "",
+            uuid=entry.uuid or "",
+            project=session.project.name if session.project else "",
+            title=session.title,
+            subagent=agent,
+            count=group.count,
+            last_ts=group.last_ts if group.count > 1 else None,
+            session_started=session.started_at,
         )
     return hits
 
@@ -401,6 +595,7 @@ def page_entries(ids: list[int]) -> list[TranscriptEntry]:
             "source_id",
             "session__sid",
             "session__title",
+            "session__started_at",
             "session__project__name",
             "source__kind",
             "source__agent_key",
@@ -439,27 +634,6 @@ def session_url(sid: str, epoch: int | None, anchor: str, *, uuid: str = "") -> 
     elif epoch:
         url += f"?from={epoch}"
     return url + (f"#{anchor}" if anchor else "")
-
-
-def kind_of(entry: TranscriptEntry) -> str:
-    """What a line is, as a person would name it; mirrors the session page's transcript-entry partial."""
-    if entry.type == "user":
-        if entry.is_prompt:
-            return "prompt"
-        if entry.is_compact_summary:
-            return "summary"
-        if entry.tool_result_id:
-            return "result"
-        return "injected" if entry.is_meta else "user"
-    if entry.type == "assistant":
-        if entry.tool_use_id:
-            return "tool"
-        return "thinking" if entry.subtype == "thinking" else "reply"
-    if entry.type == "attachment":
-        return "context" if entry.hook_event else "attachment"
-    if entry.type in ("ai-title", "custom-title"):
-        return "title"
-    return entry.type or "line"
 
 
 def pieces(marked: str) -> list[tuple[str, bool]]:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from introspect.rules import cards, channels, tool_cards
+from introspect.rules import channels, entry_kinds, tool_cards
 from lib import converters, render
 
 register = template.Library()
@@ -187,10 +187,8 @@ def once_per(parser, token):
 # --- conversation cards ---------------------------------------------------------------------------
 
 
-@register.filter
-def card(entry) -> str:
-    """Which card partials/entry.html draws for a transcript entry (rules/cards.py)."""
-    return cards.card(entry)
+# Which card partials/entry.html draws for a transcript entry: one classification, shared with search.
+card = register.filter("card", entry_kinds.card)
 
 
 def _lines_html(lines: tuple[str, ...], first: int) -> str:

@@ -6,8 +6,10 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
 from introspect.queries import search
+from introspect.queries import sessions as session_queries
+from introspect.rules import entry_kinds
 from lib.htmx import HtmxHttpRequest, render_page
-from lib.params import int_param
+from lib.params import date_param, int_param
 
 HITS_PER_PAGE = 25
 
@@ -15,7 +17,22 @@ HITS_PER_PAGE = 25
 @require_safe
 def search_results(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[: search.QUERY_CHARS]
+    filters = search.SearchFilters(
+        kinds=tuple(request.GET.getlist("kind")),  # SearchFilters keeps the known ones
+        project=int_param(request, "project"),
+        since=date_param(request, "since"),
+        until=date_param(request, "until"),
+        sort=request.GET.get("sort", ""),
+    )
     page = max(int_param(request, "page", 1) or 1, 1)
-    results = search.search(query, limit=HITS_PER_PAGE, offset=(page - 1) * HITS_PER_PAGE)
-    context = {"results": results, "q": query, "nav": "search"}
+    results = search.search(query, filters=filters, limit=HITS_PER_PAGE, offset=(page - 1) * HITS_PER_PAGE)
+    context = {
+        "results": results,
+        "q": query,
+        "filters": filters,
+        "kinds": entry_kinds.FILTER_KINDS,
+        "sorts": search.SORTS,
+        "projects": session_queries.projects_for_filter(),
+        "nav": "search",
+    }
     return render_page(request, "introspect/search.html", context, fragment="search-results")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from io import StringIO
 
 import orjson
@@ -11,8 +12,9 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
-from introspect.models import TranscriptEntry, Turn
+from introspect.models import Session, TranscriptEntry, Turn
 from introspect.queries import search
+from introspect.rules import entry_kinds
 from introspect.views import search as search_views
 from tests.conftest import append, line
 
@@ -483,3 +485,226 @@ def test_it_searches_with_postgresql_full_text(home):
     assert "gin" in indexdef.lower() and "to_tsvector" in indexdef
     for query in HOSTILE:
         search.search(query)
+
+
+# Collapsed hits, filters, sorts ------------------------------------------------------------------
+
+S2 = "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d"
+P2 = "/home/dev/other"
+READ_OUTPUT = "1\tdef wombat_count(burrows):\n2\t    return len(burrows)"
+
+
+def read(uuid: str, parent: str | None, second: int, sid: str = S) -> list[dict]:
+    """A Read of the same file: the call, then its (identical every time) output."""
+    call = assistant(
+        f"{uuid}c", parent, second, {"type": "tool_use", "id": f"toolu_{uuid}", "name": "Read", "input": {}}
+    )
+    result = tool_result(f"{uuid}r", f"{uuid}c", second + 1, f"toolu_{uuid}", READ_OUTPUT)
+    return [{**call, "sessionId": sid}, {**result, "sessionId": sid}]
+
+
+def every_kind(home) -> None:
+    """One session in which "wombat" is in a prompt, a reply, a tool input and output, a thought, a way id."""
+    append(
+        home.live,
+        ev(0, "session_start"),
+        ev(2, "way_fired", way="zoo/wombat-care", trigger="keyword", matched_span="wombat"),
+    )
+    home.transcript(
+        P,
+        S,
+        prompt("u1", None, 1, "count the wombat burrows"),
+        injection("i1", "u1", 1),
+        assistant("t1", "i1", 3, {"type": "thinking", "thinking": "a wombat digs many burrows"}),
+        assistant(
+            "a1",
+            "t1",
+            4,
+            {
+                "type": "tool_use",
+                "id": "toolu_w",
+                "name": "Bash",
+                "input": {"command": "grep -c wombat zoo.txt"},
+            },
+        ),
+        tool_result("r1", "a1", 5, "toolu_w", "7 wombat lines"),
+        assistant("a2", "r1", 6, {"type": "text", "text": "There are seven wombat burrows."}),
+    )
+    call_command("ingest", stdout=StringIO())
+
+
+def test_it_collapses_identical_lines_of_a_session_into_one_hit_with_a_count(home):
+    imported(home)
+    home.transcript(P, S, *read("x", "r2", 30), *read("y", "xr", 32), *read("z", "yr", 34))
+    home.transcript(P2, S2, *read("w", None, 40, sid=S2))
+    call_command("ingest", stdout=StringIO())
+
+    results = search.search("wombat_count")
+
+    assert results.total == 2  # one hit per session, not four lines
+    by_session = {hit.session_sid: hit for hit in results.hits}
+    repeated, single = by_session[S], by_session[S2]
+    assert (repeated.kind, repeated.count, single.count) == ("result", 3, 1)
+    assert repeated.url == f"/sessions/{S}/?u=xr#u-xr"  # the first of the three
+    assert (repeated.ts.second, repeated.last_ts.second) == (31, 35)
+    assert single.last_ts is None
+
+
+def test_it_keeps_lines_that_differ_apart(home):
+    imported(home)
+    home.transcript(
+        P, S, prompt("u3", "r2", 40, "the wombat again"), prompt("u4", "u3", 41, "the wombat again!")
+    )
+    call_command("ingest", stdout=StringIO())
+
+    assert sorted(hit.count for hit in search.search("wombat").hits) == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("kind", "uuid"),
+    [("prompt", "u1"), ("reply", "a2"), ("tool", "a1"), ("result", "r1"), ("thinking", "t1"), ("way", "")],
+)
+def test_it_narrows_to_one_kind(home, kind, uuid):
+    every_kind(home)
+    assert search.search("wombat").total == 6
+
+    [hit] = search.search("wombat", filters=search.SearchFilters(kinds=(kind,))).hits
+
+    assert (hit.kind, hit.uuid) == (kind, uuid)
+
+
+def test_it_narrows_to_several_kinds_at_once(home):
+    every_kind(home)
+
+    results = search.search("wombat", filters=search.SearchFilters(kinds=("result", "way", "nonsense")))
+
+    assert results.filters.kinds == ("result", "way")
+    assert sorted(hit.kind for hit in results.hits) == ["result", "way"]
+
+
+def test_its_kind_conditions_agree_with_the_line_classification(home):
+    every_kind(home)
+    imported(home)  # adds summary-free user lines, injections and a second tool round trip
+    entries = list(TranscriptEntry.objects.filter(session__isnull=False))
+    table = connection.ops.quote_name(TranscriptEntry._meta.db_table)
+
+    with connection.cursor() as cursor:
+        for kind, condition in search.KIND_SQL.items():
+            cursor.execute(f"SELECT e.id FROM {table} e WHERE {condition}")
+            matched = {pk for (pk,) in cursor.fetchall()}
+            assert matched == {entry.pk for entry in entries if entry_kinds.search_kind(entry) == kind}, kind
+
+
+def test_it_narrows_to_a_project(home):
+    imported(home)
+    home.transcript(
+        P2, S2, {**prompt("o1", None, 50, "commit the other project"), "sessionId": S2, "cwd": P2}
+    )
+    call_command("ingest", stdout=StringIO())
+    other = Session.objects.get(sid=S2).project
+
+    everywhere = search.search("commit")
+    there = search.search("commit", filters=search.SearchFilters(project=other.pk))
+    here = search.search(
+        "commit", filters=search.SearchFilters(project=Session.objects.get(sid=S).project_id)
+    )
+
+    assert {hit.session_sid for hit in everywhere.hits} == {S, S2}
+    assert [hit.session_sid for hit in there.hits] == [S2]
+    assert {hit.session_sid for hit in here.hits} == {S} and {hit.kind for hit in here.hits} == {
+        "way",
+        "prompt",
+    }
+
+
+def test_it_narrows_to_a_day_range_including_both_ends(home):
+    imported(home)  # 2026-07-03
+    later = {
+        **prompt("d1", None, 0, "commit on the fifth"),
+        "sessionId": S2,
+        "timestamp": "2026-07-05T12:00:00.000Z",
+    }
+    home.transcript(P2, S2, later)
+    call_command("ingest", stdout=StringIO())
+
+    def days(since: date | None, until: date | None) -> set[str]:
+        results = search.search("commit", filters=search.SearchFilters(since=since, until=until))
+        return {hit.uuid or hit.kind for hit in results.hits}
+
+    assert days(date(2026, 7, 3), date(2026, 7, 3)) == {"u1", "way"}
+    assert days(date(2026, 7, 4), None) == {"d1"}
+    assert days(None, date(2026, 7, 4)) == {"u1", "way"}
+    assert days(date(2026, 7, 5), date(2026, 7, 5)) == {"d1"}
+    assert days(date(2026, 7, 6), None) == set()
+
+
+def test_it_sorts_by_relevance_or_newest_first(home):
+    imported(home)
+    home.transcript(
+        P,
+        S,
+        prompt("old", "r2", 40, "numbat numbat numbat numbat numbat"),
+        prompt("new", "old", 50, "a numbat, once, among many other words of a long and wandering prompt"),
+    )
+    call_command("ingest", stdout=StringIO())
+
+    best = search.search("numbat")
+    newest = search.search("numbat", filters=search.SearchFilters(sort="newest"))
+
+    assert [hit.uuid for hit in best.hits] == ["old", "new"]
+    assert [hit.uuid for hit in newest.hits] == ["new", "old"]
+
+
+def test_it_merges_way_turns_and_lines_by_time_when_newest_first(home):
+    imported(home)  # a way turn at 16:40:02 (commits) and the prompt at :01
+
+    best = search.search("commit")
+    newest = search.search("commit", filters=search.SearchFilters(sort="newest"))
+    home.transcript(P, S, prompt("u9", "r2", 45, "commit again"))
+    call_command("ingest", stdout=StringIO())
+    pages = [
+        search.search("commit", filters=search.SearchFilters(sort="newest"), limit=1, offset=n)
+        for n in range(3)
+    ]
+
+    assert [hit.kind for hit in best.hits] == ["way", "prompt"]  # way hits lead by relevance
+    assert [hit.kind for hit in newest.hits] == ["way", "prompt"]  # 16:40:02 before 16:40:01
+    assert [page.hits[0].uuid or page.hits[0].kind for page in pages] == ["u9", "way", "u1"]
+    assert [page.has_next for page in pages] == [True, True, False]
+
+
+def test_it_reads_a_sorted_filtered_page_in_as_many_queries_however_many_it_shows(home):
+    imported(home)
+    for n in range(3, 13):
+        home.transcript(P, f"{S[:-2]}{n:02d}", prompt(f"x{n}", None, n, f"the numbat {n} is hungry"))
+    call_command("ingest", stdout=StringIO())
+    filters = search.SearchFilters(sort="newest", kinds=("prompt", "reply", "way"), since=date(2026, 7, 1))
+
+    with CaptureQueriesContext(connection) as one:
+        assert len(search.search("refactor", filters=filters).hits) == 1
+    with CaptureQueriesContext(connection) as many:
+        assert len(search.search("the", filters=filters).hits) > 10
+
+    assert len(many.captured_queries) == len(one.captured_queries)
+
+
+def test_it_heads_each_session_group_with_its_title_project_and_start(home):
+    imported(home, prompt_text="please commit this change " + "and then tidy up the rest of the module " * 5)
+
+    [group] = search.search("commit").groups
+
+    session = Session.objects.get(sid=S)
+    assert group.full_title == session.title and len(session.title) > search.TITLE_CHARS
+    assert group.title.endswith("…") and len(group.title) <= search.TITLE_CHARS
+    assert session.title.startswith(group.title[:-1]) and session.title[len(group.title) - 1] == " "
+    assert (group.project, group.started) == ("proj", session.started_at)
+
+
+def test_its_filters_keep_only_known_kinds_and_sorts():
+    filters = search.SearchFilters(kinds=("way", "bogus", "prompt"), sort="sideways")
+
+    assert (filters.kinds, filters.sort) == (("prompt", "way"), "relevance")
+    assert (filters.wants_text, filters.wants_ways, filters.active) == (True, True, True)
+    assert not search.SearchFilters().active
+    assert not search.SearchFilters(kinds=("way",)).wants_text
+    assert not search.SearchFilters(kinds=("reply",)).wants_ways
