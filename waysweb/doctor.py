@@ -61,7 +61,7 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
             f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}, "
             f"and no Claude Code transcripts under {locs.projects_dir}",
             "install agent-ways and run a Claude Code session, or point WAYSWEB_STATE_DIR at the "
-            "directory holding events.jsonl; until then `serve` shows the bundled sample",
+            "directory holding events.jsonl",
         )
     projects = locs.projects_dir
     if readable_dir(projects):

@@ -13,12 +13,6 @@ from django.core.management.base import CommandError
 from waysweb.management.commands import serve
 
 
-def test_it_shows_the_sample_only_when_nothing_of_the_users_exists():
-    assert serve.should_use_sample(has_files=False, has_rows=False)
-    assert not serve.should_use_sample(has_files=True, has_rows=False)
-    assert not serve.should_use_sample(has_files=False, has_rows=True)  # rotated away upstream, kept here
-
-
 @pytest.mark.parametrize(
     "host",
     [

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
 
-from introspect.models import Session
+from introspect import served_database
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -104,11 +104,6 @@ def resolve(text: str, flags: int = 0) -> tuple[Address, ...]:
     return tuple(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found))
 
 
-def should_use_sample(*, has_files: bool, has_rows: bool) -> bool:
-    """The sample is shown only when there is nothing of the user's to show."""
-    return not has_files and not has_rows
-
-
 def raise_interrupt(signum, frame) -> None:
     """SIGTERM stops the server the way Ctrl-C does, so the importer is stopped too."""
     raise KeyboardInterrupt
@@ -168,24 +163,18 @@ class Command(BaseCommand):
         if (
             settings.LOGIN_REQUIRED and not get_user_model().objects.exists()
         ):  # after migrate: the table exists
+            # adduser picks the database the way serve does; --demo says so when it was asked for.
+            demo_flag = " --demo" if settings.WAYSWEB_DEMO else ""
             self.stderr.write(
                 self.style.WARNING(
-                    "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
+                    f"Nobody can log in yet: create an account with `uv run manage.py adduser NAME{demo_flag}` "
                     "(add --reviewer to let them decide on knowledge)."
                 )
             )
-        if (
-            not settings.WAYSWEB_DEMO
-            and not no_ingest
-            and should_use_sample(
-                has_files=settings.WAYSWEB_LOCATIONS.has_user_data(), has_rows=Session.objects.exists()
-            )
-        ):
-            self.restart_as_demo(
-                f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
-                f"or {settings.WAYSWEB_LOCATIONS.legacy_events}, "
-                f"and no Claude Code transcripts under {settings.WAYSWEB_LOCATIONS.projects_dir}"
-            )
+        if not settings.WAYSWEB_DEMO and not no_ingest:
+            why = served_database.sample_reason(settings.WAYSWEB_LOCATIONS)
+            if why:
+                self.restart_as_demo(why)
         # Django and the app are loaded by now; frozen, the collector stops walking their
         # long-lived objects on every full collection (pauses in page p95 otherwise).
         gc.collect()
@@ -250,11 +239,7 @@ class Command(BaseCommand):
                 "Run agent-ways, or pass its locations (see README), to see your own."
             )
         )
-        env = {**os.environ, "WAYSWEB_DEMO": "1"}
-        sys.stdout.flush()
-        manage = str(Path(settings.BASE_DIR) / "manage.py")
-        args = [a for a in sys.argv[1:] if a != "--demo"]
-        os.execve(sys.executable, [sys.executable, manage, *args], env)
+        served_database.restart_on_sample()
 
     def prepare_database(self) -> None:
         call_command("migrate", interactive=False, verbosity=0)
