@@ -16,6 +16,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +127,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
         parser.add_argument(
+            "--open",
+            action="store_true",
+            dest="open_browser",
+            help="open the dashboard in your web browser once it listens",
+        )
+        parser.add_argument(
             "--poll",
             action="store_true",
             help="the importer polls every file instead of being told of changes by inotify (see ingest --poll)",
@@ -154,6 +162,7 @@ class Command(BaseCommand):
         allow_host: list[str],
         open_reads: bool,
         poll: bool,
+        open_browser: bool,
         **options,
     ) -> None:
         listen = self.check_host(host, allow_host, open_reads=open_reads)
@@ -180,6 +189,8 @@ class Command(BaseCommand):
         gc.collect()
         gc.freeze()
         server = self.listen(listen.host, port, threads)
+        if open_browser:
+            self.open_browser(listen, port)
         # The first import runs in the follower, behind the server: on a long history the pages
         # answer at once and fill in, newest first, while it reads.
         follower = None if no_ingest else self.start_follower(poll=poll)
@@ -275,6 +286,22 @@ class Command(BaseCommand):
         )
         self.stdout.flush()  # before the follower draws its progress on the same terminal
         return server
+
+    def open_browser(self, listen: Listen, port: int) -> threading.Thread:
+        """The dashboard in the user's browser; the socket listens already, so the first request waits
+        in its backlog until `serve` answers it."""
+        # Every interface includes loopback, the one address this machine's browser surely reaches.
+        host = "127.0.0.1" if listen.wildcard else listen.name
+        url = f"http://{host}:{port}/"
+
+        def opened() -> None:
+            if not webbrowser.open(url):
+                self.stderr.write(f"Found no web browser to open: go to {url}")
+
+        # A terminal browser (lynx, w3m) runs in the foreground until it quits: not in the server's way.
+        opener = threading.Thread(target=opened, name="open-browser", daemon=True)
+        opener.start()
+        return opener
 
     def serve(self, server) -> None:
         signal.signal(signal.SIGTERM, raise_interrupt)
