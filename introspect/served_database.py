@@ -39,8 +39,8 @@ def sample_reason(locs: Locations) -> str | None:
     if not should_use_sample(has_files=locs.has_user_data(), has_rows=has_sessions()):
         return None
     return (
-        f"no agent-ways events found under {locs.state_dir} or {locs.legacy_events}, "
-        f"and no Claude Code transcripts under {locs.projects_dir}"
+        f"no agent-ways events found under {locs.state_dir} or {' or '.join(str(log) for _, log in locs.legacy_logs)}, "
+        f"and no Claude Code transcripts under {' or '.join(str(p) for p in locs.projects_dirs)}"
     )
 
 
