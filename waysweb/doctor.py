@@ -51,7 +51,8 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
             OK,
             "sources",
             f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}: "
-            f"`serve` shows your Claude Code transcripts under {locs.projects_dir}",
+            "`serve` shows your Claude Code transcripts under "
+            f"{' and '.join(str(p) for p in locs.projects_dirs if readable_dir(p))}",
             "install agent-ways to also see which ways fired on each turn",
         )
     else:
