@@ -7,6 +7,7 @@ an XDG variable that is unset, empty or relative counts as unset.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
@@ -33,6 +34,9 @@ class Locations:
     data_dir: Path
     repos: tuple[Path, ...] = field(default=())
     demo: bool = False
+    # Every Claude Code configuration directory read, `claude_dir` (where hooks and the ledger live)
+    # first: CLAUDE_CONFIG_DIR may list several, and newer Claude Code writes to ~/.config/claude.
+    claude_dirs: tuple[Path, ...] = field(default=())
 
     @property
     def knowledge_dir(self) -> Path:
@@ -56,6 +60,20 @@ class Locations:
         """Claude Code's transcripts folder: one folder per project (formats-claude-code.md §1)."""
         return self.claude_dir / "projects"
 
+    @property
+    def every_claude_dir(self) -> tuple[Path, ...]:
+        return self.claude_dirs or (self.claude_dir,)
+
+    @property
+    def projects_dirs(self) -> tuple[Path, ...]:
+        """The transcripts folder of every Claude directory read, `projects_dir` first."""
+        return tuple(claude / "projects" for claude in self.every_claude_dir)
+
+    @property
+    def legacy_logs(self) -> tuple[tuple[Path, Path], ...]:
+        """(Claude directory, its pre-1.0 events log) for every Claude directory read, `claude_dir` first."""
+        return tuple((claude, claude / "stats" / "events.jsonl") for claude in self.every_claude_dir)
+
     def has_user_data(self) -> bool:
         """True when there is anything of the user's to show: agent-ways events or Claude Code
         transcripts (a plain Claude Code user is a user too). Only then is the sample not shown."""
@@ -65,19 +83,19 @@ class Locations:
         """True when `projects/*/*.jsonl` holds a regular file, looking into at most `max_folders`
         project folders (a cheap check at start-up, not a scan: the importer finds them all)."""
         problems: list[safefs.Problem] = []
-        projects = self.projects_dir
-        if not safefs.is_dir(projects):
-            return False
-        folders = (entry for entry in safefs.entries(projects, projects, problems) if entry.kind == "dir")
-        for folder in islice(folders, max_folders):
-            for entry in safefs.entries(projects, folder.path, problems):
-                if entry.kind == "file" and entry.name.endswith(".jsonl"):
-                    return True
+        for projects in self.projects_dirs:
+            if not safefs.is_dir(projects):
+                continue
+            folders = (entry for entry in safefs.entries(projects, projects, problems) if entry.kind == "dir")
+            for folder in islice(folders, max_folders):
+                for entry in safefs.entries(projects, folder.path, problems):
+                    if entry.kind == "file" and entry.name.endswith(".jsonl"):
+                        return True
         return False
 
     def has_agent_ways_data(self) -> bool:
         """True when any events log exists; way files alone make no dashboard."""
-        if safefs.is_file(self.live_events) or safefs.is_file(self.legacy_events):
+        if safefs.is_file(self.live_events) or any(safefs.is_file(log) for _, log in self.legacy_logs):
             return True
         try:
             return safefs.is_dir(self.state_dir) and any(self.state_dir.glob("events-*.jsonl.gz"))
@@ -98,6 +116,29 @@ def absolute(env: Mapping[str, str], name: str) -> Path | None:
     return Path(raw).expanduser() if raw else None
 
 
+def claude_config_dirs(env: Mapping[str, str], home: Path, config_home: Path) -> tuple[Path, ...]:
+    """The Claude Code configuration directories to read, the one holding hooks and the ledger first.
+
+    As ccusage reads them: CLAUDE_CONFIG_DIR may name several, separated by commas; unset, both
+    ~/.claude and $XDG_CONFIG_HOME/claude (where newer Claude Code writes; its folders are read
+    when they exist). WAYSWEB_CLAUDE_DIR names exactly one. A directory named twice, or reached
+    again through a link (~/.config/claude -> ~/.claude), is read once.
+    """
+    own = absolute(env, "WAYSWEB_CLAUDE_DIR")
+    if own is not None:
+        return (own,)
+    listed = [Path(part.strip()).expanduser() for part in env.get("CLAUDE_CONFIG_DIR", "").split(",")]
+    named = [path for path in listed if str(path) not in ("", ".")]
+    candidates = named or [home / ".claude", config_home / "claude"]
+    seen: set[str] = set()
+    unique: list[Path] = []
+    for path in candidates:
+        if os.path.realpath(path) not in seen:
+            seen.add(os.path.realpath(path))
+            unique.append(path)
+    return tuple(unique)
+
+
 def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
     """Resolve every location from `env`; with `demo`, read the bundled sample HOME instead."""
     data_home = xdg_dir(env, "XDG_DATA_HOME", Path(env.get("HOME") or Path.home()), ".local/share")
@@ -107,12 +148,13 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
         # The sample is read-only input; XDG and WAYSWEB_* source overrides would mix real data in.
         env = {"HOME": str(SAMPLE_HOME)}
     home = Path(env.get("HOME") or Path.home())
-    claude_dir = absolute(env, "WAYSWEB_CLAUDE_DIR") or absolute(env, "CLAUDE_CONFIG_DIR") or home / ".claude"
+    config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
+    claude_dirs = claude_config_dirs(env, home, config_home)
+    claude_dir = claude_dirs[0]
     state_dir = (
         absolute(env, "WAYSWEB_STATE_DIR")
         or xdg_dir(env, "XDG_STATE_HOME", home, ".local/state") / "agent-ways"
     )
-    config_home = xdg_dir(env, "XDG_CONFIG_HOME", home, ".config")
     repos = tuple(Path(p).expanduser() for p in env.get("WAYSWEB_REPOS", "").split(":") if p)
     if demo:
         # Reviewing the demo writes files: it works on a copy in the data directory, never on the
@@ -131,6 +173,7 @@ def resolve(env: Mapping[str, str], *, demo: bool = False) -> Locations:
         data_dir=data_dir,
         repos=repos,
         demo=demo,
+        claude_dirs=claude_dirs,
         own_knowledge=absolute(original, "WAYSWEB_KNOWLEDGE_DIR")
         or (data_dir / "demo-knowledge" if demo else None),
     )

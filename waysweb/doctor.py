@@ -51,7 +51,8 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
             OK,
             "sources",
             f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}: "
-            f"`serve` shows your Claude Code transcripts under {locs.projects_dir}",
+            "`serve` shows your Claude Code transcripts under "
+            f"{' and '.join(str(p) for p in locs.projects_dirs if readable_dir(p))}",
             "install agent-ways to also see which ways fired on each turn",
         )
     else:
@@ -61,21 +62,22 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
             f"no agent-ways events log at {locs.live_events} or {locs.legacy_events}, "
             f"and no Claude Code transcripts under {locs.projects_dir}",
             "install agent-ways and run a Claude Code session, or point WAYSWEB_STATE_DIR at the "
-            "directory holding events.jsonl; until then `serve` shows the bundled sample",
+            "directory holding events.jsonl",
         )
-    projects = locs.projects_dir
-    if readable_dir(projects):
+    readable = [projects for projects in locs.projects_dirs if readable_dir(projects)]
+    for projects in readable:
         yield Finding(
             OK,
             "sources",
             f"{len(sources.transcript_sources(projects))} Claude Code transcripts under {projects}",
         )
-    else:
+    if not readable:
         yield Finding(
             WARN,
             "sources",
-            f"no readable Claude Code transcripts folder at {projects}",
-            "set WAYSWEB_CLAUDE_DIR (or CLAUDE_CONFIG_DIR) to the folder that holds projects/",
+            f"no readable Claude Code transcripts folder at {' or '.join(map(str, locs.projects_dirs))}",
+            "set CLAUDE_CONFIG_DIR (several, comma-separated) or WAYSWEB_CLAUDE_DIR to the folder that "
+            "holds projects/",
         )
     unreadable = [source.path for source in events if not os.access(source.path, os.R_OK)]
     for path in unreadable[:5]:
@@ -188,9 +190,9 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
 def check_import(locs: Locations) -> Iterator[Finding]:
     """Importer lag: bytes on disk not yet imported, files never seen, the last pass's error."""
     found = sources.event_sources(locs)
-    projects = locs.claude_dir / "projects"
-    if readable_dir(projects):
-        found += sources.transcript_sources(projects)
+    for projects in locs.projects_dirs:
+        if readable_dir(projects):
+            found += sources.transcript_sources(projects)
     known = {
         (row.root, row.rel_path): row
         for row in SourceFile.objects.filter(

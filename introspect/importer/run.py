@@ -68,6 +68,11 @@ class PassResult:
         return bool(self.totals.lines) or any(f.status in ("gone", "new generation") for f in self.files)
 
 
+def projects_dirs(locs: Locations, options: Options) -> tuple[Path, ...]:
+    """The transcript folders a pass reads: the one named on the command line, else every Claude directory's."""
+    return (options.claude_dir / "projects",) if options.claude_dir is not None else locs.projects_dirs
+
+
 def import_pass(
     locs: Locations,
     options: Options,
@@ -102,11 +107,10 @@ def import_pass(
             problems=event_problems,
         )
         if options.transcripts:
-            found += sources.transcript_sources(
-                (options.claude_dir or locs.claude_dir) / "projects",
-                transcript_problems,
-                cache=options.listings,
-            )
+            for projects in projects_dirs(locs, options):
+                found += sources.transcript_sources(
+                    projects, transcript_problems, cache=sources.listing_of(options.listings, projects)
+                )
         if options.listings is not None:
             options.listings.known = {absolute(source.path): source for source in found}
     stats = sources.lstats(found)  # one stat a file for the order and the plan

@@ -22,6 +22,9 @@ ARCHIVE_NAME = re.compile(r"^events-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$
 LIVE_RANK = 100_000_000
 LEGACY_RANK = LIVE_RANK + 1
 EXTRA_RANK = LIVE_RANK + 2
+# The legacy logs of the further Claude directories (CLAUDE_CONFIG_DIR lists several): after the
+# extra logs, so the ranks of sources imported before they were read stay what they were.
+MORE_LEGACY_RANK = LIVE_RANK + 1_000_000
 
 
 @dataclass(frozen=True)
@@ -97,16 +100,12 @@ def event_sources(
         named = user_named(legacy, problems)
         if named is not None:
             found.append(Source("events_legacy", named.parent, named.name, LEGACY_RANK))
-    elif confined_file(locs.claude_dir, locs.legacy_events, problems):
-        found.append(
-            Source(
-                "events_legacy",
-                locs.legacy_events.parent,
-                locs.legacy_events.name,
-                LEGACY_RANK,
-                confine_to=str(locs.claude_dir),
-            )
-        )
+    else:
+        # Each Claude directory's log is read inside that directory (lib/safefs.py).
+        for number, (claude, log) in enumerate(locs.legacy_logs):
+            if confined_file(claude, log, problems):
+                rank = MORE_LEGACY_RANK + number if number else LEGACY_RANK
+                found.append(Source("events_legacy", log.parent, log.name, rank, confine_to=str(claude)))
     for number, path in enumerate(extra):
         named = user_named(path, problems)
         if named is not None:
@@ -174,9 +173,16 @@ class ListingCache:
 
     folders: dict[str, FolderListing] = field(default_factory=dict)
     top: FolderListing | None = None
+    # One listing per projects folder when several Claude directories are read (lib/locations.py).
+    roots: dict[str, ListingCache] = field(default_factory=dict)
     # Every source the last whole pass listed (event logs too), by absolute path: the files a pass
     # restricted to the paths a watcher reported reads without listing anything (run.Options.only).
     known: dict[Path, Source] = field(default_factory=dict)
+
+
+def listing_of(cache: ListingCache | None, projects: Path) -> ListingCache | None:
+    """The listings kept for one projects folder, beside the others'."""
+    return None if cache is None else cache.roots.setdefault(str(projects), ListingCache())
 
 
 def transcript_sources(

@@ -4,7 +4,7 @@ A follower that polls stats every source on every poll (a 1,233-file tree: ~50 m
 append waits out the rest of the interval before it is read). Watching, it sleeps until the kernel
 says that a file under a watched directory changed, then reads that file alone. The directories
 watched are the event logs' folders (their log names only: agent-ways writes other files beside
-them) and `<claude_dir>/projects` with everything below it, those that exist when a whole pass
+them) and every Claude directory's `projects/` with everything below it, those that exist when a whole pass
 starts; one created later (projects/ on a first Claude Code run) is watched from the next one.
 
 inotify is not the whole truth: it misses changes made on another machine to a network
@@ -30,7 +30,7 @@ from watchfiles._rust_notify import RustNotify
 
 from introspect.importer import sources
 from introspect.importer.errors import one_line
-from introspect.importer.run import Options, PassResult, absolute
+from introspect.importer.run import Options, PassResult, absolute, projects_dirs
 from lib import safefs
 from lib.locations import Locations
 
@@ -107,15 +107,19 @@ def roots(locs: Locations, options: Options) -> Roots:
         folders[directory] = Folder(directory, had.names | {name}, had.archives or archives, had.own and own)
 
     add(options.state_dir or locs.state_dir, LIVE_NAME, archives=True, own=options.state_dir is None)
-    legacy = safefs.real(options.legacy) if options.legacy is not None else locs.legacy_events
-    add(legacy.parent, legacy.name, own=options.legacy is None)
+    if options.legacy is not None:
+        legacy = safefs.real(options.legacy)
+        add(legacy.parent, legacy.name, own=False)
+    else:
+        for _, log in locs.legacy_logs:
+            add(log.parent, log.name, own=True)
     for path in options.extra:
         named = safefs.real(path)
         add(named.parent, named.name)
     trees: tuple[Path, ...] = ()
-    projects = absolute((options.claude_dir or locs.claude_dir) / "projects")
-    if options.transcripts and safefs.is_dir(projects):
-        trees = (projects,)
+    if options.transcripts:
+        every = (absolute(projects) for projects in projects_dirs(locs, options))
+        trees = tuple(projects for projects in every if safefs.is_dir(projects))
     return Roots(trees, tuple(folders.values()))
 
 

@@ -16,6 +16,10 @@ from lib import locations
 # itself (importing, asserting) are still synchronous and safe here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+PLAYWRIGHT_MISSING = (
+    "playwright is not installed: it is in the `browser` dependency group, which `uv run` leaves out; "
+    "`uv sync --group browser` adds it"
+)
 CHROMIUM = os.environ.get("WAYSWEB_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(
     os.environ.get("WAYSWEB_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")
@@ -38,9 +42,16 @@ def browser():
         if os.environ.get("WAYSWEB_REQUIRE_BROWSER"):
             pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
         pytest.skip(f"no Chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
+    # Playwright is not a default dependency group (`serve` needs none of it): without it every
+    # browser test skips with the way to get it, except on CI, which installs the group.
+    try:
+        sync_api = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING)
+    except pytest.skip.Exception:
+        if os.environ.get("WAYSWEB_REQUIRE_BROWSER"):
+            pytest.fail(PLAYWRIGHT_MISSING)
+        raise
 
-    with sync_playwright() as playwright:
+    with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()

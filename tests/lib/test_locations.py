@@ -95,3 +95,58 @@ def test_it_looks_into_a_bounded_number_of_project_folders(tmp_path):
         (locs.projects_dir / f"-p{n}").mkdir(parents=True)
     (locs.projects_dir / "-p4" / "s.jsonl").write_bytes(b"")
     assert locs.has_transcripts(max_folders=5) and not locs.has_transcripts(max_folders=4)
+
+
+def test_claude_config_dir_may_list_several_directories_separated_by_commas():
+    locs = locations.resolve({"HOME": "/h", "CLAUDE_CONFIG_DIR": "/work/claude, /home/me/.claude,,"})
+    assert locs.claude_dir == Path("/work/claude")  # hooks and the ledger: the first one named
+    assert locs.projects_dirs == (Path("/work/claude/projects"), Path("/home/me/.claude/projects"))
+    assert locs.legacy_logs == (
+        (Path("/work/claude"), Path("/work/claude/stats/events.jsonl")),
+        (Path("/home/me/.claude"), Path("/home/me/.claude/stats/events.jsonl")),
+    )
+
+
+def test_unset_it_reads_the_claude_folder_and_the_newer_config_claude_folder():
+    assert locations.resolve({"HOME": "/h"}).projects_dirs == (
+        Path("/h/.claude/projects"),
+        Path("/h/.config/claude/projects"),
+    )
+    assert locations.resolve({"HOME": "/h", "XDG_CONFIG_HOME": "/c"}).projects_dirs == (
+        Path("/h/.claude/projects"),
+        Path("/c/claude/projects"),
+    )
+
+
+def test_waysweb_claude_dir_names_exactly_one_directory():
+    locs = locations.resolve({"HOME": "/h", "WAYSWEB_CLAUDE_DIR": "/claude", "CLAUDE_CONFIG_DIR": "/a,/b"})
+    assert locs.projects_dirs == (Path("/claude/projects"),)
+
+
+def test_a_directory_named_twice_or_linked_to_another_is_read_once(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".config").mkdir()
+    (tmp_path / ".config" / "claude").symlink_to(tmp_path / ".claude")
+    assert locations.resolve({"HOME": str(tmp_path)}).projects_dirs == (tmp_path / ".claude" / "projects",)
+    twice = locations.resolve({"HOME": "/h", "CLAUDE_CONFIG_DIR": "/a,/b,/a/"})
+    assert twice.projects_dirs == (Path("/a/projects"), Path("/b/projects"))
+
+
+def test_transcripts_or_a_legacy_log_in_any_claude_directory_are_the_users_data(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    locs = locations.resolve({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": f"{first},{second}"})
+    assert not locs.has_user_data()
+    (second / "projects" / "-home-dev-app").mkdir(parents=True)
+    (second / "projects" / "-home-dev-app" / "s1.jsonl").write_bytes(b"")
+    assert locs.has_transcripts()
+    legacy_only = locations.resolve({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": f"{tmp_path / 'x'},{first}"})
+    (first / "stats").mkdir(parents=True)
+    (first / "stats" / "events.jsonl").write_bytes(b"")
+    assert legacy_only.has_agent_ways_data()
+
+
+def test_newer_claude_codes_config_claude_projects_is_read_when_it_exists(tmp_path):
+    locs = locations.resolve({"HOME": str(tmp_path)})
+    (tmp_path / ".config" / "claude" / "projects" / "-p").mkdir(parents=True)
+    (tmp_path / ".config" / "claude" / "projects" / "-p" / "s.jsonl").write_bytes(b"")
+    assert locs.has_transcripts() and not (tmp_path / ".claude").exists()

@@ -11,13 +11,31 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
+from introspect import served_database
 from introspect.importer import health
+from introspect.models import Session
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class Restarted(Exception):
+    """doctor would run again on the bundled sample's data and database (WAYSWEB_DEMO=1)."""
+
+
+@pytest.fixture(autouse=True)
+def restarts(monkeypatch, settings) -> None:
+    """Never the real restart: it would replace the test run with `manage.py <pytest's arguments>`."""
+    settings.WAYSWEB_DEMO = False
+
+    def restart():
+        raise Restarted
+
+    monkeypatch.setattr(served_database, "restart_on_sample", restart)
 
 
 def doctor() -> str:
@@ -53,7 +71,7 @@ def test_quarantined_lines_are_reported_with_their_reasons(home):
 
 
 def test_a_missing_data_directory_fails_with_the_fix(home, settings):
-
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
     shutil.rmtree(settings.DATA_DIR)
     out = StringIO()
     with pytest.raises(CommandError, match="1 problem"):
@@ -62,9 +80,39 @@ def test_a_missing_data_directory_fails_with_the_fix(home, settings):
     assert f"mkdir -p {settings.DATA_DIR}" in out.getvalue()
 
 
-def test_no_events_log_is_a_warning_that_names_the_sample(home):
+def test_sessions_imported_before_but_no_log_now_is_a_warning(home):
+    Session.objects.create(sid="rotated-away")  # serve shows them: the user's database, not the sample
     out = doctor()
-    assert "warn  sources      no agent-ways events log" in out and "bundled sample" in out
+    assert "warn  sources      no agent-ways events log" in out and "install agent-ways" in out
+
+
+def test_it_names_the_database_it_checks(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    out = doctor()
+    assert out.startswith(
+        f"Checking the database `serve` uses: your database {connection.settings_dict['NAME']}."
+    )
+
+
+def test_with_nothing_of_the_users_it_checks_the_sample_as_serve_would_show_it(home):
+    out = StringIO()
+    with pytest.raises(Restarted):
+        call_command("doctor", stdout=out)
+    assert "`serve` would show the bundled sample (no agent-ways events found under" in out.getvalue()
+    assert "CLAUDE_CONFIG_DIR" in out.getvalue()
+
+
+def test_with_demo_it_checks_the_sample(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    with pytest.raises(Restarted):
+        call_command("doctor", "--demo", stdout=StringIO())
+
+
+def test_on_the_sample_it_names_the_samples_database(home, settings):
+    settings.WAYSWEB_DEMO = True
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    out = doctor()
+    assert f"the bundled sample's database {connection.settings_dict['NAME']}." in out.splitlines()[0]
 
 
 def test_transcripts_without_events_are_what_serve_shows(home):

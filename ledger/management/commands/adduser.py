@@ -1,13 +1,21 @@
-"""`manage.py adduser NAME [--reviewer]`: an account that may log in; reviewers may decide on knowledge."""
+"""`manage.py adduser NAME [--reviewer] [--demo]`: an account that may log in; reviewers may decide on knowledge.
+
+Made in the database `serve` uses (introspect/served_database.py): the sample's own when `serve` shows
+the sample, so the account logs in to what is on the screen, and it says which database that was.
+"""
 
 from __future__ import annotations
 
 import getpass
 import os
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+
+from introspect import served_database
 
 
 class Command(BaseCommand):
@@ -21,8 +29,19 @@ class Command(BaseCommand):
             metavar="VAR",
             help="read the password from this environment variable instead of prompting",
         )
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="in the bundled sample's database (the one `serve --demo` uses)",
+        )
 
-    def handle(self, *args, username: str, reviewer: bool, password_env: str | None, **options) -> None:
+    def handle(
+        self, *args, username: str, reviewer: bool, password_env: str | None, demo: bool, **options
+    ) -> None:
+        why = served_database.why_the_sample(demo, settings.WAYSWEB_LOCATIONS)
+        if why:
+            self.stdout.write(f"Using the bundled sample's database, as `serve` would: {why}.")
+            served_database.restart_on_sample()
         if password_env:
             password = os.environ.get(password_env, "")
             if not password:
@@ -33,10 +52,21 @@ class Command(BaseCommand):
                 raise CommandError("the passwords differ")
         if len(password) < 8:
             raise CommandError("use a password of at least 8 characters")
+        # Before the first `serve` the database has no tables yet; serve migrates it the same way.
+        call_command("migrate", interactive=False, verbosity=0)
         user, created = get_user_model().objects.get_or_create(username=username)
         user.set_password(password)
         user.save()
         if reviewer:
             user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
         role = "reviewer" if reviewer or user.has_perm("ledger.review_knowledge") else "viewer"
-        self.stdout.write(self.style.SUCCESS(f"{'Created' if created else 'Updated'} {username} ({role})."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{'Created' if created else 'Updated'} {username} ({role}) in {served_database.described()}."
+            )
+        )
+        if settings.WAYSWEB_DEMO:
+            # The sample's accounts are its own: the user's database needs them made again.
+            self.stdout.write(
+                "It logs in to the sample only: once `serve` shows your own data, run adduser for it again."
+            )

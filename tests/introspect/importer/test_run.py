@@ -14,6 +14,7 @@ from django.db import models, transaction
 from introspect.importer import sources
 from introspect.importer.run import Options, PassResult
 from introspect.models import RawLine, Session, SourceFile, TranscriptEntry, Turn, WaysEvent
+from lib import locations
 from tests.conftest import append, line
 from waysweb import passes
 
@@ -151,3 +152,53 @@ def test_a_pass_with_no_listing_yet_reads_everything(home):
         settings.WAYSWEB_LOCATIONS, Options(ways=False, only=frozenset({home.live}))
     )
     assert result.whole and result.totals.imported == 1
+
+
+@pytest.fixture
+def two_claude_dirs(home, settings):
+    """CLAUDE_CONFIG_DIR naming two Claude directories (work and personal), as ccusage reads it."""
+    work, personal = home.root / "work-claude", home.root / "personal-claude"
+    env = {"HOME": str(home.root), "CLAUDE_CONFIG_DIR": f"{work}, {personal}"}
+    settings.WAYSWEB_LOCATIONS = locations.resolve(env)
+    return work, personal
+
+
+def transcript_in(claude: Path, session: str, *lines: bytes) -> Path:
+    return append(claude / "projects" / "-home-dev-app" / f"{session}.jsonl", *lines)
+
+
+def test_every_claude_directory_listed_is_read_transcripts_and_legacy_log(two_claude_dirs):
+    work, personal = two_claude_dirs
+    transcript_in(work, S1, said("u1", 1, "at work"))
+    transcript_in(personal, S2, said("v1", 1, "at home").replace(S1.encode(), S2.encode()))
+    append(personal / "stats" / "events.jsonl", fired(2, session=S2))
+    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    assert set(Session.objects.values_list("sid", flat=True)) == {S1, S2}
+    roots = set(SourceFile.objects.values_list("root", flat=True))
+    assert {str(work / "projects"), str(personal / "projects"), str(personal / "stats")} <= roots
+    assert WaysEvent.objects.filter(session__sid=S2, event="way_fired").count() == 1
+
+
+def test_a_session_in_two_claude_directories_is_one_session(two_claude_dirs):
+    work, personal = two_claude_dirs
+    transcript_in(work, S1, said("u1", 1, "first"))
+    transcript_in(personal, S1, said("u1", 1, "first"), said("u2", 2, "then"))  # a copied, longer history
+    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    assert list(Session.objects.values_list("sid", flat=True)) == [S1]
+    assert TranscriptEntry.objects.filter(session__sid=S1, is_copy=False).count() == 2
+
+
+def test_a_link_out_of_any_claude_directory_is_not_read(two_claude_dirs, tmp_path):
+    work, personal = two_claude_dirs
+    outside = append(tmp_path / "elsewhere" / "secret.jsonl", said("x1", 1, "not yours to show"))
+    transcript_in(work, S1, said("u1", 1, "first"))
+    folder = personal / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    (folder / f"{S2}.jsonl").symlink_to(outside)
+    append(personal / "stats" / "x.jsonl", fired(1))
+    (personal / "stats" / "events.jsonl").symlink_to(outside)
+    result = passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    refused = {problem.path for problem in result.problems}
+    assert {str(folder / f"{S2}.jsonl"), str(personal / "stats" / "events.jsonl")} <= refused
+    assert not TranscriptEntry.objects.filter(session__sid=S2).exists()
+    assert not SourceFile.objects.filter(root=str(personal / "stats")).exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from introspect.importer import sources
 from introspect.importer.sources import LEGACY_RANK, LIVE_RANK, Source, newest_first
+from lib import locations
 
 
 def written(root: Path, rel: str, at: int, *, kind: str = "", rank: int = 0, **keys: str) -> Source:
@@ -63,3 +64,17 @@ def test_a_file_gone_since_it_was_listed_goes_last(tmp_path):
     gone = Source("transcript", tmp_path, "p/gone.jsonl", 0, "gone")
     here = written(tmp_path, "p/here.jsonl", 1, session="here")
     assert newest_first([gone, here]) == [here, gone]
+
+
+def test_each_claude_directorys_legacy_log_is_read_inside_it_the_first_at_the_legacy_rank(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    for claude in (first, second):
+        (claude / "stats").mkdir(parents=True)
+        (claude / "stats" / "events.jsonl").write_bytes(b"")
+    locs = locations.resolve({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": f"{first},{second}"})
+    found = sources.event_sources(locs)
+    assert [(s.path, s.rank, s.read_root) for s in found] == [
+        (first / "stats" / "events.jsonl", LEGACY_RANK, first),
+        (second / "stats" / "events.jsonl", sources.MORE_LEGACY_RANK + 1, second),
+    ]
+    assert sources.event_read_order(found) == found  # after the live log, in the order they were named

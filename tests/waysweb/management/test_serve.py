@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
+import threading
 from io import StringIO
 
 import pytest
@@ -11,12 +13,6 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from waysweb.management.commands import serve
-
-
-def test_it_shows_the_sample_only_when_nothing_of_the_users_exists():
-    assert serve.should_use_sample(has_files=False, has_rows=False)
-    assert not serve.should_use_sample(has_files=True, has_rows=False)
-    assert not serve.should_use_sample(has_files=False, has_rows=True)  # rotated away upstream, kept here
 
 
 @pytest.mark.parametrize(
@@ -194,3 +190,33 @@ def test_its_importer_is_ingest_follow_watching_or_polling_as_asked(monkeypatch,
     serve.Command().start_follower(poll=parser.parse_args(list(given)).poll)
     [args] = started
     assert args[2:] == ["ingest", "--follow", "--verbosity", "1", *follower]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("given", "opens"), [(("--open",), True), ((), False)])
+def test_open_shows_the_dashboard_in_the_browser_once_it_listens(home, monkeypatch, given, opens):
+    home.transcript("/home/dev/app", "s1", {"type": "user", "message": {"role": "user", "content": "hi"}})
+    port = free_port()
+    opened: list[tuple[str, bool]] = []
+    done = threading.Event()
+
+    def browser(url: str) -> bool:
+        with socket.socket() as client:  # the server accepts connections when the browser is sent there
+            answered = client.connect_ex(("127.0.0.1", port)) == 0
+        opened.append((url, answered))
+        done.set()
+        return True
+
+    monkeypatch.setattr(serve.webbrowser, "open", browser)
+    monkeypatch.setattr(serve.Command, "prepare_database", lambda self: None)
+    monkeypatch.setattr(
+        serve.Command, "serve", lambda self, server: (done.wait(5 if opens else 0.2), server.close())
+    )
+    call_command("serve", "--no-ingest", "--port", str(port), *given, stdout=StringIO(), stderr=StringIO())
+    assert opened == ([(f"http://127.0.0.1:{port}/", True)] if opens else [])

@@ -248,7 +248,8 @@ class Command(BaseCommand):
             return
         state = opts.state_dir or locs.state_dir
         self.stdout.write(
-            f"Reading agent-ways events from {state} and {opts.legacy or locs.legacy_events}"
+            f"Reading agent-ways events from {state} and "
+            f"{opts.legacy or ' and '.join(str(log) for _, log in locs.legacy_logs)}"
             + (" (bundled sample)" if locs.demo else "")
         )
 

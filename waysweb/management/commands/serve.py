@@ -16,6 +16,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
 
-from introspect.models import Session
+from introspect import served_database
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -104,11 +106,6 @@ def resolve(text: str, flags: int = 0) -> tuple[Address, ...]:
     return tuple(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found))
 
 
-def should_use_sample(*, has_files: bool, has_rows: bool) -> bool:
-    """The sample is shown only when there is nothing of the user's to show."""
-    return not has_files and not has_rows
-
-
 def raise_interrupt(signum, frame) -> None:
     """SIGTERM stops the server the way Ctrl-C does, so the importer is stopped too."""
     raise KeyboardInterrupt
@@ -129,6 +126,12 @@ class Command(BaseCommand):
             "--demo", action="store_true", help="show the bundled sample instead of your data"
         )
         parser.add_argument("--no-ingest", action="store_true", help="serve what is imported; do not import")
+        parser.add_argument(
+            "--open",
+            action="store_true",
+            dest="open_browser",
+            help="open the dashboard in your web browser once it listens",
+        )
         parser.add_argument(
             "--poll",
             action="store_true",
@@ -159,6 +162,7 @@ class Command(BaseCommand):
         allow_host: list[str],
         open_reads: bool,
         poll: bool,
+        open_browser: bool,
         **options,
     ) -> None:
         listen = self.check_host(host, allow_host, open_reads=open_reads)
@@ -168,29 +172,25 @@ class Command(BaseCommand):
         if (
             settings.LOGIN_REQUIRED and not get_user_model().objects.exists()
         ):  # after migrate: the table exists
+            # adduser picks the database the way serve does; --demo says so when it was asked for.
+            demo_flag = " --demo" if settings.WAYSWEB_DEMO else ""
             self.stderr.write(
                 self.style.WARNING(
-                    "Nobody can log in yet: create an account with `uv run manage.py adduser NAME` "
+                    f"Nobody can log in yet: create an account with `uv run manage.py adduser NAME{demo_flag}` "
                     "(add --reviewer to let them decide on knowledge)."
                 )
             )
-        if (
-            not settings.WAYSWEB_DEMO
-            and not no_ingest
-            and should_use_sample(
-                has_files=settings.WAYSWEB_LOCATIONS.has_user_data(), has_rows=Session.objects.exists()
-            )
-        ):
-            self.restart_as_demo(
-                f"no agent-ways events found under {settings.WAYSWEB_LOCATIONS.state_dir} "
-                f"or {settings.WAYSWEB_LOCATIONS.legacy_events}, "
-                f"and no Claude Code transcripts under {settings.WAYSWEB_LOCATIONS.projects_dir}"
-            )
+        if not settings.WAYSWEB_DEMO and not no_ingest:
+            why = served_database.sample_reason(settings.WAYSWEB_LOCATIONS)
+            if why:
+                self.restart_as_demo(why)
         # Django and the app are loaded by now; frozen, the collector stops walking their
         # long-lived objects on every full collection (pauses in page p95 otherwise).
         gc.collect()
         gc.freeze()
         server = self.listen(listen.host, port, threads)
+        if open_browser:
+            self.open_browser(listen, port)
         # The first import runs in the follower, behind the server: on a long history the pages
         # answer at once and fill in, newest first, while it reads.
         follower = None if no_ingest else self.start_follower(poll=poll)
@@ -250,11 +250,7 @@ class Command(BaseCommand):
                 "Run agent-ways, or pass its locations (see README), to see your own."
             )
         )
-        env = {**os.environ, "WAYSWEB_DEMO": "1"}
-        sys.stdout.flush()
-        manage = str(Path(settings.BASE_DIR) / "manage.py")
-        args = [a for a in sys.argv[1:] if a != "--demo"]
-        os.execve(sys.executable, [sys.executable, manage, *args], env)
+        served_database.restart_on_sample()
 
     def prepare_database(self) -> None:
         call_command("migrate", interactive=False, verbosity=0)
@@ -290,6 +286,22 @@ class Command(BaseCommand):
         )
         self.stdout.flush()  # before the follower draws its progress on the same terminal
         return server
+
+    def open_browser(self, listen: Listen, port: int) -> threading.Thread:
+        """The dashboard in the user's browser; the socket listens already, so the first request waits
+        in its backlog until `serve` answers it."""
+        # Every interface includes loopback, the one address this machine's browser surely reaches.
+        host = "127.0.0.1" if listen.wildcard else listen.name
+        url = f"http://{host}:{port}/"
+
+        def opened() -> None:
+            if not webbrowser.open(url):
+                self.stderr.write(f"Found no web browser to open: go to {url}")
+
+        # A terminal browser (lynx, w3m) runs in the foreground until it quits: not in the server's way.
+        opener = threading.Thread(target=opened, name="open-browser", daemon=True)
+        opener.start()
+        return opener
 
     def serve(self, server) -> None:
         signal.signal(signal.SIGTERM, raise_interrupt)
