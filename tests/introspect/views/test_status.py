@@ -187,6 +187,12 @@ def test_it_lists_every_ledger_root_beside_the_line_files_with_counts_and_last_r
     assert adrs[0] == "2 files" and adrs[2] == "1"
     knowledge = roots[("knowledge record", str(repo / ".ai" / "repo" / "knowledge"))]
     assert knowledge[0] == "1 file" and knowledge[2] == "1"
+    entry = home.root / ".claude" / "ledger" / "-home-dev-proj" / "2026-11-01T1000Z_e001.md"
+    entry.write_text("---\nsession: s1\nepoch: 1\n---\nFine, and then some.\n")
+    call_command("ingest", stdout=StringIO(), stderr=StringIO())
+    again = root_rows(client.get("/status/").content.decode())
+    changed = again[("ledger entry", str(home.root / ".claude" / "ledger"))][1]
+    assert re.fullmatch(r"1 last \d{4}-\d\d-\d\d \d\d:\d\d", changed)
 
 
 def test_it_shows_the_documents_that_did_not_check_out_with_their_reasons_and_pages(
