@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from introspect.importer import heartbeat
 from introspect.models import Quarantine, SourceFile
 from ledger.models import LedgerEntry
 from lib import locations
@@ -233,3 +234,34 @@ def test_it_pages_the_documents_that_did_not_check_out_newest_first(client):
     last = client.get("/status/?dpage=3").content.decode().split('id="document-problems"', 1)[1]
     assert "documents 101–120 of 120" in last and "entry 0 is not YAML" in last and "entry 20 " not in last
     assert "yaml_invalid: entry 19 is not YAML" in last
+
+
+def importer_line(client) -> str:
+    state = re.search(r'<p id="importer-state"[^>]*>(.*?)</p>', client.get("/status/").content.decode(), re.S)
+    return text(state.group(1))
+
+
+def test_it_says_a_follower_is_idle_since_its_last_pass_that_found_something(client):
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.after_pass(found=True)
+    said = importer_line(client)
+    since = beat.idle_since.strftime("%Y-%m-%d %H:%M:%S")
+    assert f"idle since {since} UTC (the last pass that found something new), following changes" in said
+
+
+def test_it_says_a_stopped_follower_stopped_with_its_last_error(client):
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.started()
+    beat.stopped("database disk image is malformed")
+    said = importer_line(client)
+    assert "stopped at" in said and "with this error: database disk image is malformed" in said
+
+
+def test_it_says_why_a_retrying_followers_last_pass_failed(client):
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.after_pass(found=False, error="import pass failed (disk I/O error); retrying")
+    said = importer_line(client)
+    assert (
+        said.startswith("Importer: idle")
+        and "Its last pass failed: import pass failed (disk I/O error)" in said
+    )
