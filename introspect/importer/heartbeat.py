@@ -4,8 +4,9 @@ The status page says whether anything is importing at all — a follower that di
 looks, from the rows alone, exactly like one with nothing to read. A file beside the database, as
 progress.py and health.py keep theirs: a page reads it without a query, and writing it never waits
 on the lock the batches hold. A follower polls every half second; it writes when its state changes
-(started, a pass found something, it stopped) and otherwise at most every `BEAT_EVERY_SECS`, so an
-idle follower costs one small write every quarter minute, not one per poll. A heartbeat another
+(started, a pass failed or recovered, it stopped), after passes that found something at most every
+`FOUND_EVERY_SECS`, and otherwise at most every `BEAT_EVERY_SECS`: an idle follower costs one small
+write every quarter minute, a busy one one a second, never one per poll. A heartbeat another
 host wrote is believed for `STALE_SECS`; one from this host as long as its process lives.
 """
 
@@ -26,6 +27,7 @@ from lib import statefile
 
 NAME = "importer-heartbeat.json"
 BEAT_EVERY_SECS = 15.0
+FOUND_EVERY_SECS = 1.0
 # A follower makes a whole pass every 30 s (watch.WHOLE_PASS_SECS) and beats after it: four missed
 # beats from another host mean it is gone.
 STALE_SECS = 120.0
@@ -57,11 +59,13 @@ class Heartbeat:
     def after_pass(self, *, found: bool, error: str = "") -> None:
         """A pass ended. One that found work, failed, or recovered is news at once; an idle one
         only keeps the heartbeat fresh, at most every BEAT_EVERY_SECS."""
-        news = found or error != self.error or self.idle_since is None
+        news = error != self.error or self.idle_since is None
         self.error = error
         if found or self.idle_since is None:
             self.idle_since = now()
-        if news or self.last_write is None or self.clock() - self.last_write >= BEAT_EVERY_SECS:
+        since = None if self.last_write is None else self.clock() - self.last_write
+        # A session being written makes a pass every few tens of ms: its "idle since" goes out once a second.
+        if news or since is None or since >= (FOUND_EVERY_SECS if found else BEAT_EVERY_SECS):
             self.write(IDLE)
 
     def stopped(self, error: str = "") -> None:

@@ -109,3 +109,17 @@ def test_without_a_heartbeat_it_is_unknown_or_stopped_by_the_last_failure():
 def test_an_unreadable_heartbeat_is_no_heartbeat():
     heartbeat.path().write_bytes(b"{torn")
     assert heartbeat.current().state == "unknown"
+
+
+def test_a_busy_follower_writes_its_idle_since_at_most_once_a_second():
+    clock = Clock()
+    beat = heartbeat.Heartbeat(follow=True, clock=clock)
+    beat.after_pass(found=True)
+    first = written()
+    for _ in range(9):  # passes 50 ms apart, each finding the session's newest lines
+        clock.now += 0.05
+        beat.after_pass(found=True)
+    assert written() == first
+    clock.now += heartbeat.FOUND_EVERY_SECS
+    beat.after_pass(found=True)
+    assert written()["idle_since"] > first["idle_since"]
