@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from introspect.models import Session, Turn
 
@@ -53,3 +54,63 @@ def session_notes(session: Session, turns: list[Turn], *, header: bool) -> Sessi
     for provider in _SESSION_NOTES:
         notes.add(provider(session, turns, header))
     return notes
+
+
+@dataclass(frozen=True)
+class SourceRoot:
+    """One root a document importer reads (a ledger folder, a knowledge directory, a repository's ADRs):
+    what its rows hold now, and when the importer last read it (None: no pass recorded it yet)."""
+
+    kind: str
+    label: str
+    root: str
+    records: int
+    gone: int
+    quarantined: int
+    changed: int | None = None
+    read_at: datetime | None = None
+    changed_at: datetime | None = None
+    files: int | None = None  # line files: how many hold the records; a document is its own file
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """A document that was quarantined or did not check out, with why; `url` is its page, if it has one."""
+
+    kind: str
+    label: str
+    root: str
+    path: str
+    reason: str
+    at: datetime | None = None
+    url: str = ""
+
+
+@dataclass
+class ImportSources:
+    """What other importers add to the import status page: their roots, and a page of their problems."""
+
+    roots: list[SourceRoot] = field(default_factory=list)
+    items: list[SourceItem] = field(default_factory=list)
+    item_count: int = 0
+
+
+ImportSourcesProvider = Callable[[int, int], ImportSources]  # (page, per page)
+_IMPORT_SOURCES: list[ImportSourcesProvider] = []
+
+
+def register_import_sources(provider: ImportSourcesProvider) -> None:
+    """Called once per provider, from its app's `ready()`."""
+    if provider not in _IMPORT_SOURCES:
+        _IMPORT_SOURCES.append(provider)
+
+
+def import_sources(*, page: int, per_page: int) -> ImportSources:
+    """Every provider's roots and problem items (each provider pages its own items)."""
+    found = ImportSources()
+    for provider in _IMPORT_SOURCES:
+        more = provider(page, per_page)
+        found.roots += more.roots
+        found.items += more.items
+        found.item_count += more.item_count
+    return found

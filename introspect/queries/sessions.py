@@ -40,7 +40,7 @@ from introspect.models import (
     Way,
     WaysEvent,
 )
-from introspect.queries import providers
+from introspect.queries import event_turns, providers
 from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
 from lib import bulk
 from lib.viewers import Viewer
@@ -732,13 +732,16 @@ def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:
 def events_for_session(session: Session, *, page: int = 1) -> Page:
     """Every event of the session in event order (the log, not only turn material)."""
     return Paginator(
-        WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER), EVENTS_PER_PAGE
+        event_turns.with_turns(WaysEvent.objects.filter(session=session)).order_by(*EVENT_ORDER),
+        EVENTS_PER_PAGE,
     ).get_page(page)
 
 
 def events_after(session: Session, after: int) -> list[WaysEvent]:
     """Events imported after the row `after` (live follow: one indexed id > cursor lookup)."""
-    return list(WaysEvent.objects.filter(session=session, pk__gt=after).order_by("pk"))
+    return list(
+        event_turns.with_turns(WaysEvent.objects.filter(session=session, pk__gt=after)).order_by("pk")
+    )
 
 
 def last_event_id(session: Session) -> int:

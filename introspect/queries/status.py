@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 
-from introspect.importer import health
+from introspect.importer import health, heartbeat
 from introspect.models import Quarantine, SourceFile, SourceProblem
+from introspect.queries import providers
 
 SOURCES_PER_PAGE = 100
 QUARANTINE_PER_PAGE = 50
+DOCUMENT_PROBLEMS_PER_PAGE = 50
 PROBLEMS_SHOWN = 500
 SOURCE_ORDER = ("kind", "root", "rel_path", "generation")
 COUNTERS = ("offset", "lines_seen", "imported", "duplicate", "quarantined", "inert")
@@ -54,6 +56,38 @@ def source_totals() -> dict:
     return totals
 
 
+def line_roots() -> list[providers.SourceRoot]:
+    """Each root the line importer reads, per kind (events logs, transcripts, majordomus ledgers):
+    one aggregate query, as many rows as there are roots, not files. A root's "changed" counts its
+    files truncated or replaced (each a superseded generation)."""
+    rows = (
+        SourceFile.objects.values("kind", "root")
+        .annotate(
+            files=Count("pk", filter=~Q(status=SourceFile.Status.SUPERSEDED)),
+            gone=Count("pk", filter=Q(status=SourceFile.Status.GONE)),
+            changed=Count("pk", filter=Q(status=SourceFile.Status.SUPERSEDED)),
+            imported=Sum("imported", default=0),
+            quarantined=Sum("quarantined", default=0),
+            read_at=Max("updated_at"),
+        )
+        .order_by("kind", "root")
+    )
+    return [
+        providers.SourceRoot(
+            kind=row["kind"],
+            label=row["kind"].replace("_", " "),
+            root=row["root"],
+            records=row["imported"],
+            gone=row["gone"],
+            quarantined=row["quarantined"],
+            changed=row["changed"],
+            read_at=row["read_at"],
+            files=row["files"],
+        )
+        for row in rows
+    ]
+
+
 def source_page(filters: StatusFilters, *, page: int, files: int) -> Page:
     """The files in the order they were always listed (kind, root, path, generation), a page at a time.
 
@@ -89,13 +123,28 @@ def unread_paths() -> tuple[list[SourceProblem], int]:
     return shown, len(shown) if len(shown) < PROBLEMS_SHOWN else problems.count()
 
 
-def import_status(filters: StatusFilters, *, page: int = 1, quarantine_page_number: int = 1) -> dict:
-    """Totals, one page of source files, the unread paths and one page of the quarantine."""
+def document_pager(documents: providers.ImportSources, page: int) -> Page:
+    """A pager over the documents' problems (the provider paged the items; this only numbers pages)."""
+    paginator = Paginator(range(documents.item_count), DOCUMENT_PROBLEMS_PER_PAGE)
+    return paginator.get_page(page)
+
+
+def import_status(
+    filters: StatusFilters, *, page: int = 1, quarantine_page_number: int = 1, document_page: int = 1
+) -> dict:
+    """The importer's heartbeat, every root read (line files and the other apps' documents), totals,
+    one page of source files, the unread paths, one page of the quarantine and one of the documents
+    that were quarantined or did not check out."""
     totals = source_totals()
+    documents = providers.import_sources(page=document_page, per_page=DOCUMENT_PROBLEMS_PER_PAGE)
     by_reason = list(Quarantine.objects.values("reason").annotate(n=Count("pk")).order_by("-n"))
     problems, problem_count = unread_paths()
     return {
         "failure": health.last_failure(),
+        "importer": heartbeat.current(),
+        "roots": line_roots() + documents.roots,
+        "documents": documents,
+        "document_pages": document_pager(documents, document_page),
         "totals": totals,
         "filters": filters,
         "kinds": SourceFile.Kind.values,

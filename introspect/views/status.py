@@ -21,6 +21,7 @@ def import_status(request: HtmxHttpRequest) -> HttpResponse:
         filters,
         page=int_param(request, "page", 1, low=1) or 1,
         quarantine_page_number=int_param(request, "qpage", 1, low=1) or 1,
+        document_page=int_param(request, "dpage", 1, low=1) or 1,
     )
     context = {**status, "nav": "status"}
     return render_page(request, "introspect/import_status.html", context, fragment="source-table")

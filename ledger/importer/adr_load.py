@@ -133,14 +133,15 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 else:
                     result.changed += 1
                 fill(row, doc, rel, str(directory), digest, raw, now)
+                kept, dropped = fitting_edges(doc)
+                # An edge no column can hold is said on the record, not lost without a word.
+                row.problems += [
+                    f"overlong:{kind}: a target of {len(target)} characters" for kind, target in dropped
+                ]
                 bulk.save_racing(row, repo=root, rel_path=rel)
                 AdrRelation.objects.filter(source=row).delete()
                 AdrRelation.objects.bulk_create(
-                    [
-                        AdrRelation(source=row, kind=kind, target=target)
-                        for kind, target in edges(doc)
-                        if len(target) <= AdrRelation._meta.get_field("target").max_length
-                    ],
+                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in kept],
                     ignore_conflicts=True,
                 )
     for rel, row in existing.items():
@@ -194,6 +195,13 @@ def edges(doc) -> list[tuple[str, str]]:
     ]
     out += [(kind.RELATED, t) for t in doc.related] + [(kind.AMENDS, t) for t in doc.amends]
     return out
+
+
+def fitting_edges(doc) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the edges a row can store, those whose target is too long for its column)."""
+    limit = AdrRelation._meta.get_field("target").max_length
+    found = edges(doc)
+    return [e for e in found if len(e[1]) <= limit], [e for e in found if len(e[1]) > limit]
 
 
 def flag_duplicates(root: str) -> None:

@@ -237,10 +237,24 @@ def apply_file(
     record.klass, record.status = str(data.get("class") or ""), file_status or record.status
     record.epistemics, record.title = str(data.get("epistemics") or ""), str(data.get("title") or "")
     record.description, record.date = str(data.get("description") or ""), str(data.get("date") or "")
-    record.tags = [str(t) for t in data.get("tags") or [] if isinstance(t, (str, int))]
+    tags, derived_from, relations = listed(data.get("tags")), [], listed(data.get("relations"))
     provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
-    record.derived_from = [str(r) for r in provenance.get("derived_from") or [] if isinstance(r, str)]
-    record.relations = [r for r in data.get("relations") or [] if isinstance(r, dict)]
+    derived_from = listed(provenance.get("derived_from"))
+    record.tags = [str(t) for t in tags if isinstance(t, (str, int))]
+    record.derived_from = [r for r in derived_from if isinstance(r, str)]
+    record.relations = [r for r in relations if isinstance(r, dict)]
+    # What the index cannot hold is named on the record (the file keeps it): never dropped unsaid.
+    left_out = [
+        f"{name}: {len(values) - len(kept)} value{'s' if len(values) - len(kept) != 1 else ''} left out"
+        for name, values, kept in (
+            ("tags", tags, record.tags),
+            ("provenance.derived_from", derived_from, record.derived_from),
+            ("relations", relations, record.relations),
+        )
+        if len(values) != len(kept)
+    ]
+    if left_out:
+        record.problem = "; ".join(part for part in (record.problem, *left_out) if part)
     record.superseded_by = str(data.get("superseded_by") or "")
     record.about = str(data.get("about") or "")
     record.body, record.frontmatter = parsed.body, json.loads(json.dumps(data, default=str))
@@ -248,6 +262,13 @@ def apply_file(
     if overlong:
         record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
     link_provenance(record, SessionsBySid() if sessions is None else sessions)
+
+
+def listed(value: object) -> list:
+    """A front-matter list as a list; a lone scalar as a list of one; nothing as an empty list."""
+    if value is None or value == "":
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid) -> None:

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from introspect.importer import loader, problems
 from introspect.models import Project
-from ledger.importer import adr_load, document, entries, knowledge, mj
+from ledger.importer import adr_load, document, entries, knowledge, mj, passlog
 from ledger.models import KnowledgeEvent
 from lib import safefs
 from lib.locations import SAMPLE_HOME, Locations
@@ -82,8 +82,11 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     result = LedgerPass()
     if locs.demo:
         ensure_demo_repos(locs)
-    result.entries = entries.import_ledger(ledger_dir or locs.ledger_dir)
+    ledger_root = ledger_dir or locs.ledger_dir
+    result.entries = entries.import_ledger(ledger_root)
     problems.record("ledger", result.entries.problems)
+    e = result.entries
+    reads = [passlog.Read(passlog.ENTRIES, str(ledger_root), e.files, e.added, e.changed, e.gone)]
     entries.link_entries_to_sessions()
     repos = repositories(locs)
     mj_problems: list[safefs.Problem] = []
@@ -101,7 +104,18 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
         result.adrs.changed += found_adrs.changed + found_adrs.moved
         result.adrs.files += found_adrs.files
         record_problems += found_adrs.problems
+        reads.append(
+            passlog.Read(
+                passlog.ADRS,
+                str(repo),
+                found_adrs.files,
+                found_adrs.added,
+                found_adrs.changed + found_adrs.moved,
+                found_adrs.gone,
+            )
+        )
     problems.record("records", record_problems)
+    passlog.record(reads)
     result.problems = result.entries.problems + mj_problems + record_problems
     return result
 
@@ -109,11 +123,18 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
 def import_knowledge(locs: Locations, result: LedgerPass) -> LedgerPass:
     """waysweb's own knowledge directory and each repository's, into `result`."""
     knowledge_problems: list[safefs.Problem] = []
+    reads = []
     for directory, root in knowledge.knowledge_directories(repositories(locs), locs.knowledge_dir):
         found = knowledge.import_knowledge(directory, root)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
         knowledge_problems += found.problems
+        reads.append(
+            passlog.Read(
+                passlog.KNOWLEDGE, str(directory), found.files, found.added, found.changed, found.gone
+            )
+        )
     problems.record("knowledge", knowledge_problems)
+    passlog.record(reads)
     result.problems += knowledge_problems
     return result

@@ -262,7 +262,7 @@ def test_it_bounds_the_queries_per_page(client, home, django_assert_max_num_quer
         client.get("/sessions/sess-0000-aaaa-bbbb/")
     with django_assert_max_num_queries(6):
         client.get("/sessions/sess-0000-aaaa-bbbb/events/")
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(9):  # its own bound: tests/introspect/views/test_status.py
         client.get("/status/")
 
 
@@ -899,3 +899,71 @@ def test_it_reads_a_box_in_two_queries(client, home, django_assert_max_num_queri
 def test_it_routes_a_code_box_both_ways():
     assert reverse("introspect:entry-code", args=["abc", 7, "input"]) == "/sessions/abc/entries/7/code/input/"
     assert resolve("/sessions/abc/entries/7/code/input/").func is views.entry_code
+
+
+def turn_links(body: str) -> list[tuple[str, str]]:
+    """The event log's links to turns: (href, text)."""
+    return [
+        (html.unescape(href), text)
+        for href, text in re.findall(r'<a class="turn-link[^"]*" href="([^"]+)"[^>]*>([^<]+)</a>', body)
+    ]
+
+
+def test_each_event_log_row_links_to_its_turn_on_the_session_page(client, home):
+    imported(home, sessions=1)
+    session = Session.objects.get()
+    body = client.get(f"/sessions/{session.sid}/events/").content.decode()
+    url = f"/sessions/{session.sid}/"
+    rows = re.findall(r"<tr class=\"ev [^\"]*\">(.*?)</tr>", body, re.S)
+    turn = {n: (f"{url}?from={n}#turn-{n}", f"turn {n}") for n in (1, 2)}
+    assert [turn_links(row) for row in rows] == [
+        [],  # the session start at 10:00:00, before any turn
+        [turn[1]],  # the two fires and the withheld candidate are rows of turn 1
+        [turn[1]],
+        [turn[1]],
+        [(f"{url}?from=1#turn-1", "by time: turn 1")],  # the second session start: placed by time only
+        [turn[2]],  # the re-disclosure after it
+    ]
+    assert "by time only" not in rows[1]
+
+
+def test_an_event_that_is_no_row_of_a_turn_links_to_the_turn_before_it_by_time_saying_so(client, home):
+    imported(home, sessions=1)
+    session = Session.objects.get()
+    append(
+        home.live,
+        line(
+            ts="2026-11-01T10:05:00Z", event="way_nearmiss", way="d/c", fire_score="0.4", session=session.sid
+        ),
+    )
+    call_command("ingest", stdout=StringIO())
+    body = client.get(f"/sessions/{session.sid}/events/").content.decode()
+    row = next(r for r in re.findall(r"<tr class=\"ev [^\"]*\">(.*?)</tr>", body, re.S) if "d/c" in r)
+    assert turn_links(row) == [(f"/sessions/{session.sid}/?from=1#turn-1", "by time: turn 1")]
+    assert "by time only" in row
+    landed = client.get(f"/sessions/{session.sid}/?from=1", follow=True).content.decode()
+    assert '<article id="turn-1"' in landed  # the anchor the link names is on the page it opens
+
+
+def test_the_judges_verdict_on_a_fire_links_to_the_fires_turn_as_keyed(client, home):
+    sid = "judged-0000-aaaa"
+    append(
+        home.live,
+        line(ts="2026-11-01T10:00:00Z", event="session_start", project="/src/p", session=sid),
+        line(ts="2026-11-01T10:05:00Z", event="way_fired", way="d/a", trigger="bash", session=sid),
+        line(
+            ts="2026-11-01T10:09:59Z", event="way_judged", way="d/s", verdict="pass", p_yes=0.8, session=sid
+        ),
+        line(
+            ts="2026-11-01T10:10:00Z",
+            event="way_fired",
+            way="d/s",
+            trigger="semantic:embedding:en",
+            fire_score="0.6",
+            session=sid,
+        ),
+    )
+    call_command("ingest", stdout=StringIO())
+    body = client.get(f"/sessions/{sid}/events/").content.decode()
+    row = next(r for r in re.findall(r"<tr class=\"ev [^\"]*\">(.*?)</tr>", body, re.S) if "way_judged" in r)
+    assert turn_links(row) == [(f"/sessions/{sid}/?from=2#turn-2", "turn 2")]  # not "by time: turn 1"

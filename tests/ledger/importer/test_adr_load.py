@@ -41,3 +41,16 @@ def test_it_imports_the_sample_from_ingest(settings, tmp_path):
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(tmp_path)}, demo=True)
     call_command("ingest", stdout=StringIO())
     assert AdrRecord.objects.filter(present=True).count() == 22
+
+
+def test_it_names_an_edge_too_long_to_store_on_the_record_instead_of_dropping_it(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "docs" / "adr").mkdir(parents=True)
+    target = "spec:" + "x" * 300
+    (repo / "docs" / "adr" / "0004-long-ref.md").write_text(
+        f"---\nid: ADR-0004\nstatus: accepted\nrelated:\n  - {target}\n  - ADR-0001\n---\n# ADR-0004: Long ref\n"
+    )
+    adr_load.import_repo(repo)
+    record = get(repo, "ADR-0004")
+    assert [(r.kind, r.target) for r in record.relations.all()] == [("related", "ADR-0001")]
+    assert f"overlong:related: a target of {len(target)} characters" in record.problems

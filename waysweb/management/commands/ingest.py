@@ -22,7 +22,7 @@ from rich.progress import (
 )
 
 from introspect.derive import sessions
-from introspect.importer import health, loader, sources, watch
+from introspect.importer import health, heartbeat, loader, sources, watch
 from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
@@ -136,9 +136,13 @@ class Command(BaseCommand):
         handlers = {}
         if follow:
             handlers = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        beat = None
         try:
             self.check_database()
             with importer_lock():
+                # Only once the lock is ours: a second importer refused must not speak for the first.
+                beat = heartbeat.Heartbeat(follow=follow)
+                beat.started()
                 self.describe(locs, opts, follow)
                 self.catch_up = True  # a run killed or failed before its rebuild left sessions behind
                 first = True
@@ -153,6 +157,11 @@ class Command(BaseCommand):
                     pass_opts = dataclasses.replace(opts, only=only)
                     result = self.import_once(
                         locs, pass_opts, scan_ways=scan_ways, follow=follow, first=first
+                    )
+                    failure = health.last_failure() if result is None else None
+                    beat.after_pass(
+                        found=result is not None and result.found,
+                        error=failure["message"] if failure is not None else "",
                     )
                     if result is None:
                         only = None  # a failed pass, waited out: a whole one resumes from the checkpoints
@@ -173,8 +182,16 @@ class Command(BaseCommand):
         except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
             message = explain(exc)
             health.record(message)
+            if beat is not None:
+                beat.stopped(message)
             raise CommandError(message) from exc
+        except Exception as exc:
+            if beat is not None:
+                beat.stopped(f"{type(exc).__name__}: {one_line(exc)}")  # a crash: the page says so
+            raise
         finally:
+            if beat is not None:
+                beat.stopped()  # a clean end (or Ctrl-C); an error above has already said so
             changes.close()
             self.close_bar()  # Ctrl-C in a single pass too: the terminal gets its cursor back
             for sig, handler in handlers.items():  # a caller's own (a test's, a shell's) again

@@ -1,0 +1,46 @@
+"""The ledger's roots and problem documents, as the import status page asks for them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.importer import knowledge as knowledge_files
+from ledger.importer import passlog
+from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.queries import import_sources
+from tests.ledger.conftest import record_file
+
+pytestmark = pytest.mark.django_db
+
+
+def test_without_a_recorded_pass_a_root_reads_as_last_read_when_its_newest_row_was(knowledge):
+    passlog.path().unlink(missing_ok=True)
+    (root,) = import_sources.import_sources(1, 50).roots
+    newest = max(KnowledgeRecord.objects.values_list("updated_at", flat=True))
+    assert (root.kind, root.root, root.records, root.changed) == (passlog.KNOWLEDGE, str(knowledge), 3, None)
+    assert root.read_at == newest
+
+
+def test_a_record_that_contradicts_a_persons_decision_is_listed_with_the_conflict(knowledge):
+    record = KnowledgeRecord.objects.get(record_id="s-20260911000001-aaaa-3f9c2a1b7d0e")
+    KnowledgeRecord.objects.filter(pk=record.pk).update(status="verified")
+    ReviewAction.objects.create(record=record, verb=ReviewAction.Verb.PROMOTE, reviewer_name="ann")
+    record_file(knowledge, record.record_id, title="Changed after it was promoted")
+    knowledge_files.import_knowledge(knowledge)
+    found = import_sources.import_sources(1, 50)
+    (item,) = found.items
+    assert found.item_count == 1 and item.path == f"candidates/{record.record_id}.md"
+    assert "a person decided 'verified'" in item.reason and item.url == f"/ledger/knowledge/{record.pk}/"
+
+
+def test_it_pages_the_problem_documents_and_clamps_a_page_past_the_last(tmp_path):
+    directory = tmp_path / "k"
+    (directory / "candidates").mkdir(parents=True)
+    for n in range(5):
+        (directory / "candidates" / f"broken-{n}.md").write_text("no front matter\n")
+    knowledge_files.import_knowledge(directory)
+    first = import_sources.import_sources(1, 2)
+    last = import_sources.import_sources(99, 2)
+    assert first.item_count == 5 and len(first.items) == 2 and len(last.items) == 1
+    assert {i.path for i in first.items}.isdisjoint({i.path for i in last.items})
+    assert all(i.reason.startswith("frontmatter_missing") for i in first.items + last.items)
