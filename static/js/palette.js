@@ -1,0 +1,120 @@
+// The command palette: Ctrl/Cmd+K opens base.html's <dialog id="palette">; typing asks
+// /palette.json?q=… (sessions by id prefix, title or project; ways; decisions; pages) and lists the
+// answer; ↑/↓ choose, Enter opens, Esc closes (the dialog's own cancel). Results are built with
+// textContent only: titles are agent text. With nothing chosen, Enter submits the plain search form.
+(function () {
+  "use strict";
+  const dialog = document.getElementById("palette");
+  if (!dialog) return;
+  const input = dialog.querySelector("[data-palette-input]");
+  const list = dialog.querySelector("#palette-results");
+  const url = list.dataset.paletteUrl;
+  const KINDS = { page: "page", session: "session", way: "way", decision: "decision" };
+  let items = [];
+  let chosen = -1;
+  let asked = 0; // the newest request's number: a slow older answer never overwrites a newer one
+  let timer = null;
+  let shownFor = null; // the text the listed items answer
+
+  function open() {
+    if (dialog.open) return;
+    dialog.showModal();
+    input.select();
+    ask();
+  }
+
+  function ask() {
+    clearTimeout(timer);
+    const number = ++asked;
+    const text = input.value;
+    return fetch(`${url}?q=${encodeURIComponent(text)}`, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+      .then((doc) => { if (number === asked) show(doc.items || [], text); })
+      .catch(() => { if (number === asked) show([], text); });
+  }
+
+  function go() {
+    if (chosen >= 0 && items[chosen]) window.location.href = items[chosen].url;
+    else input.form.submit();
+  }
+
+  function show(found, text) {
+    items = found;
+    shownFor = text;
+    chosen = found.length ? 0 : -1;
+    list.replaceChildren();
+    found.forEach((item, index) => {
+      const li = document.createElement("li");
+      li.id = `palette-item-${index}`;
+      li.setAttribute("role", "option");
+      const link = document.createElement("a");
+      link.href = item.url;
+      link.tabIndex = -1; // the input keeps the focus; ↑/↓ move the choice
+      const kind = document.createElement("span");
+      kind.className = `badge badge--muted palette-kind palette-kind--${KINDS[item.kind] || "page"}`;
+      kind.textContent = item.kind;
+      const label = document.createElement("span");
+      label.className = "palette-label";
+      label.textContent = item.label;
+      link.append(kind, label);
+      if (item.detail) {
+        const detail = document.createElement("span");
+        detail.className = "palette-detail muted mono";
+        detail.textContent = item.detail;
+        link.append(detail);
+      }
+      li.append(link);
+      list.append(li);
+    });
+    if (!found.length && input.value.trim()) {
+      const none = document.createElement("li");
+      none.className = "palette-none muted";
+      none.textContent = "Nothing to jump to; Enter searches for it.";
+      list.append(none);
+    }
+    mark();
+  }
+
+  function mark() {
+    list.querySelectorAll("[role=option]").forEach((li, index) => li.setAttribute("aria-selected", String(index === chosen)));
+    const current = chosen >= 0 ? list.querySelector(`#palette-item-${chosen}`) : null;
+    if (current) current.scrollIntoView({ block: "nearest" });
+    if (current) input.setAttribute("aria-activedescendant", current.id);
+    else input.removeAttribute("aria-activedescendant");
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "k") {
+      event.preventDefault(); // the browser's own Ctrl+K (the address bar's search)
+      if (dialog.open) dialog.close();
+      else open();
+    }
+  });
+
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(ask, 120); // one request per pause in typing, not per key
+  });
+
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (!items.length) return;
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      chosen = (chosen + step + items.length) % items.length;
+      mark();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      // Typed faster than the answers came: open the first match for what is typed now, not a stale one.
+      if (shownFor === input.value) go();
+      else ask().then(go);
+    }
+  });
+
+  list.addEventListener("mousemove", (event) => {
+    const li = event.target.closest("[role=option]");
+    if (!li) return;
+    const index = Array.from(list.children).indexOf(li);
+    if (index !== chosen) { chosen = index; mark(); }
+  });
+})();
