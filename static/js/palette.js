@@ -103,6 +103,10 @@
       const step = event.key === "ArrowDown" ? 1 : -1;
       chosen = (chosen + step + items.length) % items.length;
       mark();
+    } else if (event.key === "Escape") {
+      // A search field's first Esc only clears its text; the palette closes on the first.
+      event.preventDefault();
+      dialog.close();
     } else if (event.key === "Enter") {
       event.preventDefault();
       // Typed faster than the answers came: open the first match for what is typed now, not a stale one.
