@@ -4,11 +4,16 @@
 // textContent only: titles are agent text. With nothing chosen, Enter submits the plain search form.
 (function () {
   "use strict";
-  const dialog = document.getElementById("palette");
-  if (!dialog) return;
-  const input = dialog.querySelector("[data-palette-input]");
-  const list = dialog.querySelector("#palette-results");
-  const url = list.dataset.paletteUrl;
+  // Looked up again on each opening: a boosted navigation (hx-boost) replaces the <body> it is in.
+  let dialog = null;
+  let input = null;
+  let list = null;
+  function bind() {
+    dialog = document.getElementById("palette");
+    input = dialog && dialog.querySelector("[data-palette-input]");
+    list = dialog && dialog.querySelector("#palette-results");
+    return Boolean(dialog && input && list);
+  }
   const KINDS = { page: "page", session: "session", way: "way", decision: "decision" };
   let items = [];
   let chosen = -1;
@@ -17,7 +22,9 @@
   let shownFor = null; // the text the listed items answer
 
   function open() {
-    if (dialog.open) return;
+    if (!bind() || dialog.open) return;
+    items = [];
+    shownFor = null;
     dialog.showModal();
     input.select();
     ask();
@@ -27,7 +34,7 @@
     clearTimeout(timer);
     const number = ++asked;
     const text = input.value;
-    return fetch(`${url}?q=${encodeURIComponent(text)}`, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+    return fetch(`${list.dataset.paletteUrl}?q=${encodeURIComponent(text)}`, { headers: { Accept: "application/json" }, credentials: "same-origin" })
       .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
       .then((doc) => { if (number === asked) show(doc.items || [], text); })
       .catch(() => { if (number === asked) show([], text); });
@@ -86,17 +93,20 @@
   document.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "k") {
       event.preventDefault(); // the browser's own Ctrl+K (the address bar's search)
-      if (dialog.open) dialog.close();
+      if (dialog && dialog.isConnected && dialog.open) dialog.close();
       else open();
     }
   });
 
-  input.addEventListener("input", () => {
+  // Delegated, so the listeners outlive the elements a boosted navigation replaces.
+  document.addEventListener("input", (event) => {
+    if (event.target !== input) return;
     clearTimeout(timer);
     timer = setTimeout(ask, 120); // one request per pause in typing, not per key
   });
 
-  input.addEventListener("keydown", (event) => {
+  document.addEventListener("keydown", (event) => {
+    if (event.target !== input) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       if (!items.length) return;
@@ -115,8 +125,8 @@
     }
   });
 
-  list.addEventListener("mousemove", (event) => {
-    const li = event.target.closest("[role=option]");
+  document.addEventListener("mousemove", (event) => {
+    const li = list && event.target.closest && event.target.closest("#palette-results [role=option]");
     if (!li) return;
     const index = Array.from(list.children).indexOf(li);
     if (index !== chosen) { chosen = index; mark(); }
