@@ -93,3 +93,21 @@ def test_the_help_lists_the_keys_of_the_session_page(tab):
     help_text = page.text_content("#key-help")
     for line in ("next / previous prompt", "replay: play / pause", "go to a session, way, decision or page"):
         assert line in help_text
+
+
+# Records the theme on <html> at the moment the parser adds <body>, before anything is painted.
+AT_FIRST_BODY = """new MutationObserver((changes, observer) => {
+  if (!document.body) return;
+  window.themeAtFirstBody = document.documentElement.dataset.theme || "auto";
+  observer.disconnect();
+}).observe(document, { childList: true, subtree: true });"""
+
+
+def test_the_remembered_theme_is_on_the_page_before_its_body_is_parsed(tab):
+    page = tab.page
+    page.add_init_script(AT_FIRST_BODY)
+    tab.go("/")
+    assert page.evaluate("window.themeAtFirstBody") == "auto"
+    page.select_option("[data-theme-switch]", "dark")
+    tab.go("/ways/")
+    assert page.evaluate("window.themeAtFirstBody") == "dark"
