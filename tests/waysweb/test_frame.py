@@ -155,24 +155,25 @@ def test_a_conversation_page_adds_prompt_jumps_and_the_replay_keys(client, sampl
     keys = frame(client, "/sessions/3f12dab8-ee65-4941-ae6f-11e4d6a398ba/").keys
     assert keys == [
         ("n p", "next / previous prompt"),
+        ("j k", "next / previous agent-ways turn"),
         ("Space", "replay: play / pause (panel open)"),
         ("← →", "replay: previous / next frame (panel open)"),
         *EVERY_PAGE_KEYS,
     ]
 
 
-def test_a_session_without_a_transcript_lists_turns_so_it_adds_turn_keys(client):
+def test_a_session_without_a_transcript_lists_turns_so_it_adds_turn_keys_but_no_prompt_jumps(client):
     Session.objects.create(sid="s-1", turn_count=1, started_at=datetime(2026, 11, 8, tzinfo=UTC))
     assert frame(client, "/sessions/s-1/").keys[:3] == [
-        ("j k", "next / previous turn"),
+        ("j k", "next / previous agent-ways turn"),
         ("Space", "replay: play / pause (panel open)"),
         ("← →", "replay: previous / next frame (panel open)"),
     ]
 
 
-def test_a_session_without_turns_has_no_replay_keys(client):
+def test_a_session_without_turns_has_no_turn_or_replay_keys(client):
     Session.objects.create(sid="s-0", started_at=datetime(2026, 11, 8, tzinfo=UTC))
-    assert frame(client, "/sessions/s-0/").keys == [("j k", "next / previous turn"), *EVERY_PAGE_KEYS]
+    assert frame(client, "/sessions/s-0/").keys == EVERY_PAGE_KEYS
 
 
 def test_a_subagent_page_adds_prompt_jumps(client, sample):
