@@ -11,4 +11,5 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("import-progress/", views.import_progress, name="import-progress"),
+    path("palette.json", views.palette, name="palette"),
 ]
