@@ -42,7 +42,7 @@ from introspect.models import (
 )
 from introspect.queries import event_turns, providers
 from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
-from lib import bulk
+from lib import bulk, params
 from lib.viewers import Viewer
 
 SESSIONS_PER_PAGE = 50
@@ -389,11 +389,11 @@ def entry_position(entry: TranscriptEntry) -> str:
 
 
 def parse_position(value: str) -> tuple[int, int] | None:
+    """A cursor `offset.index` from a query string; None unless both fit the 64-bit columns they
+    are compared with and stored in (a viewer's seen mark), the index with room for its +1."""
     offset, _, index = value.partition(".")
-    try:
-        return int(offset), int(index or 0)
-    except ValueError:
-        return None
+    place = params.parse_int(offset), params.parse_int(index or "0", low=0, high=params.INT_LIMIT - 1)
+    return None if None in place else place
 
 
 def page_run(session: Session, turn: int, part: int) -> tuple[list[TranscriptEntry], TranscriptEntry | None]:

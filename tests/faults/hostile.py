@@ -217,6 +217,7 @@ def route_kwargs(pattern: URLPattern, name: str) -> dict | None:
         "slug": SLUGS[3],
         "entry_id": spawning.pk,  # the Task call: its raw input is a code box
         "slot": "input",
+        "fmt": "html",  # a session export: the largest of the three formats
     }
     kwargs = {}
     for key in re.findall(r"<\w+:(\w+)>", str(pattern.pattern)):

@@ -100,5 +100,7 @@ def test_it_answers_head_on_every_page_as_get_without_the_body(client):
     for name, url in every_page(client):
         got = client.get(url)
         head = client.head(url)
-        assert (name, head.status_code, head.content) == (name, got.status_code, b"")
+        # A streamed page (a session export) has its body as an iterator; HEAD must empty it too.
+        body = b"".join(head.streaming_content) if head.streaming else head.content
+        assert (name, head.status_code, body) == (name, got.status_code, b"")
         assert head["Content-Type"] == got["Content-Type"], name

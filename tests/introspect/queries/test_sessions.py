@@ -45,3 +45,13 @@ def test_it_finds_a_claude_code_session_by_a_word_of_any_prompt(home):
     with CaptureQueriesContext(connection) as queries_run:
         list(queries.session_list_page(queries.SessionFilters(q="hello_world"), page=1))
     assert len(queries_run) <= 2  # the page and its count: one EXISTS, no query per session
+
+
+def test_a_cursor_that_does_not_fit_a_64_bit_column_reads_as_absent():
+    # A viewer's seen mark stores the cursor the page followed: a forged one must never reach it.
+    assert queries.parse_position("120.3") == (120, 3)
+    assert queries.parse_position("120") == (120, 0)
+    assert queries.parse_position(f"{2**63}.0") is None
+    assert queries.parse_position(f"0.{2**63 - 1}") is None  # no room for the index's +1
+    assert queries.parse_position("0.-1") is None
+    assert queries.parse_position("a.b") is None
