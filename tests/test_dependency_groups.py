@@ -15,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE_BROWSER_TEST = "tests/browser/test_walkthrough.py::test_it_lists_the_sessions_and_opens_one"
+EVERY_BROWSER_TEST = "tests/browser"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
@@ -38,8 +39,8 @@ def test_ci_installs_the_browser_group_and_forbids_skipping_the_browser_tests():
     assert test_runs and all("--group browser" in line for line in test_runs)
 
 
-def run_browser_test(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
-    """One browser test in a child pytest that cannot import playwright (a package that refuses)."""
+def run_browser_test(tmp_path: Path, test: str = ONE_BROWSER_TEST, **env: str) -> subprocess.CompletedProcess:
+    """Browser tests in a child pytest that cannot import playwright (a package that refuses)."""
     hidden = tmp_path / "hide" / "playwright"
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text(
@@ -49,7 +50,7 @@ def run_browser_test(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     # Any existing file passes the Chromium check, which comes first: playwright's is the one tested.
     child_env.update(PYTHONPATH=str(hidden.parent), WAYSWEB_CHROMIUM=sys.executable, **env)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-q", ONE_BROWSER_TEST],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-q", test],
         cwd=ROOT,
         env=child_env,
         capture_output=True,
@@ -63,6 +64,14 @@ def test_without_playwright_the_browser_tests_skip_saying_how_to_install_it(tmp_
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 skipped" in result.stdout
     assert "playwright is not installed" in result.stdout and "uv sync --group browser" in result.stdout
+
+
+def test_without_playwright_every_browser_test_module_is_still_collected_and_skips(tmp_path):
+    # A module that imports playwright at its top would be a collection error, not a skip.
+    result = run_browser_test(tmp_path, EVERY_BROWSER_TEST)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " skipped" in result.stdout and "error" not in result.stdout, result.stdout
+    assert "passed" not in result.stdout and "failed" not in result.stdout, result.stdout
 
 
 def test_without_playwright_the_browser_tests_fail_where_a_browser_is_required(tmp_path):

@@ -57,6 +57,13 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def expect(browser):
+    """Playwright's retrying assertions, reached through the `browser` fixture so that a test using
+    them skips (or, on CI, fails) exactly as every browser test does when Playwright is absent."""
+    return pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
+
+
 class Page:
     """A browser tab that records console errors and failed requests, and saves screenshots."""
 

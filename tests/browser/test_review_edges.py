@@ -8,7 +8,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
-from playwright.sync_api import expect
 
 from ledger.models import KnowledgeRecord
 
@@ -33,7 +32,7 @@ def reviewer_tab(tab, sample_home, settings):
     return tab
 
 
-def test_the_nav_count_drops_after_a_promotion_without_a_reload(reviewer_tab):
+def test_the_nav_count_drops_after_a_promotion_without_a_reload(reviewer_tab, expect):
     tab = reviewer_tab
     pending = KnowledgeRecord.objects.filter(status="candidate", present=True)
     before = pending.count()
@@ -52,7 +51,7 @@ def test_the_nav_count_drops_after_a_promotion_without_a_reload(reviewer_tab):
     tab.shot("review-edges-nav-count-after-promote")
 
 
-def test_a_decision_record_shows_its_provenance_as_fields_and_only_valid_status_changes(reviewer_tab):
+def test_a_decision_record_shows_its_provenance_as_fields_and_only_valid_status_changes(reviewer_tab, expect):
     tab = reviewer_tab
     tab.go("/ledger/decisions/")
     tab.page.get_by_role("link", name="ADR-0011").first.click()
@@ -65,7 +64,7 @@ def test_a_decision_record_shows_its_provenance_as_fields_and_only_valid_status_
     tab.shot("review-edges-record-provenance")
 
 
-def test_the_ledger_index_names_projects_by_name(reviewer_tab):
+def test_the_ledger_index_names_projects_by_name(reviewer_tab, expect):
     tab = reviewer_tab
     tab.go("/ledger/")
     names = tab.page.locator("table .project-name")
