@@ -90,7 +90,7 @@ def test_it_names_the_database_it_checks(home):
     append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
     out = doctor()
     assert out.startswith(
-        f"Checking the database `serve` uses: your database {connection.settings_dict['NAME']}."
+        f"Checking the database `serve` uses: your database {served_database.label(connection.settings_dict)}."
     )
 
 
@@ -112,7 +112,8 @@ def test_on_the_sample_it_names_the_samples_database(home, settings):
     settings.WAYSWEB_DEMO = True
     append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
     out = doctor()
-    assert f"the bundled sample's database {connection.settings_dict['NAME']}." in out.splitlines()[0]
+    where = served_database.label(connection.settings_dict)  # a file, or a URL on PostgreSQL
+    assert f"the bundled sample's database {where}." in out.splitlines()[0]
 
 
 def test_transcripts_without_events_are_what_serve_shows(home):

@@ -59,7 +59,7 @@ def test_it_says_it_made_the_account_in_your_database_when_serve_shows_your_data
     settings.WAYSWEB_DEMO = False
     home.transcript("/home/dev/app", "s1", {"type": "user", "message": {"role": "user", "content": "hi"}})
     out = add("bea")
-    assert f"Created bea (viewer) in your database {connection.settings_dict['NAME']}." in out
+    assert f"Created bea (viewer) in your database {served_database.label(connection.settings_dict)}." in out
     assert get_user_model().objects.filter(username="bea").exists()
 
 
@@ -86,7 +86,10 @@ def test_on_the_samples_database_it_says_so_and_that_the_account_logs_in_to_the_
 ):
     settings.WAYSWEB_DEMO = True
     out = add("ed", "--demo")
-    assert f"Created ed (viewer) in the bundled sample's database {connection.settings_dict['NAME']}." in out
+    assert (
+        f"Created ed (viewer) in the bundled sample's database {served_database.label(connection.settings_dict)}."
+        in out
+    )
     assert "logs in to the sample only" in out
     assert get_user_model().objects.get(username="ed").check_password("correct horse battery")
 
