@@ -44,9 +44,11 @@ _OPTIONS_LABEL = re.compile(r"^\s*(?:\*\*|__)?options?\s*:?\s*(?:\*\*|__)?\s*$",
 _RESOLVED_BY = re.compile(r"\bresolved\s+by\s+(R\d{1,3})\b", re.I)
 _LETTER = re.compile(r"^(?:[Oo]ption\s+)?([A-Z])(?![\w'])")
 _CHOSEN = re.compile(
-    r"^\s*(?:[-*+]\s+)?Chosen option\s*:\s*[\"“]?(?P<name>[^\"”,]+?)[\"”]?\s*(?:,\s*because\s+(?P<why>.*))?$"
+    r"^\s*(?:[-*+]\s+)?Chosen option\s*:\s*(?:\"(?P<quoted>[^\"]+)\"|“(?P<curly>[^”]+)”|(?P<bare>[^,]+?))\s*"
+    r"(?:,\s*because\b\s*(?P<why>.*))?$"
 )
-_MADR_OPTION = re.compile(r"^\s*[-*+]\s+(?:\[([^\]]+)\]\([^)]*\)|(.+?))\s*$")
+_MADR_OPTION = re.compile(r"^\s*[-*+]\s+(?:\[([^\]]+)\]\([^)]*\)\s*$|(.+?)\s*$)")
+_LINK_TEXT = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _CITED = re.compile(r"(?<![\w-])(RUL|SPEC)-(\d{1,5}(?:\.\d{1,3})?)(?![\w])", re.I)
 
 
@@ -284,7 +286,7 @@ def _madr_ruling(lines: list[str], *, date: str, deciders: list[str]) -> Ruling 
         for line in lines[start + 1 : end]:
             option = _MADR_OPTION.match(line.rstrip("\r"))
             if option and not line.startswith((" ", "\t")):
-                name = _strip(option.group(1) or option.group(2))
+                name = _strip(_LINK_TEXT.sub(r"\1", option.group(1) or option.group(2)))
                 ruling.options.append((name, ""))
     start, end = sections["decision outcome"]
     for line in lines[start + 1 : end]:
@@ -295,11 +297,10 @@ def _madr_ruling(lines: list[str], *, date: str, deciders: list[str]) -> Ruling 
             ruling.chosen = ruled.group("chosen").strip('"“”')
             ruling.ruled_at, ruling.ruled_by = ruled.group("date"), ruled.group("who").strip()
             ruling.quote = ruled.group("quote")
-        elif chosen and not ruling.chosen and "…" not in chosen.group("name") and "{" not in line:
-            ruling.chosen, ruling.quote = (
-                chosen.group("name").strip(),
-                (chosen.group("why") or "").strip(" ."),
-            )
+        elif chosen and not ruling.chosen and "…" not in line and "{" not in line:
+            # A template's placeholder ("Chosen option: {title}", "…") is not a choice.
+            name = chosen.group("quoted") or chosen.group("curly") or chosen.group("bare")
+            ruling.chosen, ruling.quote = name.strip(), (chosen.group("why") or "").strip(" .")
             ruling.ruled_at, ruling.ruled_by = date, ", ".join(deciders)
     return ruling
 

@@ -7,7 +7,7 @@ import pytest
 from ledger.importer import adr_load
 from ledger.models import AdrQuestion, AdrRelation
 from tests.ledger.conftest import adr_record as get
-from tests.ledger.records.test_questions import NYGARD_MIXED
+from tests.ledger.records.samples import Q_NYGARD
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def repo(tmp_path):
     (tmp_path / "doc" / "adr").mkdir(parents=True)
-    (tmp_path / "doc" / "adr" / "0014-contract.md").write_bytes(NYGARD_MIXED)
+    (tmp_path / "doc" / "adr" / "0014-contract.md").write_bytes(Q_NYGARD)
     adr_load.import_repo(tmp_path)
     return tmp_path
 
