@@ -316,4 +316,12 @@ def test_it_closes_a_fork_as_resolved_by_a_ruling(client, questions_repo, review
 def test_it_filters_the_index_to_records_with_open_questions(client, questions_repo, repos):
     page = dom.parse(client.get(reverse("ledger:record-list"), {"questions": "open"}).content.decode())
     rows = page.by_id("record-results").find("tbody").find_all("tr")
-    assert [row.find("td").text for row in rows] == ["ADR-0014 2 open"]
+    listed = sorted((row.find("td").text, row.find_all("td")[-1].text) for row in rows)
+    # the sample's two records with open questions, and this repository's
+    assert listed == [
+        ("ADR-0014 2 open", "api-server"),
+        ("ADR-0014 2 open", "rulings-repo"),
+        ("ADR-0105 2 open", "web-ui"),
+    ]
+    everything = dom.parse(client.get(reverse("ledger:record-list")).content.decode())
+    assert len(everything.by_id("record-results").find("tbody").find_all("tr")) == 25
