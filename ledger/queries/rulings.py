@@ -42,10 +42,12 @@ class Checklist:
 
 
 def open_first(rows: list[AdrQuestion]) -> list[AdrQuestion]:
+    """Open questions before settled ones, each group in file order."""
     return sorted(rows, key=lambda q: (not q.is_open, q.position))
 
 
 def label_of(ref: str) -> str:
+    """`RUL-035` for the typed ref `rul:035`."""
     prefix, _, rest = ref.partition(":")
     return f"{CITED_PREFIXES[prefix]}-{rest}"
 
