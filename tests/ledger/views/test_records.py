@@ -325,3 +325,18 @@ def test_it_filters_the_index_to_records_with_open_questions(client, questions_r
     ]
     everything = dom.parse(client.get(reverse("ledger:record-list")).content.decode())
     assert len(everything.by_id("record-results").find("tbody").find_all("tr")) == 25
+
+
+def test_it_renders_the_checklist_in_a_number_of_queries_that_does_not_grow_with_questions(
+    client, questions_repo, django_assert_max_num_queries
+):
+    record = get(questions_repo, "ADR-0014")
+    url = reverse("ledger:record-detail", args=[record.pk])
+    client.get(url)
+    path = Path(record.path)
+    more = "".join(f"- **R{n}** Question {n}?\n  - A) yes\n  - B) no\n" for n in range(3, 23))
+    path.write_text(path.read_text().replace("## Forks found", more + "\n## Forks found"))
+    adr_load.import_repo(questions_repo)
+    with django_assert_max_num_queries(13):
+        body = client.get(url).content.decode()
+    assert "22 open" in dom.parse(body).by_id("question-list").text
