@@ -66,3 +66,30 @@ class MergeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["keep"].queryset = queryset
         self.fields["duplicates"].queryset = queryset
+
+
+class RuleForm(forms.Form):
+    """A person's ruling on one question: one of its options, or an option of their own, and why."""
+
+    key = forms.RegexField(regex=r"^R\d{1,3}$", widget=forms.HiddenInput)
+    option = forms.CharField(required=False, max_length=300)
+    written = forms.CharField(required=False, max_length=300, strip=True, label="or write an option")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000, strip=True)
+    loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def clean(self):
+        data = super().clean()
+        option, written = data.get("option", ""), data.get("written", "")
+        if bool(option) == bool(written):
+            raise forms.ValidationError("Choose one of the options, or write one — not both, not neither.")
+        data["chosen"] = written or option
+        return data
+
+
+class ResolveForm(forms.Form):
+    """A fork closed as resolved by one of the record's rulings."""
+
+    key = forms.RegexField(regex=r"^F\d{1,3}$", widget=forms.HiddenInput)
+    ruling = forms.RegexField(regex=r"^R\d{1,3}$", label="resolved by")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000, strip=True)
+    loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)

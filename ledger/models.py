@@ -316,6 +316,8 @@ class AdrAction(models.Model):
         DEPRECATE = "deprecate"
         SUPERSEDE = "supersede"
         CREATE = "create"
+        RULE = "rule"
+        RESOLVE = "resolve"
 
     record = models.ForeignKey(AdrRecord, null=True, on_delete=models.SET_NULL, related_name="actions")
     record_id_text = models.CharField(max_length=128)
@@ -332,3 +334,44 @@ class AdrAction(models.Model):
 
     class Meta:
         ordering = ["-at", "-pk"]
+
+
+class AdrQuestion(models.Model):
+    """A ruling (R<n>) or fork (F<n>) a record puts to a person, as its file says (records/questions.py)."""
+
+    class Kind(models.TextChoices):
+        RULING = "ruling"
+        FORK = "fork"
+
+    class State(models.TextChoices):
+        OPEN = "open"
+        RULED = "ruled"
+        RESOLVED = "resolved"
+
+    record = models.ForeignKey(AdrRecord, on_delete=models.CASCADE, related_name="questions")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    key = models.CharField(max_length=8)
+    text = models.TextField(help_text="the question, or the fork's description")
+    options = models.JSONField(default=list, blank=True, help_text="[label, text] per option")
+    recommendation = models.TextField(blank=True, default="")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.OPEN)
+    chosen = models.TextField(
+        blank=True, default="", help_text="the option ruled, or the ruling resolving a fork"
+    )
+    ruled_at = models.CharField(max_length=10, blank=True, default="")
+    ruled_by = models.CharField(max_length=150, blank=True, default="")
+    quote = models.TextField(blank=True, default="")
+    position = models.IntegerField(default=0, help_text="order in the file")
+    first_seen = models.DateTimeField(help_text="kept across re-imports: the backlog's age when undated")
+
+    class Meta:
+        ordering = ["record", "position"]
+        constraints = [models.UniqueConstraint(fields=["record", "kind", "key"], name="adr_question_unique")]
+        indexes = [models.Index(fields=["state"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.state})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == self.State.OPEN

@@ -6,10 +6,11 @@ together. A crash between the two leaves a file that says what was decided and c
 by …" line; the next import reads it and records the action as recovered, so files and database
 agree. A form loaded against an older file, or a record someone else already decided, is a conflict.
 
-Decision records: status changes and new records. Status changes go through the format's own writer
+Decision records: status changes, rulings and new records. Status changes go through the format's own writer
 (ledger/records/edit.py), which changes only the status lines and keeps every other byte; a
-supersession updates both files, each atomically, and one audit row names them both. An agent never
-accepts: only a logged-in person reaches these functions.
+supersession updates both files, each atomically, and one audit row names them both. A ruling (or a
+fork closed by one) adds one line to the record's file (ledger/records/rule.py). An agent never
+accepts or rules: only a logged-in person reaches these functions.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from django.db import transaction
 from ledger import files
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
-from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
-from ledger.records import edit, lifecycle, new, parse
+from ledger.models import AdrAction, AdrQuestion, AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import edit, lifecycle, new, parse, rule
 from lib import safefs
 from lib.hashing import sha256
 
@@ -379,6 +380,94 @@ def record_set_status(
         )
     adr_load.import_repo(Path(record.repo))
     return AdrRecord.objects.get(pk=record.pk)
+
+
+def question_write(
+    *, record: AdrRecord, verb: str, reviewer: Reviewer, note: str, loaded_sha256: str, write
+) -> AdrRecord:
+    """One line added to the record's file by `write(raw, doc, today)`, then its audit row, then a
+    re-import so the rows say what the file now says. A question no longer open is a conflict."""
+    path, raw, doc = current_record(record, loaded_sha256)
+    try:
+        data = write(raw, doc, date.today().isoformat())
+    except rule.NotOpen as exc:
+        raise Conflict(record, f"{exc}; here is the record as it stands") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Refused(f"waysweb cannot write into this file: {exc}") from None
+    write_record(Path(record.repo), path, data)
+    AdrAction.objects.create(
+        record=record,
+        record_id_text=record.canonical_id,
+        verb=verb,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=note,
+        status_before=record.status,
+        status_after=record.status,
+        files=[[str(path), sha256(raw), sha256(data)]],
+    )
+    adr_load.import_repo(Path(record.repo))
+    return AdrRecord.objects.get(pk=record.pk)
+
+
+def already(record: AdrRecord, *, kind: str, key: str, chosen: str, reviewer: Reviewer) -> bool:
+    """Whether this person's act already stands (a repeated POST): then it is not done twice."""
+    return (
+        AdrQuestion.objects.filter(record=record, kind=kind, key=key, chosen=chosen, ruled_by=reviewer.name)
+        .exclude(state=AdrQuestion.State.OPEN)
+        .exists()
+    )
+
+
+def record_rule(
+    *, record: AdrRecord, key: str, chosen: str, reason: str, reviewer: Reviewer, loaded_sha256: str = ""
+) -> AdrRecord:
+    """Rule on question `key`: `RULED <today> — option <chosen> (<reviewer>: "<reason>")` in the file."""
+    chosen, reason = " ".join(chosen.split()), " ".join(reason.split())
+    if not chosen or not reason:
+        raise Refused("a ruling needs an option (chosen or written) and the reason for it")
+    if already(record, kind=AdrQuestion.Kind.RULING, key=key, chosen=chosen, reviewer=reviewer):
+        return record
+    return question_write(
+        record=record,
+        verb=AdrAction.Verb.RULE,
+        reviewer=reviewer,
+        note=f"{key}: option {chosen} — {reason}",
+        loaded_sha256=loaded_sha256,
+        write=lambda raw, doc, today: rule.add_ruling(
+            raw,
+            fmt=doc.format,
+            key=key,
+            chosen=chosen,
+            who=reviewer.name,
+            reason=reason,
+            today=today,
+            date=doc.date,
+        ),
+    )
+
+
+def record_resolve_fork(
+    *, record: AdrRecord, key: str, ruling: str, reason: str, reviewer: Reviewer, loaded_sha256: str = ""
+) -> AdrRecord:
+    """Close fork `key` as resolved by ruling `ruling`: `RESOLVED <today> — by R<k> (…)` in the file."""
+    reason = " ".join(reason.split())
+    if not reason:
+        raise Refused("closing a fork needs the reason")
+    if not AdrQuestion.objects.filter(record=record, kind=AdrQuestion.Kind.RULING, key=ruling).exists():
+        raise Refused(f"pick one of the record's rulings, not {ruling!r}")
+    if already(record, kind=AdrQuestion.Kind.FORK, key=key, chosen=ruling, reviewer=reviewer):
+        return record
+    return question_write(
+        record=record,
+        verb=AdrAction.Verb.RESOLVE,
+        reviewer=reviewer,
+        note=f"{key}: resolved by {ruling} — {reason}",
+        loaded_sha256=loaded_sha256,
+        write=lambda raw, doc, today: rule.resolve_fork(
+            raw, key=key, ruling=ruling, who=reviewer.name, reason=reason, today=today
+        ),
+    )
 
 
 def directory_format(directory: str) -> tuple[str, list[int], int]:

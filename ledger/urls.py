@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ledger.views import knowledge, records, stream
+from ledger.views import backlog, knowledge, records, stream
 from lib import converters  # noqa: F401 - registers <ledgerslug:…> (imported for its side effect)
 
 app_name = "ledger"
@@ -21,6 +21,10 @@ urlpatterns = [
     path("decisions/", records.record_list, name="record-list"),
     path("decisions/<int:pk>/", records.record_detail, name="record-detail"),
     path("decisions/<int:pk>/status/", records.record_status, name="record-status"),
+    path("decisions/<int:pk>/rule/", records.record_rule, name="record-rule"),
+    path("decisions/<int:pk>/resolve/", records.record_resolve, name="record-resolve"),
+    path("decisions/backlog/", backlog.decision_backlog, name="decision-backlog"),
+    path("decisions/backlog/count/", backlog.backlog_count, name="backlog-count"),
     # Last: a folder named like a route above is encoded, never shadowed (converters.LedgerSlugConverter).
     path("<ledgerslug:slug>/", stream.ledger_stream, name="ledger-stream"),
 ]

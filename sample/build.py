@@ -4100,6 +4100,54 @@ its diffs.
     ),
 ]
 
+# Records that put questions to a person (knowledge-and-records.md §10.7): rulings R<n> and forks F<n>,
+# some ruled, some open; the decision backlog lists the open ones.
+ADR_TOOLS_WITH_RULINGS: list[tuple[str, str]] = [
+    (
+        "0014-audit-retention-and-redaction.md",
+        formats.adr_nygard(
+            14,
+            "Keep audit events for a fixed period and redact secrets before writing",
+            date="2026-11-20",
+            status="Proposed",
+            sections=[
+                (
+                    "Context",
+                    "ADR-0010 left the audit table without a retention period, and diffs may carry secrets.",
+                ),
+                (
+                    "Decision",
+                    "Audit events are kept for the period R1 rules on; secrets are redacted before the write.",
+                ),
+                ("Consequences", "A deletion job runs nightly once R1 is ruled. Specs cited: SPEC-106."),
+                (
+                    "Rulings",
+                    """
+Two points need a ruling (rulings cited: RUL-035):
+
+- **R1** How long are audit events kept?
+  - A) 13 months, one year plus a month of slack
+  - B) 7 years, as for invoices
+  - C) forever, with cold storage after a year
+  Recommendation: A, unless compliance names a law that needs B.
+- **R2** Are secrets redacted before the write or masked on read?
+  - A) redacted before the write
+  - B) masked on read
+  RULED 2026-11-21 — option A (maria: "a secret that was never written cannot leak")
+""",
+                ),
+                (
+                    "Forks found while amending ADR-0010",
+                    """
+- F1 Whether support staff may read redacted diffs at all.
+- F2 Whether masking needs a key per tenant. Resolved by R2.
+""",
+                ),
+            ],
+        ),
+    ),
+]
+
 
 def majordomus_adrs(episodes: dict[str, str]) -> list[tuple[str, str]]:
     """api-server's .ai/repo/adrs: numbered above the adr-tools high-water mark (10), so ids never clash.
@@ -4571,16 +4619,59 @@ ADR-104.
 ]
 
 
+AGENT_WAYS_WITH_RULINGS: list[tuple[str, str]] = [
+    (
+        "frontend/ADR-105-forms-keep-their-input-across-a-session-expiry.md",
+        formats.adr_agent_ways(
+            105,
+            "Forms keep their input across a session expiry",
+            front={
+                "status": "Proposed",
+                "date": "2026-11-12",
+                "deciders": ["dev", "claude"],
+                "related": ["ADR-103"],
+            },
+            sections=[
+                (
+                    "Context",
+                    "When the session expires mid-form (ADR-103), the login redirect drops what was typed.",
+                ),
+                (
+                    "Decision",
+                    "Form drafts are kept in memory across the re-login; nothing is written to storage.",
+                ),
+                (
+                    "Rulings",
+                    """
+### R1 Where does a draft live during the re-login?
+
+A. in memory, in the form's own state
+B. in sessionStorage
+
+RULED 2026-11-13 — option A (dev: "ADR-103 keeps session data out of storage")
+
+### R2 What happens to a draft after a failed re-login?
+
+Recommendation: discard it after the third failed attempt.
+""",
+                ),
+                ("Forks", "- F1 Whether file inputs are kept (browsers refuse to restore them)."),
+            ],
+        ),
+    ),
+]
+
+
 def adr_collections(h: Home, episodes: dict[str, str]) -> None:
     """Four ADR formats in two repositories, with the deliberate faults listed in sample/README.md."""
     h.put_text(f"{REPO_ROOT}/.adr-dir", ADR_TOOLS_DIR + "\n")
-    for name, text in ADR_TOOLS:
+    for name, text in ADR_TOOLS + ADR_TOOLS_WITH_RULINGS:
         h.put_text(f"{REPO_ROOT}/{ADR_TOOLS_DIR}/{name}", text)
     for name, text in majordomus_adrs(episodes):
         h.put_text(f"{REPO_ROOT}/.ai/repo/adrs/{name}", text)
     for name, text in MADR:
         h.put_text(f"{WEB_ROOT}/docs/decisions/{name}", text)
-    for rel, text in AGENT_WAYS_ADRS:
+    for rel, text in AGENT_WAYS_ADRS + AGENT_WAYS_WITH_RULINGS:
         h.put_text(f"{WEB_ROOT}/docs/architecture/{rel}", text)
 
 

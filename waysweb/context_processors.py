@@ -11,13 +11,14 @@ from django.utils.functional import SimpleLazyObject
 
 from introspect.importer import health, progress
 from introspect.models import SourceProblem
-from ledger.models import KnowledgeRecord
+from ledger.models import AdrQuestion, AdrRecord, KnowledgeRecord
 
 
 @dataclass(frozen=True)
 class Header:
     pending_knowledge: int
     unread: int
+    open_decisions: int
     failure: dict | None
 
     @property
@@ -29,14 +30,19 @@ def header() -> Header:
     """Every count of the header in one query (a page's query budget is fixed), plus the importer's
     last failure, which lives in a file because it may be about a database that cannot be written."""
     quote = connection.ops.quote_name
+    questions, records = quote(AdrQuestion._meta.db_table), quote(AdrRecord._meta.db_table)
     sql = (
         f"SELECT (SELECT COUNT(*) FROM {quote(KnowledgeRecord._meta.db_table)} WHERE present AND status = %s), "
-        f"(SELECT COUNT(*) FROM {quote(SourceProblem._meta.db_table)})"
+        f"(SELECT COUNT(*) FROM {quote(SourceProblem._meta.db_table)}), "
+        f"(SELECT COUNT(*) FROM {questions} JOIN {records} ON {records}.id = {questions}.record_id "
+        f"WHERE {questions}.state = %s AND {records}.present)"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [KnowledgeRecord.Status.CANDIDATE])
-        pending, unread = cursor.fetchone()
-    return Header(pending_knowledge=pending, unread=unread, failure=health.last_failure())
+        cursor.execute(sql, [KnowledgeRecord.Status.CANDIDATE, AdrQuestion.State.OPEN])
+        pending, unread, decisions = cursor.fetchone()
+    return Header(
+        pending_knowledge=pending, unread=unread, open_decisions=decisions, failure=health.last_failure()
+    )
 
 
 def waysweb(request: HttpRequest) -> dict:

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from ledger.importer.adr_questions import read_questions, store_questions
 from ledger.models import AdrRecord, AdrRelation
 from ledger.records import parse
 from lib import bulk, fit, safefs
@@ -133,7 +134,8 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                 else:
                     result.changed += 1
                 fill(row, doc, rel, str(directory), digest, raw, now)
-                kept, dropped = fitting_edges(doc)
+                found = read_questions(raw, doc)
+                kept, dropped = fitting_edges(doc, found.cited)
                 # An edge no column can hold is said on the record, not lost without a word.
                 row.problems += [
                     f"overlong:{kind}: a target of {len(target)} characters" for kind, target in dropped
@@ -144,6 +146,7 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                     [AdrRelation(source=row, kind=kind, target=target) for kind, target in kept],
                     ignore_conflicts=True,
                 )
+                store_questions(row, found, now)
     for rel, row in existing.items():
         if rel not in seen and row.present:
             AdrRecord.objects.filter(pk=row.pk).update(present=False)
@@ -187,20 +190,22 @@ def documents_json(value):
     return json.loads(json.dumps(value or {}, default=str))
 
 
-def edges(doc) -> list[tuple[str, str]]:
-    """The (kind, target) edges a record declares, as `AdrRelation` rows store them."""
+def edges(doc, cited: list[str] = ()) -> list[tuple[str, str]]:
+    """The (kind, target) edges a record declares, as `AdrRelation` rows store them; rulings and specs
+    cited in its text (`RUL-035` → `rul:035`) are typed `related` refs like those in front matter."""
     kind = AdrRelation.Kind
     out = [(kind.SUPERSEDES, t) for t in doc.supersedes] + [
         (kind.SUPERSEDED_BY, t) for t in doc.superseded_by
     ]
-    out += [(kind.RELATED, t) for t in doc.related] + [(kind.AMENDS, t) for t in doc.amends]
+    related = list(dict.fromkeys([*doc.related, *cited]))
+    out += [(kind.RELATED, t) for t in related] + [(kind.AMENDS, t) for t in doc.amends]
     return out
 
 
-def fitting_edges(doc) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def fitting_edges(doc, cited: list[str] = ()) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(the edges a row can store, those whose target is too long for its column)."""
     limit = AdrRelation._meta.get_field("target").max_length
-    found = edges(doc)
+    found = edges(doc, cited)
     return [e for e in found if len(e[1]) <= limit], [e for e in found if len(e[1]) > limit]
 
 

@@ -10,10 +10,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from introspect.models import TranscriptEntry
-from ledger.models import AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
+from ledger.models import AdrQuestion, AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
+from ledger.queries.rulings import CITED_PREFIXES, record_checklist
 from ledger.records import lifecycle
 from ledger.records.provenance import provenance_fields
 
@@ -51,9 +52,14 @@ def is_adr_ref(target: str) -> bool:
     return target.upper().startswith("ADR-") or ":" not in target
 
 
-def records(*, status: str = "", repo: str = "", q: str = "") -> QuerySet[AdrRecord]:
-    """Present records matching the status, repository and text filters, by repository and id."""
-    rows = AdrRecord.objects.filter(present=True)
+def records(*, status: str = "", repo: str = "", q: str = "", open_only: bool = False) -> QuerySet[AdrRecord]:
+    """Present records matching the status, repository and text filters (and, with `open_only`, only
+    those with an open ruling or fork), by repository and id, each with its count of open questions."""
+    rows = AdrRecord.objects.filter(present=True).annotate(
+        open_questions=Count("questions", filter=Q(questions__state=AdrQuestion.State.OPEN))
+    )
+    if open_only:
+        rows = rows.filter(open_questions__gt=0)
     if status:
         rows = rows.filter(status=status)
     if repo:
@@ -164,8 +170,11 @@ def record_view(record: AdrRecord) -> RecordView:
             sup_by[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
         elif rel.kind == "superseded_by" and rel.source.canonical_id not in sup:
             sup[rel.source.canonical_id] = (rel.source.canonical_id, rel.source, False)
+    # Cited rulings and specs (rul:, spec:) are listed with the record's questions, not here.
     related = [
-        (rel.target, same_repo.get(base_id(rel.target))) for rel in mine if rel.kind in ("related", "amends")
+        (rel.target, same_repo.get(base_id(rel.target)))
+        for rel in mine
+        if rel.kind in ("related", "amends") and rel.target.partition(":")[0] not in CITED_PREFIXES
     ]
     ordered = sorted(same_repo.values(), key=sort_key)
     index = next((i for i, r in enumerate(ordered) if r.canonical_id == record.canonical_id), None)
@@ -318,10 +327,10 @@ def charts_graph(rows: list) -> list[tuple[str, str, str]]:
     return edges
 
 
-def record_list_page(*, status: str, repo: str, q: str) -> dict:
+def record_list_page(*, status: str, repo: str, q: str, open_only: bool = False) -> dict:
     """The index: the records matching the filters, their timeline and supersession graph, and what
     does not add up in the repository (or in every repository)."""
-    rows = list(records(status=status, repo=repo, q=q))
+    rows = list(records(status=status, repo=repo, q=q, open_only=open_only))
     return {
         "records": rows,
         "timeline": timeline(rows),
@@ -347,4 +356,5 @@ def record_detail_page(record: AdrRecord) -> dict:
         "verbs": lifecycle.verbs_from(record.status),
         "successors": same_repo,
         "actions": record.actions.all(),
+        "checklist": record_checklist(record),
     }

@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from ledger import services
+from ledger import forms, services
 from ledger.models import AdrRecord
 from ledger.queries import records as queries
 from ledger.views import reviewer_required
@@ -23,11 +23,13 @@ def record_list(request: HtmxHttpRequest) -> HttpResponse:
         request.GET.get("repo", ""),
         request.GET.get("q", "").strip(),
     )
+    open_only = request.GET.get("questions") == "open"
     context = {
-        **queries.record_list_page(status=status, repo=repo, q=q[:200]),
+        **queries.record_list_page(status=status, repo=repo, q=q[:200], open_only=open_only),
         "status": status,
         "repo": repo,
         "q": q,
+        "open_only": open_only,
         "nav": "decisions",
     }
     return render_page(request, "ledger/record_list.html", context, fragment="record-results")
@@ -74,3 +76,75 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         template,
         record_context(record, message=f"Written: {record.canonical_id} is now {record.status}."),
     )
+
+
+def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
+    """Run a ruling or a fork's closing, and answer like a status change: the card, or back to the page.
+
+    A stale form or a question someone else settled is a 409 with the record as it now stands."""
+    record = get_object_or_404(AdrRecord, pk=pk)
+    template = (
+        "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
+    )
+    try:
+        record, message = act(record)
+    except services.Conflict as exc:
+        return render(
+            request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409
+        )
+    except services.Refused as exc:
+        return render(request, template, record_context(record, error=str(exc)))
+    if not wants_fragment(request):
+        return redirect("ledger:record-detail", pk=record.pk)
+    response = render(request, template, record_context(record, message=message))
+    # The nav's decision count listens for this and refetches itself (templates/base.html).
+    response["HX-Trigger"] = "decisions-changed"
+    return response
+
+
+def form_error(form) -> str:
+    return " ".join(str(e) for errors in form.errors.values() for e in errors)
+
+
+@require_POST
+@reviewer_required
+def record_rule(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    form = forms.RuleForm(request.POST)
+
+    def act(record: AdrRecord):
+        if not form.is_valid():
+            raise services.Refused(form_error(form))
+        data = form.cleaned_data
+        record = services.record_rule(
+            record=record,
+            key=data["key"],
+            chosen=data["chosen"],
+            reason=data["reason"],
+            reviewer=services.Reviewer.of(request.user),
+            loaded_sha256=data["loaded_sha256"],
+        )
+        return record, f"Written: {data['key']} ruled option {data['chosen']}."
+
+    return question_answer(request, pk, act)
+
+
+@require_POST
+@reviewer_required
+def record_resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    form = forms.ResolveForm(request.POST)
+
+    def act(record: AdrRecord):
+        if not form.is_valid():
+            raise services.Refused(form_error(form))
+        data = form.cleaned_data
+        record = services.record_resolve_fork(
+            record=record,
+            key=data["key"],
+            ruling=data["ruling"],
+            reason=data["reason"],
+            reviewer=services.Reviewer.of(request.user),
+            loaded_sha256=data["loaded_sha256"],
+        )
+        return record, f"Written: {data['key']} resolved by {data['ruling']}."
+
+    return question_answer(request, pk, act)

@@ -14,6 +14,7 @@ from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord
 from lib.locations import SAMPLE_HOME
+from tests.ledger.records.samples import Q_NYGARD
 
 
 def record_file(
@@ -84,3 +85,13 @@ def repos(tmp_path):
 
 def adr_record(repo: Path, record_id: str) -> AdrRecord:
     return AdrRecord.objects.get(repo=str(repo), canonical_id=record_id, present=True)
+
+
+@pytest.fixture
+def questions_repo(tmp_path):
+    """A repository whose adr-tools record has open, ruled and resolved questions (samples.Q_NYGARD)."""
+    repo = tmp_path / "rulings-repo"
+    (repo / "doc" / "adr").mkdir(parents=True)
+    (repo / "doc" / "adr" / "0014-contract.md").write_bytes(Q_NYGARD)
+    adr_load.import_repo(repo)
+    return repo

@@ -405,6 +405,7 @@ ADR_FILES = {
         "0008-refresh-token-rotation.md",
         "0009-rate-limiting.md",
         "0010-audit-log.md",
+        "0014-audit-retention-and-redaction.md",
     ],
     MJ_ADRS: [
         "0011-rate-limit-burst-defaults-to-the-per-minute-limit.md",
@@ -422,6 +423,7 @@ ADR_FILES = {
         "archive/frontend/ADR-101-keep-the-session-in-localstorage.md",
         "frontend/ADR-102-poll-the-session-endpoint-every-60-seconds.md",
         "frontend/ADR-103-session-state-lives-in-memory-and-starts-unknown.md",
+        "frontend/ADR-105-forms-keep-their-input-across-a-session-expiry.md",
     ],
 }
 ADR_TOOLS_LINK = re.compile(r"^(Supercedes|Superceded by) \[(\d+)\. ([^\]]+)\]\(([^)]+)\)$", re.M)

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from ledger.importer import adr_load
-from ledger.models import AdrRecord
+from ledger.models import AdrQuestion, AdrRecord
 from ledger.queries import records as adr_queries
 from lib import locations
 from tests.ledger.conftest import adr_record as get
@@ -24,7 +24,7 @@ def test_it_reads_every_format_with_status_and_edges(repos):
     assert get(web, "ADR-0103").format == "agentways"
     view = adr_queries.record_view(get(api, "ADR-0007"))
     assert [target for target, _, declared in view.supersedes] == ["ADR-0003"]
-    assert AdrRecord.objects.filter(present=True).count() == 22
+    assert AdrRecord.objects.filter(present=True).count() == 24
 
 
 def test_it_treats_a_rename_as_a_move_of_the_same_record(repos):
@@ -40,7 +40,7 @@ def test_it_treats_a_rename_as_a_move_of_the_same_record(repos):
 def test_it_imports_the_sample_from_ingest(settings, tmp_path):
     settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(tmp_path)}, demo=True)
     call_command("ingest", stdout=StringIO())
-    assert AdrRecord.objects.filter(present=True).count() == 22
+    assert AdrRecord.objects.filter(present=True).count() == 24
 
 
 def test_it_names_an_edge_too_long_to_store_on_the_record_instead_of_dropping_it(tmp_path):
@@ -54,3 +54,21 @@ def test_it_names_an_edge_too_long_to_store_on_the_record_instead_of_dropping_it
     record = get(repo, "ADR-0004")
     assert [(r.kind, r.target) for r in record.relations.all()] == [("related", "ADR-0001")]
     assert f"overlong:related: a target of {len(target)} characters" in record.problems
+
+
+def test_it_imports_the_samples_open_and_ruled_questions(repos):
+    api, web = repos
+    states = {
+        (q.record.canonical_id, q.key): q.state
+        for q in AdrQuestion.objects.filter(record__repo__in=[str(api), str(web)]).select_related("record")
+    }
+    assert {k: v for k, v in states.items() if k[0] in ("ADR-0014", "ADR-0105")} == {
+        ("ADR-0014", "R1"): "open",
+        ("ADR-0014", "R2"): "ruled",
+        ("ADR-0014", "F1"): "open",
+        ("ADR-0014", "F2"): "resolved",
+        ("ADR-0105", "R1"): "ruled",
+        ("ADR-0105", "R2"): "open",
+        ("ADR-0105", "F1"): "open",
+    }
+    assert states[("ADR-0002", "R1")] == "ruled"  # MADR: "Chosen option: …" is the ruling

@@ -299,6 +299,128 @@ One folder was enough for forty records.
 """
 
 
+# Records with rulings (R<n>) and forks (F<n>): open, ruled and mixed (records/questions.py).
+Q_NYGARD = """# 14. Contract amendments for v1 records
+
+Date: 2026-10-01
+
+## Status
+
+Proposed
+
+## Context
+
+The contract changes.
+
+## Rulings
+
+Four points need a ruling:
+
+- **R1** Where does a ruling live?
+  - A) in the record's own file
+  - B) in the database only
+  Recommendation: A, the file is the record.
+- **R2:** Who may rule?
+  RULED 2026-10-11 — option B (aaron: "b")
+
+## Forks found while amending the contract
+
+- F1 Keep v0 records as they are. Resolved by R2.
+- F2 Archive the old INDEX.md.
+
+Rulings cited: RUL-035. Specs cited: SPEC-106.
+""".encode()
+
+Q_MADR_OPEN = b"""---
+status: proposed
+date: 2026-09-20
+decision-makers: [aaron]
+---
+
+# Choose a queue
+
+## Context and Problem Statement
+
+Jobs pile up.
+
+## Considered Options
+
+* Redis streams
+* PostgreSQL SKIP LOCKED
+
+## Decision Outcome
+
+To be decided.
+"""
+
+Q_MADR_RULED = Q_MADR_OPEN.replace(
+    b"To be decided.", b'Chosen option: "PostgreSQL SKIP LOCKED", because one database.'
+)
+
+Q_LOG4BRAINS = b"""# Pick a static site generator
+
+- Status: accepted
+- Date: 2021-01-01
+- Deciders: maria, tom
+- Tags: docs
+
+## Considered Options
+
+* Log4brains
+* Docusaurus
+
+## Decision Outcome
+
+Chosen option: "Log4brains", because it renders Markdown.
+"""
+
+Q_MAJORDOMUS = b"""---
+schema: adr/v1
+id: adr-0020
+kind: adr
+title: Rulings are a person's act
+status: proposed
+date: 2026-10-02
+---
+
+# Context
+
+Agents propose.
+
+# Open questions
+
+## R1 Does a ruling need a reason?
+
+A. yes, always
+B. only for option C
+
+Recommendation: option A
+
+## F1 Whether a fork can be reopened
+"""
+
+Q_AGENTWAYS_V1 = """---
+contract: adr/v1
+kind: decision
+verb: change
+status: proposed
+---
+
+# ADR-305: Rulings travel with the record
+
+## Rulings
+
+1. R1 — Where are rulings kept? RULED 2026-10-11 — option "in the file" (ops: "the file travels")
+2. R2 — Who signs?
+   Recommendation: the operator
+
+## Forks
+
+- F1 two signatures?
+  RESOLVED 2026-10-12 — by R1 (ops: "one is enough")
+""".encode()
+
+
 def changed(before: bytes, after: bytes) -> tuple[list[str], list[str]]:
     """(removed lines, added lines) between two versions of a file."""
     old, new = before.decode().split("\n"), after.decode().split("\n")

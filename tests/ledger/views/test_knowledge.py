@@ -131,10 +131,10 @@ def test_it_writes_a_draft_record_from_promoted_knowledge(client, repos, reviewe
     )
     assert response.status_code == 302
     new = AdrRecord.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[-1]))
-    assert (new.canonical_id, new.status, new.format) == ("ADR-0014", "proposed", "nygard")
+    assert (new.canonical_id, new.status, new.format) == ("ADR-0015", "proposed", "nygard")
     assert new.title == "Refill rates are given in seconds" and "knowledge:ww-1" in new.body
     reread = parse.parse_adr(Path(new.path).read_bytes(), rel_path=new.rel_path)
-    assert (reread.id, reread.status) == ("ADR-0014", "proposed")
+    assert (reread.id, reread.status) == ("ADR-0015", "proposed")
     assert sha256(Path(new.path).read_bytes()) == new.sha256
     assert AdrAction.objects.get(verb="create").reviewer_name == "rita"
 

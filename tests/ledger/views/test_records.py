@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -176,3 +178,165 @@ def test_it_shows_a_records_provenance_as_fields_not_as_a_mapping(client, repos)
         "derived from": ["session:s-20261105130042-1cb9", "decision:t-ratelimit"],
     }
     assert "{" not in provenance.text and "'origin'" not in provenance.text
+
+
+def rule_on(client, record, headers=None, **data):
+    return client.post(
+        reverse("ledger:record-rule", args=[record.pk]),
+        {
+            "key": "R1",
+            "option": "A",
+            "reason": "the file is the record",
+            "loaded_sha256": record.sha256,
+            **data,
+        },
+        headers=headers or {},
+    )
+
+
+def test_it_lists_rulings_and_forks_before_the_prose_open_ones_first(client, questions_repo):
+    record = get(questions_repo, "ADR-0014")
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content.decode())
+    checklist = page.by_id("question-list")
+    assert "2 open" in checklist.text
+    items = checklist.find_all("li", cls="question")
+    assert [item.attrs["id"] for item in items] == ["q-R1", "q-R2", "q-F2", "q-F1"]
+    assert "Recommendation: A, the file is the record." in items[0].text and "open" in items[0].text
+    assert "Ruled 2026-10-11 — option B by aaron: b" in items[1].text
+    assert "resolved by R2" in items[3].text
+    assert "RUL-035 (not imported)" in checklist.find("p", cls="cited").text
+    sections = [h.text for h in page.find_all("h2")]
+    assert sections.index("Questions for a person 2 open") < sections.index("Context")
+    assert page.find("form", action=reverse("ledger:record-rule", args=[record.pk])) is None  # not logged in
+
+
+def test_it_links_a_cited_ruling_when_its_record_is_imported(client, questions_repo):
+    (questions_repo / "doc" / "adr" / "RUL-035-rulings-are-signed.md").write_text(
+        "# RUL-035 Rulings are signed\n\n## Status\n\nAccepted\n"
+    )
+    adr_load.import_repo(questions_repo)
+    record = get(questions_repo, "ADR-0014")
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content.decode())
+    link = page.by_id("question-list").find("p", cls="cited").find("a")
+    cited = page.by_id("question-list").find("p", cls="cited").text
+    assert (
+        link.text == "RUL-035"
+        and "RUL-035 (not imported)" not in cited
+        and "SPEC-106 (not imported)" in cited
+    )
+
+
+def test_it_rules_from_the_page_changing_one_line_of_the_file_audited_and_reimported(
+    client, questions_repo, reviewer
+):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    path = Path(record.path)
+    before, mode = path.read_text().split("\n"), path.stat().st_mode
+    response = rule_on(client, record)
+    assert response.status_code == 302
+    after = path.read_text().split("\n")
+    added = [line for line in difflib.ndiff(before, after) if line[:1] in "+-"]
+    assert added == [f'+   RULED {date.today().isoformat()} — option A (rita: "the file is the record")']
+    assert path.stat().st_mode == mode
+    action = AdrAction.objects.get()
+    assert (action.verb, action.reviewer_name, action.note) == (
+        "rule",
+        "rita",
+        "R1: option A — the file is the record",
+    )
+    adr_load.import_repo(questions_repo)
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content.decode())
+    item = page.by_id("q-R1")
+    assert "ruled" in item.text and "by rita" in item.text and "1 open" in page.by_id("question-list").text
+
+
+def test_it_answers_a_stale_ruling_form_with_409_and_writes_nothing(client, questions_repo, reviewer):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    path = Path(record.path)
+    path.write_text(path.read_text().replace("Who may rule?", "Who may rule, and how?"))
+    edited = path.read_bytes()
+    response = rule_on(client, record)
+    assert response.status_code == 409 and path.read_bytes() == edited and not AdrAction.objects.exists()
+    assert (
+        "changed since this page was loaded"
+        in dom.parse(response.content.decode()).find("p", role="alert").text
+    )
+
+
+def test_it_answers_409_when_someone_ruled_first(client, questions_repo, reviewer):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    response = rule_on(client, record, key="R2", loaded_sha256="")
+    assert response.status_code == 409 and "R2 is already ruled" in response.content.decode()
+
+
+def test_it_rules_with_a_written_option_as_a_fragment_and_refreshes_the_nav_count(
+    client, questions_repo, reviewer
+):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    response = rule_on(client, record, option="", written="both, mirrored", headers={"HX-Request": "true"})
+    assert response["HX-Trigger"] == "decisions-changed" and "<html" not in response.content.decode()
+    assert "option both, mirrored" in dom.parse(response.content.decode()).by_id("q-R1").text
+
+
+def test_it_refuses_a_ruling_without_a_reason_or_with_two_options(client, questions_repo, reviewer):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    before = Path(record.path).read_bytes()
+    assert rule_on(client, record, reason="").status_code == 200
+    assert "not both" in rule_on(client, record, written="C").content.decode()
+    assert Path(record.path).read_bytes() == before
+
+
+def test_it_refuses_rulings_without_login_or_csrf(client, questions_repo, reviewer):
+    record = get(questions_repo, "ADR-0014")
+    assert rule_on(client, record).status_code == 302
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(reviewer)
+    assert rule_on(strict, record).status_code == 403
+    assert not AdrAction.objects.exists()
+
+
+def test_it_closes_a_fork_as_resolved_by_a_ruling(client, questions_repo, reviewer):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    response = client.post(
+        reverse("ledger:record-resolve", args=[record.pk]),
+        {"key": "F2", "ruling": "R2", "reason": "moot now", "loaded_sha256": record.sha256},
+    )
+    assert response.status_code == 302
+    page = dom.parse(client.get(reverse("ledger:record-detail", args=[record.pk])).content.decode())
+    assert "resolved by R2" in page.by_id("q-F2").text and "by rita" in page.by_id("q-F2").text
+    assert AdrAction.objects.get().verb == "resolve"
+
+
+def test_it_filters_the_index_to_records_with_open_questions(client, questions_repo, repos):
+    page = dom.parse(client.get(reverse("ledger:record-list"), {"questions": "open"}).content.decode())
+    rows = page.by_id("record-results").find("tbody").find_all("tr")
+    listed = sorted((row.find("td").text, row.find_all("td")[-1].text) for row in rows)
+    # the sample's two records with open questions, and this repository's
+    assert listed == [
+        ("ADR-0014 2 open", "api-server"),
+        ("ADR-0014 2 open", "rulings-repo"),
+        ("ADR-0105 2 open", "web-ui"),
+    ]
+    everything = dom.parse(client.get(reverse("ledger:record-list")).content.decode())
+    assert len(everything.by_id("record-results").find("tbody").find_all("tr")) == 25
+
+
+def test_it_renders_the_checklist_in_a_number_of_queries_that_does_not_grow_with_questions(
+    client, questions_repo, django_assert_max_num_queries
+):
+    record = get(questions_repo, "ADR-0014")
+    url = reverse("ledger:record-detail", args=[record.pk])
+    client.get(url)
+    path = Path(record.path)
+    more = "".join(f"- **R{n}** Question {n}?\n  - A) yes\n  - B) no\n" for n in range(3, 23))
+    path.write_text(path.read_text().replace("## Forks found", more + "\n## Forks found"))
+    adr_load.import_repo(questions_repo)
+    with django_assert_max_num_queries(13):
+        body = client.get(url).content.decode()
+    assert "22 open" in dom.parse(body).by_id("question-list").text
