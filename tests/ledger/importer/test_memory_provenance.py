@@ -9,54 +9,17 @@ import pytest
 from django.conf import settings
 
 from introspect.importer.run import Options
-from introspect.rules.join import project_slug
 from ledger.importer import memory, memory_provenance
 from ledger.models import MemoryVersion
+from tests.ledger.memory_tree import EDITED, FIRST, PROJECT, SID, call, memory_folder, prompt
 from waysweb import passes
 
 pytestmark = pytest.mark.django_db
 
-SID = "3e3e0000-0000-4000-8000-000000000001"
-PROJECT = "/home/dev/app"
-FIRST = (
-    "---\nname: test command\ndescription: how tests run\nmetadata:\n  type: project\n---\nRun make test.\n"
-)
-EDITED = FIRST.replace("Run make test.", "Run make test (needs Docker).")
-
-
-def prompt(uuid: str, second: int, text: str) -> dict:
-    return {
-        "type": "user",
-        "uuid": uuid,
-        "parentUuid": None,
-        "sessionId": SID,
-        "timestamp": f"2026-11-02T10:00:{second:02d}.000Z",
-        "cwd": PROJECT,
-        "message": {"role": "user", "content": text},
-    }
-
-
-def call(uuid: str, second: int, tool_use_id: str, name: str, data: dict) -> dict:
-    return {
-        "type": "assistant",
-        "uuid": uuid,
-        "parentUuid": None,
-        "sessionId": SID,
-        "timestamp": f"2026-11-02T10:00:{second:02d}.000Z",
-        "cwd": PROJECT,
-        "message": {
-            "id": f"msg_{uuid}",
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": tool_use_id, "name": name, "input": data}],
-        },
-    }
-
 
 @pytest.fixture
 def memory_file(home):
-    folder = home.root / ".claude" / "projects" / project_slug(PROJECT) / "memory"
-    folder.mkdir(parents=True)
-    return folder / "testing.md"
+    return memory_folder(home) / "testing.md"
 
 
 def ingest_transcript(home, *entries: dict) -> None:
