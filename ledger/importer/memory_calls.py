@@ -68,9 +68,12 @@ def call_input(line: bytes, tool_use_id: str) -> dict | None:
     return None
 
 
-def call_on(path: str, key: object, tool: str, data: dict) -> Call | None:
-    """The call as a `Call` when it writes `path`, else None."""
-    if data.get("file_path") != path:
+def call_on(path: str, key: object, tool: str, data: dict, *, place: str = "") -> Call | None:
+    """The call as a `Call` when it writes `path`, else None. `place` (`/projects/<slug>/memory/<name>`)
+    matches the same memory file named under another home: a transcript recorded on another machine,
+    or under a Claude directory since moved, names the file by that machine's absolute path."""
+    file_path = data.get("file_path")
+    if not isinstance(file_path, str) or not (file_path == path or (place and file_path.endswith(place))):
         return None
     if tool == "Write":
         content = data.get("content")

@@ -2,9 +2,10 @@
 
 The calls are the `Write` / `Edit` / `MultiEdit` lines of the project's own transcripts
 (`projects/<slug>/*.jsonl`, the folder beside `memory/`) whose `file_path` is the memory file's
-absolute path; ledger/importer/memory_calls.py decides exact vs heuristic. Runs after the
-transcripts of the pass are imported (ledger/importer/run.py), so a call written a moment before
-its memory file is already a row.
+absolute path (or the same projects/<slug>/memory/<name> under another home);
+ledger/importer/memory_calls.py decides exact vs heuristic. Runs after the transcripts of the pass
+are imported (ledger/importer/run.py), so a call written a moment before its memory file is
+already a row.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def project_calls(memory: Memory) -> list[memory_calls.Call]:
         .exclude(tool_use_id=None)
         .order_by("ts", "source_id", "offset", "index")
     )
+    place = f"/projects/{memory.project_slug}/memory/{memory.name}"
     calls = []
     for entry in entries:
         try:
@@ -36,7 +38,7 @@ def project_calls(memory: Memory) -> list[memory_calls.Call]:
         except linepack.CorruptLine:
             continue
         data = memory_calls.call_input(line, entry.tool_use_id)
-        call = memory_calls.call_on(memory.path, entry, entry.tool_name, data) if data else None
+        call = memory_calls.call_on(memory.path, entry, entry.tool_name, data, place=place) if data else None
         if call is not None:
             calls.append(call)
     return calls

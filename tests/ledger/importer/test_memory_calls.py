@@ -52,3 +52,10 @@ def test_an_edit_that_does_not_apply_leaves_the_version_unmatched_unless_its_tex
     assert plain == {}
     guessed = replay([edit], [(digest("has new words"), "has new words")]).links
     assert guessed[digest("has new words")] == memory_calls.Link("e", exact=False)
+
+
+def test_the_same_memory_named_under_another_home_is_a_call_on_this_file():
+    data = {"file_path": "/home/dev/.claude/projects/-p/memory/a.md", "content": "x"}
+    here = "/srv/copy/.claude/projects/-p/memory/a.md"
+    assert memory_calls.call_on(here, 1, "Write", data, place="/projects/-p/memory/a.md") is not None
+    assert memory_calls.call_on(here, 1, "Write", data, place="/projects/-q/memory/a.md") is None
