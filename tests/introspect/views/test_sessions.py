@@ -258,7 +258,9 @@ def test_it_bounds_the_queries_per_page(client, home, django_assert_max_num_quer
     imported(home, sessions=3)
     with django_assert_max_num_queries(6):
         client.get("/")
-    with django_assert_max_num_queries(15):  # 13, the memory it wrote (ledger provider), the viewer's mark written
+    with django_assert_max_num_queries(
+        15
+    ):  # 13, the memory it wrote (ledger provider), the viewer's mark written
         client.get("/sessions/sess-0000-aaaa-bbbb/")
     with django_assert_max_num_queries(6):
         client.get("/sessions/sess-0000-aaaa-bbbb/events/")
