@@ -11,10 +11,11 @@ class LedgerConfig(AppConfig):
         from introspect.importer import loader
         from introspect.queries import providers
         from ledger.importer import mj
-        from ledger.queries import import_sources, stream
+        from ledger.queries import import_sources, memory, stream
 
         loader.register_store(
             "mj_ledger", mj.store_lines
         )  # majordomus ledger.jsonl through the line importer
         providers.register_session_notes(stream.session_notes)  # entries under turns, records named
+        providers.register_session_notes(memory.session_notes)  # "memory written" at the turn that wrote it
         providers.register_import_sources(import_sources.import_sources)  # ledger roots on Import status

@@ -93,3 +93,26 @@ class ResolveForm(forms.Form):
     ruling = forms.RegexField(regex=r"^R\d{1,3}$", label="resolved by")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000, strip=True)
     loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class MemoryPromoteForm(forms.Form):
+    evidence = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="What shows this memory is true: a commit, a test, a decision. Required.",
+    )
+    klass = forms.ChoiceField(choices=CLASS_CHOICES, label="Class", initial="memory")
+
+    def clean_evidence(self) -> str:
+        evidence = self.cleaned_data["evidence"]
+        if knowledge.transcript_like(evidence):
+            raise forms.ValidationError("This reads like a transcript; state the evidence in your own words.")
+        return evidence
+
+
+class MemoryWrongForm(forms.Form):
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        help_text="What is wrong with it. Recorded here; the memory file is not changed.",
+    )

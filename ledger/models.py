@@ -375,3 +375,93 @@ class AdrQuestion(models.Model):
     @property
     def is_open(self) -> bool:
         return self.state == self.State.OPEN
+
+
+class Memory(models.Model):
+    """One file of a project's Claude Code auto-memory (`<claude dir>/projects/<slug>/memory/`): the
+    `MEMORY.md` index or a topic file. Kept when the file is deleted (marked, never dropped)."""
+
+    INDEX_NAME = "MEMORY.md"
+
+    claude_dir = models.TextField(help_text="the Claude directory whose projects/ holds it: the read root")
+    project_slug = models.CharField(max_length=512)
+    name = models.CharField(max_length=512, help_text="file name inside memory/")
+    path = models.TextField(help_text="absolute path as the agent's tool calls name it")
+    present = models.BooleanField(default=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    file_size = models.BigIntegerField(null=True, blank=True)
+    file_mtime_ns = models.BigIntegerField(null=True, blank=True)
+    first_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["project_slug", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["claude_dir", "project_slug", "name"], name="memory_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_slug}/memory/{self.name}"
+
+    @property
+    def is_index(self) -> bool:
+        return self.name == self.INDEX_NAME
+
+
+class MemoryVersion(models.Model):
+    """One content of a memory file (a new row whenever its hash changes), and the tool call that wrote it."""
+
+    class Match(models.TextChoices):
+        EXACT = "exact", "exact: the call writes this content"
+        HEURISTIC = "heuristic", "heuristic: a call on this file, content not reproduced"
+        NONE = "", "changed outside a recorded session"
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    content = models.TextField()
+    mem_name = models.TextField(blank=True, default="", help_text="front matter `name`")
+    description = models.TextField(blank=True, default="")
+    mem_type = models.CharField(max_length=64, blank=True, default="", help_text="front matter metadata.type")
+    frontmatter = models.JSONField(default=dict, blank=True, help_text="every key, kept verbatim")
+    quarantine_reason = models.CharField(max_length=64, blank=True, default="")
+    quarantine_detail = models.TextField(blank=True, default="")
+    seen_at = models.DateTimeField()
+    entry = models.ForeignKey(
+        "introspect.TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    session = models.ForeignKey(
+        "introspect.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="memory_versions"
+    )
+    turn = models.IntegerField(null=True, blank=True, help_text="conversation turn of the call (trunk calls)")
+    match = models.CharField(max_length=16, choices=Match.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["memory", "number"]
+        constraints = [models.UniqueConstraint(fields=["memory", "number"], name="memory_version_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.memory} v{self.number}"
+
+
+class MemoryAction(models.Model):
+    """A person's word on a memory: promoted to knowledge, or marked wrong. The memory file is never edited."""
+
+    class Verb(models.TextChoices):
+        PROMOTE = "promote"
+        WRONG = "wrong", "marked wrong"
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="actions")
+    version = models.ForeignKey(MemoryVersion, on_delete=models.PROTECT, related_name="+")
+    verb = models.CharField(max_length=16, choices=Verb.choices)
+    knowledge = models.ForeignKey(
+        KnowledgeRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="memory_actions"
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reviewer_name = models.CharField(max_length=150)
+    note = models.TextField(blank=True, default="")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]

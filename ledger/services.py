@@ -11,6 +11,11 @@ Decision records: status changes, rulings and new records. Status changes go thr
 supersession updates both files, each atomically, and one audit row names them both. A ruling (or a
 fork closed by one) adds one line to the record's file (ledger/records/rule.py). An agent never
 accepts or rules: only a logged-in person reaches these functions.
+
+Claude Code's auto-memory: a person promotes a memory to knowledge (a candidate written to waysweb's
+own knowledge directory with the memory and the turn that wrote it as provenance, then promoted
+through `candidate_promote` and its audit) or marks it wrong (an audited note). The user's memory
+files are never written.
 """
 
 from __future__ import annotations
@@ -21,12 +26,22 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import adr_load
+from ledger.importer import adr_load, document
 from ledger.importer import knowledge as knowledge_files
-from ledger.models import AdrAction, AdrQuestion, AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.models import (
+    AdrAction,
+    AdrQuestion,
+    AdrRecord,
+    KnowledgeRecord,
+    Memory,
+    MemoryAction,
+    MemoryVersion,
+    ReviewAction,
+)
 from ledger.records import edit, lifecycle, new, parse, rule
 from lib import safefs
 from lib.hashing import sha256
@@ -571,3 +586,101 @@ def record_from_knowledge(
         files=[[str(target), "", sha256(content)]],
     )
     return record
+
+
+def memory_refs(memory: Memory, version: MemoryVersion) -> list[str]:
+    """The provenance a promoted memory carries: the memory file at this content, and its session and turn."""
+    refs = [f"memory:{memory.path}@{version.sha256[:16]}"]
+    if version.session is not None:
+        refs.append(f"claude-session:{version.session.sid}")
+        if version.turn:
+            refs.append(f"turn:{version.session.sid}#{version.turn}")
+    return refs
+
+
+def memory_candidate(memory: Memory, version: MemoryVersion, klass: str) -> KnowledgeRecord:
+    """The knowledge candidate made of a memory version: written once (its id is the content's), then indexed."""
+    directory = settings.WAYSWEB_LOCATIONS.knowledge_dir
+    record_id = f"ww-mem-{version.sha256[:16]}"
+    found = KnowledgeRecord.objects.filter(directory=str(directory), record_id=record_id).first()
+    if found is not None:
+        return found
+    _, body, _ = document.split_document(version.content.encode())
+    title = version.mem_name or memory.name.removesuffix(".md")
+    data = {
+        "schema": "knowledge/v1",
+        "id": record_id,
+        "kind": "knowledge",
+        "class": klass,
+        "title": title,
+        "description": version.description or title,
+        "status": "candidate",
+        "epistemics": "observed",
+        "date": date.today().isoformat(),
+        "tags": ["memory"] + ([version.mem_type] if version.mem_type else []),
+        "provenance": {"origin": "extracted", "derived_from": memory_refs(memory, version)},
+    }
+    rendered = knowledge_files.render_knowledge(data, body.strip() or version.content)
+    directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
+    try:
+        files.write_atomic(directory, directory / "candidates" / f"{record_id}.md", rendered)
+    except files.Unsafe as exc:
+        raise Refused(str(exc)) from None
+    knowledge_files.import_knowledge(directory)
+    return KnowledgeRecord.objects.get(directory=str(directory), record_id=record_id)
+
+
+def memory_promote(
+    *, memory: Memory, reviewer: Reviewer, evidence: str, new_class: str = "memory"
+) -> KnowledgeRecord:
+    """Promote a memory's current content to verified knowledge, audited twice: the knowledge
+    record's promotion and the memory's own action. A repeated POST returns the first promotion."""
+    if not evidence.strip():
+        raise Refused("promotion needs evidence: say what shows this is true")
+    if knowledge_files.transcript_like(evidence):
+        raise Refused("evidence reads like a transcript; state the evidence in your own words")
+    if new_class not in knowledge_files.CLASSES:
+        raise Refused(f"class must be one of {', '.join(knowledge_files.CLASSES)}")
+    version = memory.versions.select_related("session").order_by("-number").first()
+    if version is None or version.quarantine_reason:
+        raise Refused("this memory's current version does not parse; it cannot be promoted as it is")
+    done = memory.actions.filter(
+        verb=MemoryAction.Verb.PROMOTE, version=version, knowledge__isnull=False
+    ).first()
+    if done is not None:
+        return done.knowledge
+    record = memory_candidate(memory, version, new_class)
+    if record.status == KnowledgeRecord.Status.CANDIDATE:
+        record = candidate_promote(record=record, reviewer=reviewer, evidence=evidence, new_class=new_class)
+    MemoryAction.objects.create(
+        memory=memory,
+        version=version,
+        verb=MemoryAction.Verb.PROMOTE,
+        knowledge=record,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=evidence.strip(),
+    )
+    return record
+
+
+def memory_mark_wrong(*, memory: Memory, reviewer: Reviewer, note: str) -> MemoryAction:
+    """Record that a person found a memory wrong, and why. The memory file itself is left alone:
+    waysweb never edits the user's memory (Claude Code keeps reading it until someone changes it)."""
+    note = note.strip()
+    if not note:
+        raise Refused("say what is wrong with this memory")
+    version = memory.versions.order_by("-number").first()
+    if version is None:
+        raise Refused("this memory has no version to mark")
+    same = memory.actions.filter(verb=MemoryAction.Verb.WRONG, version=version, note=note).first()
+    if same is not None:
+        return same  # a repeated POST
+    return MemoryAction.objects.create(
+        memory=memory,
+        version=version,
+        verb=MemoryAction.Verb.WRONG,
+        reviewer=reviewer.user,
+        reviewer_name=reviewer.name,
+        note=note,
+    )

@@ -111,7 +111,7 @@ class WayIdConverter(IdConverter):
 class LedgerSlugConverter(IdConverter):
     """A ledger folder name under /ledger/, beside the routes ledger/urls.py names by a word."""
 
-    reserved = frozenset({"knowledge", "decisions"})
+    reserved = frozenset({"knowledge", "decisions", "memory"})
 
 
 register_converter(IdConverter, "id")

@@ -1154,6 +1154,10 @@ class Session:
         blocks.append(formats.text_block(final))
         self.respond(th, blocks, "end_turn")
 
+    def at(self, path: str) -> str:
+        """A step's file: relative to the working directory, or absolute (Claude Code's memory files)."""
+        return path if path.startswith("/") else f"{self.cwd}/{path}"
+
     def tool_step(self, th: Thread, blocks: list, st: tuple, opts: dict) -> None:
         kind, rng = st[0], self.rng
         tid = "toolu_01" + self.h.b62(22)
@@ -1178,16 +1182,21 @@ class Session:
             content = f"Found {len(hits)} file{'s' if len(hits) != 1 else ''}\n" + "\n".join(hits)
             tur = formats.grep_tool_result(hits)
             weight = rng.randint(150, 600)
+        elif kind == "write":
+            path, text = st[1], st[2]
+            name, inp = "Write", {"file_path": self.at(path), "content": text}
+            content, tur = formats.write_tool_result(self.at(path), text)
+            weight, ctx = rng.randint(150, 600), {"path": path}
         elif kind == "edit":
             path, old, new = st[1], st[2], st[3]
             name = "Edit"
             inp = {
-                "file_path": f"{self.cwd}/{path}",
+                "file_path": self.at(path),
                 "old_string": old,
                 "new_string": new,
                 "replace_all": False,
             }
-            content, tur = formats.edit_tool_result(f"{self.cwd}/{path}", old, new, start=rng.randint(5, 120))
+            content, tur = formats.edit_tool_result(self.at(path), old, new, start=rng.randint(5, 120))
             weight, ctx = rng.randint(150, 600), {"path": path}
         elif kind in ("bash", "bash!"):
             cmd, out = st[1], st[2]
@@ -2938,8 +2947,55 @@ def s14_transcript_only(h: Home) -> None:
         steps=[("edit", "reading/list.md", "- [ ] Thinking in Systems", "- [~] Thinking in Systems", {})],
         answer="Marked.",
     )
+    memory_prompts(h, s)
     s.prompt("thanks", answer="Enjoy the book.")
     s.finish()
+
+
+# Claude Code's auto-memory: projects/<slug>/memory/, written by the session's own Write and Edit calls.
+MEMORY_DIR = "/home/dev/.claude/projects/-home-dev-notes/memory"
+MEMORY_READING = """---
+name: reading list markers
+description: how the reading list marks a book's progress
+metadata:
+  type: user
+---
+The reading list (reading/list.md) marks progress in the checkbox: `[ ]` unread, `[~]` started, `[x]` finished.
+"""
+MEMORY_INDEX = "- [reading list markers](reading.md) — `[ ]` unread, `[~]` started, `[x]` finished\n"
+MEMORY_STYLE = """---
+name: answer style
+description: keep answers about the notes short
+metadata:
+  type: feedback
+---
+Answer questions about the notes in one or two sentences.
+"""
+
+
+def memory_prompts(h: Home, s: Session) -> None:
+    """S14 saves a memory (Write topic + index) and corrects it a turn later (Edit). Drawn from a
+    random stream of their own, so every other file of the sample stays byte for byte as it was."""
+    main = h.rng
+    h.rng = s.rng = random.Random(SEED + 14)
+    s.prompt(
+        "remember how I mark progress on the reading list",
+        steps=[
+            ("write", f"{MEMORY_DIR}/reading.md", MEMORY_READING.replace("`[x]` finished", "`[x]` done"), {}),
+            ("write", f"{MEMORY_DIR}/MEMORY.md", MEMORY_INDEX, {}),
+        ],
+        answer="Saved to memory: `[ ]` unread, `[~]` started, `[x]` done.",
+    )
+    s.prompt(
+        "I say finished, not done",
+        steps=[("edit", f"{MEMORY_DIR}/reading.md", "`[x]` done", "`[x]` finished", {})],
+        answer="Updated the memory.",
+    )
+    h.rng = s.rng = main
+    home_memory = ".claude/projects/-home-dev-notes/memory"
+    h.put_text(f"{home_memory}/reading.md", MEMORY_READING)
+    h.put_text(f"{home_memory}/MEMORY.md", MEMORY_INDEX)
+    h.put_text(f"{home_memory}/style.md", MEMORY_STYLE)  # written before any recorded session
 
 
 # --------------------------------------------------------------------------------------------

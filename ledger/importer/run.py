@@ -15,7 +15,7 @@ from django.conf import settings
 
 from introspect.importer import loader, problems
 from introspect.models import Project
-from ledger.importer import adr_load, document, entries, knowledge, mj, passlog
+from ledger.importer import adr_load, document, entries, knowledge, memory, memory_provenance, mj, passlog
 from ledger.models import KnowledgeEvent
 from lib import safefs
 from lib.locations import SAMPLE_HOME, Locations
@@ -25,6 +25,7 @@ from lib.locations import SAMPLE_HOME, Locations
 class LedgerPass:
     entries: document.DocumentResult = field(default_factory=document.DocumentResult)
     knowledge: document.DocumentResult = field(default_factory=document.DocumentResult)
+    memory: document.DocumentResult = field(default_factory=document.DocumentResult)
     mj_lines: int = 0
     adrs: document.DocumentResult = field(default_factory=document.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
@@ -32,9 +33,12 @@ class LedgerPass:
 
     @property
     def found(self) -> bool:
-        e, k = self.entries, self.knowledge
+        e, k, m = self.entries, self.knowledge, self.memory
         return bool(
-            e.added
+            m.added
+            or m.changed
+            or m.gone
+            or e.added
             or e.changed
             or e.gone
             or k.added
@@ -88,6 +92,9 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     e = result.entries
     reads = [passlog.Read(passlog.ENTRIES, str(ledger_root), e.files, e.added, e.changed, e.gone)]
     entries.link_entries_to_sessions()
+    result.memory, changed_memories = memory.import_memory(locs.every_claude_dir)
+    memory_provenance.link_memories(changed_memories)
+    problems.record("memory", result.memory.problems)
     repos = repositories(locs)
     mj_problems: list[safefs.Problem] = []
     for source in mj.sources(repos, mj_problems):
@@ -116,7 +123,7 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
         )
     problems.record("records", record_problems)
     passlog.record(reads)
-    result.problems = result.entries.problems + mj_problems + record_problems
+    result.problems = result.entries.problems + result.memory.problems + mj_problems + record_problems
     return result
 
 

@@ -6,8 +6,9 @@ import pytest
 
 from ledger import files, services
 from ledger.importer import knowledge as knowledge_files
-from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.models import KnowledgeRecord, Memory, ReviewAction
 from lib.hashing import sha256
+from tests.ledger import memory_tree
 from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
@@ -182,3 +183,23 @@ def test_it_never_lets_a_reverted_file_undo_a_decision(knowledge, reviewer):
     knowledge_files.import_knowledge(knowledge)
     record = get()
     assert record.status == "superseded" and "a person decided 'superseded'" in record.conflict
+
+
+def test_it_refuses_to_promote_a_memory_whose_front_matter_does_not_parse(home, reviewer):
+    folder = memory_tree.memory_folder(home)
+    (folder / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    memory_tree.import_memory()
+    broken = Memory.objects.get(name="broken.md")
+    with pytest.raises(services.Refused, match="does not parse"):
+        services.memory_promote(memory=broken, reviewer=services.Reviewer.of(reviewer), evidence="seen it")
+    assert not KnowledgeRecord.objects.exists()
+
+
+def test_a_repeated_mark_wrong_with_the_same_note_is_one_act(home, reviewer):
+    memory_tree.written_memory(home)
+    topic = Memory.objects.get(name="testing.md")
+    who = services.Reviewer.of(reviewer)
+    first = services.memory_mark_wrong(memory=topic, reviewer=who, note="stale")
+    assert services.memory_mark_wrong(memory=topic, reviewer=who, note="stale") == first
+    with pytest.raises(services.Refused):
+        services.memory_mark_wrong(memory=topic, reviewer=who, note="  ")

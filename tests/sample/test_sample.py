@@ -545,3 +545,19 @@ def test_the_deliberate_adr_faults_are_there():
     assert "ADR-104" in aw[103]["related"]
     web_numbers = {adr_number(root / name) for root in (MADR, AW_ADRS) for name in ADR_FILES[root]}
     assert 104 not in web_numbers
+
+
+def test_a_session_writes_the_notes_projects_auto_memory_with_its_own_tool_calls():
+    memory = HOME / ".claude" / "projects" / "-home-dev-notes" / "memory"
+    assert sorted(p.name for p in memory.iterdir()) == ["MEMORY.md", "reading.md", "style.md"]
+    calls = []
+    for path in (HOME / ".claude" / "projects" / "-home-dev-notes").glob("*.jsonl"):
+        for raw in path.read_text().splitlines():
+            line = json.loads(raw)
+            content = line.get("message", {}).get("content") if line.get("type") == "assistant" else None
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_use" and "/memory/" in block["input"].get("file_path", ""):
+                    calls.append((block["name"], block["input"]["file_path"].rsplit("/", 1)[-1]))
+    assert calls == [("Write", "reading.md"), ("Write", "MEMORY.md"), ("Edit", "reading.md")]
+    # style.md has no call: the demo's "changed outside a recorded session"
+    assert "finished" in (memory / "reading.md").read_text()

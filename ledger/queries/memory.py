@@ -1,0 +1,174 @@
+"""Reads for the Memory screens: the projects with auto-memory, one project's memory, and the
+"memory written" marks a session page shows (a provider LedgerConfig.ready registers)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.urls import reverse
+
+from introspect.models import Session
+from introspect.queries import providers
+from ledger.models import Memory, MemoryAction, MemoryVersion
+
+# Claude Code loads the first 200 lines of MEMORY.md into every session; the rest is not seen.
+INDEX_LINES_LOADED = 200
+DIFF_LINES_SHOWN = 400
+
+
+@dataclass
+class VersionView:
+    version: MemoryVersion
+    diff: list[tuple[str, str]] = field(default_factory=list)  # (kind: "+", "-", "@", " ", line)
+    turn_url: str = ""
+
+
+@dataclass
+class MemoryView:
+    memory: Memory
+    versions: list[VersionView]
+    actions: list[MemoryAction]
+
+    @property
+    def current(self) -> MemoryVersion:
+        return self.versions[-1].version
+
+    @property
+    def index_lines(self) -> list[tuple[int, str, bool]]:
+        """(number, line, loaded) for the index: what Claude Code loads, and what it never sees."""
+        lines = self.current.content.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return [(n, line, n <= INDEX_LINES_LOADED) for n, line in enumerate(lines, start=1)]
+
+
+def turn_url(version: MemoryVersion) -> str:
+    """The session page at the call that wrote the version (its permalink lands on its turn's page)."""
+    if version.session is None or version.entry is None:
+        return ""
+    url = reverse("introspect:session-detail", args=[version.session.sid])
+    return f"{url}?{urlencode({'u': version.entry.uuid})}" if version.entry.uuid else url
+
+
+def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
+    """A unified diff of two versions as (kind, text) rows, capped."""
+    rows = []
+    for line in difflib.unified_diff(before.split("\n"), after.split("\n"), lineterm="", n=2):
+        if line.startswith(("---", "+++")):
+            continue
+        rows.append(
+            ("@" if line.startswith("@@") else line[:1] or " ", line[1:] if line[:1] in "+- " else line)
+        )
+        if len(rows) >= DIFF_LINES_SHOWN:
+            rows.append(("@", "… diff cut here"))
+            break
+    return rows
+
+
+def memory_projects() -> QuerySet:
+    """Each project slug with auto-memory: how many memories, how many deleted, versions in all."""
+    return (
+        Memory.objects.values("project_slug")
+        .annotate(
+            memories=Count("pk", distinct=True),
+            deleted=Count("pk", filter=Q(present=False), distinct=True),
+            versions=Count("versions"),
+        )
+        .order_by("project_slug")
+    )
+
+
+def memory_index_page() -> dict:
+    return {"projects": memory_projects()}
+
+
+def versions_with_calls() -> QuerySet[MemoryVersion]:
+    # The call's line is not needed to name it: its raw bytes stay in the database.
+    return (
+        MemoryVersion.objects.select_related("session", "entry")
+        .only(
+            *(f.name for f in MemoryVersion._meta.concrete_fields),
+            "session__sid",
+            "entry__uuid",
+            "entry__tool_name",
+            "entry__tool_use_id",
+        )
+        .order_by("number")
+    )
+
+
+def memory_views(memories: QuerySet[Memory]) -> list[MemoryView]:
+    """Each memory with its versions (oldest first, each with its diff from the one before) and its
+    audit, in a fixed number of queries."""
+    rows = memories.prefetch_related(
+        Prefetch("versions", queryset=versions_with_calls()),
+        Prefetch("actions", queryset=MemoryAction.objects.select_related("knowledge")),
+    )
+    views = []
+    for memory in rows:
+        versions = list(memory.versions.all())
+        if not versions:
+            continue
+        shown = []
+        for before, version in zip([None, *versions], versions, strict=False):
+            diff = diff_lines(before.content if before else "", version.content)
+            shown.append(VersionView(version, diff, turn_url(version)))
+        views.append(MemoryView(memory, shown, list(memory.actions.all())))
+    return views
+
+
+def memory_project_page(slug: str) -> dict:
+    """One project's memory: the index as Claude Code loads it, then every topic file (deleted last)."""
+    views = memory_views(Memory.objects.filter(project_slug=slug).order_by("-present", "name"))
+    index = next((view for view in views if view.memory.is_index), None)
+    return {
+        "slug": slug,
+        "index": index,
+        "topics": [view for view in views if not view.memory.is_index],
+        "loaded_lines": INDEX_LINES_LOADED,
+    }
+
+
+def memory_card(pk: int) -> MemoryView | None:
+    """One memory, as its card on the project page shows it."""
+    found = memory_views(Memory.objects.filter(pk=pk))
+    return found[0] if found else None
+
+
+def session_notes(session: Session, turns: list, header: bool) -> providers.SessionNotes:
+    """The "memory written" marks on a session page (registered in LedgerConfig.ready): all the
+    versions this session wrote in the header, and each under the fire turn of the page it followed."""
+    written = list(
+        MemoryVersion.objects.filter(session=session)
+        .select_related("memory", "entry", "session")
+        .only(
+            "number",
+            "match",
+            "turn",
+            "memory__name",
+            "memory__project_slug",
+            "session__sid",
+            "entry__uuid",
+            "entry__ts",
+        )
+        .order_by("entry__ts", "pk")
+    )
+    for version in written:
+        version.turn_url = turn_url(version)
+    notes = providers.SessionNotes()
+    if header and written:
+        notes.header.append(providers.Note("ledger/notes/memory_written.html", written))
+    if not turns or not written:
+        return notes
+    later = session.turns.filter(epoch=turns[-1].epoch + 1).values_list("ts", flat=True).first()
+    for version in written:
+        when = version.entry.ts
+        owners = [turn for turn in turns if when is not None and turn.ts <= when]
+        if owners and (later is None or when < later):
+            notes.by_turn.setdefault(owners[-1].pk, []).append(
+                providers.Note("ledger/notes/turn_memory.html", version)
+            )
+    return notes

@@ -1,0 +1,106 @@
+"""Claude Code's auto-memory: the projects that have one, one project's memory, and a reviewer's
+word on a memory (promote to knowledge, mark wrong)."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from ledger import forms, services
+from ledger.models import Memory
+from ledger.queries import memory as queries
+from ledger.views import reviewer_required
+from lib.htmx import HtmxHttpRequest, wants_fragment
+
+
+# Read views take GET and HEAD (require_safe): a HEAD is a GET without its body.
+@require_safe
+def memory_index(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "ledger/memory_index.html", {**queries.memory_index_page(), "nav": "memory"})
+
+
+def with_forms(view: queries.MemoryView | None, **bound) -> None:
+    """A card's decision forms: the bound ones of the POST it answers, else empty ones."""
+    if view is None:
+        return
+    view.promote_form = bound.get("promote_form") or forms.MemoryPromoteForm()
+    view.wrong_form = bound.get("wrong_form") or forms.MemoryWrongForm()
+    view.message = bound.get("message", "")
+
+
+def project_context(slug: str, *, target: int | None = None, **bound) -> dict:
+    page = queries.memory_project_page(slug)
+    if page["index"] is None and not page["topics"]:
+        raise Http404(f"no memory for {slug}")
+    for view in [page["index"], *page["topics"]]:
+        with_forms(view, **(bound if view and view.memory.pk == target else {}))
+    return {**page, "nav": "memory"}
+
+
+@require_safe
+def memory_project(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    return render(request, "ledger/memory_project.html", project_context(slug))
+
+
+def answer(request: HtmxHttpRequest, memory: Memory, *, done: bool, **bound) -> HttpResponse:
+    """The memory's card for htmx. A plain form: back to the project page at the memory when it
+    worked (PRG), the page with the bound form when it did not."""
+    # 200 even for a refusal: htmx 2 does not swap error responses by default (STYLE.md §3).
+    if wants_fragment(request):
+        view = queries.memory_card(memory.pk)
+        with_forms(view, **bound)
+        return render(request, "ledger/memory_project.html#memory-card", {"view": view})
+    if done:
+        return redirect(reverse("ledger:memory-project", args=[memory.project_slug]) + f"#memory-{memory.pk}")
+    return render(
+        request, "ledger/memory_project.html", project_context(memory.project_slug, target=memory.pk, **bound)
+    )
+
+
+@require_POST
+@reviewer_required
+def memory_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    memory = get_object_or_404(Memory, pk=pk)
+    form = forms.MemoryPromoteForm(request.POST)
+    if not form.is_valid():
+        return answer(request, memory, done=False, promote_form=form)
+    try:
+        services.memory_promote(
+            memory=memory,
+            reviewer=services.Reviewer.of(request.user),
+            evidence=form.cleaned_data["evidence"],
+            new_class=form.cleaned_data["klass"],
+        )
+    except (services.Refused, services.Conflict) as exc:
+        form.add_error(None, str(exc))
+        return answer(request, memory, done=False, promote_form=form)
+    return answer(
+        request,
+        memory,
+        done=True,
+        message="Promoted: a verified knowledge record now cites this memory and its turn.",
+    )
+
+
+@require_POST
+@reviewer_required
+def memory_mark_wrong(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    memory = get_object_or_404(Memory, pk=pk)
+    form = forms.MemoryWrongForm(request.POST)
+    if not form.is_valid():
+        return answer(request, memory, done=False, wrong_form=form)
+    try:
+        services.memory_mark_wrong(
+            memory=memory, reviewer=services.Reviewer.of(request.user), note=form.cleaned_data["note"]
+        )
+    except services.Refused as exc:
+        form.add_error(None, str(exc))
+        return answer(request, memory, done=False, wrong_form=form)
+    return answer(
+        request,
+        memory,
+        done=True,
+        message="Marked wrong. The memory file is unchanged; Claude Code still reads it.",
+    )
