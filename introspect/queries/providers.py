@@ -27,15 +27,19 @@ class Note:
 
 @dataclass
 class SessionNotes:
-    """What providers add to a page of a session: under the header, and under each turn (by pk)."""
+    """What providers add to a page of a session: under the header, under each fire turn (by pk),
+    and under a transcript entry (by pk) where the note is about that very line (a tool call)."""
 
     header: list[Note] = field(default_factory=list)
     by_turn: dict[int, list[Note]] = field(default_factory=dict)
+    by_entry: dict[int, list[Note]] = field(default_factory=dict)
 
     def add(self, other: SessionNotes) -> None:
         self.header += other.header
         for turn_pk, notes in other.by_turn.items():
             self.by_turn.setdefault(turn_pk, []).extend(notes)
+        for entry_pk, notes in other.by_entry.items():
+            self.by_entry.setdefault(entry_pk, []).extend(notes)
 
 
 SessionNotesProvider = Callable[[Session, list[Turn], bool], SessionNotes]

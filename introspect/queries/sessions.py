@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from django.core.paginator import Page, Paginator
@@ -367,6 +367,7 @@ class Item:
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
     first_unseen: bool = False  # the "new since your last visit" divider goes before it
+    notes: list[providers.Note] = field(default_factory=list)  # other apps' notes on this very entry
 
 
 @dataclass
@@ -777,17 +778,25 @@ def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:
     return found
 
 
-def turn_context(session: Session, turns: list[Turn], *, header: bool = False) -> dict:
+def turn_context(
+    session: Session, turns: list[Turn], *, header: bool = False, items: list[Item] | None = None
+) -> dict:
     """Everything the fire turns of a page show: rows with evidence, near-misses, subagents, and
-    what other apps note under each turn (introspect/queries/providers.py)."""
+    what other apps note under each turn (introspect/queries/providers.py). Given the conversation
+    `items` of the page, a note about an entry goes under that entry and not again under its turn."""
     turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
     attach_evidence(turns, ways, session)
     misses = near_misses_by_turn(session, turns)
     notes = providers.session_notes(session, turns, header=header)
+    placed: set[int] = set()
+    for item in items or ():
+        if item.entry is not None and item.entry.pk in notes.by_entry:
+            item.notes = notes.by_entry[item.entry.pk]
+            placed.update(id(note.item) for note in item.notes)
     for turn in turns:
-        turn.notes = notes.by_turn.get(turn.pk, [])
+        turn.notes = [note for note in notes.by_turn.get(turn.pk, []) if id(note.item) not in placed]
         turn.near_misses = misses.get(turn.pk, [])
     return {
         "turns": turns,
@@ -834,7 +843,7 @@ def session_detail_page(
             "unseen": unseen_turns(session, turns, since_turns) if since_turns is not None else None,
         }
     page = conversation_page(session, turn=turn, part=part)
-    context = turn_context(session, page.fires, header=True)
+    context = turn_context(session, page.fires, header=True, items=page.items)
     on_page = {
         item.entry.tool_use_id for item in page.items if item.entry is not None and item.entry.tool_use_id
     }
@@ -934,4 +943,4 @@ def session_live_tail(session: Session, *, after: int) -> dict:
 def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_after: int) -> dict:
     """Live follow of the conversation: new entries and fire turns since the cursors."""
     tail = conversation_tail(session, after=after, fire_after=fire_after)
-    return {**turn_context(session, tail["fires"]), **tail}
+    return {**turn_context(session, tail["fires"], items=tail["items"]), **tail}

@@ -11,6 +11,7 @@ already a row.
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Max
 
 from introspect.models import SourceFile, TranscriptEntry
 from ledger.importer import memory_calls
@@ -18,15 +19,20 @@ from ledger.models import Memory, MemoryVersion
 from lib import linepack
 
 
+def writing_calls(slug: str):
+    """The project's transcript lines that call a tool which writes files (memory_calls.WRITING_TOOLS)."""
+    return TranscriptEntry.objects.filter(
+        source__kind__in=SourceFile.TRANSCRIPT_KINDS,
+        source__rel_path__startswith=f"{slug}/",
+        tool_name__in=memory_calls.WRITING_TOOLS,
+    )
+
+
 def project_calls(memory: Memory) -> list[memory_calls.Call]:
     """The writing calls on `memory`'s file in its project's transcripts, in time order."""
     entries = (
-        TranscriptEntry.objects.filter(
-            source__kind__in=SourceFile.TRANSCRIPT_KINDS,
-            source__rel_path__startswith=f"{memory.project_slug}/",
-            tool_name__in=memory_calls.WRITING_TOOLS,
-            is_copy=False,
-        )
+        writing_calls(memory.project_slug)
+        .filter(is_copy=False)
         .exclude(tool_use_id=None)
         .order_by("ts", "source_id", "offset", "index")
     )
@@ -55,9 +61,25 @@ def conversation_turn(entry: TranscriptEntry) -> int | None:
     return prompts.count()
 
 
+def waiting(skip: list[int]) -> list[int]:
+    """Memories (other than `skip`) with a version no call was found for, whose project's
+    transcripts gained a writing call since they were last linked: the call may be among those
+    (its transcript imported after the memory file, in a later pass). One query each, reading only
+    the entries past the mark; memories changed outside any session cost that each pass, no more."""
+    unlinked = (
+        Memory.objects.filter(versions__match=MemoryVersion.Match.NONE)
+        .exclude(pk__in=skip)
+        .distinct()
+        .only("pk", "project_slug", "calls_seen")
+    )
+    return [m.pk for m in unlinked if writing_calls(m.project_slug).filter(pk__gt=m.calls_seen).exists()]
+
+
 def link_memories(memory_ids: list[int]) -> int:
     """Link every version of these memories to its call (again: a later transcript may hold it); how many linked."""
     linked = 0
+    # Read before the calls: a line imported meanwhile is past the mark, so looked at next time.
+    top = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     for memory in Memory.objects.filter(pk__in=memory_ids):
         versions = list(memory.versions.order_by("number"))
         links = memory_calls.replay(project_calls(memory), [(v.sha256, v.content) for v in versions]).links
@@ -77,4 +99,5 @@ def link_memories(memory_ids: list[int]) -> int:
                 )
                 version.save(update_fields=["entry", "session", "turn", "match"])
                 linked += entry is not None
+            Memory.objects.filter(pk=memory.pk).update(calls_seen=top)
     return linked

@@ -93,7 +93,7 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     reads = [passlog.Read(passlog.ENTRIES, str(ledger_root), e.files, e.added, e.changed, e.gone)]
     entries.link_entries_to_sessions()
     result.memory, changed_memories = memory.import_memory(locs.every_claude_dir)
-    memory_provenance.link_memories(changed_memories)
+    memory_provenance.link_memories(changed_memories + memory_provenance.waiting(skip=changed_memories))
     problems.record("memory", result.memory.problems)
     repos = repositories(locs)
     mj_problems: list[safefs.Problem] = []

@@ -27,6 +27,7 @@ class Migration(migrations.Migration):
                 ('file_size', models.BigIntegerField(blank=True, null=True)),
                 ('file_mtime_ns', models.BigIntegerField(blank=True, null=True)),
                 ('first_seen', models.DateTimeField()),
+                ('calls_seen', models.BigIntegerField(default=0, help_text='the newest transcript entry id its writing calls were looked for up to')),
             ],
             options={
                 'ordering': ['project_slug', 'name'],

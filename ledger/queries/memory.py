@@ -159,6 +159,11 @@ def session_notes(session: Session, turns: list, header: bool) -> providers.Sess
     for version in written:
         version.turn_url = turn_url(version)
     notes = providers.SessionNotes()
+    for version in written:
+        # At the call itself on the conversation; under its fire turn where only fire turns show.
+        notes.by_entry.setdefault(version.entry_id, []).append(
+            providers.Note("ledger/notes/turn_memory.html", version)
+        )
     if header and written:
         notes.header.append(providers.Note("ledger/notes/memory_written.html", written))
     if not turns or not written:

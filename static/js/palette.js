@@ -23,8 +23,11 @@
 
   function open() {
     if (!bind() || dialog.open) return;
+    // The last opening's answer is stale: never shown (nor chosen by ↑/↓) while this one's is asked.
     items = [];
+    chosen = -1;
     shownFor = null;
+    list.replaceChildren();
     dialog.showModal();
     input.select();
     ask();

@@ -111,3 +111,33 @@ def test_a_call_on_another_file_is_not_a_match(home, memory_file):
     memory_file.write_text(FIRST)
     [version] = import_and_link()
     assert (version.match, version.entry, version.turn) == ("", None, None)
+
+
+def test_a_transcript_imported_after_its_memory_file_links_the_version_on_the_next_pass(home, memory_file):
+    # The memory file lands first (a pass reads it before the transcript that wrote it is imported).
+    memory_file.write_text(FIRST)
+    [version] = import_and_link()
+    assert version.match == MemoryVersion.Match.NONE
+    ingest_transcript(
+        home,
+        prompt("p1", 1, "remember how tests run"),
+        call("a1", 2, "toolu_w", "Write", {"file_path": str(memory_file), "content": FIRST}),
+    )
+    # The file itself is unchanged: only the waiting memory is looked at again.
+    _, changed = memory.import_memory(settings.WAYSWEB_LOCATIONS.every_claude_dir)
+    assert changed == []
+    memory_provenance.link_memories(memory_provenance.waiting(skip=changed))
+    version.refresh_from_db()
+    assert (version.match, version.turn, version.entry.tool_use_id) == ("exact", 1, "toolu_w")
+
+
+def test_a_memory_changed_outside_any_session_is_not_looked_at_again_until_a_new_call_appears(
+    home, memory_file
+):
+    memory_file.write_text(FIRST)
+    import_and_link()
+    assert memory_provenance.waiting(skip=[]) == []  # linked up to the newest line: nothing new since
+    ingest_transcript(
+        home, prompt("p1", 1, "unrelated"), call("a1", 2, "toolu_x", "Write", {"file_path": "/x"})
+    )
+    assert len(memory_provenance.waiting(skip=[])) == 1  # a new writing call in its project: look again

@@ -160,3 +160,16 @@ def test_the_session_page_marks_the_memory_it_wrote_with_a_link_to_each_version(
     )
     hrefs = [a.attrs["href"] for a in mark.find_all("a")]
     assert reverse("ledger:memory-project", args=[SLUG]) + f"#memory-{topic().pk}-v2" in hrefs
+
+
+def test_the_conversation_marks_each_memory_write_right_after_the_call_that_made_it(client, tree):
+    # A transcript-only session has no fire turns to hang the mark on: it goes under the call itself.
+    html = client.get(reverse("introspect:session-detail", args=[SID]) + "?turn=1").content.decode()
+    first, second = topic().versions.order_by("number")
+    page = dom.parse(html)
+    for version in (first, second):
+        mark = page.by_id(f"memory-mark-{version.pk}")
+        assert mark is not None and f"testing.md v{version.number}" in mark.text
+    assert html.index('id="u-a1"') < html.index(f'id="memory-mark-{first.pk}"') < html.index('id="u-p2"')
+    assert html.index('id="u-a2"') < html.index(f'id="memory-mark-{second.pk}"')
+    assert html.count(f'id="memory-mark-{first.pk}"') == 1  # not again under a turn
