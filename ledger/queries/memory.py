@@ -7,10 +7,11 @@ import difflib
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Concat
 from django.urls import reverse
 
-from introspect.models import Session
+from introspect.models import Project, Session
 from introspect.queries import providers
 from ledger.models import Memory, MemoryAction, MemoryVersion
 
@@ -68,14 +69,31 @@ def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
     return rows
 
 
+def project_of_folder() -> QuerySet[Project]:
+    """The project whose transcripts are in the projects/ folder named by the outer `project_slug`
+    (first by id): the folder name is a lossy slug of its path, so it is shown only when no session
+    of the folder is imported."""
+    folder = Concat(OuterRef("project_slug"), Value("/"))
+    return Project.objects.filter(sessions__transcript__rel_path__startswith=folder).order_by("pk")
+
+
+def folder_project(slug: str) -> dict | None:
+    """The name and path of the project whose transcripts are in projects/<slug>/, as project_of_folder."""
+    projects = Project.objects.filter(sessions__transcript__rel_path__startswith=f"{slug}/").order_by("pk")
+    return projects.values("name", "path").first()
+
+
 def memory_projects() -> QuerySet:
-    """Each project slug with auto-memory: how many memories, how many deleted, versions in all."""
+    """Each project slug with auto-memory: how many memories, how many deleted, versions in all,
+    and its project's name and path (None when none of its sessions is imported)."""
     return (
         Memory.objects.values("project_slug")
         .annotate(
             memories=Count("pk", distinct=True),
             deleted=Count("pk", filter=Q(present=False), distinct=True),
             versions=Count("versions"),
+            project_name=Subquery(project_of_folder().values("name")[:1]),
+            project_path=Subquery(project_of_folder().values("path")[:1]),
         )
         .order_by("project_slug")
     )
@@ -126,6 +144,7 @@ def memory_project_page(slug: str) -> dict:
     index = next((view for view in views if view.memory.is_index), None)
     return {
         "slug": slug,
+        "project": folder_project(slug),
         "index": index,
         "topics": [view for view in views if not view.memory.is_index],
         "loaded_lines": INDEX_LINES_LOADED,

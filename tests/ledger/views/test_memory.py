@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from introspect.models import Session
 from ledger.models import KnowledgeRecord, Memory, MemoryAction, ReviewAction
 from tests.ledger.memory_tree import EDITED, SID, SLUG, import_memory, memory_folder, written_memory
 from tests.ledger.views import dom
@@ -30,10 +31,24 @@ def project_page(client) -> dom.Element:
     return dom.parse(response.content)
 
 
-def test_the_index_lists_each_project_with_memory(client, tree):
+def test_the_index_names_each_project_with_memory_as_the_session_list_does(client, tree):
     page = dom.parse(client.get(reverse("ledger:memory-index")).content)
     link = page.find("a", href=reverse("ledger:memory-project", args=[SLUG]))
-    assert link is not None and link.text == SLUG
+    project = Session.objects.get(sid=SID).project
+    assert link is not None and link.text.startswith(project.name) and SLUG in link.text
+    assert link.attrs["title"] == project.path
+
+
+def test_a_folder_with_no_imported_session_is_named_by_its_slug(client, home):
+    (memory_folder(home) / "MEMORY.md").write_text("- a note\n")
+    import_memory()
+    page = dom.parse(client.get(reverse("ledger:memory-project", args=[SLUG])).content)
+    assert page.find("h1").text == SLUG
+
+
+def test_the_project_page_is_titled_by_its_project(client, tree):
+    heading = project_page(client).find("h1")
+    assert heading.text.startswith(Session.objects.get(sid=SID).project.name)
 
 
 def test_each_version_says_which_session_and_turn_wrote_it_and_links_there(client, tree):
