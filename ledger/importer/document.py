@@ -25,6 +25,13 @@ class DocumentResult:
     sessions: set[str] = field(default_factory=set)
     problems: list[safefs.Problem] = field(default_factory=list)
 
+    def add(self, other: DocumentResult) -> None:
+        """Another root's result counted in (a pass over several roots reports one total)."""
+        for name in ("files", "added", "changed", "quarantined", "gone"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.sessions |= other.sessions
+        self.problems += other.problems
+
 
 def markdown(name: str) -> bool:
     """Whether a file name is a Markdown document."""

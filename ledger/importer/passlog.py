@@ -24,7 +24,8 @@ NAME = "ledger-import.json"
 ENTRIES = "ledger_entries"
 KNOWLEDGE = "knowledge"
 ADRS = "adrs"
-KINDS = (ENTRIES, KNOWLEDGE, ADRS)
+MEMORY = "memory"  # Claude Code's auto-memory, per Claude directory
+KINDS = (ENTRIES, KNOWLEDGE, ADRS, MEMORY)
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,13 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     e = result.entries
     reads = [passlog.Read(passlog.ENTRIES, str(ledger_root), e.files, e.added, e.changed, e.gone)]
     entries.link_entries_to_sessions()
-    result.memory, changed_memories = memory.import_memory(locs.every_claude_dir)
+    changed_memories: list[int] = []
+    for claude_dir in locs.every_claude_dir:  # one root each on the status page
+        found_memory, changed_here = memory.import_memory((claude_dir,))
+        result.memory.add(found_memory)
+        changed_memories += changed_here
+        m = found_memory
+        reads.append(passlog.Read(passlog.MEMORY, str(claude_dir), m.files, m.added, m.changed, m.gone))
     memory_provenance.link_memories(changed_memories + memory_provenance.waiting(skip=changed_memories))
     problems.record("memory", result.memory.problems)
     repos = repositories(locs)

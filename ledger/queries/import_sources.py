@@ -1,9 +1,9 @@
 """The ledger's rows on the import status page: each root read, and the documents that did not check out.
 
-introspect's status page lists the files its line importer reads; ledger entries, knowledge records
-and ADR files are documents read whole, so their roots and problems come from here
-(registered in LedgerConfig.ready, asked for by introspect/queries/status.py). Three aggregate
-queries (one per kind, grouped by root) and one page of problems across the three kinds: the query
+introspect's status page lists the files its line importer reads; ledger entries, knowledge records,
+ADR files and Claude Code's memory files are documents read whole, so their roots and problems come
+from here (registered in LedgerConfig.ready, asked for by introspect/queries/status.py). One
+aggregate query (a union of one per kind, grouped by root) and one page of problems across the four kinds: the query
 count does not grow with the number of roots or documents. The majordomus `ledger.jsonl` files go
 through introspect's line importer and are listed with its files.
 """
@@ -20,13 +20,19 @@ from django.utils.dateparse import parse_datetime
 
 from introspect.queries.providers import ImportSources, SourceItem, SourceRoot
 from ledger.importer import passlog
-from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry
+from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry, Memory, MemoryVersion
 
-LABELS = {passlog.ENTRIES: "ledger entry", passlog.KNOWLEDGE: "knowledge record", passlog.ADRS: "ADR file"}
+LABELS = {
+    passlog.ENTRIES: "ledger entry",
+    passlog.KNOWLEDGE: "knowledge record",
+    passlog.ADRS: "ADR file",
+    passlog.MEMORY: "memory file",
+}
 
 ENTRY_PROBLEM = ~Q(quarantine_reason="")
 KNOWLEDGE_PROBLEM = ~Q(problem="") | ~Q(conflict="")
 ADR_PROBLEM = ~Q(problems=[])
+MEMORY_PROBLEM = ~Q(versions__quarantine_reason="")
 
 
 def per_root(model, kind: str, root: str, problem: Q, read: str):
@@ -34,10 +40,10 @@ def per_root(model, kind: str, root: str, problem: Q, read: str):
     return (
         model.objects.annotate(s_kind=Value(kind, output_field=CharField()), s_root=Cast(root, TextField()))
         .values("s_kind", "s_root")
-        .annotate(
-            records=Count("pk", filter=Q(present=True)),
-            gone=Count("pk", filter=Q(present=False)),
-            quarantined=Count("pk", filter=problem),
+        .annotate(  # distinct: a memory's problem is found through its versions (a join)
+            records=Count("pk", filter=Q(present=True), distinct=True),
+            gone=Count("pk", filter=Q(present=False), distinct=True),
+            quarantined=Count("pk", filter=problem, distinct=True),
             newest=Max(read),
         )
         .values_list("s_kind", "s_root", "records", "gone", "quarantined", "newest")
@@ -46,7 +52,7 @@ def per_root(model, kind: str, root: str, problem: Q, read: str):
 
 
 def source_roots() -> tuple[list[SourceRoot], int]:
-    """Every ledger root with its counts (one query over the three kinds), and how many documents
+    """Every ledger root with its counts (one query over the four kinds), and how many documents
     have a problem (for the pager)."""
     log = passlog.load()
     rows = (
@@ -54,6 +60,7 @@ def source_roots() -> tuple[list[SourceRoot], int]:
         .union(
             per_root(KnowledgeRecord, passlog.KNOWLEDGE, "directory", KNOWLEDGE_PROBLEM, "updated_at"),
             per_root(AdrRecord, passlog.ADRS, "repo", ADR_PROBLEM, "read_at"),
+            per_root(Memory, passlog.MEMORY, "claude_dir", MEMORY_PROBLEM, "first_seen"),
             all=True,
         )
         .order_by()
@@ -91,7 +98,7 @@ COLUMNS = ("s_kind", "s_root", "s_path", "s_reason", "s_at", "pk", "s_slug")
 
 
 def problem_rows():
-    """Problem documents of the three kinds as one query: (kind, root, path, reason, at, pk, slug)."""
+    """Problem documents of the four kinds as one query: (kind, root, path, reason, at, pk, slug)."""
     text = TextField()
     entries = LedgerEntry.objects.filter(ENTRY_PROBLEM).annotate(
         s_kind=Value(passlog.ENTRIES, output_field=CharField()),
@@ -117,10 +124,26 @@ def problem_rows():
         s_at=Cast("read_at", DateTimeField()),
         s_slug=Value("", output_field=text),
     )
+    memories = MemoryVersion.objects.exclude(quarantine_reason="").annotate(
+        s_kind=Value(passlog.MEMORY, output_field=CharField()),
+        s_root=Cast("memory__claude_dir", text),
+        s_path=Concat(
+            "memory__project_slug",
+            Value("/memory/"),
+            "memory__name",
+            Value(" v"),
+            "number",
+            output_field=text,
+        ),
+        s_reason=Concat("quarantine_reason", Value(": "), "quarantine_detail", output_field=text),
+        s_at=Cast("seen_at", DateTimeField()),
+        s_slug=Cast("memory__project_slug", text),
+    )
+    others = (records, adrs, memories)
     return (
         entries.values_list(*COLUMNS)
         .order_by()
-        .union(records.values_list(*COLUMNS).order_by(), adrs.values_list(*COLUMNS).order_by(), all=True)
+        .union(*(rows.values_list(*COLUMNS).order_by() for rows in others), all=True)
     )
 
 
@@ -131,6 +154,8 @@ def item(kind: str, root: str, path: str, reason: str, at, pk: int, slug: str) -
         url = reverse("ledger:record-detail", args=[pk])
     elif kind == passlog.KNOWLEDGE:
         url = reverse("ledger:candidate-detail", args=[pk])
+    elif kind == passlog.MEMORY:
+        url = reverse("ledger:memory-project", args=[slug])  # pk: the version's; its card holds it
     else:
         url = reverse("ledger:ledger-stream", args=[slug]) if slug else ""
     return SourceItem(

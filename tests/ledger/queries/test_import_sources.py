@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from ledger.importer import knowledge as knowledge_files
 from ledger.importer import passlog
+from ledger.importer import run as ledger_run
 from ledger.models import KnowledgeRecord, ReviewAction
 from ledger.queries import import_sources
 from tests.ledger.conftest import record_file
+from tests.ledger.memory_tree import SLUG, memory_folder
 
 pytestmark = pytest.mark.django_db
 
@@ -44,3 +47,17 @@ def test_it_pages_the_problem_documents_and_clamps_a_page_past_the_last(tmp_path
     assert first.item_count == 5 and len(first.items) == 2 and len(last.items) == 1
     assert {i.path for i in first.items}.isdisjoint({i.path for i in last.items})
     assert all(i.reason.startswith("frontmatter_missing") for i in first.items + last.items)
+
+
+def test_each_claude_directorys_memory_is_a_root_with_its_broken_files_listed(home, settings):
+    folder = memory_folder(home)
+    (folder / "MEMORY.md").write_text("- [testing](testing.md)\n")
+    (folder / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    ledger_run.import_documents(settings.WAYSWEB_LOCATIONS)
+    found = import_sources.import_sources(1, 50)
+    [root] = [r for r in found.roots if r.kind == passlog.MEMORY]
+    assert (root.label, root.records, root.gone, root.quarantined) == ("memory file", 2, 0, 1)
+    assert root.root == str(home.root / ".claude") and root.read_at is not None
+    [item] = [i for i in found.items if i.kind == passlog.MEMORY]
+    assert item.path == f"{SLUG}/memory/broken.md v1" and item.reason.startswith("yaml_invalid")
+    assert item.url == reverse("ledger:memory-project", args=[SLUG])
