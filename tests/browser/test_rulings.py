@@ -69,7 +69,7 @@ def test_it_rules_on_an_open_question_and_the_backlog_count_drops(ruling):
     )
     assert "1 open" in tab.page.locator("#question-list h2").inner_text()
     # The nav's count refetches itself on the answer's HX-Trigger.
-    tab.page.wait_for_function("document.querySelector('#backlog-count').innerText.trim() === '3'")
+    tab.page.wait_for_function("() => document.querySelector('#backlog-count').innerText.trim() === '3'")
     tab.page.locator("#question-list").scroll_into_view_if_needed()
     tab.shot("62-ruled")
 

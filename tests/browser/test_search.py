@@ -18,7 +18,7 @@ def test_it_searches_narrows_by_kind_and_groups_by_session(tab):
     tab.page.check("input[name=kind][value=result]")
     tab.page.wait_for_url("**kind=result**")
     tab.page.wait_for_function(
-        "[...document.querySelectorAll('.search-hit .badge--muted')]"
+        "() => [...document.querySelectorAll('.search-hit .badge--muted')]"
         ".every(b => b.textContent.startsWith('tool output'))"
     )
 

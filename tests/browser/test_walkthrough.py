@@ -37,9 +37,9 @@ def test_it_filters_the_list_and_keeps_the_url(tab):
     tab.go("/")
     tab.page.fill("#q", "api-server")
     tab.page.wait_for_url("**/?q=api-server*")
-    tab.page.wait_for_function("document.querySelectorAll('table.sessions tbody tr').length === 4")
+    tab.page.wait_for_function("() => document.querySelectorAll('table.sessions tbody tr').length === 4")
     tab.page.go_back()
-    tab.page.wait_for_function("document.querySelectorAll('table.sessions tbody tr').length === 14")
+    tab.page.wait_for_function("() => document.querySelectorAll('table.sessions tbody tr').length === 14")
 
 
 def test_it_drills_down_into_why_a_way_fired(tab):
