@@ -393,7 +393,7 @@ class Memory(models.Model):
     file_mtime_ns = models.BigIntegerField(null=True, blank=True)
     first_seen = models.DateTimeField()
     # A version whose call was not found yet is looked for again once its project's transcripts gain
-    # a writing call past this id (a transcript imported after its memory file: a later pass).
+    # a writing call on this file past this id (a transcript imported after its memory file: a later pass).
     calls_seen = models.BigIntegerField(
         default=0, help_text="the newest transcript entry id its writing calls were looked for up to"
     )

@@ -19,24 +19,33 @@ from ledger.models import Memory, MemoryVersion
 from lib import linepack
 
 
-def writing_calls(slug: str):
-    """The project's transcript lines that call a tool which writes files (memory_calls.WRITING_TOOLS)."""
+def place_of(memory: Memory) -> str:
+    """The end of every path a call can name the memory file by (under this home or another's)."""
+    return f"/projects/{memory.project_slug}/memory/{memory.name}"
+
+
+def writing_calls(memory: Memory):
+    """The project's transcript lines that call a file-writing tool (memory_calls.WRITING_TOOLS) on
+    a path naming this memory file. A call line's text holds its `file_path`
+    (importer/transcripts.tool_input_text), so the database narrows them: only these lines are
+    unpacked and replayed, not every Write and Edit of the project."""
     return TranscriptEntry.objects.filter(
         source__kind__in=SourceFile.TRANSCRIPT_KINDS,
-        source__rel_path__startswith=f"{slug}/",
+        source__rel_path__startswith=f"{memory.project_slug}/",
         tool_name__in=memory_calls.WRITING_TOOLS,
+        text__contains=place_of(memory),
     )
 
 
 def project_calls(memory: Memory) -> list[memory_calls.Call]:
     """The writing calls on `memory`'s file in its project's transcripts, in time order."""
     entries = (
-        writing_calls(memory.project_slug)
+        writing_calls(memory)
         .filter(is_copy=False)
         .exclude(tool_use_id=None)
         .order_by("ts", "source_id", "offset", "index")
     )
-    place = f"/projects/{memory.project_slug}/memory/{memory.name}"
+    place = place_of(memory)
     calls = []
     for entry in entries:
         try:
@@ -63,16 +72,16 @@ def conversation_turn(entry: TranscriptEntry) -> int | None:
 
 def waiting(skip: list[int]) -> list[int]:
     """Memories (other than `skip`) with a version no call was found for, whose project's
-    transcripts gained a writing call since they were last linked: the call may be among those
+    transcripts gained a writing call on that file since they were last linked: the call may be it
     (its transcript imported after the memory file, in a later pass). One query each, reading only
     the entries past the mark; memories changed outside any session cost that each pass, no more."""
     unlinked = (
         Memory.objects.filter(versions__match=MemoryVersion.Match.NONE)
         .exclude(pk__in=skip)
         .distinct()
-        .only("pk", "project_slug", "calls_seen")
+        .only("pk", "project_slug", "name", "calls_seen")
     )
-    return [m.pk for m in unlinked if writing_calls(m.project_slug).filter(pk__gt=m.calls_seen).exists()]
+    return [m.pk for m in unlinked if writing_calls(m).filter(pk__gt=m.calls_seen).exists()]
 
 
 def link_memories(memory_ids: list[int]) -> int:

@@ -131,7 +131,7 @@ def test_a_transcript_imported_after_its_memory_file_links_the_version_on_the_ne
     assert (version.match, version.turn, version.entry.tool_use_id) == ("exact", 1, "toolu_w")
 
 
-def test_a_memory_changed_outside_any_session_is_not_looked_at_again_until_a_new_call_appears(
+def test_a_memory_changed_outside_any_session_is_looked_at_again_only_when_a_call_on_it_appears(
     home, memory_file
 ):
     memory_file.write_text(FIRST)
@@ -140,4 +140,10 @@ def test_a_memory_changed_outside_any_session_is_not_looked_at_again_until_a_new
     ingest_transcript(
         home, prompt("p1", 1, "unrelated"), call("a1", 2, "toolu_x", "Write", {"file_path": "/x"})
     )
-    assert len(memory_provenance.waiting(skip=[])) == 1  # a new writing call in its project: look again
+    assert memory_provenance.waiting(skip=[]) == []  # a write to another file: nothing to look at
+    ingest_transcript(
+        home,
+        prompt("p2", 3, "remember it"),
+        call("a2", 4, "toolu_m", "Write", {"file_path": str(memory_file), "content": "other"}),
+    )
+    assert len(memory_provenance.waiting(skip=[])) == 1  # a new call on the file itself: look again
