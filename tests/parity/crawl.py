@@ -58,15 +58,8 @@ def main() -> None:
     try:
         for corpus in ("sample", "fixtures"):
             env = corpus_env(corpus, work, args.fixtures)
-            command = [
-                sys.executable,
-                __file__,
-                str(args.out),
-                "--corpus",
-                corpus,
-                "--limit",
-                str(args.limit),
-            ]
+            child = Path(__file__).with_name("crawl_corpus.py")
+            command = [sys.executable, str(child), str(args.out / corpus), "--limit", str(args.limit)]
             subprocess.run(command, env=env, check=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
