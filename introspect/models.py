@@ -692,6 +692,10 @@ class Spill(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["entry", "name"], name="spill_unique")]
 
+    @property
+    def problem_label(self) -> str:
+        return safefs.REASONS.get(self.problem, self.problem)
+
 
 class SourceProblem(models.Model):
     """A path under a configured root the importer did not read, and why (lib/safefs.py).
