@@ -260,7 +260,7 @@ class FileDatabase:
             "FROM introspect_session",
             # What was read of each spill; not when or how often it was looked for.
             "spills": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", p.name, p.found, '
-            f"p.size, p.sha256, p.truncated, p.text, p.problem FROM introspect_spill p "
+            f"p.size, p.sha256, p.truncated, length(p.text), p.problem FROM introspect_spill p "
             f"JOIN introspect_transcriptentry t ON t.id = p.entry_id {with_source}",
         }
         return {name: sorted(self.rows(sql), key=repr) for name, sql in queries.items()}
