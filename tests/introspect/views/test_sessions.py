@@ -251,7 +251,7 @@ def test_it_marks_a_missing_spill_inside_the_card_of_the_tool_result_it_belongs_
     card = card[: card.index('<p class="entry entry--spill">') + 400]
     assert card.count('<div class="tool-result') == 1  # the mark sits in the result's own card
     text = html.unescape(re.sub(r"<[^>]+>", "", card))
-    assert "output spilled to tool-results/make-output.txt, not found · looked 1 time, last" in text
+    assert "output spilled to tool-results/make-output.txt, not found · looked for 1 time, last at" in text
     assert "Full output behind the stub" not in body
 
 
