@@ -661,7 +661,11 @@ class Subagent(models.Model):
 
 
 class Spill(models.Model):
-    """Hook or tool output Claude Code spilled to `<session>/tool-results/` behind a `<persisted-output>` stub."""
+    """Hook or tool output Claude Code spilled to `<session>/tool-results/` behind a `<persisted-output>` stub.
+
+    Written as a placeholder (not found, due now) with its stub line, in the line's transaction;
+    the file is looked for by the passes that follow (importer/spills.py).
+    """
 
     entry = models.ForeignKey(TranscriptEntry, on_delete=models.CASCADE, related_name="spills")
     name = models.CharField(max_length=255, help_text="file name under the session's tool-results/")
@@ -670,9 +674,27 @@ class Spill(models.Model):
     sha256 = models.CharField(max_length=64, blank=True, default="")
     text = models.TextField(blank=True, default="")
     truncated = models.BooleanField(default=False)
+    due_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="when a pass looks for the file next; null: found, or no session folder to look in",
+    )
+    looks = models.PositiveIntegerField(default=0, help_text="times a pass looked for the file")
+    looked_at = models.DateTimeField(null=True, blank=True)
+    problem = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        help_text="lib/safefs reason the file was refused; empty: absent",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["entry", "name"], name="spill_unique")]
+
+    @property
+    def problem_label(self) -> str:
+        return safefs.REASONS.get(self.problem, self.problem)
 
 
 class SourceProblem(models.Model):

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connections, router, transaction
 from django.db.models import F, Q
 
-from introspect.importer import gzip_tail, parser, schema, tailer, transcripts
+from introspect.importer import gzip_tail, parser, schema, spills, tailer, transcripts
 from introspect.importer.sources import Source
 from introspect.models import Quarantine, RawLine, Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import timestamps
@@ -447,6 +447,7 @@ def load_batch(
         bulk.insert_ignore(quarantine, batch_size=50)
         if isinstance(new_rows, bulk.Rows) and new_rows.model is TranscriptEntry:
             insert_entries(new_rows)
+            spills.place(row, new_rows)  # with their lines, or a kill in between loses them for good
         elif isinstance(new_rows, bulk.Rows):
             bulk.insert_rows(new_rows)
         else:

@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Max
 from django.utils import timezone
 
 from introspect.importer import catalog, loader, problems, sources, spills
 from introspect.importer.progress import Snapshot, Tracker
-from introspect.models import ImportRun, SourceFile, TranscriptEntry
+from introspect.models import ImportRun, SourceFile
 from lib import safefs
 from lib.locations import Locations
 
@@ -61,6 +60,7 @@ class PassResult:
     catalog: catalog.CatalogResult | None = None
     seconds: float = 0.0
     problems: list[safefs.Problem] = field(default_factory=list)
+    spilled: spills.Looked = field(default_factory=spills.Looked)  # spill files looked for
     whole: bool = True  # every source listed and stat'ed; False when restricted to `Options.only`
 
     @property
@@ -83,7 +83,7 @@ def import_pass(
     on_progress: Callable[[Snapshot], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> PassResult:
-    """Import every source once, then the spills of the transcripts it read and the way roots.
+    """Import every source once, then look for the spills that are due (spills.py) and read the way roots.
 
     The most recently written files are read first (sources.newest_first). The sessions it touched
     are in `PassResult.sessions`, and each file's in the `FileResult` given to `on_file` once it
@@ -118,7 +118,6 @@ def import_pass(
     generations = loader.current_generations(
         EVENT_KINDS + TRANSCRIPT_KINDS, among=None if result.whole else found
     )
-    since_id = TranscriptEntry.objects.aggregate(top=Max("pk"))["top"] or 0
     tracker = Tracker.planned(
         found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
@@ -154,11 +153,8 @@ def import_pass(
     if options.transcripts and (result.whole or transcript_problems):
         problems.record("transcripts", transcript_problems, replace=result.whole)
     result.problems = event_problems + transcript_problems
-    if result.totals.lines:
-        touched = SourceFile.objects.filter(
-            pk__in=TranscriptEntry.objects.filter(pk__gt=since_id).values("source_id")
-        )
-        spills.import_for_sources(list(touched), since_id=since_id)
+    if options.transcripts:
+        result.spilled = spills.read_due(everything=options.ignore_checkpoints)
     if options.ways:
         roots = catalog.way_roots(locs, user=options.user_ways, core=options.core_ways)
         result.catalog = catalog.import_roots(roots)

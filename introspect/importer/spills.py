@@ -3,23 +3,46 @@
 The stub names a path; that path is data and never opened as given. Only its file name is used,
 looked up in the `tool-results/` folder of the transcript's own session directory, which the
 importer discovered under the configured Claude directory (importer-reliability.md §13.2).
-Spills are read by the import pass for the trunk files it read, after their lines are committed:
-never inside a derive transaction.
+
+Two steps, so that a SIGKILL, a full disk or an exception at any moment loses nothing:
+- `place`: the loader writes a placeholder `Spill` (not found, due now) for every file a stub
+  line names, in the transaction that stores the line and moves its checkpoint. A committed stub
+  line always has its placeholders; a line rolled back has none and is read again.
+- `read_due`: every pass looks for the placeholders that are due, outside any transaction (no
+  file I/O in one). A look killed half-way is simply due again.
+
+Bound on looking again: a file not found is looked for again 30 s later, then after twice as long
+each time, up to once a day (`wait_after`), and at most `RETRIES_PER_PASS` of those per pass; only
+while its transcript is still on disk (a file deleted by Claude Code's retention took its
+`tool-results/` with it); `--ignore-checkpoints` looks for every one now. So a spill Claude Code
+(or a sync) writes after its stub is found within about as long again as it was late, without
+any new line in the transcript, and ten thousand spills that never come cost ten thousand opens a
+day, never a stat of each on every poll.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 
+from django.conf import settings
+from django.db.models import F
+from django.utils import timezone
+
 from introspect.models import SourceFile, Spill, TranscriptEntry
-from lib import safefs
+from lib import bulk, safefs
 from lib.hashing import sha256
 
 MAX_SPILL_BYTES = 8 << 20
+MARKER = "<persisted-output>"
 STUB = re.compile(r"<persisted-output>.*?Full output saved to:\s*(\S+)", re.S)
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+FIRST_WAIT = timedelta(seconds=30)
+LONGEST_WAIT = timedelta(days=1)
+RETRIES_PER_PASS = 200
 
 
 def named_spills(text: str) -> list[str]:
@@ -32,60 +55,121 @@ def named_spills(text: str) -> list[str]:
     return names
 
 
-def spill_folder(source: SourceFile) -> Path | None:
-    """`<projects>/<slug>/<session>/tool-results/` for a trunk file; None for other files."""
-    if source.kind != SourceFile.Kind.TRANSCRIPT:
-        return None
-    return (Path(source.root) / source.rel_path).with_suffix("") / "tool-results"
+def spill_folder(kind: str, root: str, rel_path: str) -> Path | None:
+    """`<projects>/<slug>/<session>/tool-results/` of a trunk file or of a subagent file under its
+    session folder; None for other files (a legacy `agent-*.jsonl` beside the sessions has none)."""
+    if kind == SourceFile.Kind.TRANSCRIPT:
+        return (Path(root) / rel_path).with_suffix("") / "tool-results"
+    parts = PurePosixPath(rel_path).parts
+    if kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT and len(parts) > 3 and parts[2] == "subagents":
+        return Path(root, parts[0], parts[1], "tool-results")
+    return None
 
 
-def import_spills(entries: list[TranscriptEntry], source: SourceFile) -> int:
-    """Read the spill files the session's stubs name; returns how many were found.
+def place(source: SourceFile, rows: bulk.Rows) -> None:
+    """Placeholders for the spills the stub lines among `rows` name (just inserted into `source`);
+    runs inside the loader's batch transaction.
+
+    An assistant line is never a stub, only the model quoting one (a test it writes, a transcript
+    it reads). A placeholder already there (a replayed line) stays as it is.
+    """
+    at = {name: rows.names.index(name) for name in ("text", "type", "offset", "index")}
+    named: dict[tuple[int, int], list[str]] = {}
+    for values in rows.values:
+        text = values[at["text"]]
+        if MARKER in text and values[at["type"]] != "assistant":
+            names = named_spills(text)
+            if names:
+                named[(values[at["offset"]], values[at["index"]])] = names
+    if not named:
+        return
+    lines = TranscriptEntry.objects.filter(source=source).values_list("offset", "index", "pk")
+    due = timezone.now() if spill_folder(source.kind, source.root, source.rel_path) else None
+    placeholders = [
+        Spill(entry_id=pk, name=name, due_at=due)
+        for offset, index, pk in bulk.chunked_in(lines, "offset", {offset for offset, _ in named})
+        for name in named.get((offset, index), ())
+    ]
+    bulk.insert_ignore(placeholders)
+
+
+@dataclass
+class Looked:
+    found: int = 0
+    missing: int = 0
+
+
+LOOK_COLUMNS = (
+    "pk",
+    "name",
+    "looks",
+    "entry__source__kind",
+    "entry__source__root",
+    "entry__source__rel_path",
+)
+
+
+def read_due(*, everything: bool = False, now: datetime | None = None) -> Looked:
+    """Look for the spills that are due (see the module docstring for the bound); with
+    `everything`, for every spill still not found whose transcript is on disk."""
+    now = now or timezone.now()
+    waiting = Spill.objects.filter(
+        due_at__isnull=False,
+        entry__source__status=SourceFile.Status.ACTIVE,
+        entry__source__host=settings.WAYSWEB_HOST,  # another machine's folders are not ours to open
+    )
+    if everything:
+        batches = [waiting.order_by("due_at")]
+    else:
+        waiting = waiting.filter(due_at__lte=now)
+        # Never looked at yet: every one, as many as the lines just imported named.
+        batches = [waiting.filter(looks=0), waiting.filter(looks__gt=0).order_by("due_at")[:RETRIES_PER_PASS]]
+    looked = Looked()
+    for batch in batches:
+        for pk, name, looks, kind, root, rel_path in batch.values_list(*LOOK_COLUMNS):
+            if look(pk, name, looks, spill_folder(kind, root, rel_path), Path(root), now):
+                looked.found += 1
+            else:
+                looked.missing += 1
+    return looked
+
+
+def look(pk: int, name: str, looks: int, folder: Path | None, root: Path, now: datetime) -> bool:
+    """Read one spill into its row, or note the miss and when to look again; True when found.
 
     A spill is read only as a regular file inside the transcripts root (lib/safefs.py): a link
-    out of it, a FIFO or an unreadable file is a spill not found, never opened.
+    out of it, a FIFO or an unreadable file is a spill not found (its reason kept), never opened.
     """
-    folder = spill_folder(source)
-    root = Path(source.root)
-    found = 0
-    for entry in entries:
-        if "<persisted-output>" not in (entry.text or ""):
-            continue
-        for name in named_spills(entry.text):
-            spill, _ = Spill.objects.get_or_create(entry=entry, name=name)
-            if folder is None:
-                continue
-            try:
-                with safefs.open_file(root, folder / name) as fh:
-                    size = os.fstat(fh.fileno()).st_size
-                    data = safefs.read_upto(fh, MAX_SPILL_BYTES + 1)
-            except OSError:
-                continue
-            spill.found, spill.size = True, size
-            spill.truncated = len(data) > MAX_SPILL_BYTES
-            spill.sha256 = sha256(data[:MAX_SPILL_BYTES])
-            spill.text = data[:MAX_SPILL_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd")
-            spill.save()
-            found += 1
-    return found
-
-
-def import_for_sources(sources: list[SourceFile], *, since_id: int) -> int:
-    """The spills of the stub lines these trunk files gained (entry id above `since_id`), and of
-    stubs whose spill was not found before (Claude Code may write it after the stub); returns how
-    many were found. Only rows of this pass are scanned, so a poll stays cheap on a long session."""
-    trunks = [source for source in sources if source.kind == SourceFile.Kind.TRANSCRIPT]
-    if not trunks:
-        return 0
-    new = TranscriptEntry.objects.filter(
-        source__in=trunks, pk__gt=since_id, text__contains="<persisted-output>"
-    )
-    missing = Spill.objects.filter(entry__source__in=trunks, found=False).values_list("entry_id", flat=True)
-    entries = list((new | TranscriptEntry.objects.filter(pk__in=list(missing))).defer("raw").order_by("pk"))
-    by_source = {source.pk: source for source in trunks}
-    found = 0
-    for source_id in sorted({entry.source_id for entry in entries}):
-        found += import_spills(
-            [entry for entry in entries if entry.source_id == source_id], by_source[source_id]
+    row = Spill.objects.filter(pk=pk)
+    if folder is None:
+        row.update(due_at=None, looks=F("looks") + 1, looked_at=now)
+        return False
+    try:
+        with safefs.open_file(root, folder / name) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            data = safefs.read_upto(fh, MAX_SPILL_BYTES + 1)
+    except safefs.Refused as refused:
+        problem = refused.problem.reason
+    except OSError:
+        problem = ""  # not there (yet)
+    else:
+        kept = data[:MAX_SPILL_BYTES]
+        row.update(
+            found=True,
+            size=size,
+            truncated=len(data) > MAX_SPILL_BYTES,
+            sha256=sha256(kept),
+            text=kept.decode("utf-8", "replace").replace("\x00", "\ufffd"),
+            problem="",
+            due_at=None,
+            looks=F("looks") + 1,
+            looked_at=now,
         )
-    return found
+        return True
+    row.update(problem=problem, due_at=now + wait_after(looks + 1), looks=F("looks") + 1, looked_at=now)
+    return False
+
+
+def wait_after(looks: int) -> timedelta:
+    """How long after its `looks`-th miss a spill is looked for again: 30 s, doubling, at most a day."""
+    return min(FIRST_WAIT * 2 ** min(looks - 1, 20), LONGEST_WAIT)

@@ -91,6 +91,22 @@ def entry(session: str, n: int, *, kind: str = "user", text: str = "", **fields)
     return body | fields
 
 
+def spill_stub(session: str, n: int, name: str, *, hook: bool = False, **fields) -> dict:
+    """A transcript line whose output Claude Code spilled to `<session>/tool-results/<name>`
+    (formats-claude-code.md §9.4): a tool result, or with `hook` a hook's context injected as a
+    meta line."""
+    stub = (
+        f"<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
+        f"~/.claude/projects/-p/{session}/tool-results/{name}\n\nPreview (first 2KB):\n"
+        f"{name} begins\n</persisted-output>"
+    )
+    if hook:
+        reminder = f"<system-reminder>\nSessionStart hook additional context: {stub}\n</system-reminder>"
+        return entry(session, n, text=reminder, isMeta=True, **fields)
+    result = {"type": "tool_result", "tool_use_id": f"toolu-{session}-{n}", "content": stub}
+    return entry(session, n, **fields) | {"message": {"role": "user", "content": [result]}}
+
+
 def jsonl(obj: dict) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
@@ -242,6 +258,10 @@ class FileDatabase:
             "sessions": "SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, "
             "window_count, input_tokens, output_tokens, message_count, transcript_status "
             "FROM introspect_session",
+            # What was read of each spill; not when or how often it was looked for.
+            "spills": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", p.name, p.found, '
+            f"p.size, p.sha256, p.truncated, length(p.text), p.problem FROM introspect_spill p "
+            f"JOIN introspect_transcriptentry t ON t.id = p.entry_id {with_source}",
         }
         return {name: sorted(self.rows(sql), key=repr) for name, sql in queries.items()}
 

@@ -1,12 +1,14 @@
 """Fault case 19 (importer-reliability.md §14): SIGKILL at random points, then resume.
 
 The crash loop starts the `ingest` command on a corpus that needs many batches — a live log, a
-gzip archive whose first member takes three batches, a legacy log, transcripts, torn lines —
-kills it with SIGKILL after a random (seeded) delay, lets the writers append a little, and starts
+gzip archive whose first member takes three batches, a legacy log, transcripts with spilled
+outputs, torn lines — kills it with SIGKILL after a random (seeded) delay, lets the writers append a little, and starts
 it again, at least a hundred times. Between kills every source's checkpoint must match its rows
 (nothing half-written) and never move back. Finally one run completes, and every row — events,
-entries, raw lines, quarantine, source counters, session aggregates — must equal a clean import
-of the same files into a fresh database. The figures go to test-artifacts/faults-<backend>.json.
+entries, raw lines, quarantine, spills, source counters, session aggregates — must equal a clean
+import of the same files into a fresh database. A second loop kills a cold import of transcripts
+with spill files 25 times (issue 24: every spill was lost that way). The figures go to
+test-artifacts/faults-<backend>.json.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tests.faults.conftest import (
     ingest,
     jsonl,
     manage,
+    spill_stub,
     write_figures,
 )
 
@@ -97,10 +100,20 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
     said: dict[str, list[dict]] = {}
     for session in sessions[:5]:
         said[session] = [entry(session, n, kind="user" if n % 2 == 0 else "assistant") for n in range(200)]
+        # Spilled outputs (a tool result's, a hook's), their files written before their lines.
+        for n in (31, 97, 150):
+            name = f"out-{n}.txt"
+            said[session][n] = spill_stub(session, n, name, hook=n == 97)
+            first.append((spilled(trunk(session), name), spill_body(rnd, name)))
+        said[session][181] = spill_stub(session, 181, "never-written.txt")  # stays not found
         first.append((trunk(session), b"".join(jsonl(obj) for obj in said[session])))
     resumed = said[sessions[0]][:80] + [entry(sessions[0], n) for n in range(300, 320)]
     first.append((trunk(sessions[0], "/work/elsewhere"), b"".join(jsonl(obj) for obj in resumed)))
     agent = [entry(sessions[1], n, isSidechain=True, agentId="a1") | {"uuid": f"a1-{n}"} for n in range(100)]
+    agent[40] = spill_stub(sessions[1], 40, "agent-out.txt", isSidechain=True, agentId="a1") | {
+        "uuid": "a1-40"
+    }
+    first.append((spilled(trunk(sessions[1]), "agent-out.txt"), spill_body(rnd, "agent-out.txt")))
     agent_path = trunk(sessions[1]).removesuffix(".jsonl") + "/subagents/agent-a1.jsonl"
     first.append((agent_path, b"".join(jsonl(obj) for obj in agent)))
     plan = Corpus([first])
@@ -124,12 +137,26 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
                 torn[f"{state}/events-2026-10-31.jsonl.gz"] = member[half:]
         session = rnd.choice(sessions[:5])
         grown = [entry(session, next_uuid + n) for n in range(5)]
+        if stage % 5 == 0:
+            name = f"out-{next_uuid}.txt"
+            grown[2] = spill_stub(session, next_uuid + 2, name)
+            appends.append((spilled(trunk(session), name), spill_body(rnd, name)))
         next_uuid += 5
         appends.append((trunk(session), b"".join(jsonl(obj) for obj in grown)))
         plan.stages.append(appends)
     if torn:
         plan.stages.append(list(torn.items()))
     return plan
+
+
+def spilled(trunk: str, name: str) -> str:
+    """Where Claude Code spills an output of the session whose trunk file is `trunk`."""
+    return f"{trunk.removesuffix('.jsonl')}/tool-results/{name}"
+
+
+def spill_body(rnd: random.Random, name: str) -> bytes:
+    """A spilled output: a few KB of text, with a NUL and bytes that are not UTF-8 (stored sanitised)."""
+    return f"{name}\n".encode() + b"x" * rnd.randint(1_000, 40_000) + b"\x00\xff\xfe tail\n"
 
 
 def checkpoints_match_rows(db) -> dict[tuple, int]:
@@ -158,6 +185,104 @@ def checkpoints_match_rows(db) -> dict[tuple, int]:
     return positions
 
 
+class KillLoop:
+    """Runs of the `ingest` command in `db`, each killed with SIGKILL after a random delay shorter
+    than a clean import, tallied in `figures`. After each kill every checkpoint must match its rows
+    and none may have moved back."""
+
+    def __init__(self, db, home: Home, tmp_path, rnd: random.Random, clean_seconds: float, window: float):
+        self.db, self.rnd = db, rnd
+        self.zygote = Zygote(db.env(home.root, tmp_path / "crash-data"))
+        self.logs = tmp_path / "logs"
+        self.logs.mkdir()
+        self.window = window
+        self.positions: dict[tuple, tuple[int, int]] = {}
+        self.figures = {
+            "iterations": 0,
+            "killed_before_import": 0,
+            "killed_mid_import": 0,
+            "killed_after_import": 0,
+            "completed_before_kill": 0,
+            "lock_still_held": 0,
+            "clean_import_seconds": round(clean_seconds, 2),
+        }
+
+    def kill_once(self) -> None:
+        figures = self.figures
+        log = self.logs / f"run-{figures['iterations']:03d}.log"
+        delay = self.rnd.uniform(0.02, self.window)
+        pid = self.zygote.start("ingest", log, *ARGS)
+        began = time.monotonic()
+        time.sleep(delay)
+        os.kill(pid, signal.SIGKILL)
+        status = self.zygote.wait(pid)
+        text = log.read_text(errors="replace")
+        if status["signal"] == signal.SIGKILL:
+            if "Reading agent-ways events" not in text:
+                figures["killed_before_import"] += 1
+            elif "Imported" not in text:
+                figures["killed_mid_import"] += 1
+            else:
+                figures["killed_after_import"] += 1
+        elif "Only one importer" in text:
+            figures["lock_still_held"] += 1  # the killed run's session lock not yet released
+            time.sleep(0.2)
+        else:
+            assert status["code"] == 0, text[-3000:]
+            figures["completed_before_kill"] += 1
+            self.window = min(max(1.2 * (time.monotonic() - began), 0.5), self.window)
+        figures["iterations"] += 1
+        now = checkpoints_match_rows(self.db)
+        for key, position in self.positions.items():
+            assert now.get(key, position) >= position, f"{key} moved back from {position} to {now[key]}"
+        self.positions = now
+
+    def resume(self) -> str:
+        """Run to the end, twice (the second run finds nothing new); returns the last run's log."""
+        final = self.logs / "final.log"
+        for _ in range(2):
+            pid = self.zygote.start("ingest", final, *ARGS)
+            status = self.zygote.wait(pid)
+            assert status == {"code": 0, "signal": None}, final.read_text()[-3000:]
+        return final.read_text()
+
+
+def clean_import(db, home: Home, tmp_path) -> float:
+    started = time.monotonic()
+    clean = manage("ingest", *ARGS, env=db.env(home.root, tmp_path / "clean-data"))
+    assert clean.returncode == 0, clean.stderr
+    return time.monotonic() - started
+
+
+def timed_import(db, home: Home, data_dir) -> float:
+    """A whole import by a child of a warmed-up Django, so that its time is the import's alone."""
+    zygote = Zygote(db.env(home.root, data_dir))
+    try:
+        started = time.monotonic()
+        status = zygote.wait(zygote.start("ingest", data_dir / "clean.log", *ARGS))
+        seconds = time.monotonic() - started
+    finally:
+        zygote.close()
+    assert status == {"code": 0, "signal": None}, (data_dir / "clean.log").read_text()[-3000:]
+    return seconds
+
+
+def assert_same_tables(got: dict[str, list], want: dict[str, list]) -> dict[str, int]:
+    """Every table of the two snapshots equal; returns the rows compared per table."""
+    for table in want:
+        missing = [row for row in want[table] if row not in got[table]][:5]
+        extra = [row for row in got[table] if row not in want[table]][:5]
+        assert got[table] == want[table], f"{table}: missing {missing}, unexpected {extra}"
+    return {table: len(rows) for table, rows in want.items()}
+
+
+def spill_figures(snapshot: dict[str, list]) -> dict[str, int]:
+    return {
+        "spills": len(snapshot["spills"]),
+        "spills_found": sum(1 for row in snapshot["spills"] if row[6]),  # p.found
+    }
+
+
 def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
     rnd = random.Random(SEED)
     corpus = build_corpus(stages=ITERATIONS // 2)
@@ -165,24 +290,9 @@ def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
     for stage in range(len(corpus.stages)):
         corpus.apply(clean_home, stage)
     clean_db, crash_db = file_db(), file_db()
-    started = time.monotonic()
-    clean = manage("ingest", *ARGS, env=clean_db.env(clean_home.root, tmp_path / "clean-data"))
-    clean_seconds = time.monotonic() - started
-    assert clean.returncode == 0, clean.stderr
-    zygote = Zygote(crash_db.env(crash_home.root, tmp_path / "crash-data"))
-    figures = {
-        "iterations": 0,
-        "killed_before_import": 0,
-        "killed_mid_import": 0,
-        "killed_after_import": 0,
-        "completed_before_kill": 0,
-        "lock_still_held": 0,
-        "clean_import_seconds": round(clean_seconds, 2),
-    }
-    kill_window = max(clean_seconds, 1.0)
-    positions: dict[tuple, tuple[int, int]] = {}
-    logs = tmp_path / "logs"
-    logs.mkdir()
+    clean_seconds = clean_import(clean_db, clean_home, tmp_path)
+    loop = KillLoop(crash_db, crash_home, tmp_path, rnd, clean_seconds, window=max(clean_seconds, 1.0))
+    figures = loop.figures
     loop_started = time.monotonic()
     try:
         stage = 0
@@ -190,56 +300,82 @@ def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
             if stage < len(corpus.stages) and (figures["iterations"] % 2 == 0 or stage == 0):
                 corpus.apply(crash_home, stage)
                 stage += 1
-            log = logs / f"run-{figures['iterations']:03d}.log"
-            delay = rnd.uniform(0.02, kill_window)
-            pid = zygote.start("ingest", log, *ARGS)
-            began = time.monotonic()
-            time.sleep(delay)
-            os.kill(pid, signal.SIGKILL)
-            status = zygote.wait(pid)
-            text = log.read_text(errors="replace")
-            if status["signal"] == signal.SIGKILL:
-                if "Reading agent-ways events" not in text:
-                    figures["killed_before_import"] += 1
-                elif "Imported" not in text:
-                    figures["killed_mid_import"] += 1
-                else:
-                    figures["killed_after_import"] += 1
-            elif "Only one importer" in text:
-                figures["lock_still_held"] += 1  # the killed run's session lock not yet released
-                time.sleep(0.2)
-            else:
-                assert status["code"] == 0, text[-3000:]
-                figures["completed_before_kill"] += 1
-                kill_window = min(max(1.2 * (time.monotonic() - began), 0.5), kill_window)
-            figures["iterations"] += 1
-            now = checkpoints_match_rows(crash_db)
-            for key, position in positions.items():
-                assert now.get(key, position) >= position, f"{key} moved back from {position} to {now[key]}"
-            positions = now
+            loop.kill_once()
         figures["loop_seconds"] = round(time.monotonic() - loop_started, 1)
         while stage < len(corpus.stages):
             corpus.apply(crash_home, stage)
             stage += 1
-        for _ in range(2):  # resume to the end; the second run finds nothing new
-            pid = zygote.start("ingest", logs / "final.log", *ARGS)
-            status = zygote.wait(pid)
-            assert status == {"code": 0, "signal": None}, (logs / "final.log").read_text()[-3000:]
+        final = loop.resume()
     finally:
-        zygote.close()
-    assert "0 lines, 0 imported" in (logs / "final.log").read_text()
+        loop.zygote.close()
+    assert "0 lines, 0 imported" in final
     checkpoints_match_rows(crash_db)
-    got, want = crash_db.snapshot(), clean_db.snapshot()
-    for table in want:
-        missing = [row for row in want[table] if row not in got[table]][:5]
-        extra = [row for row in got[table] if row not in want[table]][:5]
-        assert got[table] == want[table], f"{table}: missing {missing}, unexpected {extra}"
-    figures["rows_compared"] = {table: len(rows) for table, rows in want.items()}
+    want = clean_db.snapshot()
+    figures["rows_compared"] = assert_same_tables(crash_db.snapshot(), want)
     figures["rows_compared_total"] = sum(figures["rows_compared"].values())
     figures["corpus_lines"] = corpus.lines(clean_home)
+    figures |= spill_figures(want)
     print(f"crash loop ({BACKEND}): {figures}")
     write_figures("crash_loop", figures)
     assert figures["killed_mid_import"] >= ITERATIONS // 3, figures
+    assert figures["spills_found"] > 0 and figures["spills"] > figures["spills_found"]  # found and missing
+
+
+COLD_KILLS = 25
+
+
+def cold_corpus(rnd: random.Random) -> Corpus:
+    """A Claude directory read from nothing: twelve sessions of three hundred lines, one in ten a
+    stub whose output was spilled (its file there beside the transcript), a few never written."""
+    files: list[tuple[str, bytes]] = []
+    for s in range(12):
+        session = f"cold-{s:02d}"
+        trunk = f".claude/projects/-work-cold/{session}.jsonl"
+        lines = []
+        for n in range(300):
+            if n % 10 == 3:
+                name = f"t{n}.txt"
+                lines.append(spill_stub(session, n, name, hook=n % 20 == 3))
+                if n != 293:  # its file never written: stays not found, in both imports
+                    files.append((spilled(trunk, name), spill_body(rnd, name)))
+            else:
+                lines.append(entry(session, n, kind="user" if n % 2 == 0 else "assistant"))
+        files.append((trunk, b"".join(jsonl(obj) for obj in lines)))
+    return Corpus([files])
+
+
+def test_case_19_a_cold_import_with_spills_killed_25_times_then_resumed_equals_a_clean_import(
+    file_db, tmp_path
+):
+    rnd = random.Random(SEED + 24)  # issue 24
+    corpus = cold_corpus(rnd)
+    clean_home, crash_home = Home(tmp_path / "clean"), Home(tmp_path / "crash")
+    corpus.apply(clean_home, 0)
+    corpus.apply(crash_home, 0)
+    clean_db, crash_db = file_db(), file_db()
+    clean_seconds = timed_import(clean_db, clean_home, tmp_path / "clean-data")
+    # Kills spread over the whole import: together the runs cut short get about twice through it.
+    window = max(0.3, 4 * clean_seconds / COLD_KILLS)
+    loop = KillLoop(crash_db, crash_home, tmp_path, rnd, clean_seconds, window=window)
+    try:
+        for _ in range(COLD_KILLS):
+            loop.kill_once()
+        before = {
+            "entries_before_resume": crash_db.count("introspect_transcriptentry"),
+            "spills_before_resume": crash_db.count("introspect_spill"),
+        }
+        final = loop.resume()
+    finally:
+        loop.zygote.close()
+    assert "0 lines, 0 imported" in final
+    want, got = clean_db.snapshot(), crash_db.snapshot()
+    clean, crashed = spill_figures(want), spill_figures(got)
+    print(f"cold crash loop with spills ({BACKEND}): clean {clean}, crashed and resumed {crashed}")
+    figures = loop.figures | before | {"rows_compared": assert_same_tables(got, want)} | clean
+    print(f"cold crash loop with spills ({BACKEND}): {figures}")
+    write_figures("crash_loop_cold_spills", figures)
+    assert figures["spills"] == 12 * 30 and figures["spills_found"] == 12 * 29
+    assert figures["killed_mid_import"] >= COLD_KILLS // 3, figures
 
 
 class Crash(Exception):

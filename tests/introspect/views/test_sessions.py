@@ -19,6 +19,7 @@ from introspect.rules import tool_cards, usage
 from introspect.views import sessions as views
 from introspect.views import status as status_views
 from tests.conftest import append, line
+from tests.faults import conftest as faults
 from tests.introspect.queries.test_session_usage import SID as USAGE_SID
 from tests.introspect.queries.test_session_usage import write_session
 
@@ -222,9 +223,36 @@ def test_it_shows_spilled_output_under_the_line_that_names_it(client, home):
 
     body = client.get("/sessions/s1/").content.decode()
 
-    assert body.count("Full output behind the stub") == 2
+    assert body.count("Full output behind the stub") == 1
     assert "<code>tool-results/kept.txt</code>" in body and "the whole body" in body
-    assert '<code>tool-results/lost.txt</code> <span class="badge badge--warn">not on disk</span>' in body
+    assert (
+        'output spilled to <code>tool-results/lost.txt</code>, <span class="badge badge--warn">not found</span>'
+        in body
+    )
+
+
+def test_it_marks_a_missing_spill_inside_the_card_of_the_tool_result_it_belongs_to(client, home):
+    call = faults.entry("s1", 0, kind="assistant") | {
+        "message": {
+            "id": "m1",
+            "role": "assistant",
+            "model": "claude-opus-4-6",
+            "content": [
+                {"type": "tool_use", "id": "toolu-s1-1", "name": "Bash", "input": {"command": "make"}}
+            ],
+        }
+    }
+    home.transcript("/p", "s1", call, faults.spill_stub("s1", 1, "make-output.txt"))
+    call_command("ingest", stdout=StringIO())
+
+    body = client.get("/sessions/s1/").content.decode()
+
+    card = body[body.index('<div class="tool-result') :]
+    card = card[: card.index('<p class="entry entry--spill">') + 400]
+    assert card.count('<div class="tool-result') == 1  # the mark sits in the result's own card
+    text = html.unescape(re.sub(r"<[^>]+>", "", card))
+    assert "output spilled to tool-results/make-output.txt, not found · looked for 1 time, last at" in text
+    assert "Full output behind the stub" not in body
 
 
 def test_it_escapes_agent_text(client, home):
