@@ -24,7 +24,6 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from introspect.derive import fields
 from introspect.derive.sources import EVENT_ORDER
@@ -112,10 +111,7 @@ def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | No
         if status:
             sessions = sessions.filter(transcript_status=status)
     if filters.live:
-        since = timezone.now() - timedelta(minutes=Session.LIVE_MINUTES)
-        sessions = sessions.filter(
-            Q(last_event_at__gte=since) | Q(transcript__mtime_ns__gte=int(since.timestamp() * 1e9))
-        )
+        sessions = sessions.filter(Session.live_filter())
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
 
