@@ -30,6 +30,7 @@ from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
 
 from introspect import served_database
+from introspect.importer import activity
 from lib import streams
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
@@ -269,12 +270,15 @@ class Command(BaseCommand):
         # A separate process: importing never competes with page rendering for the GIL, and a
         # crash there cannot take the web server down. SQLite WAL lets both work at once. It is
         # `ingest --follow` itself: told of changes by inotify, or polling with --poll.
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, manage, "ingest", "--follow", "--verbosity", "1", *(["--poll"] if poll else [])],
             env={**os.environ},
             stdout=sys.stdout,
             stderr=sys.stderr,
         )
+        # The pages this process serves say the import is starting until it speaks for itself.
+        activity.launched(process)
+        return process
 
     def listen(self, host: str, port: int, threads: int):
         """The server, bound and announced (it answers once `serve` runs it)."""
