@@ -53,7 +53,7 @@ def reading(settings, done: int = 300 << 20, total: int = 3 << 30, seconds: floa
 
 
 def poller_url(body: str) -> str | None:
-    found = re.search(r'id="session-poller" hx-get="([^"]+)"', body)
+    found = re.search(r'id="session-poller" class="poller" hx-get="([^"]+)"', body)
     return found.group(1).replace("&amp;", "&") if found else None
 
 

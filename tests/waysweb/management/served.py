@@ -30,7 +30,8 @@ DAY0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
 
 def sid(n: int) -> str:
-    return f"00000000-0000-4000-8000-{n:012d}"
+    """Session n's id; its first eight characters (the list's short id) differ from every other's."""
+    return f"{n:08d}-0000-4000-8000-{n:012d}"
 
 
 def write_history(home: Path, *, sessions: int = SESSIONS, turns: int = TURNS) -> None:
