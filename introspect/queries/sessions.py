@@ -89,9 +89,8 @@ class ListImport:
     importer: heartbeat.Reading
     activity: activity.Activity | None  # the import under way, None when nothing imports
     waiting: int  # sessions read but not derived yet (not listed)
-    cursor: (
-        str  # changes whenever the list would: the phase, the sessions listed and waiting, their last change
-    )
+    # Changes whenever the list would: the phase, the sessions listed and waiting, their last change.
+    cursor: str
 
     @property
     def importing(self) -> bool:
