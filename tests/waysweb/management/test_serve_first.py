@@ -36,7 +36,9 @@ def test_it_answers_while_the_first_import_runs_and_lists_the_newest_session_fir
     first_page = None
     strip_seen = False
     while True:
-        assert time.monotonic() - started < 30, (
+        # A timeout, not a measurement (bench/ measures): a session is listed once derived, and the
+        # shared two-core machine may be busy.
+        assert time.monotonic() - started < 60, (
             f"the newest session was not listed:\n{out.read_text()[-3000:]}"
         )
         try:
