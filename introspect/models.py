@@ -9,7 +9,7 @@ Three layers, each derived from the one before and rebuilt from it when needed:
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
@@ -303,16 +303,28 @@ class Session(models.Model):
         window = join.compacted_window(self.window_k * 1000, autos)
         return window // 1000 if window else None
 
+    @classmethod
+    def live_since(cls) -> tuple[datetime, datetime]:
+        """The one rule for "live": the session's newest line is dated within LIVE_MINUTES of now,
+        the real clock. Not a file's mtime (a fresh clone or copy of the sample, or a restored
+        backup, dates every file now though their lines are weeks old), and not the newest line in
+        the database. Bounded above too: a line dated ahead of the clock is no sign of writing now."""
+        now = timezone.now()
+        window = timedelta(minutes=cls.LIVE_MINUTES)
+        return now - window, now + window
+
+    @classmethod
+    def live_filter(cls) -> models.Q:
+        """`is_live` as a filter of the session list."""
+        return models.Q(last_event_at__range=cls.live_since())
+
     @property
     def is_live(self) -> bool:
-        """An event arrived, or the trunk transcript was written, in the last LIVE_MINUTES: the
-        page follows new lines. The transcript counts where the page loaded it with the session
-        (select_related): a Claude Code session without agent-ways events is live by its writes."""
-        since = timezone.now() - timedelta(minutes=self.LIVE_MINUTES)
-        if self.last_event_at is not None and self.last_event_at >= since:
-            return True
-        trunk = self.transcript if Session.transcript.is_cached(self) else None
-        return trunk is not None and trunk.mtime_ns >= since.timestamp() * 1e9
+        """Written in the last LIVE_MINUTES (live_since): the page follows new lines. `last_event_at`
+        is the newest agent-ways event, or for a Claude Code session without them its newest
+        transcript line (derive/rebuild.py, extend.py)."""
+        low, high = self.live_since()
+        return self.last_event_at is not None and low <= self.last_event_at <= high
 
 
 class WaysEvent(models.Model):

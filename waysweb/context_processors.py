@@ -1,4 +1,4 @@
-"""Values every page's frame needs: the sample badge, the counts the header shows, the import's progress."""
+"""Values every page's frame needs: the sample badge, the counts the header shows, the import under way."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from introspect.importer import health, progress
+from introspect.importer import activity, health
 from introspect.models import SourceProblem
 from ledger.models import AdrQuestion, AdrRecord, KnowledgeRecord
 
@@ -47,16 +47,16 @@ def header() -> Header:
 
 def waysweb(request: HttpRequest) -> dict:
     # Lazy: only pages that render the frame pay for the query, once however often it is read.
-    # The running import's progress is a small file (importer/progress.py), read without a query.
+    # The import under way is in small files (importer/activity.py), read without a query.
     # Not on the login page of a server that asks for one: its poll would be sent to log in too.
     return {
         "demo": settings.WAYSWEB_DEMO,
         "header": SimpleLazyObject(header),
-        "import_progress": SimpleLazyObject(lambda: progress_for(request)),
+        "import_activity": SimpleLazyObject(lambda: activity_for(request)),
     }
 
 
-def progress_for(request: HttpRequest) -> progress.Snapshot | None:
+def activity_for(request: HttpRequest) -> activity.Activity | None:
     if settings.LOGIN_REQUIRED and not request.user.is_authenticated:
         return None
-    return progress.current()
+    return activity.current()

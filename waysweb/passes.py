@@ -46,11 +46,8 @@ def sessions_pass(
     last = time.monotonic()
     wait = DERIVE_EVERY_SECS
 
-    def file_landed(file: loader.FileResult) -> None:
+    def derive_due() -> None:
         nonlocal last, wait
-        landed.update(file.sessions)
-        if on_file is not None:
-            on_file(file)
         if landed and time.monotonic() - last >= wait:
             started = time.monotonic()
             sessions.rebuild_sessions(landed)
@@ -58,11 +55,24 @@ def sessions_pass(
             last = time.monotonic()
             wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
 
+    def file_landed(file: loader.FileResult) -> None:
+        landed.update(file.sessions)
+        if on_file is not None:
+            on_file(file)
+        derive_due()
+
+    def batch_landed(file: loader.FileResult, offset: int, size: int) -> None:
+        # Between the committed batches of a long file too: the files read before it are not
+        # held back until it ends (a 20 MB session kept the newest ones off the list for seconds).
+        if progress is not None:
+            progress(file, offset, size)
+        derive_due()
+
     result = import_pass(
         locs,
         options,
         on_file=file_landed,
-        progress=progress,
+        progress=batch_landed,
         record_only_changes=record_only_changes,
         on_progress=on_progress,
         stop=stop,

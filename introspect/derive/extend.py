@@ -154,8 +154,9 @@ def add_events(session: Session, new_events: list[sources.DeriveEvent]) -> None:
     if valid_ts:
         # Dates come from the events once any has a valid second, before that from the trunk's lines.
         earlier = [session.started_at, session.last_event_at] if events_have_ts(session) else []
-        session.last_event_at = max(filter(None, [*earlier, *valid_ts]))
         session.started_at = origin_second or min(filter(None, [*earlier, *valid_ts]))
+    # The newest dated line of either source, as rebuild.plan has it.
+    session.last_event_at = max(filter(None, [session.last_event_at, *valid_ts]), default=None)
     last = new_events[-1].ts
     session.duration_secs = (
         max(0, int((last - origin_second).total_seconds())) if origin_second and last else 0
@@ -225,9 +226,10 @@ def add_entries(
     if any(e.type == "assistant" and e.model and e.model not in known for e in new_entries):
         session.models_seen = fields.all_models(session, trunk)
     valid_ts = [entry.ts for entry in trunk_new if entry.ts is not None]
+    # Written now is live now, with or without agent-ways events (Session.live_since).
+    session.last_event_at = max(filter(None, [session.last_event_at, *valid_ts]), default=None)
     if valid_ts and not WaysEvent.objects.filter(session=session, ts__isnull=False).exists():
         session.started_at = min(filter(None, [session.started_at, *valid_ts]))
-        session.last_event_at = max(filter(None, [session.last_event_at, *valid_ts]))
         if session.origin == Session.Origin.TRANSCRIPT:
             session.duration_secs = int((session.last_event_at - session.started_at).total_seconds())
 

@@ -140,7 +140,11 @@ def plan(
         entry.ts for entry in entries or side if entry.ts is not None
     ]
     session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
-    session.last_event_at = max(valid_ts) if valid_ts else None
+    # The newest dated line of either source (events, trunk transcript): what "live" reads
+    # (Session.live_since). The events may stop while the conversation goes on.
+    session.last_event_at = max(
+        [*valid_ts, *(entry.ts for entry in entries if entry.ts is not None)], default=None
+    )
     session.duration_secs = (
         duration(origin, last)
         if events

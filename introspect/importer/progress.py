@@ -11,6 +11,7 @@ ignored once its process is gone or it has not moved for `STALE_SECS`.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -29,6 +30,16 @@ NAME = "import-progress.json"
 SHOW_AFTER_SECS = 0.5
 HEARTBEAT_EVERY_SECS = 0.5
 STALE_SECS = 30
+# The rate the time left is reckoned from is smoothed over about this long: files read at
+# different speeds (a transcript, an events archive) and the pass derives what landed every few
+# seconds, pausing its reading; the rate since the start lags a pass that slows down, and the
+# rate of the last beat jumps with every pause.
+RATE_SECS = 10.0
+# No time left is said before the pass has read this long: the first beats are a poor measure.
+ESTIMATE_AFTER_SECS = 2.0
+# A pass that reads writes every HEARTBEAT_EVERY_SECS; silent this long, it is deriving the
+# sessions that landed (waysweb/passes.py), and no time left is said until it reads again.
+PAUSED_SECS = 3.0
 
 
 @dataclass
@@ -45,6 +56,7 @@ class Snapshot:
     host: str = ""
     pid: int = 0
     finished: bool = False
+    smoothed_rate: float = 0.0  # bytes a second, smoothed over RATE_SECS (Tracker.smooth); 0: none yet
 
     @property
     def fraction(self) -> float:
@@ -56,21 +68,45 @@ class Snapshot:
 
     @property
     def rate(self) -> float:
-        """Bytes a second since the pass started."""
-        return self.bytes_done / self.seconds if self.seconds > 0 else 0.0
+        """Bytes a second to reckon the time left with: the smoothed rate or the rate since the
+        pass started, whichever is lower. A pass slows down more often than it speeds up (later
+        files touch longer sessions, the machine gets busy): an estimate too long holds, one too
+        short does not."""
+        average = self.bytes_done / self.seconds if self.seconds > 0 else 0.0
+        return min(self.smoothed_rate, average) if self.smoothed_rate > 0 else average
 
     @property
     def seconds_left(self) -> float | None:
-        """At the rate so far; None before anything was read."""
+        """At the rate, from when this was written; None before anything was read."""
         if not self.rate:
             return None
         return max(0.0, (self.bytes_total - self.bytes_done) / self.rate)
 
     @property
-    def minutes_left(self) -> int | None:
-        """Whole minutes left, rounded up (a page says "about N min")."""
+    def paused(self) -> bool:
+        """Not read for PAUSED_SECS: deriving what landed."""
+        return (datetime.now(UTC) - self.updated_at).total_seconds() > PAUSED_SECS
+
+    @property
+    def time_left(self) -> str:
+        """What a page says ("about 25 s of reading left"), "" while it is too early to say or the
+        pass is paused. In seconds under a minute: at 99 % of a ten-second pass, "about a minute"
+        (minutes rounded up) was wrong. It says reading: the bytes are what it measures, and the
+        sessions read last are put together after (the strip says so then)."""
         left = self.seconds_left
-        return None if left is None else int(-(-left // 60))
+        if left is None or self.seconds < ESTIMATE_AFTER_SECS or self.paused:
+            return ""
+        left = max(0.0, left - (datetime.now(UTC) - self.updated_at).total_seconds())
+        if left < 10:
+            return "a few seconds of reading left"
+        if left < 55:
+            return f"about {5 * round(left / 5)} s of reading left"
+        minutes = round(left / 60)
+        if minutes <= 1:
+            return "about a minute of reading left"
+        if minutes < 120:
+            return f"about {minutes} min of reading left"
+        return f"about {round(left / 3600)} h of reading left"
 
 
 @dataclass
@@ -92,6 +128,9 @@ class Tracker:
     bytes_before: int = 0  # of the files finished
     bytes_current: int = 0  # of the file being read
     last_beat: float | None = None
+    rate: float = 0.0  # smoothed (smooth); 0 until the first beat
+    rate_at: float | None = None
+    rate_bytes: int = 0
 
     @classmethod
     def planned(
@@ -165,6 +204,17 @@ class Tracker:
         self.bytes_current = 0
         self.beat()
 
+    def smooth(self, now: float, done: int) -> None:
+        """Move the rate towards the one since the last beat, by how much time passed: an
+        exponential average over about RATE_SECS, whatever the beats' spacing."""
+        since = now - (self.started if self.rate_at is None else self.rate_at)
+        if since <= 0:
+            return
+        latest = (done - self.rate_bytes) / since
+        weight = 1.0 if self.rate_at is None else 1.0 - math.exp(-since / RATE_SECS)
+        self.rate += weight * (latest - self.rate)
+        self.rate_at, self.rate_bytes = now, done
+
     def snapshot(self, *, finished: bool = False) -> Snapshot:
         return Snapshot(
             files_done=self.files_done,
@@ -177,6 +227,7 @@ class Tracker:
             host=settings.WAYSWEB_HOST,
             pid=os.getpid(),
             finished=finished,
+            smoothed_rate=self.rate,
         )
 
     def beat(self) -> None:
@@ -186,6 +237,7 @@ class Tracker:
         if self.last_beat is not None and now - self.last_beat < HEARTBEAT_EVERY_SECS:
             return
         self.last_beat = now
+        self.smooth(now, min(self.bytes_total, self.bytes_before + self.bytes_current))
         snap = self.snapshot()
         write(snap)
         if self.report is not None:

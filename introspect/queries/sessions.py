@@ -24,10 +24,10 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from introspect.derive import fields
 from introspect.derive.sources import EVENT_ORDER
+from introspect.importer import activity, heartbeat
 from introspect.models import (
     Project,
     SeenMark,
@@ -76,10 +76,54 @@ SORTS = {
 }
 
 
+# A row the importer made for a session id it read (loader.ensure_sessions) that no derive has
+# filled in yet: every field at its default. Mid-import the list showed such rows as
+# "inferred · no transcript · unknown · 0 s"; it lists a session once it is put together.
+NOT_DERIVED = Q(derived_version=0, built_event_id=0, built_entry_id=0)
+
+
+@dataclass(frozen=True)
+class ListImport:
+    """What the session list says about the import, and the cursor its poller carries."""
+
+    importer: heartbeat.Reading
+    activity: activity.Activity | None  # the import under way, None when nothing imports
+    waiting: int  # sessions read but not derived yet (not listed)
+    # Changes whenever the list would: the phase, the sessions listed and waiting, their last change.
+    cursor: str
+
+    @property
+    def importing(self) -> bool:
+        return self.activity is not None
+
+
+def session_list_import() -> ListImport:
+    """The import under way (small files, no query) and the list's state in one aggregate query."""
+    reading = heartbeat.current()
+    current = activity.of(reading)
+    listed = ~NOT_DERIVED
+    counts = Session.objects.aggregate(
+        listed=Count("pk", filter=listed),
+        waiting=Count("pk", filter=NOT_DERIVED),
+        changed=Max("updated_at", filter=listed),
+    )
+    changed = int(counts["changed"].timestamp() * 1e6) if counts["changed"] else 0
+    phase = current.phase if current else "idle"
+    return ListImport(
+        importer=reading,
+        activity=current,
+        waiting=counts["waiting"],
+        cursor=f"{phase}.{counts['listed']}.{counts['waiting']}.{changed}",
+    )
+
+
 def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | None = None) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id, project,
-    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen)."""
-    sessions = with_unseen(Session.objects.select_related("project", "transcript"), viewer)
+    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen).
+    Sessions read but not derived yet are left out (NOT_DERIVED)."""
+    sessions = with_unseen(
+        Session.objects.exclude(NOT_DERIVED).select_related("project", "transcript"), viewer
+    )
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
@@ -112,10 +156,7 @@ def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | No
         if status:
             sessions = sessions.filter(transcript_status=status)
     if filters.live:
-        since = timezone.now() - timedelta(minutes=Session.LIVE_MINUTES)
-        sessions = sessions.filter(
-            Q(last_event_at__gte=since) | Q(transcript__mtime_ns__gte=int(since.timestamp() * 1e9))
-        )
+        sessions = sessions.filter(Session.live_filter())
     sessions = sessions.order_by(*SORTS.get(filters.sort, SORTS["newest"]))
     return Paginator(sessions, SESSIONS_PER_PAGE).get_page(page)
 

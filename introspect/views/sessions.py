@@ -8,6 +8,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
+from django_htmx.http import reswap, retarget
 
 from introspect import services
 from introspect.models import Session, Subagent
@@ -32,12 +33,20 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         transcript=request.GET.get("transcript", ""),
         live=request.GET.get("live") == "1",
     )
+    list_import = queries.session_list_import()
+    if wants_fragment(request) and list_import.importing and request.GET.get("after") == list_import.cursor:
+        # The poller's question, and nothing changed: a fresh poller in its own place, not the rows.
+        response = render(
+            request, "introspect/session_list.html#session-poller", {"list_import": list_import}
+        )
+        return retarget(reswap(response, "outerHTML"), "#session-poller")
     page = queries.session_list_page(
         filters, page=int_param(request, "page", 1) or 1, viewer=viewers.viewer_of(request)
     )
     context = {
         "page": page,
         "filters": filters,
+        "list_import": list_import,
         "projects": queries.projects_for_filter(),
         "models": queries.models_for_filter(),
         "sorts": list(queries.SORTS),

@@ -28,7 +28,7 @@ def test_every_page_shows_the_strip_while_an_import_runs(client, settings):
         assert 'id="progress-strip"' in page and 'hx-get="/import-progress/"' in page, url
     page = client.get("/").content.decode().replace("\xa0", " ")  # filesizeformat's no-break space
     assert "3 of 40 files" in page and "300.0 MB of 3.0 GB" in page and "(9 %)" in page
-    assert "5.0 MB/s" in page and "about 10 min left" in page
+    assert "5.0 MB/s" in page and "about 9 min of reading left" in page
 
 
 def test_its_poll_returns_the_strip_alone_then_nothing_once_the_import_is_done(client, settings):

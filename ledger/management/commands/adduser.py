@@ -47,8 +47,8 @@ class Command(BaseCommand):
             if not password:
                 raise CommandError(f"{password_env} is empty or unset")
         else:
-            password = getpass.getpass(f"Password for {username}: ")
-            if password != getpass.getpass("Again: "):
+            password = ask(f"Password for {username}: ", username)
+            if password != ask("Again: ", username):
                 raise CommandError("the passwords differ")
         if len(password) < 8:
             raise CommandError("use a password of at least 8 characters")
@@ -70,3 +70,24 @@ class Command(BaseCommand):
             self.stdout.write(
                 "It logs in to the sample only: once `serve` shows your own data, run adduser for it again."
             )
+
+
+def no_terminal(username: str) -> CommandError:
+    return CommandError(
+        "there is no terminal to ask for the password on (a script, a pipe, a service): put it in an "
+        f"environment variable and name it, as in `NEW_PASSWORD=… uv run manage.py adduser {username} "
+        "--password-env NEW_PASSWORD`"
+    )
+
+
+def ask(prompt: str, username: str) -> str:
+    """A password typed at the terminal, never echoed. Without a terminal getpass would read stdin
+    (echoing it, or an EOFError traceback when it is closed): refused with the way round it."""
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        raise no_terminal(username) from None
+    try:
+        return getpass.getpass(prompt)
+    except EOFError:  # Ctrl-D at the prompt
+        raise CommandError("no password given") from None

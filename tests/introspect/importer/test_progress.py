@@ -39,7 +39,8 @@ def test_it_counts_the_bytes_past_each_checkpoint_and_publishes_them(tmp_path):
     tracker.file_done(loader.FileResult(sa))  # within the heartbeat interval: not written again
     [snap] = seen
     assert (snap.files_done, snap.bytes_done, snap.bytes_total, snap.percent) == (0, 1000, 4000, 25)
-    assert snap.rate == 1000 and snap.seconds_left == 3 and snap.minutes_left == 1
+    assert snap.rate == 1000 and snap.seconds_left == 3
+    assert snap.time_left == ""  # one second in: too early to say
     assert progress.current().bytes_done == 1000
     clock.now += 1
     tracker.progress(loader.FileResult(sb), 1500, 3000)
@@ -64,3 +65,61 @@ def test_it_ignores_a_heartbeat_left_by_an_importer_that_is_gone(settings):
     assert progress.current() is None
     progress.path().write_bytes(b"{half a fi")
     assert progress.current() is None
+
+
+def snapshot(
+    done: int, total: int, seconds: float, rate: float = 0.0, *, written_ago: float = 0.0
+) -> progress.Snapshot:
+    now = datetime.now(UTC)
+    written = now - timedelta(seconds=written_ago)
+    return progress.Snapshot(1, 2, done, total, now, written, seconds, smoothed_rate=rate)
+
+
+def test_it_says_the_time_left_in_seconds_under_a_minute_and_never_a_minute_at_the_end():
+    mb = 1 << 20
+    assert (
+        snapshot(99 * mb, 100 * mb, 9.0).time_left == "a few seconds of reading left"
+    )  # 99 % of a 10 s pass
+    assert snapshot(50 * mb, 100 * mb, 20.0).time_left == "about 20 s of reading left"
+    assert snapshot(10 * mb, 110 * mb, 10.0).time_left == "about 2 min of reading left"
+    assert snapshot(40 * mb, 100 * mb, 40.0).time_left == "about a minute of reading left"
+    assert snapshot(10 * mb, 1000 * mb, 60.0).time_left == "about 99 min of reading left"
+    assert snapshot(1 * mb, 1000 * mb, 30.0).time_left == "about 8 h of reading left"
+    assert snapshot(1 * mb, 100 * mb, 1.0).time_left == ""  # too early to say
+    assert snapshot(0, 100 * mb, 5.0).time_left == ""  # nothing read yet
+
+
+def test_the_time_left_follows_the_recent_rate_not_the_average_since_the_start():
+    mb = 1 << 20
+    # 50 MB in the first 10 s, then 1 MB/s for the last 20 s: 40 MB to go, 40 s at the recent
+    # rate; the average since the start would say 15.
+    assert snapshot(70 * mb, 110 * mb, 30.0).time_left == "about 15 s of reading left"
+    assert snapshot(70 * mb, 110 * mb, 30.0, rate=1 * mb).time_left == "about 40 s of reading left"
+    # A recent burst does not make it promise more than the pass has shown it can do.
+    assert snapshot(70 * mb, 110 * mb, 30.0, rate=20 * mb).time_left == "about 15 s of reading left"
+
+
+def test_it_counts_down_from_when_it_was_written_and_says_nothing_while_the_pass_derives():
+    mb = 1 << 20
+    assert (
+        snapshot(50 * mb, 100 * mb, 25.0, rate=2 * mb, written_ago=1.0).time_left
+        == "about 25 s of reading left"
+    )
+    paused = snapshot(50 * mb, 100 * mb, 25.0, rate=2 * mb, written_ago=progress.PAUSED_SECS + 1)
+    assert paused.paused and paused.time_left == ""
+
+
+def test_its_rate_is_smoothed_over_the_beats_and_holds_through_a_pause():
+    tracker = progress.Tracker(plan={}, clock=Clock())
+    tracker.started = 100.0
+    mb = 1 << 20
+    tracker.smooth(101.0, 4 * mb)  # the first beat: the rate so far
+    assert tracker.rate == 4 * mb
+    for second in range(2, 21):  # steady at 2 MB/s
+        tracker.smooth(100.0 + second, 4 * mb + (second - 1) * 2 * mb)
+    assert abs(tracker.rate - 2 * mb) < 0.3 * mb
+    steady = tracker.rate
+    tracker.smooth(122.0, tracker.rate_bytes)  # two seconds deriving, nothing read
+    assert 0.7 * steady < tracker.rate < steady  # it dips, it does not drop to nothing
+    tracker.smooth(122.5, tracker.rate_bytes + mb)
+    assert tracker.rate > 0.7 * steady

@@ -7,11 +7,13 @@ import re
 import socket
 import threading
 from io import StringIO
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from introspect.importer import activity
 from waysweb.management.commands import serve
 
 
@@ -185,7 +187,13 @@ def test_it_shows_the_sample_when_there_are_neither_events_nor_transcripts(home,
 @pytest.mark.parametrize(("given", "follower"), [((), ()), (("--poll",), ("--poll",))])
 def test_its_importer_is_ingest_follow_watching_or_polling_as_asked(monkeypatch, given, follower):
     started = []
-    monkeypatch.setattr(serve.subprocess, "Popen", lambda args, **kwargs: started.append(args))
+
+    def popen(args, **kwargs):
+        started.append(args)
+        return SimpleNamespace(pid=0, poll=lambda: None)
+
+    monkeypatch.setattr(serve.subprocess, "Popen", popen)
+    monkeypatch.setattr(activity, "launch", None)
     parser = serve.Command().create_parser("manage.py", "serve")
     serve.Command().start_follower(poll=parser.parse_args(list(given)).poll)
     [args] = started

@@ -27,6 +27,7 @@ from introspect.importer.errors import explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
 from introspect.importer.run import Options, PassResult
+from lib import streams
 from waysweb import passes
 
 PROGRESS_EVERY_SECS = 1.0
@@ -103,6 +104,10 @@ class Command(BaseCommand):
     def handle(self, *args, follow: bool, interval: float, poll: bool, **options) -> None:
         if interval <= 0:
             raise CommandError("--interval must be positive")
+        # `ingest | head`, or `serve | head -1` (its importer writes to the same pipe): with the
+        # reader gone every report raised, and each pass failed on it.
+        streams.outlive_reader(self.stdout)
+        streams.outlive_reader(self.stderr)
         self.stopping = False
         self.verbosity = options["verbosity"]
         self.last_progress = 0.0
@@ -164,6 +169,8 @@ class Command(BaseCommand):
                         error=failure["message"] if failure is not None else "",
                     )
                     if result is None:
+                        if self.stopping:
+                            break  # asked to stop while a pass kept failing: stop, not retry forever
                         only = None  # a failed pass, waited out: a whole one resumes from the checkpoints
                         continue
                     last_ways = started if scan_ways else last_ways

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
 
 from introspect import served_database
+from introspect.importer import activity
+from lib import streams
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -106,9 +109,10 @@ def resolve(text: str, flags: int = 0) -> tuple[Address, ...]:
     return tuple(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found))
 
 
-def raise_interrupt(signum, frame) -> None:
-    """SIGTERM stops the server the way Ctrl-C does, so the importer is stopped too."""
-    raise KeyboardInterrupt
+# `uv run` passes a Ctrl-C on to the command, which the terminal has already sent it: the same
+# keypress arrives twice, this far apart at most. A later one means "now": the importer is killed.
+SAME_CTRL_C_SECS = 1.0
+STOP_IMPORTER_SECS = 10.0
 
 
 class Command(BaseCommand):
@@ -165,6 +169,11 @@ class Command(BaseCommand):
         open_browser: bool,
         **options,
     ) -> None:
+        # `serve | head -1`: a closed stdout must not end the server or its importer.
+        streams.outlive_reader(self.stdout)
+        streams.outlive_reader(self.stderr)
+        self.interrupted_at: float | None = None
+        self.hurry = False
         listen = self.check_host(host, allow_host, open_reads=open_reads)
         if demo and not settings.WAYSWEB_DEMO:
             self.restart_as_demo("--demo given")
@@ -261,12 +270,15 @@ class Command(BaseCommand):
         # A separate process: importing never competes with page rendering for the GIL, and a
         # crash there cannot take the web server down. SQLite WAL lets both work at once. It is
         # `ingest --follow` itself: told of changes by inotify, or polling with --poll.
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, manage, "ingest", "--follow", "--verbosity", "1", *(["--poll"] if poll else [])],
             env={**os.environ},
             stdout=sys.stdout,
             stderr=sys.stderr,
         )
+        # The pages this process serves say the import is starting until it speaks for itself.
+        activity.launched(process)
+        return process
 
     def listen(self, host: str, port: int, threads: int):
         """The server, bound and announced (it answers once `serve` runs it)."""
@@ -303,21 +315,40 @@ class Command(BaseCommand):
         opener.start()
         return opener
 
+    def interrupt(self, signum, frame) -> None:
+        """Ctrl-C or SIGTERM: the first stops the server (waitress turns KeyboardInterrupt into a
+        shutdown); none after it may break off stopping the importer, which a traceback out of
+        `stop` would leave running. One well after the first hurries it (see `stop`)."""
+        now = time.monotonic()
+        if self.interrupted_at is None:
+            self.interrupted_at = now
+            raise KeyboardInterrupt
+        if now - self.interrupted_at > SAME_CTRL_C_SECS:
+            self.hurry = True
+
     def serve(self, server) -> None:
-        signal.signal(signal.SIGTERM, raise_interrupt)
+        signal.signal(signal.SIGTERM, self.interrupt)
+        signal.signal(signal.SIGINT, self.interrupt)
         try:
             server.run()  # returns on Ctrl-C: waitress turns KeyboardInterrupt into a shutdown
         except KeyboardInterrupt:
             pass
         finally:
+            if self.interrupted_at is None:
+                self.interrupted_at = time.monotonic()  # from here on a signal only hurries the stop
             server.close()
         self.stdout.write("Stopped the web server; stopping the importer.")
 
     def stop(self, follower: subprocess.Popen | None) -> None:
+        """The importer asked to stop (it ends its batch: nothing is lost), killed after
+        STOP_IMPORTER_SECS or at a second Ctrl-C (a kill loses nothing either, only the batch)."""
         if follower is None or follower.poll() is not None:
             return
         follower.send_signal(signal.SIGTERM)
-        try:
-            follower.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            follower.kill()
+        deadline = time.monotonic() + STOP_IMPORTER_SECS
+        while follower.poll() is None:
+            if time.monotonic() > deadline or self.hurry:
+                follower.kill()
+                break
+            time.sleep(0.05)
+        follower.wait()

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 
 from introspect import served_database
+from ledger.management.commands import adduser
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[4]
@@ -133,3 +135,41 @@ def test_a_real_run_puts_the_account_where_serve_looks_and_says_which_file(tmp_p
     assert f"in your database {tmp_path / 'data' / 'waysweb.sqlite3'}." in own.stdout
     assert users_in(tmp_path / "data" / "waysweb.sqlite3") == ["gus"]
     assert users_in(tmp_path / "data" / "demo.sqlite3") == ["fay"]
+
+
+def test_without_a_terminal_it_says_to_use_password_env_instead_of_a_traceback(tmp_path):
+    (tmp_path / "home").mkdir()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("WAYSWEB_", "CLAUDE_", "XDG_")) and key != "DJANGO_SETTINGS_MODULE"
+    }
+    env.update(HOME=str(tmp_path / "home"), WAYSWEB_DATA_DIR=str(tmp_path / "data"))
+    ran = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "adduser", "hal", "--demo"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        start_new_session=True,  # no controlling terminal, as under cron, CI or a service
+    )
+    assert ran.returncode == 1
+    assert "Traceback" not in ran.stderr and "EOFError" not in ran.stderr
+    assert "no terminal to ask for the password" in ran.stderr
+    assert "adduser hal --password-env NEW_PASSWORD" in ran.stderr
+    assert "Created" not in ran.stdout
+
+
+def test_ctrl_d_at_the_prompt_gives_no_password_not_a_traceback(settings, monkeypatch):
+    settings.WAYSWEB_DEMO = True
+    real_open = os.open
+    monkeypatch.setattr(adduser.os, "open", lambda *args: real_open(os.devnull, os.O_RDONLY))  # a terminal
+
+    def eof(prompt: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr(adduser.getpass, "getpass", eof)
+    with pytest.raises(CommandError, match="no password given"):
+        call_command("adduser", "ivy", stdout=StringIO())
