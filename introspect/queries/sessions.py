@@ -265,8 +265,8 @@ def message_usages(entries: list[TranscriptEntry]) -> None:
             continue
         if entry.message_id and entry.request_id:
             last[(entry.message_id, entry.request_id)] = entry
-        elif any(getattr(entry, name) is not None for name in usage.FIELDS):
-            row = (None, None, entry.model, *(getattr(entry, name) for name in usage.FIELDS))
+        elif any(getattr(entry, name) is not None for name in (*usage.FIELDS, *usage.SPLIT)):
+            row = (None, None, entry.model, *(getattr(entry, name) for name in fields.USAGE_COLUMNS))
             entry.usage = usage.messages([row])[0]
     if not last:
         return
@@ -313,7 +313,7 @@ def subagent_summaries(agents: list[Subagent]) -> dict[str, SubagentSummary]:
     lines = TranscriptEntry.objects.filter(source_id__in=list(by_source))
     rows: dict[int, list] = {}
     for source_id, *row in fields.usage_rows(lines).values_list(
-        "source_id", "message_id", "request_id", "model", *fields.USAGE_FIELDS
+        "source_id", "message_id", "request_id", "model", *fields.USAGE_COLUMNS
     ):
         rows.setdefault(source_id, []).append(row)
     spans = lines.values("source_id").annotate(
