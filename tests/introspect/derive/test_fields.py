@@ -23,7 +23,7 @@ from introspect.rules import pricing
 pytestmark = pytest.mark.django_db
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "transcripts"
+FIXTURES = REPO / "tests" / "fixtures" / "transcripts"  # copies of shared/fixtures/transcripts
 SAMPLE_PROJECTS = REPO / "sample" / "home" / ".claude" / "projects"
 FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 ONE_HOUR = "ephemeral_1h_input_tokens"
