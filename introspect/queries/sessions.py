@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
     Exists,
@@ -78,8 +79,18 @@ SORTS = {
 
 def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | None = None) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id, project,
-    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen)."""
-    sessions = with_unseen(Session.objects.select_related("project", "transcript"), viewer)
+    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen) and
+    whether subagent transcripts are all it has (`subagents_only`: its main one is missing)."""
+    sessions = with_unseen(Session.objects.select_related("project", "transcript"), viewer).annotate(
+        subagents_only=Case(
+            When(
+                transcript__isnull=True,
+                then=Exists(Subagent.objects.filter(session=OuterRef("pk"), source__isnull=False)),
+            ),
+            default=Value(False),
+            output_field=BooleanField(),
+        )
+    )
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
     if filters.q:
@@ -724,10 +735,19 @@ def peak_context(windows: list[WindowSpan]) -> int:
     return max((window.peak for window in windows), default=0)
 
 
-def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:
-    return {
-        agent.tool_use_id: agent for agent in Subagent.objects.filter(session=session).exclude(tool_use_id="")
-    }
+def subagents_by_tool_use(agents: list[Subagent]) -> dict[str, Subagent]:
+    return {agent.tool_use_id: agent for agent in agents if agent.tool_use_id}
+
+
+def loose_subagents(agents: list[Subagent]) -> list[Subagent]:
+    """The runs with a transcript of their own that no tool call of the page's conversation leads
+    to: every one of a session whose main transcript is missing, else those whose spawning call
+    is not in it. Each with its `summary` (tokens, cost); two queries when there are any."""
+    loose = [agent for agent in agents if agent.spawn_entry_id is None and agent.source_id is not None]
+    summaries = subagent_summaries(loose)
+    for agent in loose:
+        agent.summary = summaries.get(agent.agent_id)
+    return loose
 
 
 def events_for_session(session: Session, *, page: int = 1) -> Page:
@@ -798,10 +818,12 @@ def turn_context(
     for turn in turns:
         turn.notes = [note for note in notes.by_turn.get(turn.pk, []) if id(note.item) not in placed]
         turn.near_misses = misses.get(turn.pk, [])
+    agents = list(Subagent.objects.filter(session=session).order_by("agent_id"))
     return {
         "turns": turns,
         "ways": ways,
-        "subagents": subagents_by_tool_use(session),
+        "subagents": subagents_by_tool_use(agents),
+        "loose_subagents": loose_subagents(agents) if header else [],
         "header_notes": notes.header,
     }
 
