@@ -103,19 +103,42 @@ class UsageTotals:
 
 def messages(rows: Iterable[Row]) -> list[MessageUsage]:
     """One MessageUsage per message.id + requestId (a row without both is its own), first seen first."""
+    # Unrolled over plain lists: a session has tens of thousands of rows, read on every live append.
+    # A split count not said is -1 until the end (0 is a count the line said).
     merged: dict[object, list] = {}
-    for n, (message_id, request_id, model, *counts, speed) in enumerate(rows):
+    for n, (message_id, request_id, model, i, o, cw, cr, w5, w1, speed) in enumerate(rows):
         key = (message_id, request_id) if message_id and request_id else n
         found = merged.get(key)
         if found is None:
-            merged[key] = [message_id, request_id, model or "", *counts, speed == FAST]
+            merged[key] = [
+                message_id,
+                request_id,
+                model or "",
+                i or 0,
+                o or 0,
+                cw or 0,
+                cr or 0,
+                -1 if w5 is None else w5,
+                -1 if w1 is None else w1,
+                speed == FAST,
+            ]
             continue
         if model and (not found[2] or found[2] == SYNTHETIC):
             found[2] = model  # a real model over a missing or synthetic one
-        for i, value in enumerate(counts, start=3):
-            if value is not None and (found[i] is None or value > found[i]):
-                found[i] = value
-        found[-1] = found[-1] or speed == FAST
+        if i is not None and i > found[3]:
+            found[3] = i
+        if o is not None and o > found[4]:
+            found[4] = o
+        if cw is not None and cw > found[5]:
+            found[5] = cw
+        if cr is not None and cr > found[6]:
+            found[6] = cr
+        if w5 is not None and w5 > found[7]:
+            found[7] = w5
+        if w1 is not None and w1 > found[8]:
+            found[8] = w1
+        if speed == FAST:
+            found[9] = True
     return [final(*fields) for fields in merged.values()]
 
 
@@ -123,41 +146,54 @@ def final(
     message_id, request_id, model, i, o, cache_write, cache_read, write_5m, write_1h, fast
 ) -> MessageUsage:
     """A merged message's counts: its cache writes are the split's sum where it has one."""
-    split = write_5m is not None or write_1h is not None
-    return MessageUsage(
-        message_id,
-        request_id,
-        model,
-        input_tokens=i or 0,
-        output_tokens=o or 0,
-        cache_creation_input_tokens=(write_5m or 0) + (write_1h or 0) if split else cache_write or 0,
-        cache_read_input_tokens=cache_read or 0,
-        cache_creation_1h_tokens=write_1h or 0,
-        fast=fast,
-    )
+    if write_5m >= 0 or write_1h >= 0:
+        write_1h = max(write_1h, 0)
+        cache_write = max(write_5m, 0) + write_1h
+    else:
+        write_1h = 0
+    # Positional: see messages().
+    return MessageUsage(message_id, request_id, model, i, o, cache_write, cache_read, write_1h, fast)
 
 
 def totals(found: Iterable[MessageUsage]) -> UsageTotals:
     """Sum of the messages' final counts; cost summed over the priced ones (exact: PLACES).
 
-    The tokens of each model and speed are summed first (each message's split at the long-context
-    threshold, which applies message by message) and priced once: exact decimals, so the same as
-    pricing message by message and adding up."""
-    sums = pricing.Tokens()
-    by_model: dict[tuple[str, bool], list] = {}  # [messages, tokens below, tokens above]
+    The tokens of each model and speed are summed first, each message's count of a class split at
+    the long-context threshold (which applies message by message), and priced once: exact
+    decimals, so the same as pricing message by message and adding up. Plain integers in the loop:
+    it runs over every message of a session whenever a live one grows."""
+    long = pricing.LONG_CONTEXT
+    # (model, fast) → [messages, then below and above the threshold for each of pricing.CLASSES]
+    by_model: dict[tuple[str, bool], list[int]] = {}
     count = 0
     for message in found:
         count += 1
-        tokens = message.tokens
-        sums += tokens
-        below, above = tokens.split()
-        bucket = by_model.setdefault((message.model, message.fast), [0, pricing.Tokens(), pricing.Tokens()])
+        one_hour = message.cache_creation_1h_tokens
+        counts = (
+            message.input_tokens,
+            message.cache_creation_input_tokens - one_hour,
+            one_hour,
+            message.cache_read_input_tokens,
+            message.output_tokens,
+        )
+        key = (message.model, message.fast)
+        bucket = by_model.get(key)
+        if bucket is None:
+            bucket = by_model[key] = [0] * 11
         bucket[0] += 1
-        bucket[1] += below
-        bucket[2] += above
+        for n, value in enumerate(counts, start=1):
+            if value > long:
+                bucket[n] += long
+                bucket[n + 5] += value - long
+            else:
+                bucket[n] += value
+    sums = [0] * 5
     cost: Decimal | None = None
     unpriced = 0
-    for (model, fast), (messages_of_model, below, above) in by_model.items():
+    for (model, fast), (messages_of_model, *split) in by_model.items():
+        below, above = pricing.Tokens(*split[:5]), pricing.Tokens(*split[5:])
+        for n in range(5):
+            sums[n] += split[n] + split[n + 5]
         if model == SYNTHETIC:
             continue
         price = pricing.price_for(model)
@@ -166,15 +202,16 @@ def totals(found: Iterable[MessageUsage]) -> UsageTotals:
             continue
         priced = pricing.priced(price, below, above, fast=fast)
         cost = priced if cost is None else cost + priced
+    tokens = pricing.Tokens(*sums)
     return UsageTotals(
-        input_tokens=sums.input,
-        output_tokens=sums.output,
-        cache_creation_input_tokens=sums.cache_write_5m + sums.cache_write_1h,
-        cache_read_input_tokens=sums.cache_read,
+        input_tokens=tokens.input,
+        output_tokens=tokens.output,
+        cache_creation_input_tokens=tokens.cache_write_5m + tokens.cache_write_1h,
+        cache_read_input_tokens=tokens.cache_read,
         cost_usd=None if cost is None else cost.quantize(PLACES, rounding=ROUND_HALF_EVEN),
         unpriced_messages=unpriced,
         messages=count,
-        cache_creation_1h_tokens=sums.cache_write_1h,
+        cache_creation_1h_tokens=tokens.cache_write_1h,
     )
 
 
