@@ -10,7 +10,7 @@ from django.db import migrations, models
 from lib import linepack
 
 BATCH = 2000
-NAMES = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens", "speed")
+UPDATE = "UPDATE {table} SET ephemeral_5m_input_tokens = %s, ephemeral_1h_input_tokens = %s, speed = %s WHERE {pk} = %s"
 
 
 def count(value):
@@ -60,8 +60,13 @@ def fill_split(apps, schema_editor):
             except linepack.CorruptLine:
                 continue
             if found is not None:
-                changed.append(Entry(pk=pk, **dict(zip(NAMES, found, strict=True))))
-        Entry.objects.bulk_update(changed, NAMES, batch_size=500)
+                changed.append((*found, pk))
+        if changed:
+            # One prepared UPDATE run per row: bulk_update's CASE per column is far slower here.
+            quote = schema_editor.quote_name
+            update = UPDATE.format(table=quote(Entry._meta.db_table), pk=quote(Entry._meta.pk.column))
+            with schema_editor.connection.cursor() as cursor:
+                cursor.executemany(update, changed)
 
 
 class Migration(migrations.Migration):

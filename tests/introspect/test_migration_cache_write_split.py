@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 from django.core.management import call_command
+from django.db import connection
 
 from introspect.derive import sessions
 from introspect.models import Session, TranscriptEntry
@@ -35,7 +36,7 @@ def test_it_fills_the_split_of_rows_imported_without_it_as_an_import_would(home)
     costs = dict(Session.objects.values_list("sid", "cost_usd"))
     Session.objects.update(cost_usd=None, derived_version=5)
 
-    migration.fill_split(apps, None)
+    migration.fill_split(apps, connection.schema_editor())
     assert list(rows) == imported
 
     sessions.rebuild_sessions([])  # what the next import pass does: every session behind is rebuilt
