@@ -15,10 +15,11 @@ class by token class (tests/fixtures/ccusage/README.md):
 - Fast mode (`usage.speed == "fast"`): the message costs its model's fast multiple (6× for Opus
   4.6 and 4.7, 2× for Opus 4.8 and Opus 5, 1× for the rest).
 
-Sources: Anthropic's "Model pricing" table, https://platform.claude.com/docs/en/about-claude/pricing,
-and LiteLLM's model_prices_and_context_window.json as ccusage 20.0.24 bundles it (the same figures;
-it adds the models released after PRICES_AS_OF's first reading), read on PRICES_AS_OF. USD per
-million tokens.
+Sources, read on PRICES_AS_OF: Anthropic's "Model pricing" table,
+https://platform.claude.com/docs/en/about-claude/pricing, and LiteLLM's
+model_prices_and_context_window.json as ccusage 20.0.24 bundles it (the same figures, and the
+models the table did not list yet: Opus 4.7, 4.8 and 5, Sonnet 5, Fable, Mythos). USD per million
+tokens.
 
 Not applied: batch rates, and cloud resellers' own prices (ccusage prices some Bedrock regional ids,
 `us.anthropic.…`, 10 % higher; waysweb gives any prefixed id its Anthropic price). A model missing
