@@ -602,6 +602,14 @@ class TranscriptEntry(models.Model):
     output_tokens = models.BigIntegerField(null=True, blank=True)
     cache_creation_input_tokens = models.BigIntegerField(null=True, blank=True)
     cache_read_input_tokens = models.BigIntegerField(null=True, blank=True)
+    ephemeral_5m_input_tokens = models.BigIntegerField(
+        null=True, blank=True, help_text="usage.cache_creation: the 5-minute cache writes"
+    )
+    ephemeral_1h_input_tokens = models.BigIntegerField(
+        null=True, blank=True, help_text="usage.cache_creation: the 1-hour cache writes (priced higher)"
+    )
+    # Nullable, like the counts: a NOT NULL column makes SQLite copy this whole table to add it.
+    speed = models.CharField(max_length=16, null=True, blank=True, help_text="usage.speed: standard, fast")
     has_usage = models.BooleanField(default=False, help_text="usage carries cache_read_input_tokens")
     inert = models.BooleanField(
         default=False, help_text="counted, raw not kept (progress chatter, snapshots)"

@@ -17,8 +17,12 @@ from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join, usage
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
-DERIVED_VERSION = 5  # 5: an interruption marker is not the first prompt; 4: usage per message, final row
+# 6: 1-hour cache writes, long-context tiers and fast mode priced apart (rules/pricing.py);
+# 5: an interruption marker is not the first prompt; 4: usage per message, final row
+DERIVED_VERSION = 6
 USAGE_FIELDS = usage.FIELDS
+# The columns of a usage row (rules.usage.Row) after message id, request id and model.
+USAGE_COLUMNS = (*usage.FIELDS, *usage.SPLIT, "speed")
 TITLE_TYPES = ("ai-title", "custom-title")
 # Claude Code's own titles, strongest first: one the user set, then its generated one, then a
 # legacy summary (trusted only when its leafUuid is a line of the same file: formats-claude-code.md §10).
@@ -197,15 +201,10 @@ def event_counts(events: Sequence[WaysEvent]) -> EventCounts:
 def usage_rows(entries: QuerySet[TranscriptEntry]) -> QuerySet:
     """The usage rows (rules.usage.Row) of some transcript lines, in file order: one values_list query."""
     return (
-        entries.exclude(
-            input_tokens=None,
-            output_tokens=None,
-            cache_creation_input_tokens=None,
-            cache_read_input_tokens=None,
-        )
+        entries.exclude(**dict.fromkeys((*USAGE_FIELDS, *usage.SPLIT)))
         # File order, as the (session, source, offset) index reads it: no sort.
         .order_by("source_id", "offset")
-        .values_list("message_id", "request_id", "model", *USAGE_FIELDS)
+        .values_list("message_id", "request_id", "model", *USAGE_COLUMNS)
     )
 
 

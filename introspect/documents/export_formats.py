@@ -7,29 +7,34 @@ the HTML's "exported at" line).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.utils.text import slugify
 
 from introspect.documents import export_html, export_json, export_markdown
+from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
+
+# The session's chunks of spine items (queries.export.export_chunks) and its subagent runs
+# (queries.export.subagent_runs), which every format puts in an appendix after the conversation.
+Builder = Callable[[Session, Iterable[list], Sequence[SubagentRun]], Iterator[bytes]]
 
 
 @dataclass(frozen=True)
 class Format:
     extension: str
     media_type: str
-    build: Callable[[Session, Iterable[list]], Iterator[bytes]]
+    build: Builder
 
 
-def _text(builder) -> Callable[[Session, Iterable[list]], Iterator[bytes]]:
-    return lambda session, chunks: (part.encode("utf-8") for part in builder(session, chunks))
+def _text(builder) -> Builder:
+    return lambda session, chunks, runs: (part.encode("utf-8") for part in builder(session, chunks, runs))
 
 
-def _one_part(session: Session, chunks: Iterable[list]) -> Iterator[bytes]:
+def _one_part(session: Session, chunks: Iterable[list], runs: Sequence[SubagentRun]) -> Iterator[bytes]:
     # One validated document: built whole (pydantic checks it all), then written.
-    yield export_json.json_export(session, chunks)
+    yield export_json.json_export(session, chunks, runs)
 
 
 FORMATS = {
@@ -39,9 +44,11 @@ FORMATS = {
 }
 
 
-def export_parts(fmt: str, session: Session, chunks: Iterable[list]) -> Iterator[bytes]:
+def export_parts(
+    fmt: str, session: Session, chunks: Iterable[list], runs: Sequence[SubagentRun] = ()
+) -> Iterator[bytes]:
     """The document of `session` in format `fmt` (a key of FORMATS), as bytes to write in order."""
-    return FORMATS[fmt].build(session, chunks)
+    return FORMATS[fmt].build(session, chunks, runs)
 
 
 def export_filename(session: Session, fmt: str) -> str:

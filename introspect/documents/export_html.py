@@ -8,7 +8,7 @@ yields strings), so a view can stream it and a command can write it as it goes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 
 from django.contrib.staticfiles import finders
@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
 
 TEMPLATE = "introspect/session_export.html"
@@ -38,15 +39,34 @@ def inline_styles() -> SafeString:
     return mark_safe("\n".join(parts).replace("</", "<\\/"))
 
 
-def html_export(session: Session, chunks: Iterable[list]) -> Iterator[str]:
+def html_export(
+    session: Session, chunks: Iterable[list], subagents: Sequence[SubagentRun] = ()
+) -> Iterator[str]:
     """The HTML document of `session`, in parts: its head, then one part per chunk of spine items
-    (queries.export.export_chunks), then its end."""
+    (queries.export.export_chunks), then an appendix with each subagent's conversation
+    (queries.export.subagent_runs), then its end."""
     yield render_to_string(
         f"{TEMPLATE}#export-start",
-        {"export_session": session, "styles": inline_styles(), "exported_at": timezone.now()},
+        {
+            "export_session": session,
+            "styles": inline_styles(),
+            "exported_at": timezone.now(),
+            "runs": subagents,
+        },
     )
+    spawned = {run.agent.tool_use_id: run for run in subagents if run.agent.spawn_entry_id}
     for items in chunks:
         yield render_to_string(
-            f"{TEMPLATE}#export-items", {"export_session": session, "items": items, "subagents": {}}
+            f"{TEMPLATE}#export-items",
+            {"export_session": session, "items": items, "subagents": {}, "spawned": spawned},
         )
+    if subagents:
+        yield render_to_string(f"{TEMPLATE}#export-appendix", {})
+    for run in subagents:
+        yield render_to_string(f"{TEMPLATE}#export-run", {"run": run})
+        for chunk in run.chunks:
+            yield render_to_string(
+                f"{TEMPLATE}#export-run-entries",
+                {"export_session": session, "entries": chunk, "subagents": {}},
+            )
     yield render_to_string(f"{TEMPLATE}#export-end", {})

@@ -1,19 +1,22 @@
 """A session as one JSON document: the dump (`ways session dump --matched`, documents/build.py,
-as `api-session-dump` serves it) and the conversation in order, entry by entry, with each
-agent-ways fire turn at its place (by epoch: its ways are the dump's turn of that epoch).
+as `api-session-dump` serves it), the session's usage (tokens and list-price cost), the
+conversation in order, entry by entry, with each agent-ways fire turn at its place (by epoch: its
+ways are the dump's turn of that epoch), and each subagent's conversation with its own usage.
 
 Validated by the pydantic models below before it is written, like the other documents.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from typing import Any, Literal
 
 import orjson
 
 from introspect.documents import build
 from introspect.documents import schema as m
+from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
 
 FORMAT = "waysweb-session-export/1"
@@ -40,17 +43,41 @@ class ConversationItem(m.Out):
     ways_turn: int | None = None  # the epoch of a turn of `dump.turns`
 
 
+class ExportUsage(m.Out):
+    """Tokens (one usage per message, its final row) and the list-price cost (rules/usage.py)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    cost_usd: float | None  # null: no message was priced
+    unpriced_messages: int
+
+
+class ExportSubagent(m.Out):
+    agent_id: str
+    agent_type: str
+    description: str
+    tool_use_id: str | None  # the call that spawned it, when the files say so
+    models: list[str]
+    usage: ExportUsage | None  # null: its file has no line
+    conversation: list[ExportEntry]
+
+
 class SessionExport(m.Out):
     format: str
     session: str
     title: str
     project: str
+    usage: ExportUsage
     dump: m.SessionIntrospection | m.Error
     conversation: list[ConversationItem]
+    subagents: list[ExportSubagent]
 
 
-def json_export(session: Session, chunks: Iterable[list]) -> bytes:
-    """The JSON document of `session` (chunks: queries.export.export_chunks)."""
+def json_export(session: Session, chunks: Iterable[list], subagents: Sequence[SubagentRun] = ()) -> bytes:
+    """The JSON document of `session` (chunks: queries.export.export_chunks; subagents:
+    queries.export.subagent_runs)."""
     conversation = []
     turn = 0
     for items in chunks:
@@ -67,10 +94,44 @@ def json_export(session: Session, chunks: Iterable[list]) -> bytes:
         session=session.sid,
         title=session.title,
         project=session.recorded_project or (session.project.path if session.project else ""),
+        usage=export_usage(session),
         dump=build.dump_document(session.sid, matched=True),
         conversation=conversation,
+        subagents=[export_subagent(run) for run in subagents],
     )
     return orjson.dumps(m.dump(document), option=orjson.OPT_INDENT_2)
+
+
+def export_usage(totals) -> ExportUsage:
+    """A Session's usage fields, or a run's (rules.usage.UsageTotals): the same names."""
+    cost: Decimal | None = totals.cost_usd
+    return ExportUsage(
+        input_tokens=totals.input_tokens,
+        output_tokens=totals.output_tokens,
+        cache_creation_input_tokens=totals.cache_creation_input_tokens,
+        cache_read_input_tokens=totals.cache_read_input_tokens,
+        cost_usd=None if cost is None else float(cost),
+        unpriced_messages=totals.unpriced_messages,
+    )
+
+
+def export_subagent(run: SubagentRun) -> ExportSubagent:
+    entries = []
+    turn = 0
+    for chunk in run.chunks:
+        for entry in chunk:
+            turn += entry.is_prompt  # its own prompts, as the session's are numbered
+            entries.append(export_entry(entry, turn))
+    agent = run.agent
+    return ExportSubagent(
+        agent_id=agent.agent_id,
+        agent_type=agent.agent_type,
+        description=agent.description,
+        tool_use_id=agent.tool_use_id or None,
+        models=run.models,
+        usage=export_usage(run.totals) if run.totals else None,
+        conversation=entries,
+    )
 
 
 def export_entry(entry, turn: int) -> ExportEntry:

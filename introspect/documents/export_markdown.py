@@ -1,5 +1,6 @@
-"""A session as Markdown: the conversation turn by turn, each tool call and result in a fenced
-block, and under each prompt the ways agent-ways injected for it.
+"""A session as Markdown: a header with the session's facts and usage, the conversation turn by
+turn, each tool call and result in a fenced block, under each prompt the ways agent-ways injected
+for it, and an appendix with each subagent's conversation (a spawning call points to its run).
 
 Produced a chunk of the conversation at a time (`markdown_export` yields strings). Agent prose
 stays Markdown (a reply is Markdown already) but is made inert (`prose`); everything that is
@@ -10,8 +11,9 @@ run of backticks inside it, so no text can close its fence early.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
+from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
 from introspect.rules import channels, entry_kinds
 
@@ -39,16 +41,31 @@ def stamp(entry) -> str:
     return f" · {entry.timestamp_raw}" if entry.timestamp_raw else ""
 
 
-def markdown_export(session: Session, chunks: Iterable[list]) -> Iterator[str]:
+def markdown_export(
+    session: Session, chunks: Iterable[list], subagents: Sequence[SubagentRun] = ()
+) -> Iterator[str]:
     """The Markdown document of `session`: a header, then one part per chunk of spine items
-    (queries.export.export_chunks)."""
-    yield header(session)
+    (queries.export.export_chunks), then the subagents' conversations (queries.export.subagent_runs)."""
+    yield header(session, subagents)
+    spawned = {run.agent.tool_use_id: run for run in subagents if run.agent.spawn_entry_id}
     for items in chunks:
         # A result paired into its call's block is written there, not again at its own place.
-        yield "".join(item_markdown(item) for item in items if not getattr(item.entry, "with_call", False))
+        yield "".join(
+            item_markdown(item) + spawn_pointer(item.entry, spawned)
+            for item in items
+            if not getattr(item.entry, "with_call", False)
+        )
+    if subagents:
+        yield "---\n\n# Subagents\n\n"
+    for run in subagents:
+        yield subagent_header(run)
+        for chunk in run.chunks:
+            yield "".join(
+                entry_markdown(entry) + "\n" for entry in chunk if not getattr(entry, "with_call", False)
+            )
 
 
-def header(session: Session) -> str:
+def header(session: Session, subagents: Sequence[SubagentRun] = ()) -> str:
     project = session.recorded_project or (session.project.path if session.project else "")
     lines = [f"# Session `{session.sid}`", ""]
     if session.title:
@@ -57,12 +74,68 @@ def header(session: Session) -> str:
         ("Project", f"`{project}`" if project else "—"),
         ("Started (UTC)", session.started_at.strftime("%Y-%m-%d %H:%M:%S") if session.started_at else "—"),
         ("Models", session.models_seen or session.model or "—"),
+        ("Tokens", usage_line(session)),
+        ("Cost (estimate, list prices)", cost_line(session)),
         ("Fire turns (agent-ways)", str(session.turn_count)),
         ("Fired ways", f"{session.total_fires} ({session.distinct_ways} distinct)"),
     ]
+    if subagents:
+        facts.append(("Subagents", f"{len(subagents)}, their conversations in the appendix"))
     lines += [f"- {label}: {value}" for label, value in facts]
     if session.transcript_id is None:
-        lines += ["", "_No transcript was imported for this session: only its fire turns follow._"]
+        lines += [
+            "",
+            "_The main transcript of this session was not imported: its subagents' conversations are in "
+            "the appendix, and only its fire turns follow._"
+            if subagents
+            else "_No transcript was imported for this session: only its fire turns follow._",
+        ]
+    return "\n".join(lines) + "\n\n"
+
+
+def usage_line(totals) -> str:
+    """A Session's tokens, or a run's (rules.usage.UsageTotals): each message's final counts."""
+    return (
+        f"{totals.input_tokens:,} input · {totals.output_tokens:,} output · "
+        f"{totals.cache_read_input_tokens:,} cache read · {totals.cache_creation_input_tokens:,} cache write"
+    )
+
+
+def cost_line(totals) -> str:
+    cost = "—" if totals.cost_usd is None else f"${totals.cost_usd:,.2f}"
+    if totals.unpriced_messages:
+        cost += f" (+ {totals.unpriced_messages} message(s) of a model with no list price)"
+    return cost
+
+
+def subagent_title(run: SubagentRun) -> str:
+    kind = f" ({run.agent.agent_type.replace('`', '')})" if run.agent.agent_type else ""
+    return f"Subagent `{run.agent.agent_id.replace('`', '')}`{kind}"
+
+
+def spawn_pointer(entry, spawned: dict[str, SubagentRun]) -> str:
+    run = spawned.get(getattr(entry, "tool_use_id", None) or "")
+    if run is None:
+        return ""
+    return f"> This call ran {subagent_title(run)}: its conversation is in the appendix, under its name.\n\n"
+
+
+def subagent_header(run: SubagentRun) -> str:
+    agent = run.agent
+    lines = [f"## {subagent_title(run)}", ""]
+    if agent.description:
+        lines += [f"**{prose(agent.description)}**", ""]
+    spawn = agent.spawn_entry
+    if spawn is not None:
+        lines.append(f"- Spawned by: tool call `{agent.tool_use_id}`{stamp(spawn)}")
+    else:
+        lines.append("- Spawned by: no tool call of the main transcript (not found, or not imported)")
+    if run.totals is not None:
+        lines += [
+            f"- Models: {', '.join(run.models) or '—'}",
+            f"- Tokens: {usage_line(run.totals)}",
+            f"- Cost (estimate, list prices): {cost_line(run.totals)}",
+        ]
     return "\n".join(lines) + "\n\n"
 
 

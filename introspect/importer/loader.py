@@ -754,6 +754,9 @@ ENTRY_COLUMNS = (
     "output_tokens",
     "cache_creation_input_tokens",
     "cache_read_input_tokens",
+    "ephemeral_5m_input_tokens",
+    "ephemeral_1h_input_tokens",
+    "speed",
     "has_usage",
     "inert",
 )

@@ -107,6 +107,9 @@ class EntryFields:
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
+    ephemeral_5m_input_tokens: int | None = None
+    ephemeral_1h_input_tokens: int | None = None
+    speed: str | None = None
     has_usage: bool = False
     inert: bool = False
     flags: list[str] = field(default_factory=list)
@@ -239,6 +242,12 @@ def message_fields(obj: dict, out: EntryFields) -> None:
             out.output_tokens = count(usage.get("output_tokens"))
             out.cache_creation_input_tokens = count(usage.get("cache_creation_input_tokens"))
             out.cache_read_input_tokens = count(usage.get("cache_read_input_tokens"))
+            split = usage.get("cache_creation")
+            if isinstance(split, dict):
+                # The 5-minute / 1-hour split of the cache writes, priced apart (rules/pricing.py).
+                out.ephemeral_5m_input_tokens = count(split.get("ephemeral_5m_input_tokens"))
+                out.ephemeral_1h_input_tokens = count(split.get("ephemeral_1h_input_tokens"))
+            out.speed = usage.get("speed") if isinstance(usage.get("speed"), str) else None
     blocks = [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
     if blocks and isinstance(blocks[0].get("type"), str):
         out.subtype = blocks[0]["type"]  # Claude Code writes one content block per assistant line

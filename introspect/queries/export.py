@@ -1,16 +1,19 @@
-"""Reads for exporting a session: the session by id or id prefix, and its whole conversation.
+"""Reads for exporting a session: the session by id or id prefix, its whole conversation, and
+its subagents' conversations.
 
 The conversation is read a chunk at a time, each chunk prepared exactly as a page of the session
 page prepares its entries (queries/sessions.py: tool cards, paired results, spills, usage) with the
 fire turns placed on the spine the same way, so an export of thousands of turns costs a fixed
-number of queries per chunk and holds one chunk in memory.
+number of queries per chunk and holds one chunk in memory. Each subagent's conversation is read
+the same way, after the session's own (an export puts them in an appendix: export_formats.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from introspect.models import Session, Turn
+from introspect.documents.export_runs import SubagentRun
+from introspect.models import Session, Subagent, TranscriptEntry, Turn
 from introspect.queries import sessions
 
 EXPORT_CHUNK = 500
@@ -79,3 +82,49 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
     left = [fire for fire in fires if fire.epoch not in placed]
     if left:
         yield [sessions.Item(fire=fire) for fire in left]
+
+
+def subagent_runs(session: Session, *, size: int | None = None) -> list[SubagentRun]:
+    """The session's subagent runs that have a transcript, in the order they started (their first
+    stamped line; the agent id between equals): three queries, then about four a chunk as each
+    run's `chunks` is read. A result shown inside its call is marked `with_call`, as on the page."""
+    agents = list(Subagent.objects.filter(session=session).exclude(source=None).select_related("spawn_entry"))
+    summaries = sessions.subagent_summaries(agents)
+
+    def started(agent: Subagent) -> tuple:
+        at = summaries[agent.agent_id].started_at if agent.agent_id in summaries else None
+        return (at is None, at.isoformat() if at else "", agent.agent_id)
+
+    runs = []
+    for agent in sorted(agents, key=started):
+        summary = summaries.get(agent.agent_id)
+        runs.append(
+            SubagentRun(
+                agent=agent,
+                models=summary.models if summary else [],
+                totals=summary.totals if summary else None,
+                chunks=subagent_chunks(agent, size=size or EXPORT_CHUNK),
+            )
+        )
+    return runs
+
+
+def subagent_chunks(agent: Subagent, *, size: int) -> Iterator[list[TranscriptEntry]]:
+    """A subagent's own transcript, every conversation line of it, `size` a chunk in file order."""
+    lines = (
+        TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
+        .exclude(type__in=sessions.CONVERSATION_TYPES_HIDDEN)
+        .order_by("offset", "index")
+    )
+    after = None
+    while True:
+        rest = lines if after is None else sessions.from_position(lines, after.offset, after.index + 1)
+        chunk = list(rest[:size])
+        if not chunk:
+            return
+        extra = sessions.pair_results(agent.source_id, chunk)
+        sessions.for_display(chunk + extra)
+        yield chunk
+        if len(chunk) < size:
+            return
+        after = chunk[-1]

@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
     Exists,
@@ -119,10 +120,20 @@ def session_list_import() -> ListImport:
 
 def session_list_page(filters: SessionFilters, *, page: int, viewer: Viewer | None = None) -> Page:
     """Sessions newest first (by origin), filtered by project and a text match on id, project,
-    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen).
+    title or any prompt; each with what `viewer` has not seen yet (`unseen`, see with_unseen) and
+    whether subagent transcripts are all it has (`subagents_only`: its main one is missing).
     Sessions read but not derived yet are left out (NOT_DERIVED)."""
     sessions = with_unseen(
         Session.objects.exclude(NOT_DERIVED).select_related("project", "transcript"), viewer
+    ).annotate(
+        subagents_only=Case(
+            When(
+                transcript__isnull=True,
+                then=Exists(Subagent.objects.filter(session=OuterRef("pk"), source__isnull=False)),
+            ),
+            default=Value(False),
+            output_field=BooleanField(),
+        )
     )
     if filters.project:
         sessions = sessions.filter(project_id=filters.project)
@@ -306,8 +317,8 @@ def message_usages(entries: list[TranscriptEntry]) -> None:
             continue
         if entry.message_id and entry.request_id:
             last[(entry.message_id, entry.request_id)] = entry
-        elif any(getattr(entry, name) is not None for name in usage.FIELDS):
-            row = (None, None, entry.model, *(getattr(entry, name) for name in usage.FIELDS))
+        elif any(getattr(entry, name) is not None for name in (*usage.FIELDS, *usage.SPLIT)):
+            row = (None, None, entry.model, *(getattr(entry, name) for name in fields.USAGE_COLUMNS))
             entry.usage = usage.messages([row])[0]
     if not last:
         return
@@ -354,7 +365,7 @@ def subagent_summaries(agents: list[Subagent]) -> dict[str, SubagentSummary]:
     lines = TranscriptEntry.objects.filter(source_id__in=list(by_source))
     rows: dict[int, list] = {}
     for source_id, *row in fields.usage_rows(lines).values_list(
-        "source_id", "message_id", "request_id", "model", *fields.USAGE_FIELDS
+        "source_id", "message_id", "request_id", "model", *fields.USAGE_COLUMNS
     ):
         rows.setdefault(source_id, []).append(row)
     spans = lines.values("source_id").annotate(
@@ -765,10 +776,19 @@ def peak_context(windows: list[WindowSpan]) -> int:
     return max((window.peak for window in windows), default=0)
 
 
-def subagents_by_tool_use(session: Session) -> dict[str, Subagent]:
-    return {
-        agent.tool_use_id: agent for agent in Subagent.objects.filter(session=session).exclude(tool_use_id="")
-    }
+def subagents_by_tool_use(agents: list[Subagent]) -> dict[str, Subagent]:
+    return {agent.tool_use_id: agent for agent in agents if agent.tool_use_id}
+
+
+def loose_subagents(agents: list[Subagent]) -> list[Subagent]:
+    """The runs with a transcript of their own that no tool call of the page's conversation leads
+    to: every one of a session whose main transcript is missing, else those whose spawning call
+    is not in it. Each with its `summary` (tokens, cost); two queries when there are any."""
+    loose = [agent for agent in agents if agent.spawn_entry_id is None and agent.source_id is not None]
+    summaries = subagent_summaries(loose)
+    for agent in loose:
+        agent.summary = summaries.get(agent.agent_id)
+    return loose
 
 
 def events_for_session(session: Session, *, page: int = 1) -> Page:
@@ -839,10 +859,12 @@ def turn_context(
     for turn in turns:
         turn.notes = [note for note in notes.by_turn.get(turn.pk, []) if id(note.item) not in placed]
         turn.near_misses = misses.get(turn.pk, [])
+    agents = list(Subagent.objects.filter(session=session).order_by("agent_id"))
     return {
         "turns": turns,
         "ways": ways,
-        "subagents": subagents_by_tool_use(session),
+        "subagents": subagents_by_tool_use(agents),
+        "loose_subagents": loose_subagents(agents) if header else [],
         "header_notes": notes.header,
     }
 

@@ -19,7 +19,9 @@ def session_export(request: HttpRequest, session_id: str, fmt: str) -> Streaming
     session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
     # Streamed: the conversation is read and rendered a chunk at a time as the download goes.
     response = StreamingHttpResponse(
-        export_formats.export_parts(fmt, session, queries.export_chunks(session)),
+        export_formats.export_parts(
+            fmt, session, queries.export_chunks(session), queries.subagent_runs(session)
+        ),
         content_type=export_formats.FORMATS[fmt].media_type,
     )
     response["Content-Disposition"] = content_disposition_header(

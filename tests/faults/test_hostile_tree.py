@@ -602,6 +602,11 @@ def transcript_lines() -> tuple[list[bytes], dict[str, int]]:
         "message_id": assistant
         | {"uuid": "a3", "message": assistant["message"] | {"id": long("message_id")}},
         "model": assistant | {"uuid": "a4", "message": assistant["message"] | {"model": long("model")}},
+        "speed": assistant
+        | {
+            "uuid": "a7",
+            "message": assistant["message"] | {"usage": {"output_tokens": 1, "speed": long("speed")}},
+        },
         "tool_use_id": assistant
         | {
             "uuid": "a5",

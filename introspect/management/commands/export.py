@@ -22,7 +22,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         session = self.find(options["session"])
-        parts = export_formats.export_parts(options["format"], session, queries.export_chunks(session))
+        parts = export_formats.export_parts(
+            options["format"], session, queries.export_chunks(session), queries.subagent_runs(session)
+        )
         path = options["output"]
         if path:
             try:

@@ -2,7 +2,7 @@
 
 The expected figures are worked out here from the JSONL files themselves (json, a dict, max):
 not by the deriver's rule, and not from ccusage 17.2.1, whose first-line counts undercount
-output (peers.md §8).
+output (peers.md §8). ccusage 20's own figures are held to in test_fields_ccusage.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from introspect.rules import pricing
 pytestmark = pytest.mark.django_db
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "transcripts"
+FIXTURES = REPO / "tests" / "fixtures" / "transcripts"  # copies of shared/fixtures/transcripts
 SAMPLE_PROJECTS = REPO / "sample" / "home" / ".claude" / "projects"
 FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+ONE_HOUR = "ephemeral_1h_input_tokens"
 needs_fixtures = pytest.mark.skipif(
     not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout"
 )
@@ -36,7 +37,9 @@ def expected_usage(files: list[Path]) -> tuple[tuple[int, ...], Decimal | None]:
 
     Every assistant line with a usage; lines sharing message.id + requestId are one message whose
     count of each field is the largest any of its lines gives; a line without both ids stands alone.
-    Cost: the tokens of each model summed, times that model's list prices; `<synthetic>` is not priced.
+    Cost: the tokens of each model summed, times that model's list prices, the 1-hour cache writes
+    (usage.cache_creation) at theirs; `<synthetic>` is not priced. No message of these files
+    reaches a long-context tier or runs in fast mode.
     """
     messages: dict[object, dict] = {}
     for path in files:
@@ -53,15 +56,20 @@ def expected_usage(files: list[Path]) -> tuple[tuple[int, ...], Decimal | None]:
                 continue
             ids = (message.get("id"), line.get("requestId"))
             key = ids if all(isinstance(part, str) and part for part in ids) else (str(path), number)
-            found = messages.setdefault(key, {"model": message.get("model"), **dict.fromkeys(FIELDS, 0)})
-            for name in FIELDS:
-                value = counts.get(name)
+            found = messages.setdefault(
+                key, {"model": message.get("model"), **dict.fromkeys((*FIELDS, ONE_HOUR), 0)}
+            )
+            split = counts.get("cache_creation") or {}
+            for name, value in [
+                *((name, counts.get(name)) for name in FIELDS),
+                (ONE_HOUR, split.get(ONE_HOUR)),
+            ]:
                 if isinstance(value, int) and not isinstance(value, bool):
                     found[name] = max(found[name], value)
     totals = tuple(sum(m[name] for m in messages.values()) for name in FIELDS)
-    by_model: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0))
+    by_model: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys((*FIELDS, ONE_HOUR), 0))
     for m in messages.values():
-        for name in FIELDS:
+        for name in (*FIELDS, ONE_HOUR):
             by_model[m["model"]][name] += m[name]
     cost = None
     for model, tokens in by_model.items():
@@ -71,7 +79,8 @@ def expected_usage(files: list[Path]) -> tuple[tuple[int, ...], Decimal | None]:
         cost = (cost or 0) + (
             tokens["input_tokens"] * price.input
             + tokens["output_tokens"] * price.output
-            + tokens["cache_creation_input_tokens"] * price.cache_write
+            + (tokens["cache_creation_input_tokens"] - tokens[ONE_HOUR]) * price.cache_write
+            + tokens[ONE_HOUR] * price.cache_write_1h
             + tokens["cache_read_input_tokens"] * price.cache_read
         ) / 1_000_000
     return totals, cost  # exact: the stored cost is never rounded

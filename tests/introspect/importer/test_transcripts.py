@@ -12,13 +12,13 @@ from django.core.management import call_command
 
 from introspect.importer import transcripts
 from introspect.models import Quarantine, Session, SourceFile, Spill, Subagent, TranscriptEntry
-from lib import locations
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transcripts"
-CCUSAGE = Path(__file__).resolve().parents[2] / "fixtures" / "ccusage"
-# The tree ccusage was run on (tests/fixtures/ccusage/README.md): one transcript per folder.
+# Copies of shared/fixtures/transcripts (tests/fixtures/transcripts/PROVENANCE.md). Each session's
+# tokens and cost against ccusage 20's: tests/introspect/derive/test_fields_ccusage.py.
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+# One transcript per folder.
 TREE = {
     "fixture-1": (
         "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
@@ -61,27 +61,6 @@ def test_it_accounts_for_every_line_of_the_real_transcripts(home):
         assert source.imported + source.quarantined + source.inert + source.duplicate == physical
         assert source.offset == (FIXTURES / name).stat().st_size
     assert not Quarantine.objects.exists()
-
-
-@needs_fixtures
-def test_it_counts_input_and_cache_tokens_as_ccusage_does_and_output_by_the_final_line(home):
-    # ccusage 17.2.1 keeps a message's first line; output grows line by line, so its output is an
-    # undercount (peers.md §8): a lower bound here, never the figure. The exact totals are worked
-    # out from the files in tests/introspect/derive/test_fields.py.
-    lay_out(home)
-    ingest()
-    reported = json.loads((CCUSAGE / "fixtures-session.json").read_text())["sessions"]
-    grown = 0
-    for row in reported:
-        session = Session.objects.get(sid=TREE[row["sessionId"]][0])
-        assert (
-            session.input_tokens,
-            session.cache_creation_input_tokens,
-            session.cache_read_input_tokens,
-        ) == (row["inputTokens"], row["cacheCreationTokens"], row["cacheReadTokens"])
-        assert session.output_tokens >= row["outputTokens"]
-        grown += session.output_tokens > row["outputTokens"]
-    assert grown == 4  # every fixture but the one-message compaction subagent
 
 
 @needs_fixtures
@@ -236,27 +215,30 @@ def test_it_extracts_the_columns_pages_query():
     assert not tagged.is_prompt
 
 
-def test_it_counts_the_bundled_samples_tokens_as_ccusage_does(settings):
-    # ccusage reports a project folder as one "session" and a subagents/ folder as another; a
-    # waysweb session counts its subagents in. Per folder, the two must add up the same.
+def test_it_keeps_the_cache_write_split_and_the_speed_of_a_usage():
+    def usage_of(usage: dict):
+        return transcripts.fields_of({"type": "assistant", "message": {"model": "m", "usage": usage}})
 
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"WAYSWEB_DATA_DIR": str(settings.DATA_DIR)}, demo=True)
-    ingest()
-    reported = json.loads((CCUSAGE / "sample-session.json").read_text())["sessions"]
-    fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    keys = ("inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens")
-    by_folder: dict[str, list[int]] = {}
-    for row in reported:
-        folder = row["sessionId"] if row["sessionId"] != "subagents" else row["projectPath"].split("/")[0]
-        totals = by_folder.setdefault(folder, [0, 0, 0, 0])
-        for n, key in enumerate(keys):
-            totals[n] += row[key]
-    ours: dict[str, list[int]] = {}
-    for session in Session.objects.exclude(transcript=None).select_related("transcript"):
-        totals = ours.setdefault(session.transcript.rel_path.split("/")[0], [0, 0, 0, 0])
-        for n, name in enumerate(fields):
-            totals[n] += getattr(session, name)
-    assert ours == by_folder
+    found = usage_of(
+        {
+            "cache_creation_input_tokens": 394137,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 394137},
+            "speed": "fast",
+        }
+    )
+    assert (found.ephemeral_5m_input_tokens, found.ephemeral_1h_input_tokens, found.speed) == (
+        0,
+        394137,
+        "fast",
+    )
+    older = usage_of({"cache_creation_input_tokens": 5})  # Claude Code before the split: nothing said
+    assert (older.ephemeral_5m_input_tokens, older.ephemeral_1h_input_tokens, older.speed) == (
+        None,
+        None,
+        None,
+    )
+    odd = usage_of({"cache_creation": {"ephemeral_1h_input_tokens": "7"}, "speed": 1})
+    assert (odd.ephemeral_1h_input_tokens, odd.speed) == (None, None)
 
 
 def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):

@@ -6,8 +6,19 @@ from decimal import Decimal
 from introspect.rules import usage
 
 
-def row(message_id, request_id, model="claude-opus-4-6", i=None, o=None, cw=None, cr=None):
-    return (message_id, request_id, model, i, o, cw, cr)
+def row(
+    message_id,
+    request_id,
+    model="claude-opus-4-6",
+    i=None,
+    o=None,
+    cw=None,
+    cr=None,
+    w5=None,
+    w1=None,
+    speed=None,
+):
+    return (message_id, request_id, model, i, o, cw, cr, w5, w1, speed)
 
 
 def test_it_keeps_the_final_count_of_a_message_whose_output_grows_line_by_line():
@@ -109,3 +120,49 @@ def test_a_message_takes_a_real_model_over_a_missing_one():
         [row("m", "r", model=None, o=1), row("m", "r", model="claude-sonnet-4-6", o=2)]
     )
     assert message.model == "claude-sonnet-4-6"
+
+
+def test_it_prices_one_hour_cache_writes_at_their_own_rate():
+    # Session 258c7280 of issue 25: every cache write a 1-hour one, priced as a 5-minute one before.
+    [message] = usage.messages([row("m", "r", cw=394_137, w5=0, w1=394_137)])
+    assert (message.cache_creation_input_tokens, message.cache_creation_1h_tokens) == (394_137, 394_137)
+    assert message.cost_usd == Decimal(394_137 * 10) / 1_000_000  # Opus 4.6: $10 per million, not $6.25
+    totals = usage.totals([message])
+    assert (totals.cache_creation_input_tokens, totals.cache_creation_1h_tokens) == (394_137, 394_137)
+    assert totals.cost_usd == Decimal("3.94137")
+
+
+def test_without_a_split_every_cache_write_is_a_five_minute_one():
+    [message] = usage.messages([row("m", "r", cw=1_000_000)])
+    assert message.cache_creation_1h_tokens == 0 and message.cost_usd == Decimal("6.25")
+
+
+def test_a_messages_cache_writes_are_its_splits_sum_as_ccusage_counts_them():
+    # ccusage 20 counts the split's sum where a line has one (the two agree in real lines).
+    [message] = usage.messages([row("m", "r", cw=1_000_000, w5=None, w1=300_000)])
+    assert (message.cache_creation_input_tokens, message.cache_creation_1h_tokens) == (300_000, 300_000)
+    assert message.cost_usd == Decimal(3)
+
+
+def test_the_final_row_keeps_the_split_of_a_streamed_message():
+    rows = [row("m", "r", o=5, cw=1000, w5=0, w1=1000), row("m", "r", o=500, cw=1000, w5=0, w1=1000)]
+    [message] = usage.messages(rows)
+    assert (message.output_tokens, message.cache_creation_1h_tokens) == (500, 1000)
+    assert message.cost_usd == Decimal("0.0225")
+
+
+def test_a_fast_mode_message_costs_its_models_fast_multiple():
+    found = usage.messages([row("m1", "r1", o=1_000_000, speed="fast"), row("m2", "r2", o=1_000_000)])
+    assert [m.fast for m in found] == [True, False]
+    assert [m.cost_usd for m in found] == [Decimal(150), Decimal(25)]
+    assert usage.totals(found).cost_usd == Decimal(175)
+
+
+def test_the_long_context_tier_is_applied_per_message_in_the_totals():
+    sonnet = "claude-sonnet-4-5-20250929"
+    found = usage.messages(
+        [row("m1", "r1", model=sonnet, i=250_000), row("m2", "r2", model=sonnet, i=150_000)]
+    )
+    # 200K + 150K at $3, 50K at $6: the second message never reaches the tier.
+    assert usage.totals(found).cost_usd == Decimal("1.35")
+    assert sum(m.cost_usd for m in found) == Decimal("1.35")

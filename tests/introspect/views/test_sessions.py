@@ -749,8 +749,8 @@ def test_the_session_usage_items_show_tokens_cost_and_what_was_not_priced(home):
 def test_a_messages_usage_shows_its_model_tokens_and_cost():
     [priced, unknown] = usage.messages(
         [
-            ("m1", "r1", "claude-sonnet-4-6", 1200, 480, 0, 250_000),
-            ("m2", "r2", "mystery-model", 1, 2, 0, 0),
+            ("m1", "r1", "claude-sonnet-4-6", 1200, 480, 0, 250_000, None, None, None),
+            ("m2", "r2", "mystery-model", 1, 2, 0, 0, None, None, None),
         ]
     )
     html = render_to_string("introspect/partials/message_usage.html", {"usage": priced})
