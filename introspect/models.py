@@ -304,6 +304,12 @@ class Session(models.Model):
         return window // 1000 if window else None
 
     @property
+    def context_window_k(self) -> int:
+        """The one window figure the page shows: the one the session ran with (its automatic
+        compactions' when they show a narrower one than the model's table), else the model's."""
+        return self.compacted_window_k or self.window_k
+
+    @property
     def is_live(self) -> bool:
         """An event arrived, or the trunk transcript was written, in the last LIVE_MINUTES: the
         page follows new lines. The transcript counts where the page loaded it with the session

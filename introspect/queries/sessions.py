@@ -41,7 +41,7 @@ from introspect.models import (
     WaysEvent,
 )
 from introspect.queries import event_turns, providers
-from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
+from introspect.rules import conversation, entry_kinds, evidence, system_lines, tool_cards, usage
 from lib import bulk, params
 from lib.viewers import Viewer
 
@@ -505,9 +505,10 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
     fires, unplaced = fires_for_page(session, prompts, first_page=turn == 0 and part == 0)
     extra = pair_results(session.transcript_id, [item.entry for item in items])
     for_display(entries + extra)
-    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    items = drawn(items)
     mark_prompt_spans(entries, fires)
     items = place_fires(items, fires, later=later, open_prompt=open_prompt)
+    number_fires(items, turn if part > 0 else None)
     if part > 0:
         prev: tuple[int, int | str] | None = (turn, part - 1)
     elif turn > 0:
@@ -525,6 +526,37 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
         last_turn=max((item.turn_start or 0 for item in items), default=first),
         unplaced=unplaced,
     )
+
+
+def drawn(items: list[Item]) -> list[Item]:
+    """The items the page draws: not a result already drawn inside its call's card, nor the input
+    queue's bookkeeping (rules/entry_kinds.hidden_queue_lines). A turn heading on an item left out
+    moves to the next one drawn."""
+    hidden = entry_kinds.hidden_queue_lines([item.entry for item in items])
+    kept: list[Item] = []
+    heading: Item | None = None
+    for n, item in enumerate(items):
+        if n in hidden or getattr(item.entry, "with_call", False):
+            heading = heading or (item if item.turn_start is not None else None)
+            continue
+        if heading is not None and item.turn_start is None:
+            item.turn_start, item.continued = heading.turn_start, heading.continued
+        heading = None
+        kept.append(item)
+    return kept
+
+
+def number_fires(items: list[Item], current: int | None = None) -> None:
+    """Give each fire turn on the spine the number of the conversation turn it sits in
+    (`conversation_turn`; None when it is tied to no prompt): the page shows one numbering, the
+    prompts', and agent-ways' own (the epoch) only as a detail. `current`: the turn the page
+    continues, for fire turns placed before its first entry."""
+    for item in items:
+        if item.turn_start is not None:
+            current = item.turn_start
+        elif item.fire is not None:
+            tied = item.fire.prompt_entry_id or item.fire.nearest_prompt_id
+            item.fire.conversation_turn = current if tied else None
 
 
 def mark_prompt_spans(entries: list[TranscriptEntry], fires: list[Turn]) -> None:
@@ -616,7 +648,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     )
     extra = pair_results(session.transcript_id, run)
     for_display(run + extra)
-    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    items = drawn(items)
     here = {entry.pk for entry in run if entry.is_prompt}
     mark_prompt_spans(run, fires)
     # A fire turn shown before (the last, growing) is swapped in place; one keyed to a prompt
@@ -628,7 +660,16 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     placed = place_fires(
         items, [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) in here], later=None
     )
-    placed += [Item(fire=f) for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
+    elsewhere = [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
+    placed += [Item(fire=f) for f in elsewhere]
+    number_fires(placed, turn)
+    # Fire turns of prompts shown before this tail: numbered by their prompt (one more query, only
+    # when there are any).
+    earlier = [f for f in keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
+    if earlier:
+        numbers = prompt_numbers(session)
+        for fire in earlier:
+            fire.conversation_turn = numbers.get(fire.prompt_entry_id or fire.nearest_prompt_id)
     prompts_of = dict(
         TranscriptEntry.objects.filter(pk__in=[f.prompt_entry_id for f in keyed_earlier]).values_list(
             "pk", "uuid"
@@ -646,6 +687,11 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     }
 
 
+def prompt_numbers(session: Session) -> dict[int, int]:
+    """The turn each trunk prompt opens, by the prompt's pk (one query over the prompts' index)."""
+    return {pk: n for n, pk in enumerate(trunk_prompts(session).values_list("pk", flat=True), start=1)}
+
+
 def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:
     """A page (`part`) of a subagent's own transcript, loaded on demand under the call that
     spawned it, and the next part's number (None at the end): every line reachable, page by page."""
@@ -661,7 +707,7 @@ def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Trans
     entries = entries[:size]
     extra = pair_results(agent.source_id, entries)
     for_display(entries + extra)
-    return [entry for entry in entries if not getattr(entry, "with_call", False)], following
+    return [item.entry for item in drawn([Item(entry=entry) for entry in entries])], following
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
@@ -935,6 +981,7 @@ def session_live_tail(session: Session, *, after: int) -> dict:
     turns = turns_page(session, after=max(after - 1, 0))
     return {
         **turn_context(session, turns),
+        "mode": "fires",
         "live_after": after,
         "fire_cursor": turns[-1].epoch if turns else after,
     }

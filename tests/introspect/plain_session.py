@@ -30,6 +30,16 @@ MODEL = "claude-opus-4-6"
 # Claude Code's totalTokens on the Task result: the input, cache and output tokens of the
 # subagent's last call (its file's last message below: 3 + 40,000 + 1,200 + 500).
 AGENT_TOTAL = 41_703
+# What a reader without agent-ways must not meet on the page: its tabs, documents and words.
+AGENT_WAYS_WORDS = (
+    "Event log",
+    "dump.json",
+    "replay.json",
+    "Fire turns",
+    "fire turn",
+    "Duration from",
+    "agent-ways",
+)
 
 
 def usage(inp: int, out: int, read: int, write: int) -> dict:
