@@ -43,7 +43,7 @@ def test_a_plain_session_reads_at_a_glance(tab, plain):
         assert word not in text, word
     assert page.locator("nav.tabs").count() == 0
     # The header: the title on one row, the facts on one more; the conversation starts in view.
-    assert page.evaluate(LINES, "h1.session-title") == 1
+    assert page.evaluate(LINES, "h1.session-heading") == 1
     assert page.evaluate(ROWS, ".session-bar") == 1
     first_prompt = page.locator("blockquote[data-prompt]").first.bounding_box()
     assert first_prompt["y"] + first_prompt["height"] < page.viewport_size["height"]
