@@ -663,11 +663,11 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     elsewhere = [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
     placed += [Item(fire=f) for f in elsewhere]
     number_fires(placed, turn)
-    # Fire turns of prompts shown before this tail: numbered by their prompt (one more query, only
-    # when there are any).
-    earlier = [f for f in keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
+    # Fire turns of prompts shown before this tail (the growing last one among them): numbered by
+    # their prompt (one more query, only when there are any).
+    earlier = [f for f in replaced + keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
     if earlier:
-        numbers = prompt_numbers(session)
+        numbers = turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier})
         for fire in earlier:
             fire.conversation_turn = numbers.get(fire.prompt_entry_id or fire.nearest_prompt_id)
     prompts_of = dict(
@@ -687,9 +687,16 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     }
 
 
-def prompt_numbers(session: Session) -> dict[int, int]:
-    """The turn each trunk prompt opens, by the prompt's pk (one query over the prompts' index)."""
-    return {pk: n for n, pk in enumerate(trunk_prompts(session).values_list("pk", flat=True), start=1)}
+def turn_numbers(session: Session, prompt_ids: set[int]) -> dict[int, int]:
+    """The turn each of a few trunk prompts opens, by the prompt's pk: one query for where they are,
+    and a count of the prompts up to each (the prompts' own index), however long the session."""
+    places = TranscriptEntry.objects.filter(
+        pk__in=prompt_ids, source_id=session.transcript_id, is_prompt=True
+    )
+    return {
+        pk: before_position(trunk_prompts(session), offset, index + 1).count()
+        for pk, offset, index in places.values_list("pk", "offset", "index")
+    }
 
 
 def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:

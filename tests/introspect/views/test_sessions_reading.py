@@ -10,6 +10,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from introspect.models import TranscriptEntry
 from introspect.views import sessions as views
 from tests.conftest import append, line
 from tests.introspect import plain_session
@@ -189,6 +190,12 @@ def test_a_fire_turn_is_named_by_its_conversation_turn_and_its_epoch_is_a_detail
     assert 'class="tabs"' in body and "Event log (2)" in body  # agent-ways data: its views are there
     listed = client.get(f"/sessions/{sid}/", {"view": "fires"}).content.decode()
     assert "fire turn 1</a>" in listed  # the fire-turn list is agent-ways' own: its numbering
+    # Live follow redraws the last fire turn (it may grow): under the same name.
+    u2 = TranscriptEntry.objects.get(session__sid=sid, uuid="u2")
+    tail = client.get(
+        f"/sessions/{sid}/", {"after": f"{u2.offset}.{u2.index}", "fire": 1}, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert 'hx-swap-oob="outerHTML:#turn-1"' in tail and "ways at turn 2</a>" in tail
 
 
 def test_the_list_counts_tokens_as_the_session_page_does(client, home):
