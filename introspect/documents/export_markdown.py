@@ -44,8 +44,13 @@ def markdown_export(session: Session, chunks: Iterable[list]) -> Iterator[str]:
     (queries.export.export_chunks)."""
     yield header(session)
     for items in chunks:
-        # A result paired into its call's block is written there, not again at its own place.
-        yield "".join(item_markdown(item) for item in items if not getattr(item.entry, "with_call", False))
+        # A result paired into its call's block is written there, not again at its own place; the
+        # input queue's bookkeeping is not written (its words are a prompt's, or there were none).
+        yield "".join(item_markdown(item) for item in items if not skipped(item.entry))
+
+
+def skipped(entry) -> bool:
+    return getattr(entry, "with_call", False) or getattr(entry, "bookkeeping", False)
 
 
 def header(session: Session) -> str:
@@ -78,7 +83,10 @@ def item_markdown(item) -> str:
 
 def fire_markdown(turn) -> str:
     join = "keyed" if turn.join_confidence == "keyed" else f"heuristic: {turn.join_reason or 'by time'}"
-    lines = [f"> **Ways injected** — agent-ways turn {turn.epoch} · {turn.ts_raw} · {join}"]
+    at = getattr(turn, "conversation_turn", None)
+    where = f"at turn {at}" if at else "tied to no prompt"
+    where += f" (agent-ways epoch {turn.epoch})"
+    lines = [f"> **Ways injected** {where} · {turn.ts_raw} · {join}"]
     for row in turn.ways.all():
         parts = [f"`{row.way_id}`", channels.trigger_label(row.trigger_channel) or "no channel"]
         if row.fire_score is not None:
@@ -122,9 +130,11 @@ def entry_markdown(entry) -> str:
     if kind == "hook":
         return f"*Hook {entry.hook_event} · {entry.subtype}*{stamp(entry)}\n"
     if kind == "queued":
-        return f"*Queued while the agent worked*{stamp(entry)}\n" + (
+        return f"*Typed while the agent worked*{stamp(entry)}\n" + (
             f"\n{fenced(entry.text)}" if entry.text else ""
         )
+    if kind == "interrupt":
+        return f"*Interrupted by the user{' at a tool call' if 'tool use' in entry.text else ''}*{stamp(entry)}\n"
     label = {"meta": "Injected text (isMeta)", "user": "User line", "attachment": "Attachment"}.get(
         kind, f"{entry.type} line"
     )
