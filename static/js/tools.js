@@ -5,6 +5,9 @@
 // Kept apart from app.js (keys, live follow): this file only knows tool cards.
 (function () {
   "use strict";
+  // A boosted navigation (htmx) runs this file again with the new page: set up once, show the
+  // new page's toggle each time.
+  if (window.waysTools) { window.waysTools(); return; }
   const COOKIE = "waysweb-tools";
   const YEAR = 365 * 24 * 3600;
 
@@ -49,6 +52,9 @@
     document.querySelectorAll("details[data-tool-card]").forEach((card) => { card.open = !collapse; });
     document.querySelectorAll("[data-tools-toggle]").forEach((each) => label(each, collapse));
   });
-  document.addEventListener("DOMContentLoaded", () => { showToggles(); openTarget(); });
+  function ready() { showToggles(); openTarget(); }
+  window.waysTools = ready;
   window.addEventListener("hashchange", openTarget);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();

@@ -24,6 +24,13 @@ LINES = """(selector) => {
   return Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
 }"""
 
+AGAIN = """() => new Promise((loaded) => {
+  const script = document.createElement("script");
+  script.src = document.querySelector("script[src*='tools']").src;
+  script.onload = loaded;
+  document.body.append(script);
+})"""
+
 
 @pytest.fixture
 def plain(sample_home):
@@ -73,6 +80,8 @@ def test_the_toggle_folds_every_tool_call_to_one_line_and_is_remembered(tab, pla
     cards = page.locator("details[data-tool-card]")
     assert cards.count() == 4 and all(card.get_attribute("open") is not None for card in cards.all())
 
+    # A boosted navigation runs the page's scripts again (htmx): the toggle must still act once a click.
+    page.evaluate(AGAIN)
     page.get_by_role("button", name="collapse all tool calls").click()
 
     for card in cards.all():
