@@ -319,6 +319,12 @@ class Session(models.Model):
         return models.Q(last_event_at__range=cls.live_since())
 
     @property
+    def context_window_k(self) -> int:
+        """The one window figure the page shows: the one the session ran with (its automatic
+        compactions' when they show a narrower one than the model's table), else the model's."""
+        return self.compacted_window_k or self.window_k
+
+    @property
     def is_live(self) -> bool:
         """Written in the last LIVE_MINUTES (live_since): the page follows new lines. `last_event_at`
         is the newest agent-ways event, or for a Claude Code session without them its newest

@@ -14,12 +14,13 @@ import orjson
 from django.db.models import Q, QuerySet
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
-from introspect.rules import join, usage
+from introspect.rules import entry_kinds, join, usage
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
+# 7: an interruption is no prompt, a prompt queued while the agent worked is one (turns, joins, titles)
 # 6: 1-hour cache writes, long-context tiers and fast mode priced apart (rules/pricing.py);
 # 5: an interruption marker is not the first prompt; 4: usage per message, final row
-DERIVED_VERSION = 6
+DERIVED_VERSION = 7
 USAGE_FIELDS = usage.FIELDS
 # The columns of a usage row (rules.usage.Row) after message id, request id and model.
 USAGE_COLUMNS = (*usage.FIELDS, *usage.SPLIT, "speed")
@@ -29,7 +30,7 @@ TITLE_TYPES = ("ai-title", "custom-title")
 TITLE_ORDER = ("custom-title", "ai-title", "summary")
 FIRST_PROMPT_CAP = 2000
 PROMPT_TITLE_CHARS = 100
-CONTEXT_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+CONTEXT_FIELDS = usage.CONTEXT
 NO_USAGE = usage.totals(())  # a session without transcript lines
 
 
@@ -92,15 +93,14 @@ def prompt_title(prompt: str, limit: int = PROMPT_TITLE_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"
 
 
-# Claude Code writes these as user lines when the user stops a reply: a turn starts there, but they
-# are not what a session is about.
-INTERRUPTIONS = ("[Request interrupted by user", "[Request cancelled by user")
-
-
 def first_prompt(entries: Iterable[TranscriptEntry]) -> str:
     """The first real prompt in the order given (an interruption marker is not one), capped."""
     return next(
-        (e.text for e in entries if e.is_prompt and e.text.strip() and not e.text.startswith(INTERRUPTIONS)),
+        (
+            e.text
+            for e in entries
+            if e.is_prompt and e.text.strip() and not entry_kinds.is_interruption(e.text)
+        ),
         "",
     )[:FIRST_PROMPT_CAP]
 

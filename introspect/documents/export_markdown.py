@@ -49,20 +49,23 @@ def markdown_export(
     yield header(session, subagents)
     spawned = {run.agent.tool_use_id: run for run in subagents if run.agent.spawn_entry_id}
     for items in chunks:
-        # A result paired into its call's block is written there, not again at its own place.
+        # A result paired into its call's block is written there, not again at its own place; the
+        # input queue's bookkeeping is not written (its words are a prompt's, or there were none).
         yield "".join(
             item_markdown(item) + spawn_pointer(item.entry, spawned)
             for item in items
-            if not getattr(item.entry, "with_call", False)
+            if not skipped(item.entry)
         )
     if subagents:
         yield "---\n\n# Subagents\n\n"
     for run in subagents:
         yield subagent_header(run)
         for chunk in run.chunks:
-            yield "".join(
-                entry_markdown(entry) + "\n" for entry in chunk if not getattr(entry, "with_call", False)
-            )
+            yield "".join(entry_markdown(entry) + "\n" for entry in chunk if not skipped(entry))
+
+
+def skipped(entry) -> bool:
+    return getattr(entry, "with_call", False) or getattr(entry, "bookkeeping", False)
 
 
 def header(session: Session, subagents: Sequence[SubagentRun] = ()) -> str:
@@ -151,7 +154,10 @@ def item_markdown(item) -> str:
 
 def fire_markdown(turn) -> str:
     join = "keyed" if turn.join_confidence == "keyed" else f"heuristic: {turn.join_reason or 'by time'}"
-    lines = [f"> **Ways injected** — agent-ways turn {turn.epoch} · {turn.ts_raw} · {join}"]
+    at = getattr(turn, "conversation_turn", None)
+    where = f"at turn {at}" if at else "tied to no prompt"
+    where += f" (agent-ways epoch {turn.epoch})"
+    lines = [f"> **Ways injected** {where} · {turn.ts_raw} · {join}"]
     for row in turn.ways.all():
         parts = [f"`{row.way_id}`", channels.trigger_label(row.trigger_channel) or "no channel"]
         if row.fire_score is not None:
@@ -195,9 +201,11 @@ def entry_markdown(entry) -> str:
     if kind == "hook":
         return f"*Hook {entry.hook_event} · {entry.subtype}*{stamp(entry)}\n"
     if kind == "queued":
-        return f"*Queued while the agent worked*{stamp(entry)}\n" + (
+        return f"*Typed while the agent worked*{stamp(entry)}\n" + (
             f"\n{fenced(entry.text)}" if entry.text else ""
         )
+    if kind == "interrupt":
+        return f"*Interrupted by the user{' at a tool call' if 'tool use' in entry.text else ''}*{stamp(entry)}\n"
     label = {"meta": "Injected text (isMeta)", "user": "User line", "attachment": "Attachment"}.get(
         kind, f"{entry.type} line"
     )

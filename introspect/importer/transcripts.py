@@ -13,6 +13,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from introspect.importer.schema import MAX_STORED_INT
+from introspect.rules import entry_kinds
 from introspect.rules.timestamps import parse_timestamp
 
 KNOWN_TYPES = frozenset(
@@ -189,6 +190,8 @@ def fields_of(obj: dict) -> EntryFields:
                 if isinstance(content, list)
                 else (content if isinstance(content, str) else "")
             )
+            if out.subtype == entry_kinds.QUEUED_COMMAND:
+                queued_fields(obj, attachment, out)
     elif out.type == "progress":
         data = obj.get("data")
         if isinstance(data, dict):
@@ -211,16 +214,30 @@ def fields_of(obj: dict) -> EntryFields:
         out.text = title if isinstance(title, str) else ""
     elif out.type == "queue-operation":
         out.text = text_of(obj.get("content"))
+        operation = obj.get("operation")
+        out.subtype = operation if isinstance(operation, str) else ""
     out.inert = out.inert or out.type in INERT_TYPES
     out.text = out.text[:TEXT_LIMIT]
     return out
+
+
+def queued_fields(obj: dict, attachment: dict, out: EntryFields) -> None:
+    """A prompt typed while the agent worked, delivered into the running turn as an attachment
+    (formats-claude-code.md §5): its words, and whether a person typed them (then it opens a turn)."""
+    out.text = text_of(attachment.get("prompt"))
+    out.is_prompt = (
+        entry_kinds.queued_by_a_person(attachment)
+        and not out.is_meta
+        and not TAGGED_PROMPT.match(out.text)
+        and bool(out.text.strip())
+    )
 
 
 def message_fields(obj: dict, out: EntryFields) -> None:
     message = obj.get("message")
     if isinstance(message, str):
         out.text = message
-        out.is_prompt = out.type == "user" and not out.is_meta
+        out.is_prompt = out.type == "user" and not out.is_meta and not entry_kinds.is_interruption(message)
         return
     if not isinstance(message, dict):
         if message is not None:
@@ -270,5 +287,6 @@ def message_fields(obj: dict, out: EntryFields) -> None:
             and not out.is_compact_summary
             and out.tool_result_id is None
             and not TAGGED_PROMPT.match(out.text or "")
+            and not entry_kinds.is_interruption(out.text)
             and bool(out.text.strip())
         )

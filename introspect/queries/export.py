@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session, Subagent, TranscriptEntry, Turn
 from introspect.queries import sessions
+from introspect.rules import entry_kinds
 
 EXPORT_CHUNK = 500
 PREFIX_MATCHES_SHOWN = 5
@@ -39,8 +40,9 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
     """The session's conversation in file order as spine items (`sessions.Item`), `size` entries a
     chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
     without a transcript has only those) come last, so none is left out. A result shown inside
-    its call (`entry.with_call`, as on the session page) stays in the list too: the JSON export
-    lists every entry, the HTML and Markdown ones skip it where it stands.
+    its call (`entry.with_call`, as on the session page) stays in the list too, and so does a line
+    of the input queue's bookkeeping (`entry.bookkeeping`): the JSON export lists every entry, the
+    HTML and Markdown ones skip them where they stand. Fire turns carry their conversation turn.
 
     Queries: two for the fire turns and their rows, then about four a chunk.
     """
@@ -70,8 +72,11 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
         chunk_fires = [f for key in keys for f in by_prompt.get(key, []) if f.epoch not in placed]
         extra = sessions.pair_results(session.transcript_id, chunk)
         sessions.for_display(chunk + extra)
+        for n in entry_kinds.hidden_queue_lines(chunk):
+            chunk[n].bookkeeping = True  # as on the page: the HTML and Markdown exports leave it out
         sessions.mark_prompt_spans(chunk, chunk_fires)
         items = sessions.place_fires(items, chunk_fires, later=later, open_prompt=open_prompt)
+        sessions.number_fires(items, turn if after is not None else None)
         placed.update(item.fire.epoch for item in items if item.fire is not None)
         turn += len(prompts)
         open_prompt = prompts[-1] if prompts else open_prompt

@@ -53,7 +53,7 @@ SORTS = ("relevance", "newest")
 # rules/entry_kinds.search_kind flag for flag (tests/introspect/queries/test_search.py holds them
 # to it); SQL because the count and the ranking are raw statements on both engines.
 KIND_SQL = {
-    "prompt": "(e.type = 'user' AND e.is_prompt)",
+    "prompt": "(e.is_prompt)",
     "result": (
         "(e.type = 'user' AND NOT e.is_prompt AND NOT e.is_compact_summary "
         "AND coalesce(e.tool_result_id, '') <> '')"

@@ -42,7 +42,7 @@ from introspect.models import (
     WaysEvent,
 )
 from introspect.queries import event_turns, providers
-from introspect.rules import conversation, evidence, system_lines, tool_cards, usage
+from introspect.rules import conversation, entry_kinds, evidence, system_lines, tool_cards, usage
 from lib import bulk, params
 from lib.viewers import Viewer
 
@@ -557,9 +557,10 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
     fires, unplaced = fires_for_page(session, prompts, first_page=turn == 0 and part == 0)
     extra = pair_results(session.transcript_id, [item.entry for item in items])
     for_display(entries + extra)
-    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    items = drawn(items)
     mark_prompt_spans(entries, fires)
     items = place_fires(items, fires, later=later, open_prompt=open_prompt)
+    number_fires(items, turn if part > 0 else None)
     if part > 0:
         prev: tuple[int, int | str] | None = (turn, part - 1)
     elif turn > 0:
@@ -577,6 +578,37 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
         last_turn=max((item.turn_start or 0 for item in items), default=first),
         unplaced=unplaced,
     )
+
+
+def drawn(items: list[Item]) -> list[Item]:
+    """The items the page draws: not a result already drawn inside its call's card, nor the input
+    queue's bookkeeping (rules/entry_kinds.hidden_queue_lines). A turn heading on an item left out
+    moves to the next one drawn."""
+    hidden = entry_kinds.hidden_queue_lines([item.entry for item in items])
+    kept: list[Item] = []
+    heading: Item | None = None
+    for n, item in enumerate(items):
+        if n in hidden or getattr(item.entry, "with_call", False):
+            heading = heading or (item if item.turn_start is not None else None)
+            continue
+        if heading is not None and item.turn_start is None:
+            item.turn_start, item.continued = heading.turn_start, heading.continued
+        heading = None
+        kept.append(item)
+    return kept
+
+
+def number_fires(items: list[Item], current: int | None = None) -> None:
+    """Give each fire turn on the spine the number of the conversation turn it sits in
+    (`conversation_turn`; None when it is tied to no prompt): the page shows one numbering, the
+    prompts', and agent-ways' own (the epoch) only as a detail. `current`: the turn the page
+    continues, for fire turns placed before its first entry."""
+    for item in items:
+        if item.turn_start is not None:
+            current = item.turn_start
+        elif item.fire is not None:
+            tied = item.fire.prompt_entry_id or item.fire.nearest_prompt_id
+            item.fire.conversation_turn = current if tied else None
 
 
 def mark_prompt_spans(entries: list[TranscriptEntry], fires: list[Turn]) -> None:
@@ -668,7 +700,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     )
     extra = pair_results(session.transcript_id, run)
     for_display(run + extra)
-    items = [item for item in items if not getattr(item.entry, "with_call", False)]
+    items = drawn(items)
     here = {entry.pk for entry in run if entry.is_prompt}
     mark_prompt_spans(run, fires)
     # A fire turn shown before (the last, growing) is swapped in place; one keyed to a prompt
@@ -680,7 +712,16 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     placed = place_fires(
         items, [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) in here], later=None
     )
-    placed += [Item(fire=f) for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
+    elsewhere = [f for f in on_spine if (f.prompt_entry_id or f.nearest_prompt_id) not in here]
+    placed += [Item(fire=f) for f in elsewhere]
+    number_fires(placed, turn)
+    # Fire turns of prompts shown before this tail (the growing last one among them): numbered by
+    # their prompt (one more query, only when there are any).
+    earlier = [f for f in replaced + keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
+    if earlier:
+        numbers = turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier})
+        for fire in earlier:
+            fire.conversation_turn = numbers.get(fire.prompt_entry_id or fire.nearest_prompt_id)
     prompts_of = dict(
         TranscriptEntry.objects.filter(pk__in=[f.prompt_entry_id for f in keyed_earlier]).values_list(
             "pk", "uuid"
@@ -695,6 +736,18 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
         "keyed_earlier": keyed_earlier,
         "cursor": entry_position(run[-1]) if run else f"{offset}.{index}",
         "fire_cursor": fires[-1].epoch if fires else fire_after,
+    }
+
+
+def turn_numbers(session: Session, prompt_ids: set[int]) -> dict[int, int]:
+    """The turn each of a few trunk prompts opens, by the prompt's pk: one query for where they are,
+    and a count of the prompts up to each (the prompts' own index), however long the session."""
+    places = TranscriptEntry.objects.filter(
+        pk__in=prompt_ids, source_id=session.transcript_id, is_prompt=True
+    )
+    return {
+        pk: before_position(trunk_prompts(session), offset, index + 1).count()
+        for pk, offset, index in places.values_list("pk", "offset", "index")
     }
 
 
@@ -713,7 +766,7 @@ def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Trans
     entries = entries[:size]
     extra = pair_results(agent.source_id, entries)
     for_display(entries + extra)
-    return [entry for entry in entries if not getattr(entry, "with_call", False)], following
+    return [item.entry for item in drawn([Item(entry=entry) for entry in entries])], following
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
@@ -998,6 +1051,7 @@ def session_live_tail(session: Session, *, after: int) -> dict:
     turns = turns_page(session, after=max(after - 1, 0))
     return {
         **turn_context(session, turns),
+        "mode": "fires",
         "live_after": after,
         "fire_cursor": turns[-1].epoch if turns else after,
     }

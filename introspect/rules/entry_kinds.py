@@ -8,12 +8,14 @@ as a tool call is the line search calls "tool input". The SQL that filters searc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 
 class Line(Protocol):
     type: str
     subtype: str
+    text: str
     is_prompt: bool
     is_meta: bool
     is_compact_summary: bool
@@ -22,17 +24,48 @@ class Line(Protocol):
     hook_event: str | None
 
 
+# Claude Code writes these as user lines when the person stops the agent (Esc, or a refused tool):
+# a mark on the turn they interrupted, never a prompt (formats-claude-code.md §5, §12).
+INTERRUPTIONS = ("[Request interrupted by user", "[Request cancelled by user")
+# A queued_command attachment is a prompt the person typed while the agent worked, delivered into
+# the running turn (2.1.101+: it has no user line of its own) when its mode is "prompt" and it came
+# from a person; task notifications and other sessions' messages are machine input.
+QUEUED_COMMAND = "queued_command"
+HUMAN_QUEUE_MODES = frozenset({"", "prompt"})
+HUMAN_ORIGINS = frozenset({"", "human"})
+# queue-operation lines are the input queue's bookkeeping: what was typed is the `enqueue` line's
+# content; dequeue/remove/popAll only move it (their content is empty before 2.1.205, a copy after).
+ENQUEUE = "enqueue"
+
+
+def is_interruption(text: str) -> bool:
+    """A user line that records an interruption rather than words a person typed."""
+    return text.lstrip().startswith(INTERRUPTIONS)
+
+
+def queued_by_a_person(attachment: dict) -> bool:
+    """A queued_command attachment typed by a person (mode "prompt" or none, origin human or none)."""
+    mode = attachment.get("commandMode")
+    origin = attachment.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return (mode if isinstance(mode, str) else "") in HUMAN_QUEUE_MODES and (
+        kind if isinstance(kind, str) else ""
+    ) in HUMAN_ORIGINS
+
+
 def card(entry: Line) -> str:
     """Which card draws `entry`: prompt, summary, result, meta, user, thinking, call, reply, …"""
     kind = entry.type
+    if entry.is_prompt:
+        return "prompt"  # a user line, or a prompt queued while the agent worked (an attachment)
     if kind == "user":
-        if entry.is_prompt:
-            return "prompt"
         if entry.is_compact_summary:
             return "summary"
         if entry.tool_result_id:
             return "result"
-        return "meta" if entry.is_meta else "user"
+        if entry.is_meta:
+            return "meta"
+        return "interrupt" if is_interruption(entry.text) else "user"
     if kind == "assistant":
         if entry.subtype == "thinking":
             return "thinking"
@@ -44,6 +77,12 @@ def card(entry: Line) -> str:
             return "context"
         return "hook" if entry.hook_event else "attachment"
     return "queued" if kind == "queue-operation" else "unknown"
+
+
+def bookkeeping(entry: Line) -> bool:
+    """A queue-operation line that only moves input through the queue (no words of its own to show):
+    every operation but `enqueue`, and an `enqueue` with no text."""
+    return entry.type == "queue-operation" and (entry.subtype != ENQUEUE or not entry.text.strip())
 
 
 # A card's name where a person would say it differently in a list of search hits.
@@ -73,3 +112,18 @@ def search_kind(entry: Line) -> str:
 def kind_label(kind: str) -> str:
     """The words shown for a search kind: "tool input" for `tool`; other kinds as they are named."""
     return FILTER_KINDS.get(kind, kind)
+
+
+def hidden_queue_lines(entries: Sequence[Line]) -> set[int]:
+    """Positions (in `entries`, a page in file order) of queue-operation lines the conversation does
+    not draw: the bookkeeping ones, and every `enqueue` whose words a later prompt of the page
+    carries (the prompt shows them; Claude Code may join several queued messages into one)."""
+    hidden = set()
+    prompts = [(n, " ".join(entry.text.split())) for n, entry in enumerate(entries) if entry.is_prompt]
+    for n, entry in enumerate(entries):
+        if entry.type != "queue-operation":
+            continue
+        words = " ".join(entry.text.split())
+        if bookkeeping(entry) or any(at > n and words in text for at, text in prompts):
+            hidden.add(n)
+    return hidden

@@ -197,6 +197,20 @@ def tool_call(entry: Any) -> ToolCall:
     )
 
 
+# Claude Code's words when the person refuses a tool call or stops it running (formats-claude-code.md §7).
+REJECTIONS = ("The user doesn't want to proceed with this tool use", "User rejected tool use")
+
+
+def call_status(result: ToolResult | None) -> str:
+    """How a call ended, for its one-line head: "none" (no result recorded yet), "rejected" (the
+    person refused or stopped it), "error", or "ok"."""
+    if result is None:
+        return "none"
+    if result.text.lstrip().startswith(REJECTIONS):
+        return "rejected"
+    return "error" if result.is_error else "ok"
+
+
 def tool_result(entry: Any) -> ToolResult:
     """The display model of a user `tool_result` line, with the structured `toolUseResult` extras."""
     tool_use_id = _str(getattr(entry, "tool_result_id", None))

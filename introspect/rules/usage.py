@@ -218,3 +218,16 @@ def totals(found: Iterable[MessageUsage]) -> UsageTotals:
 def models(found: Iterable[MessageUsage]) -> list[str]:
     """The models the messages name, in first-seen order (synthetic and missing left out)."""
     return list(dict.fromkeys(m.model for m in found if m.model and not m.synthetic))
+
+
+# The words every page uses for token figures (one meaning each, wherever they appear):
+# - "in", "out", "cache read", "cache write": the four counts of FIELDS, each message counted once;
+# - "tokens": the four added up (ccusage's "total tokens"), over whatever messages the figure names;
+# - "context": what one call read, in + cache read + cache write (formats-claude-code.md §6);
+#   "peak context" is the largest of one session's calls.
+CONTEXT = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def tokens(counts: object) -> int:
+    """The tokens of a message, a run or a session: in + out + cache read + cache write."""
+    return sum(getattr(counts, name, 0) or 0 for name in FIELDS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -12,7 +13,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from introspect.rules import channels, entry_kinds, tool_cards
+from introspect.rules import channels, entry_kinds, tool_cards, usage
 from lib import converters, render
 
 register = template.Library()
@@ -54,6 +55,30 @@ def tokens(value: int | None) -> str:
     if value >= 1000:
         return f"{value / 1000:.1f}K"
     return str(value)
+
+
+@register.filter
+def total_tokens(counts: object) -> int:
+    """A session's, a run's or a message's tokens, as every page names them (rules/usage.tokens)."""
+    return usage.tokens(counts)
+
+
+@register.filter
+def call_status(result_entry: object) -> str:
+    """How the call whose paired result this is ended (rules/tool_cards.call_status)."""
+    return tool_cards.call_status(getattr(result_entry, "result", None))
+
+
+GIST_CHARS = 160
+MARKUP = re.compile(r"[`*]+|(?<!\S)#{1,6} |\[([^\]]*)\]\([^)]*\)")
+
+
+@register.filter
+def gist(text: str) -> str:
+    """Agent Markdown as one line of plain words, for a collapsed card's summary: its first lines
+    folded, emphasis and code marks dropped, a link as its text (the whole is cut by CSS)."""
+    head = " ".join((text or "")[: GIST_CHARS * 2].split())
+    return MARKUP.sub(lambda m: m.group(1) or "", head)[:GIST_CHARS]
 
 
 @register.filter

@@ -79,7 +79,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         tail = queries.session_conversation_tail(
             session, after=after, fire_after=int_param(request, "fire", 0) or 0
         )
-        context = {"session": session, **tail}
+        context = {"session": session, **tail, "tools_collapsed": tools_collapsed(request)}
         if tail["items"] and viewer.known:
             services.seen_mark_move(
                 session=session,
@@ -120,7 +120,7 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     page = queries.session_detail_page(
         session, turn=turn, part=part, fires_from=fires_from, since=since, since_turns=since_turns
     )
-    context = {"session": session, **page, "nav": "sessions"}
+    context = {"session": session, **page, "nav": "sessions", "tools_collapsed": tools_collapsed(request)}
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
     response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
     if whole and request.method == "GET":
@@ -131,6 +131,15 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         )
         viewers.remember(request, response, viewer)
     return response
+
+
+# The reader's choice of tool calls collapsed to one line each, set by static/js/tools.js: read here so
+# a page, its next pages and its live entries arrive drawn that way (no script needed to draw them).
+TOOLS_COOKIE = "waysweb-tools"
+
+
+def tools_collapsed(request: HtmxHttpRequest) -> bool:
+    return request.COOKIES.get(TOOLS_COOKIE) == "collapsed"
 
 
 def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
@@ -207,5 +216,6 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "summary": queries.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",
+        "tools_collapsed": tools_collapsed(request),
     }
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")

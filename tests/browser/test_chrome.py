@@ -61,7 +61,7 @@ def test_ctrl_k_opens_the_palette_and_enter_lands_on_the_session_typed(tab):
     tab.shot("chrome-palette")
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(rf"/sessions/{SESSION}/$"))
-    assert SESSION in page.text_content("h1")
+    assert SESSION in page.text_content(".session-head")  # the full id is under "more"
 
 
 def test_the_arrows_choose_and_escape_closes(tab):

@@ -72,4 +72,5 @@ def test_it_marks_what_is_new_since_the_last_visit(tab, sample_home):
 def test_it_opens_a_session_by_the_short_id_the_list_shows(tab):
     tab.go(f"/sessions/{SID[:8]}/")
     tab.page.wait_for_url(f"**/sessions/{SID}/")
-    assert tab.page.locator("h1.mono").inner_text().startswith(SID)
+    assert tab.page.locator(".session-bar [title^='session ']").inner_text() == SID[:8]
+    assert SID in tab.page.text_content(".session-more")

@@ -6,6 +6,7 @@ import pytest
 
 from introspect.documents import export_markdown
 from introspect.queries import export as queries
+from tests.introspect import plain_session
 from tests.introspect.export_session import COMMAND, OUTPUT, REPLY, export_session
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def test_it_fences_tool_calls_and_results_so_nothing_inside_closes_the_fence(hom
 def test_it_lists_the_ways_each_turn_injected_and_those_withheld(home):
     text = exported(export_session(home))
     turn_one = text[text.index("## Turn 1") : text.index("## Turn 2")]
-    assert "> **Ways injected** — agent-ways turn 1" in turn_one
+    assert "> **Ways injected** at turn 1 (agent-ways epoch 1)" in turn_one
     assert "> - `delivery/release` · keyword · matched “release”" in turn_one
     assert "> - `delivery/changelog` · keyword · withheld: context_cap" in turn_one
     assert "`softwaredev/testing` · embed:en · score 0.7100" in text[text.index("## Turn 2") :]
@@ -49,3 +50,15 @@ def test_it_keeps_agent_html_and_images_inert(home):
 def test_a_fence_is_longer_than_any_backtick_run_inside():
     assert export_markdown.fenced("a\n`````\nb") == "``````\na\n`````\nb\n``````\n"
     assert export_markdown.fenced("plain", "json") == "```json\nplain\n```\n"
+
+
+def test_it_writes_an_interruption_as_a_mark_and_what_was_typed_as_the_next_prompt(home):
+    text = exported(plain_session.plain_session(home))
+
+    turn_one, turn_two = (
+        text[: text.index("## Turn 2")],
+        text[text.index("## Turn 2") : text.index("## Turn 3")],
+    )
+    assert "*Interrupted by the user at a tool call*" in turn_one and "[Request interrupted" not in text
+    assert turn_two.index("**User**") < turn_two.index(plain_session.TYPED)
+    assert "while the agent worked" not in text  # the queue's bookkeeping is not written

@@ -215,6 +215,50 @@ def test_it_extracts_the_columns_pages_query():
     assert not tagged.is_prompt
 
 
+def user_line(content) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": content}}
+
+
+def test_it_takes_an_interruption_for_a_mark_not_a_prompt():
+    for content in (
+        "[Request interrupted by user]",
+        [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+    ):
+        line = transcripts.fields_of(user_line(content))
+        assert line.text.startswith("[Request interrupted") and not line.is_prompt
+    assert transcripts.fields_of(user_line("check again")).is_prompt
+
+
+def test_it_takes_a_prompt_typed_while_the_agent_worked_for_a_prompt():
+    # Claude Code 2.1.101+: the words reach the running turn as an attachment, with no user line.
+    queued = {
+        "type": "attachment",
+        "uuid": "q1",
+        "attachment": {
+            "type": "queued_command",
+            "prompt": [{"type": "text", "text": "check again"}],
+            "commandMode": "prompt",
+            "origin": {"kind": "human"},
+        },
+    }
+    line = transcripts.fields_of(queued)
+    assert (line.subtype, line.text, line.is_prompt) == ("queued_command", "check again", True)
+
+    note = {"type": "attachment", "attachment": {**queued["attachment"], "commandMode": "task-notification"}}
+    assert not transcripts.fields_of(note).is_prompt
+    tagged = {
+        "type": "attachment",
+        "attachment": {"type": "queued_command", "prompt": "<task-notification>x"},
+    }
+    assert not transcripts.fields_of(tagged).is_prompt
+
+
+def test_it_keeps_a_queue_operation_as_its_subtype():
+    enqueue = transcripts.fields_of({"type": "queue-operation", "operation": "enqueue", "content": "/mcp"})
+    remove = transcripts.fields_of({"type": "queue-operation", "operation": "remove"})
+    assert (enqueue.subtype, enqueue.text, remove.subtype, remove.text) == ("enqueue", "/mcp", "remove", "")
+
+
 def test_it_keeps_the_cache_write_split_and_the_speed_of_a_usage():
     def usage_of(usage: dict):
         return transcripts.fields_of({"type": "assistant", "message": {"model": "m", "usage": usage}})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from io import StringIO
 from pathlib import Path
+from types import SimpleNamespace
 
 import orjson
 import pytest
@@ -13,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from introspect.queries import sessions as queries
+from tests.introspect import plain_session
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +57,70 @@ def test_a_cursor_that_does_not_fit_a_64_bit_column_reads_as_absent():
     assert queries.parse_position(f"0.{2**63 - 1}") is None  # no room for the index's +1
     assert queries.parse_position("0.-1") is None
     assert queries.parse_position("a.b") is None
+
+
+# --- a plain Claude Code session read as a reader does (issue 25) ----------------------------------
+
+
+def spine(page: queries.ConversationPage) -> list[tuple[int | None, str, str]]:
+    """The page as (turn heading, type, uuid-or-words) rows, in order."""
+    return [
+        (item.turn_start, item.entry.type, item.entry.uuid or item.entry.text)
+        for item in page.items
+        if item.entry is not None
+    ]
+
+
+def test_it_opens_a_turn_at_each_prompt_a_person_typed_and_none_at_an_interruption(home):
+    session = plain_session.plain_session(home)
+
+    page = queries.conversation_page(session, turn=0, part=0)
+
+    rows = spine(page)
+    headings = [(turn, uuid) for turn, _, uuid in rows if turn is not None]
+    # Turn 2 is what the person typed while the agent worked (a queued_command attachment); the
+    # interruption before it is the last thing of turn 1, not a turn of its own.
+    assert headings == [(1, "p1"), (2, "q1"), (3, "p2")]
+    uuids = [uuid for _, _, uuid in rows]
+    assert uuids.index("c3") < uuids.index("x1") < uuids.index("q1")
+    assert session.first_prompt == plain_session.PROMPT
+
+
+def test_it_draws_none_of_the_input_queues_bookkeeping(home):
+    session = plain_session.plain_session(home)
+
+    page = queries.conversation_page(session, turn=0, part=0)
+
+    # The enqueue's words are turn 2's prompt, the remove has none: neither is drawn.
+    assert [row for row in spine(page) if row[1] == "queue-operation"] == []
+    assert session.entries.filter(type="queue-operation").count() == 2
+
+
+def test_it_moves_a_turn_heading_off_a_line_it_does_not_draw():
+    def entry(pk: int, kind: str, **fields):
+        base = {"pk": pk, "type": kind, "subtype": "", "text": "", "is_prompt": False, "uuid": f"e{pk}"}
+        return SimpleNamespace(**(base | fields))
+
+    items = [
+        queries.Item(entry=entry(1, "queue-operation", subtype="remove"), turn_start=3, continued=True),
+        queries.Item(entry=entry(2, "assistant", text="on it")),
+    ]
+
+    [kept] = queries.drawn(items)
+
+    assert (kept.entry.pk, kept.turn_start, kept.continued) == (2, 3, True)
+
+
+def test_it_numbers_each_fire_turn_by_the_conversation_turn_it_sits_in():
+    fire = SimpleNamespace(prompt_entry_id=None, nearest_prompt_id=7)
+    loose = SimpleNamespace(prompt_entry_id=None, nearest_prompt_id=None)
+    items = [
+        queries.Item(fire=loose),
+        queries.Item(entry=SimpleNamespace(pk=5), turn_start=1),
+        queries.Item(entry=SimpleNamespace(pk=7), turn_start=2),
+        queries.Item(fire=fire),
+    ]
+
+    queries.number_fires(items)
+
+    assert (fire.conversation_turn, loose.conversation_turn) == (2, None)

@@ -185,6 +185,7 @@ def call_entry(name: str, tool_input: dict, **extra) -> SimpleNamespace:
         ts=TS,
         spill_list=[],
         text="",
+        is_prompt=False,
         flags=[],
         **extra,
     )
@@ -289,7 +290,7 @@ def test_it_writes_an_instant_as_the_date_filter_c_does():
 
 def test_it_names_the_card_each_kind_of_entry_gets():
     def entry(kind: str, subtype: str = "", **flags) -> SimpleNamespace:
-        fields = {"is_prompt": False, "is_compact_summary": False, "is_meta": False}
+        fields = {"is_prompt": False, "is_compact_summary": False, "is_meta": False, "text": ""}
         fields |= {"tool_result_id": None, "tool_use_id": None, "hook_event": None}
         return SimpleNamespace(type=kind, subtype=subtype, **(fields | flags))
 
@@ -298,6 +299,8 @@ def test_it_names_the_card_each_kind_of_entry_gets():
     assert card(entry("user", tool_result_id="toolu_1")) == "result"
     assert card(entry("user", is_meta=True)) == "meta"
     assert card(entry("user")) == "user"
+    assert card(entry("user", text="[Request interrupted by user for tool use]")) == "interrupt"
+    assert card(entry("attachment", "queued_command", is_prompt=True)) == "prompt"
     assert card(entry("assistant", "thinking", tool_use_id="toolu_1")) == "thinking"
     assert card(entry("assistant", "tool_use", tool_use_id="toolu_1")) == "call"
     assert card(entry("assistant", "text")) == "reply"

@@ -46,10 +46,11 @@ def expected_anchors(path: Path, copies: set[str]) -> set[str]:
             (line.get("message") or {}).get("content") if isinstance(line.get("message"), dict) else None
         )
         blocks = content if isinstance(content, list) else []
+        # A line of nothing but blank lines ("\n\n" before a thinking block) has nothing to find.
         has_text = (isinstance(content, str) and content.strip()) or any(
             isinstance(b, dict)
             and b.get("type") in ("text", "thinking")
-            and (b.get("text") or b.get("thinking"))
+            and (b.get("text") or b.get("thinking") or "").strip()
             for b in blocks
         )
         tool_use = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)

@@ -195,7 +195,7 @@ def test_it_repeats_a_ways_current_file_under_each_of_its_rows(client, home):
     assert body.count('<a href="/ways/d/a/">way page</a>') == 2
     assert body.count("No way file with this id exists today") == 2
     assert 'id="turn-2-way-1" data-way="d/a"' in body
-    assert "peak 1.5K" in body
+    assert "1.5K of 200K context" in body  # the header's peak context, of the window the session ran with
 
 
 def test_it_shows_spilled_output_under_the_line_that_names_it(client, home):
@@ -549,8 +549,10 @@ def test_it_loads_a_subagent_conversation_on_demand(client, home):
     call_command("ingest", stdout=StringIO())
     page = client.get(f"/sessions/{sid}/").content.decode()
     assert 'hx-get="/sessions/with-agent/agents/abc/"' in page and "subagent abc · Explore" in page
-    # The card under the call says what the run was: model, tokens, tool calls, duration.
-    assert "claude-haiku-4-5-20251001 · 10 in · 70 out · $0.0004 · 1 tool call · 38 s" in page
+    # The card under the call says what the run was: model, tokens (named as everywhere), tool calls, duration.
+    facts = re.sub(r"<[^>]+>", "", page[page.index('class="muted subagent-facts"') :].split("</p>")[0])
+    run = "claude-haiku-4-5-20251001 · 80 tokens in all (10 in · 70 out) · $0.0004 · 1 tool call · 38 s"
+    assert facts.endswith(run)
     fragment = client.get(f"/sessions/{sid}/agents/abc/", headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in fragment and "go" in fragment
     assert "<html" in client.get(f"/sessions/{sid}/agents/abc/").content.decode()
@@ -712,12 +714,12 @@ def test_the_session_facts_partial_says_what_the_transcript_says(home):
     html = render_to_string("introspect/partials/session_facts.html", {"session": session})
     facts = dict(re.findall(r"<dt>(.*?)</dt><dd[^>]*>(.*?)</dd>", " ".join(html.split())))
     assert facts["First prompt"] == "Why does the &lt;b&gt;parser&lt;/b&gt; drop torn lines?"
-    assert (
-        facts["Compactions (transcript)"].startswith("1 ")
-        and "auto at 160" in facts["Compactions (transcript)"]
-    )
-    assert facts["Peak context"].startswith("20") and "of 1000K" in facts["Peak context"]
-    assert facts["Duration from"] == "transcript"
+    assert facts["Compactions"].startswith("1 ") and "auto at 160" in facts["Compactions"]
+    # One window figure: the one the session ran with (compacted automatically at 160K: a 200K
+    # window), not the 1000K of its model's table beside a "Context window 200K".
+    assert session.window_k == 1000 and session.context_window_k == 200
+    assert facts["Peak context"].startswith("20") and "of 200K" in facts["Peak context"]
+    assert "Duration from" not in facts
 
 
 def test_the_list_shows_each_sessions_cost_and_a_dash_when_nothing_is_priced(client, home):
@@ -736,9 +738,12 @@ def test_the_session_usage_items_show_tokens_cost_and_what_was_not_priced(home):
     write_session(home)
     session = Session.objects.get(sid=USAGE_SID)
     html = render_to_string("introspect/partials/session_usage.html", {"session": session})
-    for label in ("Input", "Output", "Cache read", "Cache write", "Cost"):
+    for label in ("Tokens", "In", "Out", "Cache read", "Cache write", "Cost"):
         assert f"<dt>{label}</dt>" in html
-    assert html.count("<div><dt>") == 5 and "<dl" not in html  # items for the header's own <dl>
+    assert html.count("<div><dt>") == 6 and "<dl" not in html  # items for the header's own <dl>
+    total = session.input_tokens + session.output_tokens
+    total += session.cache_read_input_tokens + session.cache_creation_input_tokens
+    assert f'<dt>Tokens</dt><dd title="in + out + cache read + cache write">{total / 1000:.1f}K</dd>' in html
     assert f"${session.cost_usd:.4f}" in html and "+ 1 unpriced message" in html
     session.cost_usd, session.unpriced_messages = None, 0
     html = render_to_string("introspect/partials/session_usage.html", {"session": session})
@@ -754,7 +759,7 @@ def test_a_messages_usage_shows_its_model_tokens_and_cost():
         ]
     )
     html = render_to_string("introspect/partials/message_usage.html", {"usage": priced})
-    assert "claude-sonnet-4-6" in html and "1.2K in" in html and "480 out" in html and "250.0K r" in html
+    assert "claude-sonnet-4-6" in html and "1.2K in · 480 out · 250.0K cache read</span>" in html
     assert "$0.0858" in html  # 1200·3 + 480·15 + 250,000·0.30 per MTok
     assert "no list price for this model" in render_to_string(
         "introspect/partials/message_usage.html", {"usage": unknown}
