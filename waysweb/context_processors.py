@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from introspect.importer import health, progress
+from introspect.importer import health, heartbeat, progress
 from introspect.models import SourceProblem
 from ledger.models import AdrQuestion, AdrRecord, KnowledgeRecord
 
@@ -53,6 +53,7 @@ def waysweb(request: HttpRequest) -> dict:
         "demo": settings.WAYSWEB_DEMO,
         "header": SimpleLazyObject(header),
         "import_progress": SimpleLazyObject(lambda: progress_for(request)),
+        "importer_alert": SimpleLazyObject(lambda: importer_alert(request)),
     }
 
 
@@ -60,3 +61,14 @@ def progress_for(request: HttpRequest) -> progress.Snapshot | None:
     if settings.LOGIN_REQUIRED and not request.user.is_authenticated:
         return None
     return progress.current()
+
+
+def importer_alert(request: HttpRequest) -> heartbeat.Reading | None:
+    """The importer's heartbeat when every page must say it stopped: `serve` is about to start it
+    again, or a follower ended with an error (a file read, no query)."""
+    if settings.LOGIN_REQUIRED and not request.user.is_authenticated:
+        return None
+    reading = heartbeat.current()
+    if reading.state != heartbeat.STOPPED:
+        return None
+    return reading if reading.restart_at is not None or (reading.follow and reading.error) else None

@@ -130,6 +130,7 @@ class Reading:
     left: str = ""
     progress: progress.Snapshot | None = None
     restart_at: datetime | None = None  # when `serve` starts the stopped importer again
+    vanished: bool = False  # stopped without saying so: its process is gone (killed, or its host silent)
 
     @property
     def restart_in(self) -> int | None:
@@ -168,7 +169,8 @@ def current() -> Reading:
     beat_at = stamp(data.get("beat_at"))
     host = str(data.get("host") or "")
     state = data.get("state") if data.get("state") in (RUNNING, IDLE, STOPPED) else STOPPED
-    if state != STOPPED and not alive(host, data.get("pid"), beat_at):
+    vanished = state != STOPPED and not alive(host, data.get("pid"), beat_at)
+    if vanished:
         state = STOPPED
     if running is not None:
         state = RUNNING
@@ -187,6 +189,7 @@ def current() -> Reading:
         left=str(data.get("left") or ""),
         progress=running,
         restart_at=stamp(data.get("restart_at")),
+        vanished=vanished and running is None,
     )
 
 

@@ -29,6 +29,7 @@ from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
 
 from introspect import served_database
+from waysweb import supervisor
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -192,8 +193,8 @@ class Command(BaseCommand):
         if open_browser:
             self.open_browser(listen, port)
         # The first import runs in the follower, behind the server: on a long history the pages
-        # answer at once and fill in, newest first, while it reads.
-        follower = None if no_ingest else self.start_follower(poll=poll)
+        # answer at once and fill in, newest first, while it reads. If it dies, it is started again.
+        follower = None if no_ingest else self.supervise(poll=poll)
         try:
             self.serve(server)
         finally:
@@ -268,6 +269,14 @@ class Command(BaseCommand):
             stderr=sys.stderr,
         )
 
+    def supervise(self, *, poll: bool = False) -> supervisor.Supervisor:
+        """The follower, started again with a growing pause whenever it exits while serving (every
+        page says so meanwhile: waysweb/supervisor.py)."""
+        return supervisor.Supervisor(
+            lambda: self.start_follower(poll=poll),
+            notice=lambda text: self.stderr.write(self.style.ERROR(text)),
+        ).start()
+
     def listen(self, host: str, port: int, threads: int):
         """The server, bound and announced (it answers once `serve` runs it)."""
         # Built here, not imported from waysweb.wsgi: the handler loads its middleware once, and
@@ -313,11 +322,6 @@ class Command(BaseCommand):
             server.close()
         self.stdout.write("Stopped the web server; stopping the importer.")
 
-    def stop(self, follower: subprocess.Popen | None) -> None:
-        if follower is None or follower.poll() is not None:
-            return
-        follower.send_signal(signal.SIGTERM)
-        try:
-            follower.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            follower.kill()
+    def stop(self, follower: supervisor.Supervisor | None) -> None:
+        if follower is not None:
+            follower.stop()
