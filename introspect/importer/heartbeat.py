@@ -7,7 +7,9 @@ on the lock the batches hold. A follower polls every half second; it writes when
 (started, a pass failed or recovered, it stopped), after passes that found something at most every
 `FOUND_EVERY_SECS`, and otherwise at most every `BEAT_EVERY_SECS`: an idle follower costs one small
 write every quarter minute, a busy one one a second, never one per poll. A heartbeat another
-host wrote is believed for `STALE_SECS`; one from this host as long as its process lives.
+host wrote is believed for `STALE_SECS`; one from this host as long as its process lives. `serve`
+writes it too when its importer died (`restarting`: why, and when it starts another), and every
+page's banner reads that.
 """
 
 from __future__ import annotations
