@@ -129,7 +129,9 @@ def test_a_file_whose_import_raises_is_listed_and_every_other_file_is_imported(h
     assert Session.objects.get(sid="bad").transcript_id is not None
 
 
-def test_a_session_whose_derivation_raises_is_listed_and_every_other_session_is_derived(home, monkeypatch):
+def test_a_session_whose_derivation_raises_is_listed_and_every_other_session_is_derived(
+    home, monkeypatch, client
+):
     append(home.live, fired("2026-11-02T10:00:00Z", "good"), fired("2026-11-02T10:00:00Z", "bad"))
     real = rebuild.plan
 
@@ -150,6 +152,9 @@ def test_a_session_whose_derivation_raises_is_listed_and_every_other_session_is_
         "not derived: the rebuild failed",
     )
     assert heartbeat.current().left == "1 session could not be derived"
+    assert (
+        "1 session not derived</a>" in client.get("/").content.decode()
+    )  # the header, not "1 file not read"
 
     _, err = ingest()  # the next run's catch-up tries it again, and says so again
     assert "session bad could not be derived" in err
