@@ -51,6 +51,7 @@ class Options:
 # More changed paths than this at once (a burst: a checkout, a restore) are read by a whole pass:
 # the restricted one would query its generations with a list of this many names.
 MOST_ONLY = 500
+FAILED = "failed"  # a FileResult status: its import raised (see `failed`)
 
 
 @dataclass
@@ -200,9 +201,6 @@ def failure_summary(files: list[loader.FileResult]) -> str:
         return ""
     first = files[0].problem
     return f"{len(files)} file{'s' if len(files) > 1 else ''} could not be imported: {first.path}: {first.detail}"
-
-
-FAILED = "failed"
 
 
 def failed(source: sources.Source, exc: Exception) -> loader.FileResult:
