@@ -129,6 +129,27 @@ def test_a_file_whose_import_raises_is_listed_and_every_other_file_is_imported(h
     assert Session.objects.get(sid="bad").transcript_id is not None
 
 
+def test_a_follower_names_a_failing_file_once_and_keeps_importing_the_others(home, monkeypatch):
+    append(home.live, fired("2026-11-02T10:00:00Z", "good"))
+    home.transcript("/p", "bad", *prompt_lines("bad", "2026-11-02T10:00:00.000Z"))
+    real = parser.parse_line
+
+    def parse_line(data: bytes) -> parser.Parsed:
+        if b'"sessionId":"bad"' in data:
+            raise ValueError("a value no parser expected")
+        return real(data)
+
+    def react(n: int) -> bool:
+        if n == 2:
+            append(home.live, fired("2026-11-02T10:01:00Z", "good", "d/b"))
+        return n == 4
+
+    monkeypatch.setattr(parser, "parse_line", parse_line)
+    _, err = Following(monkeypatch, react).run("--poll", "--interval", "0.05")
+    assert err.count("stopped: the import failed (ValueError: a value no parser expected") == 1
+    assert Session.objects.get(sid="good").way_fires == 2
+
+
 def test_a_session_whose_derivation_raises_is_listed_and_every_other_session_is_derived(
     home, monkeypatch, client
 ):

@@ -338,6 +338,10 @@ class Command(BaseCommand):
             self.say(f"  {file.source.kind} {name}: gone upstream; its rows are kept")
             return
         if file.status in ("skipped", FAILED) and file.problem is not None:
+            if file.status == FAILED:
+                if file.problem in self.reported:
+                    return  # read again on every pass while it fails: said once per run
+                self.reported.add(file.problem)
             detail = f" ({printable(file.problem.detail)})" if file.problem.detail else ""
             self.stderr.write(
                 f"  {file.source.kind} {name}: {file.problem.label}{detail}; the other files go on"
