@@ -33,6 +33,10 @@ UNREADABLE = "unreadable"
 TOO_MANY_FILES = "too_many_files"
 PATH_TOO_LONG = "path_too_long"
 TOO_LARGE = "too_large"
+# Not the file system's doing, listed with its problems all the same (the status page's "Not read"):
+# a file whose import raised past its last committed line, a session whose rows could not be derived.
+IMPORT_FAILED = "import_failed"
+DERIVE_FAILED = "derive_failed"
 REASONS = {
     LEAVES_ROOT: "skipped: leaves its root",
     NOT_REGULAR: "skipped: not a regular file",
@@ -40,6 +44,8 @@ REASONS = {
     TOO_MANY_FILES: "stopped: too many files or folders",
     PATH_TOO_LONG: "skipped: path too long",
     TOO_LARGE: "cut: larger than the cap",
+    IMPORT_FAILED: "stopped: the import failed",
+    DERIVE_FAILED: "not derived: the rebuild failed",
 }
 # A path longer than this cannot be a key of the database's unique indexes (PostgreSQL's b-tree
 # keeps at most 2,704 bytes per entry); such a file is reported, not imported.

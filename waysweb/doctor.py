@@ -17,7 +17,7 @@ from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
-from introspect.importer import health, sources
+from introspect.importer import health, heartbeat, sources
 from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
 from lib import safefs
 from lib.locations import Locations
@@ -221,6 +221,7 @@ def check_import(locs: Locations) -> Iterator[Finding]:
             "fix what it names, then run `uv run manage.py ingest` (or restart `serve`): it resumes "
             "from its checkpoints",
         )
+    yield from check_importer(failure)
     last = ImportRun.objects.order_by("-started_at").first()
     if never or behind_files:
         yield Finding(
@@ -271,6 +272,38 @@ def check_import(locs: Locations) -> Iterator[Finding]:
         )
     else:
         yield Finding(OK, "quarantine", "no quarantined lines")
+
+
+def check_importer(failure: dict | None) -> Iterator[Finding]:
+    """What the importer's heartbeat says beyond the last failure: stopped by an error (a crash,
+    restarted by `serve` or not), gone without a word, or going on past files it could not import."""
+    reading = heartbeat.current()
+    when = f" at {reading.beat_at:%Y-%m-%d %H:%M} UTC" if reading.beat_at else ""
+    said = failure["message"] if failure is not None else None  # already reported by check_import
+    if reading.state == heartbeat.STOPPED and reading.error and reading.error != said:
+        wait = reading.restart_in
+        yield Finding(
+            FAIL,
+            "importer",
+            f"the importer stopped{when}: {reading.error}"
+            + (f"; `serve` restarts it in {wait} s" if wait is not None else ""),
+            "fix what it names (see the Import status page), then restart `serve` or run `uv run manage.py "
+            "ingest`: it resumes from its checkpoints",
+        )
+    elif reading.vanished and reading.follow:
+        yield Finding(
+            WARN,
+            "importer",
+            f"the importer (ingest --follow) is gone{when} without saying why (killed? out of memory?)",
+            "start `serve` again (it restarts its importer) or `uv run manage.py ingest --follow`",
+        )
+    if reading.left:
+        yield Finding(
+            WARN,
+            "importer",
+            f"the importer's last pass went on past what it could not do: {reading.left}",
+            "see Not read on /status/ for each one and why; it is tried again on every pass",
+        )
 
 
 def run(locs: Locations, data_dir: Path) -> list[Finding]:

@@ -43,6 +43,7 @@ def sessions_pass(
     their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
     rows committed) and at the end."""
     landed: set[str] = set()
+    underived: dict[str, str] = {}
     last = time.monotonic()
     wait = DERIVE_EVERY_SECS
 
@@ -50,7 +51,7 @@ def sessions_pass(
         nonlocal last, wait
         if landed and time.monotonic() - last >= wait:
             started = time.monotonic()
-            sessions.rebuild_sessions(landed)
+            underived.update(sessions.rebuild_sessions(landed).failed)
             landed.clear()
             last = time.monotonic()
             wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
@@ -77,8 +78,14 @@ def sessions_pass(
         on_progress=on_progress,
         stop=stop,
     )
+    if result.failed:
+        # A file that failed committed batches before it raised; their sessions were never named.
+        landed |= sessions.sessions_behind()
     # Every session the pass touched that is not derived yet, and any a later file changed again.
-    sessions.rebuild_sessions(landed)
+    done = sessions.rebuild_sessions(landed)
+    for sid in done.tried - done.failed.keys():
+        underived.pop(sid, None)  # failed while the pass ran, derived at its end
+    result.underived = underived | done.failed
     return result
 
 

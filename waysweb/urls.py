@@ -11,5 +11,6 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("import-progress/", views.import_progress, name="import-progress"),
+    path("importer-alert/", views.importer_alert, name="importer-alert"),
     path("palette.json", views.palette, name="palette"),
 ]

@@ -1,5 +1,6 @@
 """The frame's own endpoints: the import progress strip, polled by every page while an import runs,
-and the command palette's answers (base.html's Ctrl/Cmd+K dialog, static/js/palette.js)."""
+the stopped-importer banner, polled while `serve` restarts it, and the command palette's answers
+(base.html's Ctrl/Cmd+K dialog, static/js/palette.js)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ def import_progress(request: HttpRequest) -> HttpResponse:
     """The strip alone (the context processor reads the progress); empty once the import is done,
     which ends the poll: the empty response replaces the polling element."""
     return render(request, "base.html#progress-strip", {})
+
+
+@require_safe
+@never_cache
+def importer_alert(request: HttpRequest) -> HttpResponse:
+    """The stopped-importer banner alone (base.html); empty once the importer runs again, which ends
+    its poll."""
+    return render(request, "base.html#importer-alert", {})
 
 
 @require_safe

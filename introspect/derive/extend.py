@@ -22,7 +22,7 @@ from introspect.derive import fields, sources, subagents, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
-from introspect.rules.timestamps import utc_second
+from introspect.rules.timestamps import raw_second, shifted, utc_second
 
 # A judge verdict reaches rows 3 s either way. The tail starts one reach (and a second of margin)
 # before the last turn, so the verdicts that can mark its rows are rebuilt with it; and no row may
@@ -30,6 +30,9 @@ from introspect.rules.timestamps import utc_second
 VERDICT_REACH = timedelta(seconds=turn_model.VERDICT_WINDOW_SECS + 1)
 QUIET_BEFORE_LAST_TURN = 2 * VERDICT_REACH
 ROWS = Q(event__in=turn_model.TURN_EVENTS) | Q(event="way_judged", verdict="block")
+# Stamps keep microseconds: "within the second `s`" is up to s + 999,999 µs, a bound that holds
+# at the calendar's end (s + 1 s would not exist there).
+WHOLE_SECOND = timedelta(seconds=1, microseconds=-1)
 ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
 
@@ -128,12 +131,12 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
     events = WaysEvent.objects.filter(session=session).order_by(*sources.EVENT_ORDER)
     if last_turn is None:
         return list(events)
-    quiet_from = (last_turn.ts - QUIET_BEFORE_LAST_TURN).strftime("%Y-%m-%dT%H:%M:%S")
+    quiet_from = raw_second(shifted(last_turn.ts, -QUIET_BEFORE_LAST_TURN))
     if WaysEvent.objects.filter(
         ROWS, session=session, ts_raw__gte=quiet_from, ts_raw__lt=last_turn.ts_raw
     ).exists():
         return None
-    return list(events.filter(ts_raw__gte=(last_turn.ts - VERDICT_REACH).strftime("%Y-%m-%dT%H:%M:%S")))
+    return list(events.filter(ts_raw__gte=raw_second(shifted(last_turn.ts, -VERDICT_REACH))))
 
 
 def add_events(session: Session, new_events: list[sources.DeriveEvent]) -> None:
@@ -300,14 +303,14 @@ def stored_no_match_reason(trunk: SourceFile | None) -> str:
 def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[join.PromptTurn]:
     """join.prompt_turns for the injections within the join tolerance of any of these seconds."""
     reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
-    lo, hi = min(seconds) - reach, max(seconds) + reach
+    lo, hi = shifted(min(seconds), -reach), shifted(max(seconds), reach)
     injections = (
         TranscriptEntry.objects.filter(
             source=trunk,
             type="attachment",
             hook_event="UserPromptSubmit",
             ts__gte=lo,
-            ts__lt=hi + timedelta(seconds=1),
+            ts__lte=shifted(hi, WHOLE_SECOND),
         )
         .defer(*ENTRY_DEFER)
         .order_by("offset", "index")
@@ -348,7 +351,7 @@ def nearest_prompt(trunk: SourceFile | None, second: datetime) -> TranscriptEntr
     if trunk is None:
         return None
     return (
-        TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lt=second + timedelta(seconds=1))
+        TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lte=shifted(second, WHOLE_SECOND))
         .order_by("-offset", "-index")
         .only("pk")
         .first()
@@ -374,7 +377,9 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
     reach = timedelta(seconds=join.JOIN_TOLERANCE_SECS)
     near = list(
         Turn.objects.filter(
-            session=session, ts__gte=min(seconds) - reach, ts__lt=max(seconds) + reach + timedelta(seconds=1)
+            session=session,
+            ts__gte=shifted(min(seconds), -reach),
+            ts__lte=shifted(shifted(max(seconds), reach), WHOLE_SECOND),
         )
     )
     near = [

@@ -2,38 +2,100 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from itertools import batched
 
+from django.conf import settings
 from django.db.models import F
 
 from introspect.derive import extend, fields, rebuild
-from introspect.models import Session, TranscriptEntry, WaysEvent
+from introspect.importer import errors, problems
+from introspect.models import Session, SourceProblem, TranscriptEntry, WaysEvent
+from lib import safefs
 
 # Sessions rebuilt together: their reads shared, their rows written in one short transaction.
 REBUILD_CHUNK = 100
+AREA = "sessions"  # where a session that could not be derived is listed (importer/problems.py)
 
 
-def rebuild_sessions(sids: Iterable[str]) -> int:
-    """Bring every named session up to date, and any built by an older version; returns how many.
+@dataclass
+class Derived:
+    """What `rebuild_sessions` did: the sessions it tried, and those that raised (sid → why)."""
+
+    tried: set[str] = field(default_factory=set)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(self.tried)
+
+
+def rebuild_sessions(sids: Iterable[str]) -> Derived:
+    """Bring every named session up to date, and any built by an older version.
 
     A session that only grew at its end is extended (derive/extend.py); any other is rebuilt whole.
     Called by whoever ran the import pass (ingest, serve, the bench, tests), never by the importer.
+    A session whose derivation raises keeps its rows as they were and is listed with why (the status
+    page's Not read, the pass's summary); every other session is derived, and it is tried again
+    whenever it is named again.
     """
-    count = 0
+    done = Derived()
+    listed = listed_failures()
     # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
     for chunk in batched(sorted(set(sids)), REBUILD_CHUNK):
-        whole = []
-        for session in Session.objects.filter(sid__in=chunk):
-            if not extend.extend_session(session):
-                whole.append(session)
-            count += 1
-        rebuild.rebuild_many(whole)
+        guarded(list(Session.objects.filter(sid__in=chunk)), bring_up_to_date, done)
     behind = Session.objects.filter(derived_version__lt=fields.DERIVED_VERSION).order_by("pk")
-    while older := list(behind[:REBUILD_CHUNK]):
-        rebuild.rebuild_many(older)  # each now at DERIVED_VERSION: the next read moves on
-        count += len(older)
-    return count
+    while older := list(behind.exclude(sid__in=done.failed)[:REBUILD_CHUNK]):
+        guarded(older, rebuild.rebuild_many, done)  # each now at DERIVED_VERSION, or failed
+    settle(listed, done)
+    return done
+
+
+def bring_up_to_date(sessions: list[Session]) -> None:
+    rebuild.rebuild_many([session for session in sessions if not extend.extend_session(session)])
+
+
+def guarded(sessions: list[Session], derive: Callable[[list[Session]], None], done: Derived) -> None:
+    """`derive(sessions)`; when it raises, each session again alone, so that one bad session holds
+    up no other (a chunk's rebuild writes in one transaction: its failure wrote nothing)."""
+    done.tried.update(session.sid for session in sessions)
+    try:
+        derive(sessions)
+        return
+    except Exception as exc:
+        if not errors.caused_by_content(exc):
+            raise
+    for session in sessions:
+        try:
+            # Read again: the failed attempt may have changed fields it never saved.
+            derive(list(Session.objects.filter(pk=session.pk)))
+        except Exception as exc:
+            if not errors.caused_by_content(exc):
+                raise
+            done.failed[session.sid] = errors.described(exc)
+
+
+def problem_path(sid: str) -> str:
+    return f"session {sid}"
+
+
+def listed_failures() -> set[str]:
+    """The paths of the sessions listed as not derived on this host (one indexed read, usually none)."""
+    rows = SourceProblem.objects.filter(host=settings.WAYSWEB_HOST, area=AREA)
+    return set(rows.values_list("path", flat=True))
+
+
+def settle(listed: set[str], done: Derived) -> None:
+    """List the sessions that failed now; drop the listed ones that were derived now."""
+    if done.failed:
+        found = [
+            safefs.Problem(problem_path(sid), safefs.DERIVE_FAILED, why) for sid, why in done.failed.items()
+        ]
+        problems.record(AREA, found, replace=False)
+    fixed = listed & {problem_path(sid) for sid in done.tried - done.failed.keys()}
+    if fixed:
+        problems.forget(AREA, fixed)
 
 
 def sessions_behind() -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 
-from django.db import OperationalError, connection
+from django.db import DatabaseError, DataError, IntegrityError, OperationalError, connection
 
 from introspect.importer import loader
 
@@ -25,6 +25,24 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
+def caused_by_content(exc: BaseException) -> bool:
+    """Whether one file's lines or one session's rows can have raised this, rather than a database
+    or disk that nothing can be written to: the pass reports that file or session and goes on with
+    the others, instead of stopping (a stamp in the year 9999 once stopped every later run).
+
+    A value the database refuses (DataError, IntegrityError) is content; a locked, full, missing or
+    read-only database, an OSError and a moved checkpoint are the importer's own trouble (explain()).
+    """
+    if not isinstance(exc, Exception) or isinstance(exc, (OSError, loader.CheckpointMoved)):
+        return False
+    return not isinstance(exc, DatabaseError) or isinstance(exc, (DataError, IntegrityError))
+
+
+def described(exc: BaseException) -> str:
+    """`ExcType: first line`, the way a file's or session's failure is listed."""
+    return f"{type(exc).__name__}: {one_line(exc)}"
 
 
 def is_locked(exc: BaseException) -> bool:

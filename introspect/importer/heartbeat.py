@@ -7,7 +7,9 @@ on the lock the batches hold. A follower polls every half second; it writes when
 (started, a pass failed or recovered, it stopped), after passes that found something at most every
 `FOUND_EVERY_SECS`, and otherwise at most every `BEAT_EVERY_SECS`: an idle follower costs one small
 write every quarter minute, a busy one one a second, never one per poll. A heartbeat another
-host wrote is believed for `STALE_SECS`; one from this host as long as its process lives.
+host wrote is believed for `STALE_SECS`; one from this host as long as its process lives. `serve`
+writes it too when its importer died (`restarting`: why, and when it starts another), and every
+page's banner reads that.
 """
 
 from __future__ import annotations
@@ -50,17 +52,18 @@ class Heartbeat:
     started_at: datetime = field(default_factory=now)
     idle_since: datetime | None = None
     error: str = ""
+    left: str = ""  # what the last pass could not import or derive, and where it is listed
     last_write: float | None = None
     done: bool = False
 
     def started(self) -> None:
         self.write(RUNNING)
 
-    def after_pass(self, *, found: bool, error: str = "") -> None:
-        """A pass ended. One that found work, failed, or recovered is news at once; an idle one
-        only keeps the heartbeat fresh, at most every BEAT_EVERY_SECS."""
-        news = error != self.error or self.idle_since is None
-        self.error = error
+    def after_pass(self, *, found: bool, error: str = "", left: str = "") -> None:
+        """A pass ended. One that found work, failed, left files or sessions behind, or recovered is
+        news at once; an idle one only keeps the heartbeat fresh, at most every BEAT_EVERY_SECS."""
+        news = error != self.error or left != self.left or self.idle_since is None
+        self.error, self.left = error, left
         if found or self.idle_since is None:
             self.idle_since = now()
         since = None if self.last_write is None else self.clock() - self.last_write
@@ -89,8 +92,30 @@ class Heartbeat:
                 "idle_since": self.idle_since.isoformat() if self.idle_since else None,
                 "beat_at": now().isoformat(),
                 "error": self.error,
+                "left": self.left,
             },
         )
+
+
+def restarting(error: str, at: datetime) -> None:
+    """`serve` found its importer dead: say why and when it starts another (the banner every page
+    shows). The importer it starts writes its own heartbeat over this one."""
+    try:
+        data = orjson.loads(path().read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        data = None
+    data = data if isinstance(data, dict) else {}
+    statefile.write(
+        path(),
+        {
+            **data,
+            "state": STOPPED,
+            "host": settings.WAYSWEB_HOST,
+            "beat_at": now().isoformat(),
+            "error": str(data.get("error") or "") or error,
+            "restart_at": at.isoformat(),
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -104,7 +129,17 @@ class Reading:
     idle_since: datetime | None = None
     beat_at: datetime | None = None
     error: str = ""
+    left: str = ""
     progress: progress.Snapshot | None = None
+    restart_at: datetime | None = None  # when `serve` starts the stopped importer again
+    vanished: bool = False  # stopped without saying so: its process is gone (killed, or its host silent)
+
+    @property
+    def restart_in(self) -> int | None:
+        """Seconds until `serve` restarts the stopped importer (0: any moment now); None if it will not."""
+        if self.state != STOPPED or self.restart_at is None:
+            return None
+        return max(0, round((self.restart_at - now()).total_seconds()))
 
 
 def path() -> Path:
@@ -136,7 +171,8 @@ def current() -> Reading:
     beat_at = stamp(data.get("beat_at"))
     host = str(data.get("host") or "")
     state = data.get("state") if data.get("state") in (RUNNING, IDLE, STOPPED) else STOPPED
-    if state != STOPPED and not alive(host, data.get("pid"), beat_at):
+    vanished = state != STOPPED and not alive(host, data.get("pid"), beat_at)
+    if vanished:
         state = STOPPED
     if running is not None:
         state = RUNNING
@@ -152,7 +188,10 @@ def current() -> Reading:
         idle_since=stamp(data.get("idle_since")),
         beat_at=beat_at,
         error=error,
+        left=str(data.get("left") or ""),
         progress=running,
+        restart_at=stamp(data.get("restart_at")),
+        vanished=vanished and running is None,
     )
 
 

@@ -629,6 +629,8 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
     ts = timestamps.utc_second(line_model.ts)
     if line_model.ts is not None and ts is None:
         all_flags.append("ts_invalid")
+    elif ts is not None and not timestamps.in_range(ts):
+        all_flags.append(timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
     fields = line_model.model_dump(exclude={"ts", "session", "check"})
     fields.update(
         ts_raw=line_model.ts,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 import orjson
@@ -14,6 +15,14 @@ import orjson
 # Bump when parsing changes, so `--requarantine` knows which quarantined lines to retry.
 PARSER_VERSION = 1
 ENVELOPE_KEYS = ("type", "ts", "event", "uuid")
+# A line that does not parse and holds more quotes and runs of brackets than this is quarantined
+# without being searched for a spliced record: the search is one scan, but each of these costs it
+# about a microsecond of Python (a line of nothing but `"{"` about a second a MiB), while the text
+# between them costs next to nothing: real transcripts hold one every 10 to 60 characters, so only
+# a torn line of tens of MiB reaches the cap (it is kept whole, with its reason, in the quarantine).
+RECOVER_TOKENS = 1_000_000
+JSON_SPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -83,19 +92,30 @@ def parse_lenient(data: bytes) -> Parsed:
 
 
 def recover(text: str, error: str) -> Parsed:
-    """Spliced records (`…}{…`, or a torn record run into the next): import what parses."""
-    for cut in _positions(text, "}{"):
-        left, right = _object(text[: cut + 1]), _object(text[cut + 1 :])
-        if left is not None and right is not None:
+    """Spliced records (`…}{…`, or a torn record run into the next): import what parses.
+
+    Linear in the line's length (a line full of `}{` once took minutes): each way of splitting is
+    decided by one scan (`splice_points`) and checked by at most three parses, never one per `}{`.
+    """
+    left, cut = leading_value(text)
+    if isinstance(left, dict) and text.startswith("{", cut):
+        right = _object(text[cut:])
+        if right is not None:
             return Parsed(
                 records=[
-                    Record(obj=sanitise(left), data=text[: cut + 1].encode(), flags=("recovered",)),
-                    Record(obj=sanitise(right), data=text[cut + 1 :].encode(), flags=("recovered",)),
+                    Record(obj=sanitise(left), data=text[:cut].encode(), flags=("recovered",)),
+                    Record(obj=sanitise(right), data=text[cut:].encode(), flags=("recovered",)),
                 ]
             )
-    for start in _positions(text, '{"'):
-        if start == 0:
-            continue
+    starts = splice_points(text)
+    if starts is None:
+        return Parsed(
+            quarantine=(
+                "too_long_to_recover",
+                f"not searched for a spliced record: more than {RECOVER_TOKENS:,} quotes and brackets: {error}",
+            )
+        )
+    for start in starts:
         obj = _object(text[start:])
         if obj is not None and any(key in obj for key in ENVELOPE_KEYS):
             return Parsed(
@@ -105,11 +125,53 @@ def recover(text: str, error: str) -> Parsed:
     return Parsed(quarantine=("invalid_json", error))
 
 
-def _positions(text: str, needle: str):
-    pos = text.find(needle)
-    while pos >= 0:
-        yield pos
-        pos = text.find(needle, pos + 1)
+def leading_value(text: str) -> tuple[object, int]:
+    """The JSON value the text starts with (after whitespace) and where it ends; (None, 0) if none.
+
+    A value has one end, so that is the one `}` at which the text can split into two objects.
+    """
+    try:
+        return _DECODER.raw_decode(text, len(text) - len(text.lstrip(JSON_SPACE)))
+    except (ValueError, RecursionError):
+        return None, 0
+
+
+# A quote with the run of backslashes before it (escaped when the run is odd), or a run of brackets.
+_STRUCTURE = re.compile(r'\\*"|[{}\[\]]+')
+
+
+def splice_points(text: str) -> list[int] | None:
+    """The positions after 0 of `{"` from which the rest of the line could be one JSON object;
+    None when the line holds more than RECOVER_TOKENS quotes and runs of brackets.
+
+    One scan. In a valid object the string delimiters are exactly the quotes not escaped by an odd
+    run of backslashes, so which brackets lie outside strings depends only on whether a start sees
+    an even or an odd number of such quotes before it: two parities, each with its bracket depth.
+    An object from `s` to the end needs the depth at `s` to equal the depth at the end, and no
+    later position to come back down to it: only the last such `{"` of each parity can qualify.
+    """
+    quotes = 0
+    depth = [0, 0]
+    last_at: tuple[dict[int, int], dict[int, int]] = ({}, {})
+    for tokens, match in enumerate(_STRUCTURE.finditer(text)):
+        if tokens == RECOVER_TOKENS:
+            return None
+        run = match.group()
+        if run[-1] == '"':
+            quotes += len(run) % 2  # an even run of backslashes (or none) before it: a delimiter
+            continue
+        parity = quotes & 1
+        # Inside a run only its last bracket can be followed by a quote, so only it can start one.
+        end = match.end()
+        if run[-1] == "{" and end > 1 and text.startswith('"', end):
+            last_at[parity][depth[parity] + opened(run) - 1] = end - 1
+        depth[parity] += opened(run)
+    return sorted(start for parity in (0, 1) if (start := last_at[parity].get(depth[parity])) is not None)
+
+
+def opened(run: str) -> int:
+    """How much deeper a run of brackets leaves the nesting."""
+    return 2 * (run.count("{") + run.count("[")) - len(run)
 
 
 def _object(text: str) -> dict | None:

@@ -54,3 +54,9 @@ def record(area: str, found: Iterable[safefs.Problem], *, replace: bool = True) 
         # or a second host never collides: each host has its own rows.
         SourceProblem.objects.bulk_create(fresh, ignore_conflicts=True)
     return len(wanted)
+
+
+def forget(area: str, paths: Iterable[str]) -> None:
+    """Drop these paths of `area` on this host (a partial scan that found them fixed)."""
+    digests = [sha256_text(path) for path in paths]
+    SourceProblem.objects.filter(host=settings.WAYSWEB_HOST, area=area, path_sha256__in=digests).delete()

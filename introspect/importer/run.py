@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from introspect.importer import catalog, loader, problems, sources, spills
+from introspect.importer import catalog, errors, loader, problems, sources, spills
 from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile
 from lib import safefs
@@ -50,6 +50,7 @@ class Options:
 # More changed paths than this at once (a burst: a checkout, a restore) are read by a whole pass:
 # the restricted one would query its generations with a list of this many names.
 MOST_ONLY = 500
+FAILED = "failed"  # a FileResult status: its import raised (see `failed`)
 
 
 @dataclass
@@ -63,9 +64,17 @@ class PassResult:
     spilled: spills.Looked = field(default_factory=spills.Looked)  # spill files looked for
     whole: bool = True  # every source listed and stat'ed; False when restricted to `Options.only`
 
+    # Sessions whose rows a failure left underived (sid → why), filled in by whoever derives them.
+    underived: dict[str, str] = field(default_factory=dict)
+
     @property
     def found(self) -> bool:
         return bool(self.totals.lines) or any(f.status in ("gone", "new generation") for f in self.files)
+
+    @property
+    def failed(self) -> list[loader.FileResult]:
+        """The files whose import raised: each listed with its error, every other file imported."""
+        return [file for file in self.files if file.status == FAILED]
 
 
 def projects_dirs(locs: Locations, options: Options) -> tuple[Path, ...]:
@@ -128,13 +137,18 @@ def import_pass(
         if options.verify and not loader.verify_file(source, max_line=options.max_line):
             key = (str(source.root), source.rel_path)
             generations[key] = loader.generation_of(loader.current_generation(source))  # just opened
-        file_result = loader.import_file(
-            source,
-            ignore_checkpoint=options.ignore_checkpoints,
-            max_line=options.max_line,
-            progress=tracker.also(progress),
-            generations=generations,
-        )
+        try:
+            file_result = loader.import_file(
+                source,
+                ignore_checkpoint=options.ignore_checkpoints,
+                max_line=options.max_line,
+                progress=tracker.also(progress),
+                generations=generations,
+            )
+        except Exception as exc:
+            if not errors.caused_by_content(exc):
+                raise  # the database or the disk: no other file would fare better (the caller says why)
+            file_result = failed(source, exc)
         tracker.file_done(file_result)
         result.files.append(file_result)
         result.totals.add(file_result.counts)
@@ -172,7 +186,34 @@ def import_pass(
             inert=totals.inert,
             duplicate=totals.duplicate,
             seconds=result.seconds,
+            error=failure_summary(result.failed),
         )
+    return result
+
+
+def failure_summary(files: list[loader.FileResult]) -> str:
+    """The pass's error, for doctor: how many files failed, the first one and why."""
+    if not files:
+        return ""
+    first = files[0].problem
+    return f"{len(files)} file{'s' if len(files) > 1 else ''} could not be imported: {first.path}: {first.detail}"
+
+
+def failed(source: sources.Source, exc: Exception) -> loader.FileResult:
+    """A file whose import raised: what it committed stands; it is read again from its checkpoint
+    on the next pass, and listed (Not read, the pass's summary, doctor) until it imports."""
+    row = loader.current_generation(source)
+    done = (
+        f"its lines up to byte {row.offset:,} are imported"
+        if row is not None and row.offset
+        else "nothing of it is imported yet"
+    )
+    result = loader.FileResult(source, status=FAILED)
+    result.problem = safefs.Problem(
+        str(source.path),
+        safefs.IMPORT_FAILED,
+        f"{errors.described(exc)}; {done}, it is read again on every pass",
+    )
     return result
 
 

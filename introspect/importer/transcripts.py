@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from introspect.importer.schema import MAX_STORED_INT
 from introspect.rules import entry_kinds
-from introspect.rules.timestamps import parse_timestamp
+from introspect.rules.timestamps import OUT_OF_RANGE, in_range, parse_timestamp
 
 KNOWN_TYPES = frozenset(
     {
@@ -169,6 +169,8 @@ def fields_of(obj: dict) -> EntryFields:
     out.uuid, out.parent_uuid, out.logical_parent_uuid = env.uuid, env.parentUuid, env.logicalParentUuid
     out.line_session_id, out.timestamp_raw = env.sessionId, env.timestamp
     out.ts = parse_timestamp(env.timestamp)
+    if out.ts is not None and not in_range(out.ts):
+        out.flags.append(OUT_OF_RANGE)  # kept and placed by it; never joined by time
     out.is_sidechain = bool(env.isSidechain)
     out.agent_id = env.agentId
     out.version, out.cwd = env.version or "", env.cwd or ""

@@ -43,6 +43,7 @@ from introspect.models import (
 )
 from introspect.queries import event_turns, providers
 from introspect.rules import conversation, entry_kinds, evidence, system_lines, tool_cards, usage
+from introspect.rules.timestamps import shifted
 from lib import bulk, params
 from lib.viewers import Viewer
 
@@ -776,15 +777,16 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[W
     """
     if not turns:
         return {}
-    lo = turns[0].ts - timedelta(seconds=3)
+    scan = timedelta(seconds=3)
+    lo = shifted(turns[0].ts, -scan)
     misses = WaysEvent.objects.filter(session=session, event="way_nearmiss", ts__gte=lo)
     following = session.turns.filter(epoch=turns[-1].epoch + 1).values_list("ts", flat=True).first()
     if following is not None:
-        misses = misses.filter(ts__lt=following - timedelta(seconds=3))
+        misses = misses.filter(ts__lt=shifted(following, -scan))
     starts = [turn.ts for turn in turns]
     out: dict[int, list[WaysEvent]] = {}
     for miss in misses.order_by("ts"):
-        at = bisect_right(starts, miss.ts + timedelta(seconds=3)) - 1
+        at = bisect_right(starts, shifted(miss.ts, scan)) - 1
         if at >= 0:
             out.setdefault(turns[at].pk, []).append(miss)
     return out

@@ -521,15 +521,16 @@ def fires_per_week(rows) -> tuple[list[WeekBucket], bool]:
     if not found:
         return [], False
     first, last = min(found), max(found)
-    truncated = (last - first).days // 7 + 1 > WEEK_LIMIT
+    count = (last - first).days // 7 + 1
+    truncated = count > WEEK_LIMIT
     if truncated:
-        first = last - timedelta(weeks=WEEK_LIMIT - 1)
+        first, count = last - timedelta(weeks=WEEK_LIMIT - 1), WEEK_LIMIT
     weeks = []
-    current = first
-    while current <= last:
+    # Counted, not stepped past `last`: the week after one in the year 9999 is not in the calendar.
+    for n in range(count):
+        current = first + timedelta(weeks=n)
         fires, re = found.get(current, (0, 0))
         weeks.append(WeekBucket(start=current, fires=fires, redisclosures=re))
-        current += timedelta(weeks=1)
     return weeks, truncated
 
 

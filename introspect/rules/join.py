@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from introspect.rules.timestamps import utc_second
+from introspect.rules.timestamps import in_range, shifted, utc_second
 
 JOIN_TOLERANCE_SECS = 8  # transcript.rs: |injection second − turn second| ≤ 8
 MAX_HOPS = 64
@@ -24,6 +24,7 @@ NO_TRANSCRIPT = "no transcript"
 PREDATES = "transcript predates hook attachments (< 2.1.97)"
 NO_INJECTION = "no prompt injection within 8 s"
 KEYED = "UserPromptSubmit injection within 8 s"
+OUT_OF_RANGE = "timestamp out of range (year 1 or 9999)"
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,13 @@ def walk_to_user(entry, node_of: Callable[[str], object | None]) -> str | None:
 def join_turn(turn_second: datetime, turns: Sequence[PromptTurn], *, no_match_reason: str) -> Join:
     """introspection.md §4.2 for one fire turn. `turns` must be in file order; see `PromptIndex`."""
     index = turns if isinstance(turns, PromptIndex) else PromptIndex(turns)
+    if not in_range(turn_second):
+        return Join("heuristic", OUT_OF_RANGE)
     near = index.within(turn_second, JOIN_TOLERANCE_SECS)
     if not near:
         return Join("heuristic", no_match_reason)
+    if not all(in_range(pt.second) for _, _, pt in near):
+        return Join("heuristic", OUT_OF_RANGE)  # a prompt at the calendar's edge: never keyed on it
     users = {pt.user_uuid for _, _, pt in near}
     if len(users) > 1:
         return Join("heuristic", f"ambiguous: {len(users)} prompts within 8 s")
@@ -97,8 +102,9 @@ class PromptIndex:
         self.seconds = [pt.second for _, pt in self.ordered]
 
     def within(self, second: datetime, tolerance: int) -> list[tuple[float, int, PromptTurn]]:
-        lo = bisect_left(self.seconds, second - timedelta(seconds=tolerance))
-        hi = bisect_right(self.seconds, second + timedelta(seconds=tolerance))
+        reach = timedelta(seconds=tolerance)
+        lo = bisect_left(self.seconds, shifted(second, -reach))
+        hi = bisect_right(self.seconds, shifted(second, reach))
         return [(abs((pt.second - second).total_seconds()), order, pt) for order, pt in self.ordered[lo:hi]]
 
     def __len__(self) -> int:

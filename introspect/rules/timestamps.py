@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _UTC_Z = re.compile(rb"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
 _TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6})\d*)?Z$")
@@ -37,3 +37,32 @@ def parse_timestamp(value: object) -> datetime | None:
         )
     except ValueError:
         return None
+
+
+# Python's calendar ends with the years 1 and 9999 (agent-ways' reads far beyond). A stamp in either
+# is kept as it was written and placed by it, but never moved: a join's 8 s or a chart's week added
+# to it would raise OverflowError, and a time zone could push it past the end when it is shown.
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+OUT_OF_RANGE = "ts_out_of_range"  # the flag on an imported line whose stamp is one of them
+
+
+def in_range(ts: datetime) -> bool:
+    """Whether the code may add seconds, days or weeks to this stamp (EARLIEST ≤ ts < LATEST)."""
+    return EARLIEST <= ts < LATEST
+
+
+def shifted(ts: datetime, delta: timedelta) -> datetime:
+    """`ts + delta`, held at the calendar's end instead of raising: as a bound ("stamps up to 8 s
+    after this one") the end of the calendar is exact, since no stamp lies beyond it."""
+    try:
+        return ts + delta
+    except OverflowError:
+        end = datetime.max if delta > timedelta(0) else datetime.min
+        return end.replace(tzinfo=ts.tzinfo)
+
+
+def raw_second(ts: datetime) -> str:
+    """The stamp's second as events write it (`0001-01-01T00:00:00`), to compare with `ts_raw`:
+    strftime's %Y drops the zeros of a year before 1000."""
+    return ts.isoformat(timespec="seconds")[:19]

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta
 
 import orjson
 
+from introspect.rules.timestamps import shifted
+
 TURN_EVENTS = frozenset({"way_fired", "way_redisclosed", "way_keyword_gated", "way_suppressed"})
 TURN_GAP_SECS = 3  # agent-ways introspection.rs: a gap of more than 3 s starts a new turn
 VERDICT_WINDOW_SECS = 3  # attach_verdicts: a verdict joins a row at most 3 s away
@@ -171,8 +173,8 @@ def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list
         candidates = by_way.get(event.way)
         if candidates:
             # Only this way's rows within ±3 s: bisect on their seconds (ties keep event order).
-            lo = bisect_left(candidates.seconds, event.ts - VERDICT_SPAN)
-            hi = bisect_right(candidates.seconds, event.ts + VERDICT_SPAN)
+            lo = bisect_left(candidates.seconds, shifted(event.ts, -VERDICT_SPAN))
+            hi = bisect_right(candidates.seconds, shifted(event.ts, VERDICT_SPAN))
             for row in sorted(candidates.rows[lo:hi], key=lambda r: r.order):
                 if row.judge is not None or row.gated:
                     continue

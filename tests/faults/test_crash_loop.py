@@ -396,6 +396,7 @@ def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behin
     def killed(sids):
         if sids:  # the command's catch-up at start names no session yet
             raise Crash("killed after the batches committed, before the sessions were rebuilt")
+        return sessions.Derived()
 
     monkeypatch.setattr(sessions, "rebuild_sessions", killed)
     with pytest.raises(Crash):

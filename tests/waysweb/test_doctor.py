@@ -6,17 +6,20 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
+import orjson
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
 from introspect import served_database
-from introspect.importer import health
+from introspect.importer import health, heartbeat
 from introspect.models import Session
 from tests.conftest import append, line
+from waysweb import passes
 
 pytestmark = pytest.mark.django_db
 
@@ -167,6 +170,52 @@ def test_an_importer_that_stopped_is_a_problem_until_a_pass_completes(home):
     assert "FAIL  importer     the importer stopped: the disk holding the database is full" in out.getvalue()
     call_command("ingest", stdout=StringIO())
     assert "No problems found" in doctor()
+
+
+def test_an_importer_that_crashed_is_a_problem_and_says_when_serve_restarts_it(home, monkeypatch):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+
+    def crashing(*args, **kwargs):
+        raise RuntimeError("a bug nobody caught")
+
+    monkeypatch.setattr(passes, "sessions_pass", crashing)
+    with pytest.raises(RuntimeError):
+        call_command("ingest", stdout=StringIO(), stderr=StringIO())
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("doctor", stdout=out)
+    assert "FAIL  importer     the importer stopped at " in out.getvalue()
+    assert ": RuntimeError: a bug nobody caught" in out.getvalue()
+
+    heartbeat.restarting("ignored: the importer's own error is kept", heartbeat.now() + timedelta(seconds=30))
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("doctor", stdout=out)
+    assert "RuntimeError: a bug nobody caught; `serve` restarts it in 30 s" in out.getvalue()
+    monkeypatch.undo()
+    call_command("ingest", stdout=StringIO())
+    assert "No problems found" in doctor()
+
+
+def test_a_follower_gone_without_a_word_is_a_warning(home, settings):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.after_pass(found=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    data = orjson.loads(heartbeat.path().read_bytes()) | {"pid": int(gone.stdout)}
+    heartbeat.path().write_bytes(orjson.dumps(data))
+    out = doctor()
+    assert "warn  importer     the importer (ingest --follow) is gone at " in out
+    assert "without saying why (killed? out of memory?)" in out
+
+
+def test_a_pass_that_went_on_past_a_file_it_could_not_import_is_a_warning(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    heartbeat.Heartbeat(follow=False).after_pass(found=True, left="1 file could not be imported")
+    out = doctor()
+    assert "the importer's last pass went on past what it could not do: 1 file could not be imported" in out
 
 
 def test_it_names_the_paths_the_importer_would_not_read(home, tmp_path):

@@ -473,3 +473,54 @@ def test_a_response_streamed_over_passes_ends_with_its_final_count_as_a_rebuild_
     assert (session.input_tokens, session.output_tokens, session.unpriced_messages) == (10, 640, 0)
     assert session.cost_usd == (10 * 5 + 640 * 25 + 1 * Decimal("6.25") + 100 * Decimal("0.5")) / 1_000_000
     assert snapshot() == rebuilt_whole()
+
+
+def test_a_session_growing_into_the_calendars_last_second_ends_as_a_whole_rebuild(home, extended):
+    def stamped(ts: str, way: str, event: str = "way_fired", **extra) -> bytes:
+        return line(ts=ts, event=event, way=way, session=SID, **({"trigger": "keyword"} | extra))
+
+    trunk = home.transcript(
+        "/home/dev/app", SID, user("u1", None, 9, "first prompt"), injected("i1", "u1", 9)
+    )
+    grow(home, start(0), fire(10, "a/one"))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    grow(home, stamped("9999-12-31T23:59:50Z", "a/two"))
+    grow(home, stamped("9999-12-31T23:59:59Z", "a/three"))
+    late = {**user("u2", "i1", 0, "late prompt"), "timestamp": "9999-12-31T23:59:59.999999Z"}
+    append(
+        trunk,
+        orjson.dumps(late) + b"\n",
+        orjson.dumps({**injected("i2", "u2", 0), "timestamp": "9999-12-31T23:59:59.999Z"}) + b"\n",
+    )
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    grow(home, stamped("9999-12-31T23:59:59Z", "a/three", event="way_judged", verdict="block", p_yes=0.4))
+
+    assert True in extended  # the tail path ran at the calendar's end
+    turns = Turn.objects.filter(session__sid=SID).order_by("epoch")
+    assert [(t.join_confidence, t.join_reason) for t in turns] == [
+        ("keyed", "UserPromptSubmit injection within 8 s"),
+        ("heuristic", "timestamp out of range (year 1 or 9999)"),
+        ("heuristic", "timestamp out of range (year 1 or 9999)"),
+    ]
+    assert "ts_out_of_range" in WaysEvent.objects.filter(way="a/three").first().flags
+    grown = snapshot()
+    assert grown == rebuilt_whole()
+
+
+def test_a_session_stamped_in_the_calendars_first_second_grows_as_a_whole_rebuild(home, extended):
+    def first_year(second: int, way: str) -> bytes:
+        return line(
+            ts=f"0001-01-01T00:00:{second:02d}Z", event="way_fired", way=way, trigger="keyword", session=SID
+        )
+
+    grow(home, line(ts="0001-01-01T00:00:00Z", event="session_start", project="/home/dev/app", session=SID))
+    grow(home, first_year(1, "a/one"))
+    grow(home, first_year(3, "a/two"))  # within 3 s: the same turn, rebuilt from the start of the calendar
+    grow(home, first_year(30, "a/three"))
+    assert extended[-2:] == [True, True]
+    assert list(Turn.objects.filter(session__sid=SID).values_list("epoch", "join_reason")) == [
+        (1, "timestamp out of range (year 1 or 9999)"),
+        (2, "timestamp out of range (year 1 or 9999)"),
+    ]
+    assert TurnWay.objects.filter(turn__session__sid=SID, turn__epoch=1).count() == 2
+    assert snapshot() == rebuilt_whole()

@@ -123,3 +123,33 @@ def test_a_busy_follower_writes_its_idle_since_at_most_once_a_second():
     clock.now += heartbeat.FOUND_EVERY_SECS
     beat.after_pass(found=True)
     assert written()["idle_since"] > first["idle_since"]
+
+
+def test_what_a_pass_went_on_past_is_written_at_once_and_cleared_by_a_pass_that_did_it_all():
+    clock = Clock()
+    beat = heartbeat.Heartbeat(follow=True, clock=clock)
+    beat.after_pass(found=True)
+    clock.now += 0.5
+    beat.after_pass(found=False, left="1 file could not be imported")
+    assert heartbeat.current().left == "1 file could not be imported"
+    clock.now += 0.5
+    beat.after_pass(found=False)
+    assert heartbeat.current().left == ""
+
+
+def test_serve_restarting_keeps_the_importers_own_error_and_says_when(settings):
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.started()
+    beat.stopped("OverflowError: date value out of range")
+    heartbeat.restarting("its process exited with status 1", heartbeat.now() + timedelta(seconds=10))
+    reading = heartbeat.current()
+    assert (reading.state, reading.error) == ("stopped", "OverflowError: date value out of range")
+    assert reading.restart_in in (9, 10)
+    heartbeat.Heartbeat(follow=True).started()  # the importer it started writes over it
+    assert (heartbeat.current().state, heartbeat.current().restart_in) == ("running", None)
+
+
+def test_serve_restarting_an_importer_that_died_without_a_word_says_how_it_ended(settings):
+    heartbeat.restarting("its process was killed by SIGKILL", heartbeat.now() - timedelta(seconds=5))
+    reading = heartbeat.current()
+    assert (reading.error, reading.restart_in) == ("its process was killed by SIGKILL", 0)

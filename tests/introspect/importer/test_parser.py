@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 from introspect.importer import parser, schema
 
 
@@ -66,6 +69,116 @@ def test_it_recovers_the_record_after_a_torn_prefix_and_quarantines_the_prefix()
     parsed = parser.parse_line(b'{"ts":"2026-01-01T00:00:00Z","even{"ts":"2026-01-01T00:00:01Z","event":"x"}')
     assert [record.obj["event"] for record in parsed.records] == ["x"]
     assert parsed.quarantine[0] == "splice_prefix"
+
+
+def test_it_recovers_a_record_after_half_a_mebibyte_of_spliced_braces():
+    torn = b'{"ts":"2026-01-01T00:00:00Z","text":"' + b"}{" * (256 << 10)
+    record = b'{"ts":"2026-01-01T00:00:01Z","event":"x"}'
+    parsed = parser.parse_line(torn + record)
+    assert [r.data for r in parsed.records] == [record]
+    assert parsed.quarantine[0] == "splice_prefix"
+    assert parsed.quarantine[1].startswith(f"{len(torn)} bytes before a recovered record")
+
+
+def test_it_quarantines_a_line_of_braces_alone_as_invalid_json():
+    parsed = parser.parse_line(b"}{" * (256 << 10))
+    assert parsed.records == [] and parsed.quarantine[0] == "invalid_json"
+
+
+def test_it_does_not_split_at_braces_inside_strings_or_after_escaped_quotes():
+    inner = rb'{"event":"a","text":"x}{\\\"}{\\"}'  # three backslashes escape a quote, two do not
+    record = b'{"event":"b"}'
+    parsed = parser.parse_line(inner + record)
+    assert [r.obj["event"] for r in parsed.records] == ["a", "b"]
+    assert parsed.records[0].obj["text"] == 'x}{\\"}{\\'
+
+
+def test_it_quarantines_a_line_past_the_recovery_cap_with_its_reason(monkeypatch):
+    monkeypatch.setattr(parser, "RECOVER_TOKENS", 100)
+    line = b'{"text":"' + b'"{"' * 200 + b'{"ts":"2026-01-01T00:00:01Z","event":"x"}'
+    parsed = parser.parse_line(line)
+    assert parsed.records == []
+    reason, detail = parsed.quarantine
+    assert reason == "too_long_to_recover" and "more than 100 quotes and brackets" in detail
+
+
+def naive_recover(text: str, error: str) -> parser.Parsed:
+    """The recovery as first written (a parse at every `}{` and every `{"`): the answer to match."""
+
+    def positions(needle: str):
+        at = text.find(needle)
+        while at >= 0:
+            yield at
+            at = text.find(needle, at + 1)
+
+    def whole(part: str) -> dict | None:
+        try:
+            obj = json.loads(part)
+        except (ValueError, RecursionError):
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    for cut in positions("}{"):
+        left, right = whole(text[: cut + 1]), whole(text[cut + 1 :])
+        if left is not None and right is not None:
+            return parser.Parsed(
+                records=[
+                    parser.Record(
+                        obj=parser.sanitise(left), data=text[: cut + 1].encode(), flags=("recovered",)
+                    ),
+                    parser.Record(
+                        obj=parser.sanitise(right), data=text[cut + 1 :].encode(), flags=("recovered",)
+                    ),
+                ]
+            )
+    for start in positions('{"'):
+        obj = whole(text[start:]) if start else None
+        if obj is not None and any(key in obj for key in parser.ENVELOPE_KEYS):
+            return parser.Parsed(
+                records=[
+                    parser.Record(obj=parser.sanitise(obj), data=text[start:].encode(), flags=("recovered",))
+                ],
+                quarantine=("splice_prefix", f"{start} bytes before a recovered record: {error}"),
+            )
+    return parser.Parsed(quarantine=("invalid_json", error))
+
+
+PIECES = ['{"', '"}', "{", "}", '"', "\\", '\\"', "[", "]", ":", ",", "1", "a", " "]
+PIECES += ['"ts"', "}{", '{"ts":1}', '"x":"}{"']
+
+
+def spliced_lines(count: int):
+    """Records torn and run together, and random runs of JSON's punctuation, strings and escapes."""
+    rng = random.Random(24)
+    records = [
+        '{"ts":"2026-01-01T00:00:00Z","event":"a"}',
+        '{"type":"user","uuid":"u1","message":{"content":"say }{ and \\"{\\"","list":[1,{"a":"]"}]}}',
+        '{"n":[{"x":"{\\\\"}"}],"uuid":"u2"}',
+        '{"plain":true}',
+        '{"ts":NaN,"event":"b"}',
+        ' {"ts":"2026"} ',
+    ]
+    for _ in range(count):
+        shape = rng.randrange(3)
+        if shape == 0:
+            first, second = rng.choice(records), rng.choice(records)
+            yield first[: rng.randrange(len(first) + 1)] + second
+        elif shape == 1:
+            yield "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 12))) + rng.choice(records)
+        else:
+            yield "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 24)))
+
+
+def test_it_recovers_exactly_what_a_parse_at_every_splice_point_would():
+    for text in spliced_lines(4000):
+        try:
+            json.loads(text)
+            continue  # a whole line never reaches the recovery
+        except ValueError:
+            pass
+        fast, slow = parser.recover(text, "e"), naive_recover(text, "e")
+        assert [(r.obj, r.data) for r in fast.records] == [(r.obj, r.data) for r in slow.records], text
+        assert fast.quarantine == slow.quarantine, text
 
 
 def test_it_reads_numbers_from_strings_or_json_numbers():

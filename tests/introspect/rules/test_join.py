@@ -128,3 +128,29 @@ def test_an_automatic_compaction_below_200k_shows_a_1m_model_ran_with_200k():
     assert join.compacted_window(1_000_000, [450_000]) is None  # no narrower window proved
     assert join.compacted_window(200_000, [167_000]) is None  # the model's window already says so
     assert join.compacted_window(1_000_000, []) is None  # manual compactions prove nothing
+
+
+def test_it_never_keys_a_turn_stamped_in_the_first_or_last_year():
+    for stamp in ("9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"):
+        turns = join.prompt_turns([E("u1", None, "user"), ups("i1", "u1", stamp)])
+        joined = join.join_turn(utc_second(stamp), turns, no_match_reason=join.NO_INJECTION)
+        assert (joined.confidence, joined.reason, joined.user_uuid) == ("heuristic", join.OUT_OF_RANGE, "")
+
+
+def test_it_never_keys_a_turn_on_a_prompt_stamped_in_the_last_year():
+    turns = join.prompt_turns([E("u1", None, "user"), ups("i1", "u1", "9999-01-01T00:00:03.000Z")])
+    joined = join.join_turn(utc_second("9998-12-31T23:59:59Z"), turns, no_match_reason=join.NO_INJECTION)
+    assert (joined.confidence, joined.reason) == ("heuristic", join.OUT_OF_RANGE)
+
+
+def test_it_looks_for_prompts_at_the_calendars_ends_without_overflowing():
+    turns = join.prompt_turns(
+        [
+            E("u1", None, "user"),
+            ups("i1", "u1", "9999-12-31T23:59:55.000Z"),
+            ups("i2", "u1", "0001-01-01T00:00:02Z"),
+        ]
+    )
+    index = join.PromptIndex(turns)
+    assert [pt.injection.uuid for _, _, pt in index.within(utc_second("9999-12-31T23:59:59Z"), 8)] == ["i1"]
+    assert [pt.injection.uuid for _, _, pt in index.within(utc_second("0001-01-01T00:00:00Z"), 8)] == ["i2"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from introspect.rules import timestamps
 
@@ -22,3 +22,24 @@ def test_it_refuses_timestamps_that_are_not_utc_z():
         "2026-13-02T03:04:05Z",
     ):
         assert timestamps.utc_second(ts) is None
+
+
+def test_it_tells_the_stamps_the_code_can_move_from_those_in_the_calendars_first_and_last_year():
+    assert timestamps.in_range(datetime(2026, 1, 1, tzinfo=UTC))
+    assert timestamps.in_range(datetime(2, 1, 1, tzinfo=UTC))
+    assert timestamps.in_range(datetime(9998, 12, 31, 23, 59, 59, tzinfo=UTC))
+    assert not timestamps.in_range(datetime(9999, 1, 1, tzinfo=UTC))
+    assert not timestamps.in_range(datetime(1, 12, 31, 23, 59, 59, tzinfo=UTC))
+
+
+def test_it_holds_a_shifted_stamp_at_the_calendars_end():
+    last = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    first = datetime(1, 1, 1, tzinfo=UTC)
+    assert timestamps.shifted(last, timedelta(seconds=8)) == datetime.max.replace(tzinfo=UTC)
+    assert timestamps.shifted(first, -timedelta(seconds=8)) == datetime.min.replace(tzinfo=UTC)
+    assert timestamps.shifted(last, -timedelta(seconds=8)) == datetime(9999, 12, 31, 23, 59, 51, tzinfo=UTC)
+
+
+def test_it_writes_a_second_as_the_events_do_with_the_years_zeros():
+    assert timestamps.raw_second(datetime(1, 1, 1, 0, 0, 7, 5, tzinfo=UTC)) == "0001-01-01T00:00:07"
+    assert timestamps.raw_second(datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC)) == "2026-11-02T10:00:00"

@@ -171,3 +171,19 @@ def test_it_ignores_verdicts_without_way_verdict_or_p_yes():
         [fired(0, "a"), judged(0, "", "pass"), Ev("way_judged", at(0), way="a", verdict="pass")]
     )
     assert built[0].rows[0].judge is None and len(built[0].rows) == 1
+
+
+def test_it_attaches_a_verdict_in_the_calendars_last_second_to_its_row():
+    last, first = "9999-12-31T23:59:5{}Z", "0001-01-01T00:00:0{}Z"
+    built = turns.build_turns(
+        [
+            Ev("way_fired", first.format(1), way="a", trigger="keyword"),
+            Ev("way_judged", first.format(0), way="a", verdict="pass", p_yes=0.8, threshold=0.3),
+            Ev("way_fired", last.format(8), way="a", trigger="keyword"),
+            Ev("way_judged", last.format(9), way="a", verdict="pass", p_yes=0.8, threshold=0.3),
+        ]
+    )
+    assert [(turn.ts_raw, [row.judge["verdict"] for row in turn.rows]) for turn in built] == [
+        (first.format(1), ["pass"]),
+        (last.format(8), ["pass"]),
+    ]

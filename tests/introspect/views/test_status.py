@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 
+import orjson
 import pytest
 from django.core.management import call_command
 
@@ -264,4 +267,37 @@ def test_it_says_why_a_retrying_followers_last_pass_failed(client):
     assert (
         said.startswith("Importer: idle")
         and "Its last pass failed: import pass failed (disk I/O error)" in said
+    )
+
+
+def test_it_says_when_serve_restarts_a_stopped_importer(client):
+    beat = heartbeat.Heartbeat(follow=True)
+    beat.started()
+    beat.stopped("OverflowError: date value out of range")
+    heartbeat.restarting("its process exited with status 1", heartbeat.now() + timedelta(seconds=60))
+    said = importer_line(client)
+    assert (
+        "with this error: OverflowError: date value out of range ; serve restarts it in " in said
+    )  # tags: spaces
+
+
+def test_it_says_a_follower_gone_without_a_word_is_gone_not_asked_to_stop(client):
+    heartbeat.Heartbeat(follow=True).after_pass(found=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    heartbeat.path().write_bytes(
+        orjson.dumps(orjson.loads(heartbeat.path().read_bytes()) | {"pid": int(gone.stdout)})
+    )
+    said = importer_line(client)
+    assert "stopped" in said and "its process ended without a word (killed? out of memory?)" in said
+    assert "asked to stop" not in said
+
+
+def test_it_says_what_the_last_pass_went_on_past(client):
+    heartbeat.Heartbeat(follow=True).after_pass(found=True, left="1 file could not be imported")
+    said = importer_line(client)
+    assert (
+        "Its last pass went on past what it could not do: 1 file could not be imported (see Not read )"
+        in said
     )

@@ -215,6 +215,18 @@ def test_it_fills_empty_weeks_between_fires(home):
     ]
 
 
+def test_it_charts_a_fire_in_the_calendars_last_week_and_shows_its_page(client, home):
+    append(
+        home.live,
+        line(ts="9999-12-20T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
+        line(ts="9999-12-31T23:59:59Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
+    )
+    call_command("ingest", stdout=StringIO())
+    weeks = way_queries.way_stats("d/w").weeks
+    assert [(w.start, w.fires) for w in weeks] == [(date(9999, 12, 20), 1), (date(9999, 12, 27), 1)]
+    assert client.get(reverse("introspect:way-detail", args=["d/w"])).status_code == 200
+
+
 def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
     imported(home)
     stats = way_queries.way_stats("d/a")

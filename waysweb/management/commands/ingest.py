@@ -23,11 +23,11 @@ from rich.progress import (
 
 from introspect.derive import sessions
 from introspect.importer import health, heartbeat, loader, sources, watch
-from introspect.importer.errors import explain, is_locked, one_line, printable
+from introspect.importer.errors import caused_by_content, described, explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
-from introspect.importer.run import Options, PassResult
-from lib import streams
+from introspect.importer.run import FAILED, Options, PassResult
+from lib import safefs, streams
 from waysweb import passes
 
 PROGRESS_EVERY_SECS = 1.0
@@ -113,6 +113,7 @@ class Command(BaseCommand):
         self.last_progress = 0.0
         self.retries_left = LOCKED_RETRIES
         self.reported: set = set()
+        self.ledger_error = ""
         self.bar: Progress | None = None
         opts = Options(
             state_dir=options["state_dir"],
@@ -166,7 +167,8 @@ class Command(BaseCommand):
                     failure = health.last_failure() if result is None else None
                     beat.after_pass(
                         found=result is not None and result.found,
-                        error=failure["message"] if failure is not None else "",
+                        error=failure["message"] if failure is not None else self.ledger_error,
+                        left=left_behind(result) if result is not None else beat.left,
                     )
                     if result is None:
                         if self.stopping:
@@ -228,7 +230,7 @@ class Command(BaseCommand):
         pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
         try:
             if self.catch_up:
-                sessions.rebuild_sessions(sessions.sessions_behind())
+                self.report_underived(sessions.rebuild_sessions(sessions.sessions_behind()).failed)
                 self.catch_up = False
             result = passes.sessions_pass(
                 locs,
@@ -243,7 +245,7 @@ class Command(BaseCommand):
             # --follow it runs when sessions changed, and with the way rescan otherwise; not once
             # asked to stop (Ctrl-C during a long first pass).
             wanted = not follow or first or result.found or scan_ways
-            ledger = passes.ledger_pass(locs) if wanted and not self.stopping else None
+            ledger = self.ledger_pass(locs) if wanted and not self.stopping else None
         except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
             self.close_bar()
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
@@ -266,6 +268,22 @@ class Command(BaseCommand):
         if ledger is not None and (ledger.found or not follow):
             self.report_ledger(ledger)
         return result
+
+    def ledger_pass(self, locs):
+        """The ledger's documents and knowledge; an error their content raised is reported and the
+        pass goes on (the sessions are imported; the ledger is tried again on the next pass)."""
+        try:
+            ledger = passes.ledger_pass(locs)
+        except Exception as exc:
+            if not caused_by_content(exc):
+                raise
+            self.ledger_error = (
+                f"the ledger pass failed ({described(exc)}); it is tried again on the next pass"
+            )
+            self.stderr.write(f"  {self.ledger_error}")
+            return None
+        self.ledger_error = ""
+        return ledger
 
     def describe(self, locs, opts: Options, follow: bool) -> None:
         if self.verbosity < 1 or (follow and self.verbosity < 2):
@@ -325,7 +343,11 @@ class Command(BaseCommand):
         if file.status == "gone":
             self.say(f"  {file.source.kind} {name}: gone upstream; its rows are kept")
             return
-        if file.status == "skipped" and file.problem is not None:
+        if file.status in ("skipped", FAILED) and file.problem is not None:
+            if file.status == FAILED:
+                if file.problem in self.reported:
+                    return  # read again on every pass while it fails: said once per run
+                self.reported.add(file.problem)
             detail = f" ({printable(file.problem.detail)})" if file.problem.detail else ""
             self.stderr.write(
                 f"  {file.source.kind} {name}: {file.problem.label}{detail}; the other files go on"
@@ -378,10 +400,31 @@ class Command(BaseCommand):
                 f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
             )
         )
-        unread = list(result.problems)
+        if result.failed:
+            self.stderr.write(
+                self.style.WARNING(
+                    f"  {len(result.failed)} file{pluralize(len(result.failed))} could not be imported (each named "
+                    "above, and under Not read on the Import status page): every other file was; the pass goes on"
+                )
+            )
+        self.report_underived(result.underived)
+        unread = [problem for problem in result.problems if problem.reason != safefs.IMPORT_FAILED]
         if result.catalog is not None:
             unread += result.catalog.problems
         self.report_problems(unread)
+
+    def report_underived(self, failed: dict[str, str]) -> None:
+        """Sessions whose rows could not be derived: each named once per run, with why."""
+        fresh = {sid: why for sid, why in failed.items() if ("derive", sid, why) not in self.reported}
+        self.reported.update(("derive", sid, why) for sid, why in fresh.items())
+        for sid, why in list(fresh.items())[:SHOW_PROBLEMS]:
+            self.stderr.write(
+                f"  session {printable(sid)} could not be derived ({printable(why)}); its rows are imported"
+            )
+        if len(fresh) > SHOW_PROBLEMS:
+            self.stderr.write(
+                f"  … and {len(fresh) - SHOW_PROBLEMS:,} more sessions: see Not read on the Import status page"
+            )
 
     def report_problems(self, found: list) -> None:
         """Paths not read, each once per run (a --follow loop would repeat them every poll)."""
@@ -394,3 +437,19 @@ class Command(BaseCommand):
             self.stderr.write(
                 f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page"
             )
+
+
+def pluralize(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def left_behind(result: PassResult) -> str:
+    """The heartbeat's note of what a pass could not import or derive (empty when it did it all)."""
+    parts = []
+    if result.failed:
+        parts.append(f"{len(result.failed)} file{pluralize(len(result.failed))} could not be imported")
+    if result.underived:
+        parts.append(
+            f"{len(result.underived)} session{pluralize(len(result.underived))} could not be derived"
+        )
+    return " and ".join(parts)

@@ -32,6 +32,7 @@ from waitress.server import create_server
 from introspect import served_database
 from introspect.importer import activity
 from lib import streams
+from waysweb import supervisor
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -201,8 +202,8 @@ class Command(BaseCommand):
         if open_browser:
             self.open_browser(listen, port)
         # The first import runs in the follower, behind the server: on a long history the pages
-        # answer at once and fill in, newest first, while it reads.
-        follower = None if no_ingest else self.start_follower(poll=poll)
+        # answer at once and fill in, newest first, while it reads. If it dies, it is started again.
+        follower = None if no_ingest else self.supervise(poll=poll)
         try:
             self.serve(server)
         finally:
@@ -280,6 +281,14 @@ class Command(BaseCommand):
         activity.launched(process)
         return process
 
+    def supervise(self, *, poll: bool = False) -> supervisor.Supervisor:
+        """The follower, started again with a growing pause whenever it exits while serving (every
+        page says so meanwhile: waysweb/supervisor.py)."""
+        return supervisor.Supervisor(
+            lambda: self.start_follower(poll=poll),
+            notice=lambda text: self.stderr.write(self.style.ERROR(text)),
+        ).start()
+
     def listen(self, host: str, port: int, threads: int):
         """The server, bound and announced (it answers once `serve` runs it)."""
         # Built here, not imported from waysweb.wsgi: the handler loads its middleware once, and
@@ -339,16 +348,8 @@ class Command(BaseCommand):
             server.close()
         self.stdout.write("Stopped the web server; stopping the importer.")
 
-    def stop(self, follower: subprocess.Popen | None) -> None:
+    def stop(self, follower: supervisor.Supervisor | None) -> None:
         """The importer asked to stop (it ends its batch: nothing is lost), killed after
         STOP_IMPORTER_SECS or at a second Ctrl-C (a kill loses nothing either, only the batch)."""
-        if follower is None or follower.poll() is not None:
-            return
-        follower.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + STOP_IMPORTER_SECS
-        while follower.poll() is None:
-            if time.monotonic() > deadline or self.hurry:
-                follower.kill()
-                break
-            time.sleep(0.05)
-        follower.wait()
+        if follower is not None:
+            follower.stop(timeout=STOP_IMPORTER_SECS, hurry=lambda: self.hurry)
