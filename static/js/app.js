@@ -136,7 +136,10 @@
     } else {
       const earlier = document.querySelector("#conversation a[rel=prev]");
       if (!earlier) return;
-      try { sessionStorage.setItem(LAST_PROMPT, earlier.pathname + earlier.search); } catch (error) { /* lands at the top */ }
+      // The earlier page may run on past this one's start: it lands on the prompt before ours.
+      const first = prompts()[0];
+      const wanted = { url: earlier.pathname + earlier.search, before: first ? first.id : "" };
+      try { sessionStorage.setItem(LAST_PROMPT, JSON.stringify(wanted)); } catch (error) { /* lands at the top */ }
       window.location.href = earlier.href;
     }
   }
@@ -151,14 +154,18 @@
     if (waiting && event.detail.elt === waiting) waiting = null;
   }));
 
-  // Arrived by p from the next page: open at this page's last prompt.
+  // Arrived by p from the next page: open at the prompt before the one p was pressed on (this
+  // page's last when that one is not on it).
   try {
-    if (sessionStorage.getItem(LAST_PROMPT) === location.pathname + location.search) {
+    const wanted = JSON.parse(sessionStorage.getItem(LAST_PROMPT) || "null");
+    if (wanted && wanted.url === location.pathname + location.search) {
       sessionStorage.removeItem(LAST_PROMPT);
       const list = prompts();
-      if (list.length) window.addEventListener("load", () => land(list[list.length - 1]), { once: true });
+      const at = list.findIndex((el) => el.id === wanted.before);
+      const target = at > 0 ? list[at - 1] : at === 0 ? null : list[list.length - 1];
+      if (target) window.addEventListener("load", () => land(target), { once: true });
     }
-  } catch (error) { /* storage refused: the page opens at its top */ }
+  } catch (error) { /* storage refused, or not ours: the page opens at its top */ }
 
   // Live follow pauses when the reader scrolls back up: a bar at the bottom of the viewport says so
   // wherever the reader is, and its button (or scrolling back down) resumes.
