@@ -128,6 +128,7 @@
       const more = document.querySelector("#conversation-more a[hx-get]");
       if (!more) return;
       waiting = more;
+      setTimeout(() => { if (waiting === more) waiting = null; }, 10000); // never stuck on a lost answer
       // The link loads itself when revealed; asked now, it must not load a second time on scroll.
       if (!more.hasAttribute("data-hx-revealed")) {
         more.setAttribute("data-hx-revealed", "true");
