@@ -123,11 +123,10 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
-@register.simple_tag(takes_context=True)
-def markdown_block(context, text: str | None, limit: int = 20000):
+def markdown_block(text: str | None, limit: int = 20000, *, is_open: bool = False):
     """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
-    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS).
-    Open from the start in the entry a search hit opened (`opened`)."""
+    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS),
+    open from the start when `is_open`."""
     text = (text or "")[:limit]
     lines = text.splitlines()
     if len(lines) <= tool_cards.PREVIEW_LINES + 2:
@@ -137,10 +136,16 @@ def markdown_block(context, text: str | None, limit: int = 20000):
         '<div class="markdown markdown--preview">{}</div>'
         '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
         render.render_markdown(head),
-        _open_attr(opened(context)),
+        _open_attr(is_open),
         len(lines),
         render.render_markdown(text),
     )
+
+
+@register.simple_tag(takes_context=True, name="markdown_block")
+def markdown_block_tag(context, text: str | None, limit: int = 20000):
+    """`{% markdown_block text %}`: `markdown_block`, open in the entry a search hit opened."""
+    return markdown_block(text, limit, is_open=opened(context))
 
 
 def opened(context) -> bool:
