@@ -62,7 +62,7 @@
     }
   });
 
-  // The header is sticky: a jump lands below it. app.css reads --top-h (scroll-padding-top), kept
+  // The header is sticky: a jump lands below it. layout.css reads --top-h (scroll-padding-top), kept
   // at the header's real height, which changes with the width and when the nav wraps.
   function header() { return document.querySelector("header.top"); }
   function headerBottom() {
@@ -92,7 +92,7 @@
 
   // n / p: the next or previous prompt, its top just under the header. When the next prompt is not
   // loaded yet, the page's infinite-scroll link loads it first; before the first loaded prompt, the
-  // previous page opens at its last prompt. A prompt the page could not scroll up to (near the end)
+  // previous page opens at the prompt before it. A prompt the page could not scroll up to (near the end)
   // stays the current one, so a second n goes on from it instead of finding it again.
   let current = null;
   let landedAt = null;
