@@ -343,7 +343,7 @@ def way_hits(terms: list[str], pks: list[int]) -> dict[int, Hit]:
             session_sid=session.sid,
             kind="way",
             snippet=mark_terms(", ".join(way_ids), terms),
-            url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}"),
+            url=session_url(session.sid, turn.epoch, f"turn-{turn.epoch}", terms=terms),
             ts=turn.ts,
             way_id=way_ids[0] if way_ids else "",
             way_ids=way_ids,
@@ -535,9 +535,10 @@ def text_hits(terms: list[str], groups: list[TextGroup]) -> dict[int, Hit]:
         )
         if agent:
             url = reverse("introspect:subagent-detail", args=[session.sid, agent])
+            url += "?" + urlencode({**({"hit": entry.uuid} if entry.uuid else {}), "q": " ".join(terms)})
             url += f"#{anchor}" if anchor else ""
         else:
-            url = session_url(session.sid, entry.turn_epoch, anchor, uuid=entry.uuid or "")
+            url = session_url(session.sid, entry.turn_epoch, anchor, uuid=entry.uuid or "", terms=terms)
         hits[entry.pk] = Hit(
             session_sid=session.sid,
             kind=entry_kinds.search_kind(entry),
@@ -624,15 +625,19 @@ def turn_epochs(anchors: set[int]) -> dict[tuple[int, int], int]:
     return {key: epoch for key, (_, epoch) in best.items()}
 
 
-def session_url(sid: str, epoch: int | None, anchor: str, *, uuid: str = "") -> str:
+def session_url(
+    sid: str, epoch: int | None, anchor: str, *, uuid: str = "", terms: list[str] | tuple[str, ...] = ()
+) -> str:
     """The session page that holds the hit, scrolled to `anchor`: a conversation entry by its
     permalink (`?u=`, answered with the page of its turn), a fire turn by `?from=` (the page of
-    the prompt it is tied to)."""
+    the prompt it is tied to). `q` carries the search words: the page opens the hit's card whole
+    and marks them in it (static/js/match.js)."""
     url = reverse("introspect:session-detail", args=[sid])
-    if uuid:
-        url += "?" + urlencode({"u": uuid})
-    elif epoch:
-        url += f"?from={epoch}"
+    params: dict[str, str | int] = {"u": uuid} if uuid else ({"from": epoch} if epoch else {})
+    if terms:
+        params["q"] = " ".join(terms)
+    if params:
+        url += "?" + urlencode(params)
     return url + (f"#{anchor}" if anchor else "")
 
 

@@ -148,10 +148,10 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
-@register.simple_tag
-def markdown_block(text: str | None, limit: int = 20000):
+def markdown_block(text: str | None, limit: int = 20000, *, is_open: bool = False):
     """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
-    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS)."""
+    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS),
+    open from the start when `is_open`."""
     text = (text or "")[:limit]
     lines = text.splitlines()
     if len(lines) <= tool_cards.PREVIEW_LINES + 2:
@@ -159,11 +159,32 @@ def markdown_block(text: str | None, limit: int = 20000):
     head = "\n".join(lines[: tool_cards.PREVIEW_LINES])
     return format_html(
         '<div class="markdown markdown--preview">{}</div>'
-        '<details class="show-all"><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
+        '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
         render.render_markdown(head),
+        _open_attr(is_open),
         len(lines),
         render.render_markdown(text),
     )
+
+
+@register.simple_tag(takes_context=True, name="markdown_block")
+def markdown_block_tag(context, text: str | None, limit: int = 20000):
+    """`{% markdown_block text %}`: `markdown_block`, open in the entry a search hit opened."""
+    return markdown_block(text, limit, is_open=opened(context))
+
+
+def opened(context) -> bool:
+    """True inside the entry a search hit opened: the page's `open_uuid` (its `hit=`) is the uuid of
+    the entry being drawn, or of the tool result drawn inside its call's card. Its clamped boxes are
+    drawn whole, so the match is on the page with or without JavaScript."""
+    target = context.get("open_uuid")
+    if not target:
+        return False
+    return any(getattr(context.get(name), "uuid", None) == target for name in ("result_entry", "entry"))
+
+
+def _open_attr(is_open: bool) -> SafeString:
+    return mark_safe(" open" if is_open else "")
 
 
 @register.filter(is_safe=True)
@@ -232,8 +253,10 @@ def code_block(
     *,
     budget: tool_cards.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
+    is_open: bool = False,
 ):
-    """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines".
+    """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines"
+    (open from the start when `is_open`).
 
     The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
     escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
@@ -258,8 +281,9 @@ def code_block(
     if block.clamped:
         parts.append(
             format_html(
-                '<details class="show-all"><summary><span class="show-all-closed">show all {} lines</span>'
+                '<details class="show-all"{}><summary><span class="show-all-closed">show all {} lines</span>'
                 '<span class="show-all-open">lines {}–{}</span></summary><pre class="code-lines hl">{}</pre>',
+                _open_attr(is_open),
                 block.total_lines,
                 block.start + len(block.head),
                 block.start + len(block.head) + len(block.rest) - 1,
@@ -350,7 +374,7 @@ def code_block_tag(
     `entry` and `slot` name where the box is served again (views/sessions.entry_code), within the
     page's highlighting budget."""
     budget, url = _lazy(context, entry, slot)
-    return code_block(text, language, start, budget=budget, url=url)
+    return code_block(text, language, start, budget=budget, url=url, is_open=opened(context))
 
 
 def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
@@ -383,6 +407,7 @@ def diff_block(
     *,
     budget: tool_cards.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
+    is_open: bool = False,
 ):
     """A diff (DiffLine tuples) as a highlighted table clamped like `code_block` (and deferred like it)."""
     block = tool_cards.diff_block(tuple(diff or ()), language or "text", budget=budget)
@@ -395,8 +420,9 @@ def diff_block(
     out = format_html(table, numbered_class, mark_safe(_diff_rows(block.head, numbered)))
     if block.clamped:
         out += format_html(
-            '<details class="show-all"><summary><span class="show-all-closed">show all {} lines</span>'
+            '<details class="show-all"{}><summary><span class="show-all-closed">show all {} lines</span>'
             '<span class="show-all-open">the other {} rows</span></summary>' + table + "</details>",
+            _open_attr(is_open),
             block.total_lines,
             len(block.rest),
             numbered_class,
@@ -413,7 +439,7 @@ def diff_block(
 def diff_block_tag(context, diff, language: str = "text", entry=None, slot=""):
     """`{% diff_block diff language entry=entry slot="diff" %}`: `diff_block` within the page's budget."""
     budget, url = _lazy(context, entry, slot)
-    return diff_block(diff, language, budget=budget, url=url)
+    return diff_block(diff, language, budget=budget, url=url, is_open=opened(context))
 
 
 @register.filter

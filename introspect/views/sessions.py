@@ -90,15 +90,18 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
             )
         return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
     seen = seen_param(request)
+    found = search_words(request)
     if (uuid := request.GET.get("u", "")[:64]) and (entry := queries.entry_by_uuid(session, uuid)):
         turn, part = queries.turn_of_entry(session, entry)
-        return redirect(page_url(url, turn, part, seen=seen) + f"#u-{dom_id(uuid)}")
+        # From a search hit: the page says which entry to open whole (`hit`) and the words to mark.
+        hit = {"hit": uuid, **found} if found else {}
+        return redirect(page_url(url, turn, part, seen=seen, extra=hit) + f"#u-{dom_id(uuid)}")
     fires_view = request.GET.get("view") == "fires"
     epoch = int_param(request, "from")
     if epoch is not None and not fires_view and session.transcript_id is not None:
         place = queries.turn_of_fire(session, epoch)
         if place is not None:
-            return redirect(page_url(url, *place) + f"#turn-{epoch}")
+            return redirect(page_url(url, *place, extra=found) + f"#turn-{epoch}")
     turn = max(int_param(request, "turn", 0) or 0, 0)
     part_value = request.GET.get("part", "")
     part = (
@@ -120,7 +123,13 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     page = queries.session_detail_page(
         session, turn=turn, part=part, fires_from=fires_from, since=since, since_turns=since_turns
     )
-    context = {"session": session, **page, "nav": "sessions", "tools_collapsed": tools_collapsed(request)}
+    context = {
+        "session": session,
+        **page,
+        "nav": "sessions",
+        "tools_collapsed": tools_collapsed(request),
+        "open_uuid": opened_entry(request),
+    }
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
     response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
     if whole and request.method == "GET":
@@ -164,11 +173,30 @@ def seen_param(request: HtmxHttpRequest) -> tuple[int, int] | None:
     return None if None in parsed else parsed
 
 
-def page_url(url: str, turn: int, part: int, *, seen: tuple[int, int] | None = None) -> str:
+def page_url(
+    url: str,
+    turn: int,
+    part: int,
+    *,
+    seen: tuple[int, int] | None = None,
+    extra: dict[str, str] | None = None,
+) -> str:
     params = {**({"turn": turn} if turn or part else {}), **({"part": part} if part else {})}
     if seen is not None:
         params["seen"] = f"{seen[0]}.{seen[1]}"
+    params |= extra or {}
     return f"{url}?{urlencode(params)}" if params else url
+
+
+def search_words(request: HtmxHttpRequest) -> dict[str, str]:
+    """`q`, the words of the search a hit was opened from, to carry on to the page that shows it."""
+    words = request.GET.get("q", "").strip()[:200]
+    return {"q": words} if words else {}
+
+
+def opened_entry(request: HtmxHttpRequest) -> str:
+    """The uuid of the entry a search hit opened (`hit`, with `q`): its card is drawn whole."""
+    return request.GET.get("hit", "")[:64] if search_words(request) else ""
 
 
 @require_safe
@@ -217,5 +245,6 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "subagents": {},
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
+        "open_uuid": opened_entry(request),
     }
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")

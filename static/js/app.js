@@ -26,6 +26,12 @@
 
   let pendingG = false;
   document.addEventListener("keydown", (event) => {
+    const menu = document.querySelector(".menu-toggle[open]");
+    if (event.key === "Escape" && menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+      return;
+    }
     if (event.metaKey || event.ctrlKey || event.altKey || typing(event.target)) {
       if (event.key === "Escape" && typing(event.target)) event.target.blur();
       return;
@@ -56,46 +62,137 @@
     }
   });
 
-  // n / p: the next or previous prompt below or above the top of the viewport.
+  // The header is sticky: a jump lands below it. layout.css reads --top-h (scroll-padding-top), kept
+  // at the header's real height, which changes with the width and when the nav wraps.
+  function header() { return document.querySelector("header.top"); }
+  function headerBottom() {
+    const top = header();
+    return top ? top.getBoundingClientRect().bottom : 0;
+  }
+  const measured = "ResizeObserver" in window ? new ResizeObserver(measureHeader) : null;
+  let watchedHeader = null;
+  function measureHeader() {
+    const top = header();
+    if (!top) return;
+    document.documentElement.style.setProperty("--top-h", `${Math.ceil(top.getBoundingClientRect().height)}px`);
+    if (measured && top !== watchedHeader) {
+      if (watchedHeader) measured.unobserve(watchedHeader);
+      measured.observe(top);
+      watchedHeader = top; // a boosted navigation brings a new header
+    }
+  }
+  measureHeader();
+  document.addEventListener("htmx:load", measureHeader);
+
+  // The menu (narrow widths) closes when the reader clicks elsewhere.
+  document.addEventListener("click", (event) => {
+    const menu = document.querySelector(".menu-toggle[open]");
+    if (menu && !event.target.closest(".menu-toggle, .top-menu")) menu.open = false;
+  });
+
+  // n / p: the next or previous prompt, its top just under the header. When the next prompt is not
+  // loaded yet, the page's infinite-scroll link loads it first; before the first loaded prompt, the
+  // previous page opens at the prompt before it. A prompt the page could not scroll up to (near the end)
+  // stays the current one, so a second n goes on from it instead of finding it again.
+  let current = null;
+  let landedAt = null;
+  let waiting = null; // a jump that waits for the next page to arrive
+  const LAST_PROMPT = "waysweb-jump-last-prompt";
+
+  function prompts() { return Array.from(document.querySelectorAll("[data-prompt]")); }
+
+  function land(target) {
+    if (current) current.classList.remove("is-current");
+    target.scrollIntoView({ block: "start" });
+    target.classList.add("is-current");
+    current = target;
+    landedAt = target.getBoundingClientRect().top;
+    if (target.id) history.replaceState(null, "", "#" + target.id);
+  }
+
+  function nextPrompt(direction) {
+    const list = prompts();
+    if (current && current.isConnected && Math.abs(current.getBoundingClientRect().top - landedAt) < 2) {
+      return list[list.indexOf(current) + direction] || null;
+    }
+    const line = headerBottom() + 8; // where a prompt lands (scroll-padding-top)
+    if (direction > 0) return list.find((el) => el.getBoundingClientRect().top > line + 4) || null;
+    return list.reverse().find((el) => el.getBoundingClientRect().top < line - 4) || null;
+  }
+
   function jumpPrompt(direction) {
-    const prompts = Array.from(document.querySelectorAll("[data-prompt]"));
-    const top = window.scrollY + 80;
-    const target = direction > 0
-      ? prompts.find((el) => el.getBoundingClientRect().top + window.scrollY > top + 5)
-      : prompts.reverse().find((el) => el.getBoundingClientRect().top + window.scrollY < top - 5);
-    if (target) {
-      target.scrollIntoView({ block: "start" });
-      if (target.id) history.replaceState(null, "", "#" + target.id);
+    if (waiting) return; // the next page is on its way; the jump happens when it lands
+    const target = nextPrompt(direction);
+    if (target) return land(target);
+    if (direction > 0) {
+      const more = document.querySelector("#conversation-more a[hx-get]");
+      if (!more) return;
+      waiting = more;
+      setTimeout(() => { if (waiting === more) waiting = null; }, 10000); // never stuck on a lost answer
+      // The link loads itself when revealed; asked now, it must not load a second time on scroll.
+      if (!more.hasAttribute("data-hx-revealed")) {
+        more.setAttribute("data-hx-revealed", "true");
+        htmx.trigger(more, "revealed");
+      }
+    } else {
+      const earlier = document.querySelector("#conversation a[rel=prev]");
+      if (!earlier) return;
+      // The earlier page may run on past this one's start: it lands on the prompt before ours.
+      const first = prompts()[0];
+      const wanted = { url: earlier.pathname + earlier.search, before: first ? first.id : "" };
+      try { sessionStorage.setItem(LAST_PROMPT, JSON.stringify(wanted)); } catch (error) { /* lands at the top */ }
+      window.location.href = earlier.href;
     }
   }
 
-  // Live follow pauses when the reader scrolls back up, and resumes on request.
+  document.addEventListener("htmx:afterSettle", () => {
+    if (!waiting || waiting.isConnected) return;
+    waiting = null;
+    const target = nextPrompt(1);
+    if (target) land(target);
+  });
+  ["htmx:responseError", "htmx:sendError"].forEach((name) => document.addEventListener(name, (event) => {
+    if (waiting && event.detail.elt === waiting) waiting = null;
+  }));
+
+  // Arrived by p from the next page: open at the prompt before the one p was pressed on (this
+  // page's last when that one is not on it).
+  try {
+    const wanted = JSON.parse(sessionStorage.getItem(LAST_PROMPT) || "null");
+    if (wanted && wanted.url === location.pathname + location.search) {
+      sessionStorage.removeItem(LAST_PROMPT);
+      const list = prompts();
+      const at = list.findIndex((el) => el.id === wanted.before);
+      const target = at > 0 ? list[at - 1] : at === 0 ? null : list[list.length - 1];
+      if (target) window.addEventListener("load", () => land(target), { once: true });
+    }
+  } catch (error) { /* storage refused, or not ours: the page opens at its top */ }
+
+  // Live follow pauses when the reader scrolls back up: a bar at the bottom of the viewport says so
+  // wherever the reader is, and its button (or scrolling back down) resumes.
   let livePaused = false;
-  const resume = document.querySelector("[data-live-resume]");
-  const badge = document.querySelector("[data-live]");
+  function livePoller() { return document.querySelector("#turn-poller, #conversation-poller"); }
   function nearBottom() {
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
   }
-  window.addEventListener("scroll", () => {
-    if (!badge) return;
-    const paused = !nearBottom();
-    if (paused !== livePaused) {
-      livePaused = paused;
-      badge.textContent = paused ? "LIVE paused" : "● LIVE";
-      if (resume) resume.hidden = !paused;
-      const poller = document.querySelector("#turn-poller, #conversation-poller");
-      if (!paused && poller) htmx.trigger(poller, "resume");
-    }
-  }, { passive: true });
-  if (resume) {
-    resume.addEventListener("click", () => {
-      window.scrollTo(0, document.body.scrollHeight);
-      const poller = document.querySelector("#turn-poller, #conversation-poller");
-      if (poller) htmx.trigger(poller, "resume");
-    });
+  function setPaused(paused) {
+    const badge = document.querySelector("[data-live]");
+    if (!badge || paused === livePaused) return;
+    livePaused = paused;
+    badge.textContent = paused ? "LIVE paused" : "● LIVE";
+    const bar = document.querySelector("[data-follow-bar]");
+    if (bar) bar.hidden = !paused;
+    const poller = livePoller();
+    if (!paused && poller) htmx.trigger(poller, "resume");
   }
+  window.addEventListener("scroll", () => setPaused(!nearBottom()), { passive: true });
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-live-resume]")) return;
+    window.scrollTo(0, document.body.scrollHeight);
+    setPaused(false);
+  });
   document.addEventListener("htmx:afterSwap", (event) => {
-    if (badge && !livePaused && event.detail.target && ["turn-poller", "conversation-poller"].includes(event.detail.target.id)) {
+    if (document.querySelector("[data-live]") && !livePaused && event.detail.target && ["turn-poller", "conversation-poller"].includes(event.detail.target.id)) {
       window.scrollTo(0, document.body.scrollHeight);
     }
   });
@@ -148,6 +245,8 @@
         const again = fresh.querySelector("details.show-all");
         if (opened && again) again.open = true;
         box.replaceWith(fresh);
+        // match.js marks a search hit's words again in the new box.
+        fresh.dispatchEvent(new CustomEvent("waysweb:recoloured", { bubbles: true }));
       })
       .catch(() => {}); // the plain box and its note stay
   }

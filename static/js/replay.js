@@ -148,11 +148,28 @@
   $("next").addEventListener("click", then(() => { stop(); show(index + 1); }));
   $("scrub").addEventListener("input", (e) => { const to = Number(e.target.value) - 1; then(() => { stop(); show(to); })(); });
   $("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
+  // The keys work as soon as the panel is open, focus still on its summary (where the click that
+  // opened it left it): Space plays there instead of folding the panel (Enter still folds it).
+  // A focused button keeps its own Space (its click); fields and other summaries keep their keys.
+  const own = details.querySelector("summary");
   document.addEventListener("keydown", (e) => {
-    if (!details.open || e.target.closest("input, textarea, select, summary") || e.metaKey || e.ctrlKey || e.altKey) return;
-    if (e.key === " ") { e.preventDefault(); then(play)(); }
-    else if (e.key === "ArrowRight") then(() => { stop(); show(index + 1); })();
-    else if (e.key === "ArrowLeft") then(() => { stop(); show(index - 1); })();
+    if (!details.open || e.metaKey || e.ctrlKey || e.altKey) return;
+    const target = e.target;
+    if (target.closest("input, textarea, select") || target.isContentEditable) return;
+    if (target.closest("summary") && target.closest("summary") !== own) return;
+    if (e.key === " ") {
+      if (target.closest("button")) return;
+      e.preventDefault();
+      then(play)();
+    } else if (e.key === "ArrowRight") {
+      e.preventDefault();
+      then(() => { stop(); show(index + 1); })();
+    } else if (e.key === "ArrowLeft") {
+      e.preventDefault();
+      then(() => { stop(); show(index - 1); })();
+    }
   });
+  // Space on a summary toggles it on keyup: the keydown above took the key, so the keyup must not.
+  own.addEventListener("keyup", (e) => { if (e.key === " " && details.open) e.preventDefault(); });
   panel.hidden = false; // the controls work with JavaScript only
 })();

@@ -8,9 +8,12 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
 from lib import locations
+from tests.browser import plain_session
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
 # itself (importing, asserting) are still synchronous and safe here.
@@ -109,3 +112,39 @@ def tab(browser, live_server, sample_home):
     yield page
     context.close()
     assert page.errors == [], f"console errors: {page.errors}"
+
+
+@pytest.fixture
+def repos(sample_home, settings):
+    """The sample with both its repositories (knowledge, decisions) imported too."""
+    locs = settings.WAYSWEB_LOCATIONS
+    folders = (sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")
+    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": folders})
+    call_command("ingest", stdout=StringIO())
+    return folders
+
+
+def sign_in_reviewer(tab, then: str = "/ledger/knowledge/") -> Page:
+    """Make rita, a reviewer, and sign her in through the login form; she lands on `then`."""
+    user = get_user_model().objects.create_user("rita", password="correct horse battery")
+    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
+    tab.go("/accounts/login/" + ("" if then == "/ledger/knowledge/" else f"?next={then}"))
+    tab.page.fill("input[name=username]", "rita")
+    tab.page.fill("input[name=password]", "correct horse battery")
+    tab.page.click("button[type=submit]")
+    tab.page.wait_for_url(f"**{then}")
+    return tab
+
+
+@pytest.fixture
+def signed_in(tab, repos):
+    """The sample with both repositories imported, and a reviewer signed in."""
+    return sign_in_reviewer(tab)
+
+
+@pytest.fixture
+def plain(sample_home) -> str:
+    """The long plain Claude Code session (tests/browser/plain_session.py) imported beside the sample."""
+    plain_session.write(sample_home)
+    call_command("ingest", stdout=StringIO())
+    return plain_session.SID

@@ -1,5 +1,5 @@
 """Conversation cards in a real browser: long outputs clamped to 12 lines, highlighted code, diffs,
-AskUserQuestion, local timestamps; and every page on a 390 px phone without sideways scrolling."""
+AskUserQuestion, local timestamps (every page at every width: tests/browser/test_layout.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
-from introspect.models import Session, Way
-from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry
+from introspect.models import Session
 from tests.browser.conftest import ARTIFACTS
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -167,23 +164,6 @@ def cards(sample_home):
     return sample_home
 
 
-@pytest.fixture
-def signed_in(tab, cards, settings):
-    """The sample with both repositories (knowledge, decisions) imported, and a reviewer signed in."""
-    locs = settings.WAYSWEB_LOCATIONS
-    repos = (cards / "repos" / "api-server", cards / "repos" / "web-ui")
-    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": repos})
-    call_command("ingest", stdout=StringIO())
-    user = get_user_model().objects.create_user("rita", password="correct horse battery")
-    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
-    tab.go("/accounts/login/")
-    tab.page.fill("input[name=username]", "rita")
-    tab.page.fill("input[name=password]", "correct horse battery")
-    tab.page.click("button[type=submit]")
-    tab.page.wait_for_url("**/ledger/knowledge/")
-    return tab
-
-
 def card(tab, tool_use_id: str):
     return tab.page.locator(f'[data-tool-use="{tool_use_id}"]')
 
@@ -274,64 +254,3 @@ def clip_around(tab, tool_use_id: str) -> dict:
         "width": tab.page.viewport_size["width"],
         "height": height,
     }
-
-
-def phone_pages() -> list[str]:
-    way = Way.objects.order_by("way_id").first()
-    record = KnowledgeRecord.objects.order_by("pk").first()
-    decision = AdrRecord.objects.order_by("pk").first()
-    stream = LedgerEntry.objects.order_by("pk").values_list("project_slug", flat=True).first()
-    pages = [
-        "/",
-        f"/sessions/{LONG}/",
-        f"/sessions/{LONG}/events/",
-        f"/sessions/{CARDS}/",
-        "/ways/",
-        f"/ways/{way.way_id}/",
-        "/search/?q=api",
-        "/status/",
-        "/ledger/",
-        f"/ledger/{stream}/",
-        "/ledger/knowledge/",
-        f"/ledger/knowledge/{record.pk}/",
-        "/ledger/knowledge/audit/",
-        "/ledger/decisions/",
-        f"/ledger/decisions/{decision.pk}/",
-    ]
-    return pages
-
-
-# The outermost elements that stick out on the right (inside a box that scrolls or clips is fine).
-WIDEST = """() => Array.from(document.querySelectorAll('body *')).filter((el) => {
-    if (el.getBoundingClientRect().right <= window.innerWidth + 1) return false;
-    for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
-      if (getComputedStyle(up).overflowX !== 'visible') return false;
-      if (up.getBoundingClientRect().right > window.innerWidth + 1) return false;
-    }
-    return true;
-  }).slice(0, 4).map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}px`)"""
-
-
-def test_it_reads_every_page_on_a_phone(signed_in):
-    tab = signed_in
-    tab.page.set_viewport_size(PHONE)
-    wide = {}
-    for path in phone_pages():
-        tab.go(path)
-        tab.page.wait_for_load_state("networkidle")
-        width, inner = tab.page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        if width > inner:
-            culprits = tab.page.evaluate(WIDEST)
-            wide[path] = (width, culprits)
-        header = tab.page.evaluate(
-            """() => { const h = document.querySelector('header.top');
-                const tops = Array.from(h.children).filter((el) => el.offsetParent !== null)
-                  .map((el) => Math.round(el.getBoundingClientRect().top + el.getBoundingClientRect().height / 2));
-                return [h.getBoundingClientRect().height, Math.max(...tops) - Math.min(...tops)]; }"""
-        )
-        assert header[0] <= 56 and header[1] <= 4, f"the header wraps on {path}: {header}"
-    assert wide == {}, f"pages that scroll sideways at 390 px: {wide}"
-    tab.go("/")
-    tab.shot("45-list-phone")
-    tab.go(f"/sessions/{CARDS}/")
-    tab.shot("46-session-phone")

@@ -4,24 +4,16 @@ wrote it, and a memory promoted to knowledge."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 
 from ledger.models import KnowledgeRecord, Memory, MemoryAction
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def reviewer_tab(tab):
-    user = get_user_model().objects.create_user("rita", password="correct horse battery")
-    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
-    tab.go("/accounts/login/?next=/ledger/memory/")
-    tab.page.fill("input[name=username]", "rita")
-    tab.page.fill("input[name=password]", "correct horse battery")
-    tab.page.click("button[type=submit]")
-    tab.page.wait_for_url("**/ledger/memory/")
-    return tab
+    return sign_in_reviewer(tab, "/ledger/memory/")
 
 
 def test_it_follows_a_memory_to_its_turn_and_promotes_it(reviewer_tab, sample_home):

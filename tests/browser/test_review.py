@@ -6,13 +6,12 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
 from ledger.records import parse
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -29,14 +28,7 @@ def reviewing(tab, sample_home, settings, tmp_path):
         }
     )
     call_command("ingest", stdout=StringIO())
-    user = get_user_model().objects.create_user("rita", password="correct horse battery")
-    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
-    tab.go("/accounts/login/")
-    tab.page.fill("input[name=username]", "rita")
-    tab.page.fill("input[name=password]", "correct horse battery")
-    tab.page.click("button[type=submit]")
-    tab.page.wait_for_url("**/ledger/knowledge/")
-    return tab
+    return sign_in_reviewer(tab)
 
 
 def open_candidate(tab, record: KnowledgeRecord) -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
 from ledger.models import KnowledgeRecord
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -22,14 +21,7 @@ def reviewer_tab(tab, sample_home, settings):
         **{**locs.__dict__, "repos": (sample_home / "repos" / "api-server",)}
     )
     call_command("ingest", stdout=StringIO())
-    user = get_user_model().objects.create_user("rita", password="correct horse battery")
-    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
-    tab.go("/accounts/login/")
-    tab.page.fill("input[name=username]", "rita")
-    tab.page.fill("input[name=password]", "correct horse battery")
-    tab.page.click("button[type=submit]")
-    tab.page.wait_for_url("**/ledger/knowledge/")
-    return tab
+    return sign_in_reviewer(tab)
 
 
 def test_the_nav_count_drops_after_a_promotion_without_a_reload(reviewer_tab, expect):

@@ -6,11 +6,10 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.management import call_command
 
 from ledger.models import AdrAction, AdrRecord
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -22,14 +21,7 @@ def ruling(tab, sample_home, settings):
     repos = (sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")
     settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": repos})
     call_command("ingest", stdout=StringIO())
-    user = get_user_model().objects.create_user("rita", password="correct horse battery")
-    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
-    tab.go("/accounts/login/?next=/ledger/decisions/backlog/")
-    tab.page.fill("input[name=username]", "rita")
-    tab.page.fill("input[name=password]", "correct horse battery")
-    tab.page.click("button[type=submit]")
-    tab.page.wait_for_url("**/ledger/decisions/backlog/")
-    return tab
+    return sign_in_reviewer(tab, "/ledger/decisions/backlog/")
 
 
 def backlog_count(tab) -> str:

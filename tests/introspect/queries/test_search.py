@@ -162,7 +162,7 @@ def test_it_finds_a_word_of_a_prompt_and_links_to_the_message(home):
 
     [hit] = only(results, "prompt")
     assert hit.session_sid == S
-    assert hit.url == f"/sessions/{S}/?u=u1#u-u1"
+    assert hit.url == f"/sessions/{S}/?u=u1&q=commit#u-u1"
     assert hit.epoch == 1
     assert [text.lower() for text in marked(hit)] == ["commit"]
     assert "".join(text for text, _ in hit.snippet) == "please commit this change"
@@ -174,7 +174,7 @@ def test_it_finds_a_reply_by_the_start_of_a_word(home):
     [hit] = search.search("refactor").hits
 
     assert hit.kind == "reply"
-    assert hit.url == f"/sessions/{S}/?u=a1#u-a1"
+    assert hit.url == f"/sessions/{S}/?u=a1&q=refactor#u-a1"
     assert marked(hit) == ["refactoring"]
 
 
@@ -184,9 +184,9 @@ def test_it_finds_a_tool_command_and_its_result(home):
     [tool] = search.search("pytest").hits
     [result] = search.search("xfailed").hits
 
-    assert (tool.kind, tool.tool_name, tool.url) == ("tool", "Bash", f"/sessions/{S}/?u=a2#u-a2")
+    assert (tool.kind, tool.tool_name, tool.url) == ("tool", "Bash", f"/sessions/{S}/?u=a2&q=pytest#u-a2")
     assert tool.epoch == 2
-    assert (result.kind, result.url) == ("result", f"/sessions/{S}/?u=r2#u-r2")
+    assert (result.kind, result.url) == ("result", f"/sessions/{S}/?u=r2&q=xfailed#u-r2")
 
 
 def test_it_matches_a_file_path_as_a_phrase(home):
@@ -216,7 +216,7 @@ def test_it_finds_a_way_id_and_links_to_the_turn(home):
         ("softwaredev/delivery/commits",),
         1,
     )
-    assert hit.url == f"/sessions/{S}/?from=1#turn-1"
+    assert hit.url == f"/sessions/{S}/?from=1&q=delivery%2Fcommits#turn-1"
     assert marked(hit) == ["delivery/commits"]
     assert results.total == 1
 
@@ -342,7 +342,7 @@ def test_it_escapes_matches_inside_mark(home):
 
     html = rendered("broke")
     assert "<script" not in html and "<mark>broke</mark>" in html
-    assert f'href="/sessions/{S}/?u=u1#u-u1"' in html
+    assert f'href="/sessions/{S}/?u=u1&amp;q=broke#u-u1"' in html
     if connection.vendor == "sqlite":  # PostgreSQL's parser drops <script> elements, text and all
         assert "&lt;script&gt;alert(1)&lt;/script&gt; <mark>broke</mark>" in html
         assert "&lt;script&gt;<mark>alert</mark>(1)&lt;/script&gt;" in rendered("alert")
@@ -356,7 +356,7 @@ def test_it_indexes_newly_imported_lines(home):
     call_command("ingest", stdout=StringIO())
 
     [hit] = search.search("quokka").hits
-    assert hit.url == f"/sessions/{S}/?u=u3#u-u3"
+    assert hit.url == f"/sessions/{S}/?u=u3&q=quokka#u-u3"
 
 
 def test_it_follows_updates_and_deletes_and_skips_inert_and_copied_lines(home):
@@ -393,7 +393,7 @@ def test_it_links_a_subagent_line_to_the_subagent_page(home, client):
     [hit] = search.search("numbat").hits
 
     assert (hit.kind, hit.subagent, hit.epoch) == ("reply", "abc123", None)
-    assert hit.url == f"/sessions/{S}/agents/abc123/#u-sa1"
+    assert hit.url == f"/sessions/{S}/agents/abc123/?hit=sa1&q=numbat#u-sa1"
     assert client.get(hit.url.split("#")[0]).status_code == 200
 
 
@@ -401,6 +401,11 @@ def test_it_links_entries_by_permalink_and_fire_turns_by_their_epoch():
     assert search.session_url("abc", 3, "turn-3") == "/sessions/abc/?from=3#turn-3"
     assert search.session_url("abc", 120, "u-x", uuid="x") == "/sessions/abc/?u=x#u-x"
     assert search.session_url("abc", None, "") == "/sessions/abc/"
+    # The search words ride along, for the page to open the hit's card at them and mark them.
+    assert (
+        search.session_url("abc", 120, "u-x", uuid="x", terms=["rate", "lim"])
+        == "/sessions/abc/?u=x&q=rate+lim#u-x"
+    )
 
 
 def test_it_renders_the_page_and_the_fragment(home, client):
@@ -417,7 +422,8 @@ def test_it_renders_the_page_and_the_fragment(home, client):
     assert page.context["nav"] == "search"
     body = page.content.decode()
     assert 'data-shortcut="/"' in body and 'id="search-results"' in body and 'action="/search/"' in body
-    assert f'href="/sessions/{S}/?u=u1#u-u1"' in body and f'href="/sessions/{S}/?from=1#turn-1"' in body
+    assert f'href="/sessions/{S}/?u=u1&amp;q=commit#u-u1"' in body
+    assert f'href="/sessions/{S}/?from=1&amp;q=commit#turn-1"' in body
     assert "<html" not in fragment.content.decode()
     assert fragment.content.decode().lstrip().startswith('<div id="search-results"')
     assert "<html" in boosted.content.decode()
@@ -479,7 +485,7 @@ def test_it_searches_with_postgresql_full_text(home):
         )
         [(indexdef,)] = cursor.fetchall()
 
-    assert prompt_hit.url == f"/sessions/{S}/?u=u1#u-u1"
+    assert prompt_hit.url == f"/sessions/{S}/?u=u1&q=commit#u-u1"
     assert [text.lower() for text in marked(prompt_hit)] == ["commit"]
     assert tool.kind == "tool"
     assert "gin" in indexdef.lower() and "to_tsvector" in indexdef
@@ -545,7 +551,7 @@ def test_it_collapses_identical_lines_of_a_session_into_one_hit_with_a_count(hom
     by_session = {hit.session_sid: hit for hit in results.hits}
     repeated, single = by_session[S], by_session[S2]
     assert (repeated.kind, repeated.count, single.count) == ("result", 3, 1)
-    assert repeated.url == f"/sessions/{S}/?u=xr#u-xr"  # the first of the three
+    assert repeated.url == f"/sessions/{S}/?u=xr&q=wombat_count#u-xr"  # the first of the three
     assert (repeated.ts.second, repeated.last_ts.second) == (31, 35)
     assert single.last_ts is None
 

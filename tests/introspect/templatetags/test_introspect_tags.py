@@ -23,6 +23,7 @@ from introspect.templatetags.introspect_tags import (
     code_block,
     diff_block,
     markdown_block,
+    opened,
     timestamp,
     usd,
 )
@@ -426,6 +427,25 @@ def test_it_clamps_a_long_agent_result_to_twelve_lines_of_markdown_and_keeps_the
     preview, _, whole = html.partition("<details")
     assert "finding 12<" in preview and "finding 13<" not in preview
     assert "show all 30 lines" in whole and "finding 30<" in whole
+
+
+def test_a_search_hits_entry_draws_its_clamped_boxes_open():
+    long = "\n".join(f"line {n}" for n in range(1, 41))
+    diff = [("+", f"x = {n}") for n in range(1, 41)]
+    for folded, unfolded in (
+        (code_block(long), code_block(long, is_open=True)),
+        (diff_block(diff), diff_block(diff, is_open=True)),
+        (markdown_block(long), markdown_block(long, is_open=True)),
+    ):
+        assert '<details class="show-all">' in folded and '<details class="show-all" open>' in unfolded
+
+
+def test_the_opened_entry_is_the_one_drawn_or_the_result_drawn_in_its_card():
+    hit, other = SimpleNamespace(uuid="r1"), SimpleNamespace(uuid="c1")
+    assert opened(Context({"open_uuid": "r1", "entry": hit}))
+    assert opened(Context({"open_uuid": "r1", "entry": other, "result_entry": hit}))  # the call's card
+    assert not opened(Context({"open_uuid": "r1", "entry": other}))
+    assert not opened(Context({"entry": hit}))  # no hit on the page
 
 
 def test_it_renders_a_short_agent_result_whole_and_sanitised():

@@ -114,7 +114,7 @@ def test_it_shows_a_repeated_line_once_with_how_many_times(client, home):
 
     [hit] = root.find_all("li", cls="search-hit")
     assert badges(hit) == ["tool output", "×3"]
-    assert hit.find("a").attrs["href"] == f"/sessions/{S}/?u=xr#u-xr"
+    assert hit.find("a").attrs["href"] == f"/sessions/{S}/?u=xr&q=wombat_count#u-xr"
     assert "last 2026-07-03 16:40" in hit.text
     assert "1 result" in root.find("p", cls="count").text
 
