@@ -109,3 +109,13 @@ def tab(browser, live_server, sample_home):
     yield page
     context.close()
     assert page.errors == [], f"console errors: {page.errors}"
+
+
+def sign_in(tab: Page, username: str, password: str, *, lands_on: str = "**/ledger/knowledge/") -> Page:
+    """Log in through the login page, as a person does; `lands_on` is where it sends them."""
+    tab.go("/accounts/login/")
+    tab.page.fill("input[name=username]", username)
+    tab.page.fill("input[name=password]", password)
+    tab.page.click("button[type=submit]")
+    tab.page.wait_for_url(lands_on)
+    return tab
