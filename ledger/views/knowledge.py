@@ -12,7 +12,7 @@ from ledger import forms, services
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
-from ledger.views import reviewer_required
+from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
 
@@ -91,7 +91,8 @@ def conflict(
         if wants_fragment(request)
         else "ledger/candidate_detail.html"
     )
-    return render(request, template, candidate_context(record, error=error, **forms_), status=409)
+    response = render(request, template, candidate_context(record, error=error, **forms_), status=409)
+    return conflict_shown(request, response)
 
 
 def retyped(form, record: KnowledgeRecord):

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ledger import forms, services
 from ledger.models import AdrRecord
 from ledger.queries import records as queries
-from ledger.views import reviewer_required
+from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import parse_int
 
@@ -81,7 +81,7 @@ def conflict(request: HtmxHttpRequest, template: str, pk: int, exc: services.Con
     the person's typed answer kept in its form (`retry`). Still a 409 for any client; htmx swaps it
     (the htmx-config in templates/base.html), a plain form POST gets the whole page."""
     context = record_context(AdrRecord.objects.get(pk=pk), error=str(exc), retry=request.POST)
-    return render(request, template, context, status=409)
+    return conflict_shown(request, render(request, template, context, status=409))
 
 
 def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:

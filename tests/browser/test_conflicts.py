@@ -86,6 +86,7 @@ def test_a_promotion_against_a_changed_file_shows_the_conflict_and_the_file_as_i
     tab.page.click("#promote-form button[type=submit]")
     card = tab.page.locator("#candidate-card")
     expect(card.get_by_role("alert")).to_have_text(CHANGED)
+    expect(card.get_by_role("alert")).to_be_in_viewport()
     expect(card.locator(".lede")).to_have_text("Reworded on disk by majordomus.")
     expect(card.locator("#promote-form textarea[name=evidence]")).to_have_value(EVIDENCE)
     assert tab.page.evaluate("window.__sameDocument") is True
@@ -93,6 +94,8 @@ def test_a_promotion_against_a_changed_file_shows_the_conflict_and_the_file_as_i
         KnowledgeRecord.objects.get(pk=record.pk).status == "candidate" and not ReviewAction.objects.exists()
     )
     tab.shot("conflict-01-promote")
+    tab.page.emulate_media(color_scheme="dark")
+    tab.shot("conflict-01-promote-dark")
     refused_once(tab)
     # Decided again, on the text now shown: it goes through.
     tab.page.click("#promote-form button[type=submit]")
@@ -103,6 +106,7 @@ def test_a_promotion_against_a_changed_file_shows_the_conflict_and_the_file_as_i
 
 def test_a_ruling_against_a_changed_file_shows_the_conflict_and_the_file_as_it_is_now(reviewer, tab, expect):
     tab = logged_in(tab)
+    tab.page.set_viewport_size({"width": 390, "height": 844})  # a phone: the form is screens below the top
     record = AdrRecord.objects.get(canonical_id="ADR-0014", present=True)
     tab.go(f"/ledger/decisions/{record.pk}/")
     item = tab.page.locator("#q-R1")
@@ -117,6 +121,7 @@ def test_a_ruling_against_a_changed_file_shows_the_conflict_and_the_file_as_it_i
     tab.page.click("#q-R1 button[type=submit]")
     card = tab.page.locator("#record-card")
     expect(card.get_by_role("alert")).to_have_text(CHANGED)
+    expect(card.get_by_role("alert")).to_be_in_viewport()  # scrolled to, not left above the form
     expect(card).to_contain_text("legal asked for one in November")
     # The form is open again with the option and the reason given.
     expect(item.locator("input[name=option][value=A]")).to_be_checked()
