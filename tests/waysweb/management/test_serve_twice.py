@@ -43,7 +43,12 @@ def answers(url: str) -> bool:
 
 
 def stop(server: subprocess.Popen) -> None:
-    os.killpg(server.pid, signal.SIGINT)  # Ctrl-C, to the server and its importer
+    """Ctrl-C to the server and its importer, then SIGKILL; one that died already (its importer may
+    live on in its group) must not keep the other from being stopped."""
+    try:
+        os.killpg(server.pid, signal.SIGINT)
+    except ProcessLookupError:
+        return
     try:
         server.wait(timeout=20)
     except subprocess.TimeoutExpired:
