@@ -55,6 +55,23 @@ class Conflict(Exception):
         self.record = record
 
 
+def conflict(record: KnowledgeRecord | AdrRecord, message: str) -> Conflict:
+    """The conflict to raise, once the record's file has been read again: the answer shows what the
+    file says now (the full pass re-reads repositories only every so often, so a reload could show
+    the old text for that long)."""
+    if isinstance(record, AdrRecord):
+        adr_load.import_record(record, adr_dirs())
+    else:
+        knowledge_files.import_record(Path(record.directory), root_of(record), record.record_id)
+    return Conflict(record, message)
+
+
+def adr_dirs() -> tuple[str, ...]:
+    """The ADR directories configured beyond the conventional ones (a re-read without them would
+    take the records there for gone)."""
+    return tuple(settings.WAYSWEB_ADR_DIRS)
+
+
 class Refused(ValueError):
     """The request itself is not acceptable (empty evidence, a transcript pasted as evidence…)."""
 
@@ -80,7 +97,7 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
     try:
         return path, files.read(root_of(record), path)
     except FileNotFoundError:
-        raise Conflict(record, f"{path} is gone; the record was moved or deleted outside waysweb") from None
+        raise conflict(record, f"{path} is gone; the record was moved or deleted outside waysweb") from None
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
 
@@ -90,13 +107,13 @@ def check_pending(
 ) -> tuple[Path, bytes, knowledge_files.Knowledge]:
     """The candidate's file, bytes and parse, when it is still a candidate the page was loaded against."""
     if record.status != KnowledgeRecord.Status.CANDIDATE:
-        raise Conflict(record, f"this record is no longer a candidate (it is {record.status})")
+        raise conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
     parsed = knowledge_files.parse_knowledge(raw, stem=record.record_id)
     if parsed.get("status") != "candidate":
-        raise Conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
+        raise conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
     if loaded_sha256 and sha256(raw) != loaded_sha256:
-        raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
+        raise conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parsed
 
 
@@ -322,11 +339,11 @@ def current_record(record: AdrRecord, loaded_sha256: str) -> tuple[Path, bytes, 
     try:
         raw = files.read(Path(record.repo), path)
     except FileNotFoundError:
-        raise Conflict(record, f"{record.rel_path} is gone from the repository") from None
+        raise conflict(record, f"{record.rel_path} is gone from the repository") from None
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
     if loaded_sha256 and sha256(raw) != loaded_sha256:
-        raise Conflict(record, "the file changed since this page was loaded; here is what it says now")
+        raise conflict(record, "the file changed since this page was loaded; here is what it says now")
     return path, raw, parse.parse_adr(raw, rel_path=record.rel_path)
 
 
@@ -393,7 +410,7 @@ def record_set_status(
             status_after=after,
             files=[[str(target), sha256(before), sha256(data)] for target, before, data in writes],
         )
-    adr_load.import_repo(Path(record.repo))
+    adr_load.import_repo(Path(record.repo), adr_dirs())
     return AdrRecord.objects.get(pk=record.pk)
 
 
@@ -406,7 +423,7 @@ def question_write(
     try:
         data = write(raw, doc, date.today().isoformat())
     except rule.NotOpen as exc:
-        raise Conflict(record, f"{exc}; here is the record as it stands") from None
+        raise conflict(record, f"{exc}; here is the record as it stands") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise Refused(f"waysweb cannot write into this file: {exc}") from None
     write_record(Path(record.repo), path, data)
@@ -421,7 +438,7 @@ def question_write(
         status_after=record.status,
         files=[[str(path), sha256(raw), sha256(data)]],
     )
-    adr_load.import_repo(Path(record.repo))
+    adr_load.import_repo(Path(record.repo), adr_dirs())
     return AdrRecord.objects.get(pk=record.pk)
 
 
@@ -571,7 +588,7 @@ def record_from_knowledge(
     if safefs.exists(target):
         raise Conflict(first, f"{name} already exists; reload and try again")
     write_record(safefs.real(repo), target, content)
-    adr_load.import_repo(Path(repo))
+    adr_load.import_repo(Path(repo), adr_dirs())
     record = AdrRecord.objects.get(
         repo=repo, rel_path=target.resolve().relative_to(Path(repo).resolve()).as_posix()
     )

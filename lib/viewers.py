@@ -4,8 +4,10 @@ Last-seen marks (introspect SeenMark) belong to a viewer. Without a sign-in the 
 viewer, named by a random cookie rather than the Django session: a session expires after
 SESSION_COOKIE_AGE and its key is cycled at every login and flushed at logout, which would orphan
 the marks, and the list page would have to save a session row for every visitor who only looks.
-The cookie is set only when a mark is first written (a session page was opened), so a page that
-only reads sets nothing.
+The cookie is set when a session page is opened, and a mark is written only for a browser that
+came back with it: a client that keeps no cookies (a script, a crawler) writes nothing, however
+often it asks. A first visit's mark is asked for by its page once the cookie is there
+(introspect.views.sessions.session_seen).
 """
 
 from __future__ import annotations

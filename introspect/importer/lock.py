@@ -28,11 +28,13 @@ class ImporterBusy(Exception):
     """Another importer holds the lock."""
 
 
-def lock_path() -> Path:
+def lock_path(purpose: str = "import") -> Path:
+    """The file a lock for `purpose` is taken on: beside the SQLite database (what processes that
+    must take turns share), or in the data directory for an in-memory one."""
     name = str(settings.DATABASES["default"]["NAME"])
     if name in ("", ":memory:") or name.startswith("file:"):
-        return Path(settings.DATA_DIR) / "import.lock"
-    return Path(name + ".import.lock")
+        return Path(settings.DATA_DIR) / f"{purpose}.lock"
+    return Path(f"{name}.{purpose}.lock")
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import reswap, retarget
 
 from introspect import services
@@ -17,6 +17,8 @@ from lib import viewers
 from lib.converters import dom_id
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import date_param, int_param, parse_int
+
+MAX_TURNS = 2**31 - 1  # SeenMark.turns is a 32-bit column on PostgreSQL
 
 
 # Read views take GET and HEAD (require_safe, where STYLE.md §0 says require_GET): a HEAD is a GET
@@ -130,14 +132,21 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": opened_entry(request),
     }
+    opening = whole and request.method == "GET"
+    if opening and not viewer.known:
+        # A browser that brought no viewer cookie gets one and no mark: a client that keeps no
+        # cookies (a script, a crawler) would add a row on every request. The page asks for this
+        # visit's mark once the browser holds the cookie (session_seen).
+        context["first_look"] = {"at": queries.newest_position(session), "turns": session.turn_count}
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
     response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
-    if whole and request.method == "GET":
-        # After rendering, so this visit's divider is drawn from where the last one stopped.
-        newest = queries.newest_position(session)
-        services.seen_mark_move(
-            session=session, viewer=viewer, position=newest, turns=session.turn_count, current=mark
-        )
+    if opening:
+        if viewer.known:
+            # After rendering, so this visit's divider is drawn from where the last one stopped.
+            newest = queries.newest_position(session)
+            services.seen_mark_move(
+                session=session, viewer=viewer, position=newest, turns=session.turn_count, current=mark
+            )
         viewers.remember(request, response, viewer)
     return response
 
@@ -149,6 +158,21 @@ TOOLS_COOKIE = "waysweb-tools"
 
 def tools_collapsed(request: HtmxHttpRequest) -> bool:
     return request.COOKIES.get(TOOLS_COOKIE) == "collapsed"
+
+
+@require_POST
+def session_seen(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    """A first visit's mark, asked for by its page on load: written only when the browser came back
+    with the viewer cookie that visit set, and only if it has no mark on the session yet (a later
+    visit moves it). Nothing to show: 204."""
+    session = get_object_or_404(Session, sid=session_id)
+    viewer = viewers.viewer_of(request)
+    position = queries.parse_position(request.POST.get("at", ""))
+    turns = parse_int(request.POST.get("turns"), low=0, high=MAX_TURNS)
+    wanted = viewer.known and position is not None and turns is not None
+    if wanted and queries.seen_mark(session, viewer) is None:
+        services.seen_mark_move(session=session, viewer=viewer, current=None, position=position, turns=turns)
+    return HttpResponse(status=204)
 
 
 def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:

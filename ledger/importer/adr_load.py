@@ -133,26 +133,53 @@ def import_repo(repo: Path, extra: tuple[str, ...] = ()) -> AdrResult:
                         result.added += 1
                 else:
                     result.changed += 1
-                fill(row, doc, rel, str(directory), digest, raw, now)
-                found = read_questions(raw, doc)
-                kept, dropped = fitting_edges(doc, found.cited)
-                # An edge no column can hold is said on the record, not lost without a word.
-                row.problems += [
-                    f"overlong:{kind}: a target of {len(target)} characters" for kind, target in dropped
-                ]
-                bulk.save_racing(row, repo=root, rel_path=rel)
-                AdrRelation.objects.filter(source=row).delete()
-                AdrRelation.objects.bulk_create(
-                    [AdrRelation(source=row, kind=kind, target=target) for kind, target in kept],
-                    ignore_conflicts=True,
-                )
-                store_questions(row, found, now)
+                store(row, doc, rel, str(directory), digest, raw, now)
     for rel, row in existing.items():
         if rel not in seen and row.present:
             AdrRecord.objects.filter(pk=row.pk).update(present=False)
             result.gone += 1
     flag_duplicates(root)
     return result
+
+
+def import_record(row: AdrRecord, extra: tuple[str, ...] = ()) -> None:
+    """One record's file read again now. A person's act that found it changed answers with what the
+    file says, not with what the last pass read up to a pass interval ago. A file no longer at its
+    path sends the whole repository to be read (`extra` its configured ADR directories): whether it
+    moved or is gone is only known from the others."""
+    repo = Path(row.repo)
+    try:
+        raw = safefs.read_capped(safefs.real(repo), Path(row.path), parse.MAX_DOCUMENT_BYTES)
+    except FileNotFoundError:
+        import_repo(repo, extra)
+        return
+    except OSError:
+        return  # unreadable or refused: the row keeps what was last read, and the next pass says why
+    raw = raw[: parse.MAX_DOCUMENT_BYTES]
+    digest = sha256(raw)
+    if row.sha256 == digest and row.present:
+        return
+    with transaction.atomic():
+        store(row, parse.parse_adr(raw, rel_path=row.rel_path), row.rel_path, row.directory, digest, raw)
+    flag_duplicates(row.repo)
+
+
+def store(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes, now=None) -> None:
+    """Save a record's row as its file says (inside the caller's transaction): the fields, its
+    relations and its questions."""
+    now = now or timezone.now()
+    fill(row, doc, rel, directory, digest, raw, now)
+    found = read_questions(raw, doc)
+    kept, dropped = fitting_edges(doc, found.cited)
+    # An edge no column can hold is said on the record, not lost without a word.
+    row.problems += [f"overlong:{kind}: a target of {len(target)} characters" for kind, target in dropped]
+    bulk.save_racing(row, repo=row.repo, rel_path=rel)
+    AdrRelation.objects.filter(source=row).delete()
+    AdrRelation.objects.bulk_create(
+        [AdrRelation(source=row, kind=kind, target=target) for kind, target in kept],
+        ignore_conflicts=True,
+    )
+    store_questions(row, found, now)
 
 
 def moved_from(root: str, record_id: str, existing: dict, seen: set[str], repo: Path) -> AdrRecord | None:

@@ -8,7 +8,9 @@ that contradicts a recorded decision raises a conflict banner instead (§6).
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import batched
@@ -110,6 +112,12 @@ def knowledge_directories(repos: list[Path], own: Path) -> list[tuple[Path, Path
     return found
 
 
+SOURCE_CLASSES = ("candidates", "curated")  # curated second: it overrides a leftover candidate
+# What decides whether a record's file changed (a record's JSON fields cost more to load than the
+# file costs to hash); a changed record loads the rest when it is written.
+STAT_FIELDS = ("record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns")
+
+
 def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResult:
     """Candidates and curated records of one knowledge directory; curated wins for one id.
 
@@ -118,22 +126,60 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
     """
     root = root or directory
     result = DocumentResult()
-    now = timezone.now()
     files: dict[str, tuple[str, Path, tuple[int, int]]] = {}
-    for source_class in ("candidates", "curated"):  # curated second: it overrides a leftover candidate
+    for source_class in SOURCE_CLASSES:
         folder = directory / source_class
         if safefs.is_dir(folder):
             for found in safefs.entries(root, folder, result.problems, want=markdown):
                 if found.kind == "file" and markdown(found.name) and found.name != "README.md":
                     files[found.path.stem] = (source_class, found.path, found.seen)
-    # Most passes change nothing: read only what decides that (a record's JSON fields cost more to
-    # load than the file costs to hash); a changed record loads the rest when it is written.
+    existing = {
+        r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(*STAT_FIELDS)
+    }
+    index_files(directory, root, files, existing, result)
+    return result
+
+
+def import_record(directory: Path, root: Path, record_id: str) -> DocumentResult:
+    """One record of a knowledge directory read again now, as a whole pass would read it (curated
+    wins; gone from both folders is gone). A person's act that found the file changed answers with
+    what the file says, not with what the last pass read up to a pass interval ago."""
+    result = DocumentResult()
+    files: dict[str, tuple[str, Path, tuple[int, int]]] = {}
+    for source_class in SOURCE_CLASSES:
+        path = directory / source_class / f"{record_id}.md"
+        try:
+            st = os.stat(safefs.inside(root, path))
+        except FileNotFoundError:
+            continue
+        except safefs.Refused as refused:
+            result.problems.append(refused.problem)
+            continue
+        except OSError as exc:
+            result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
+            continue
+        if stat.S_ISREG(st.st_mode):
+            files[record_id] = (source_class, path, (st.st_size, st.st_mtime_ns))
     existing = {
         r.record_id: r
-        for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(
-            "record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns"
+        for r in KnowledgeRecord.objects.filter(directory=str(directory), record_id=record_id).only(
+            *STAT_FIELDS
         )
     }
+    index_files(directory, root, files, existing, result)
+    return result
+
+
+def index_files(
+    directory: Path,
+    root: Path,
+    files: dict[str, tuple[str, Path, tuple[int, int]]],
+    existing: dict[str, KnowledgeRecord],
+    result: DocumentResult,
+) -> None:
+    """Bring the rows of `existing` (by record id) in line with `files` (record id → source class,
+    path, (size, mtime_ns) as listed): new, changed, restated or gone."""
+    now = timezone.now()
     leftovers = {
         stem
         for stem in files
@@ -194,7 +240,6 @@ def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResul
         if stem not in files and record.present:
             KnowledgeRecord.objects.filter(pk=record.pk).update(present=False)
             result.gone += 1
-    return result
 
 
 COMMIT_EVERY = 200  # knowledge records per transaction

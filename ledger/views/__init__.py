@@ -6,7 +6,9 @@ from __future__ import annotations
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponseForbidden
+from django.http import HttpResponse, HttpResponseForbidden
+
+from lib.htmx import HtmxHttpRequest, wants_fragment
 
 
 def reviewer_required(view):
@@ -23,3 +25,12 @@ def reviewer_required(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def conflict_shown(request: HtmxHttpRequest, response: HttpResponse) -> HttpResponse:
+    """A 409 swapped into the page scrolls to the top of its card: the message is there, and the
+    form the person pressed may be a screen below it (on a phone, always). htmx swaps the 409 at
+    all because of the responseHandling in templates/base.html."""
+    if wants_fragment(request):
+        response["HX-Reswap"] = "outerHTML show:top"
+    return response

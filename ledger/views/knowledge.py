@@ -12,7 +12,7 @@ from ledger import forms, services
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
-from ledger.views import reviewer_required
+from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
 
@@ -76,17 +76,29 @@ def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> 
     return trigger_client_event(response, "queue-changed")
 
 
-def conflict(request: HtmxHttpRequest, exc: services.Conflict) -> HttpResponse:
-    record = KnowledgeRecord.objects.get(pk=exc.record.pk)
+def conflict(
+    request: HtmxHttpRequest, record: KnowledgeRecord, exc: services.Conflict, *, form=None, form_key=""
+) -> HttpResponse:
+    """The card as the file now says it (the service re-read it), with why nothing was done. Still a
+    409 for any client; htmx swaps it (the htmx-config in templates/base.html), a plain form POST
+    gets the whole page. `form`, the one submitted, comes back holding what the person typed."""
+    record = KnowledgeRecord.objects.select_related("session", "ledger_entry").get(pk=record.pk)
+    # A merge's conflict may be on one of the duplicates: say which, on the page the person is on.
+    error = str(exc) if exc.record.pk == record.pk else f"{exc.record.record_id}: {exc}"
+    forms_ = {form_key: retyped(form, record)} if form is not None else {}
     template = (
         "ledger/candidate_detail.html#candidate-card"
         if wants_fragment(request)
         else "ledger/candidate_detail.html"
     )
-    response = render(request, template, candidate_context(record, error=str(exc)), status=409)
-    if wants_fragment(request):
-        response["HX-Reswap"] = "outerHTML"  # htmx 2 does not swap a 409 by itself; show the current state
-    return response
+    response = render(request, template, candidate_context(record, error=error, **forms_), status=409)
+    return conflict_shown(request, response)
+
+
+def retyped(form, record: KnowledgeRecord):
+    """An unbound copy of a submitted form holding what the person typed, loaded against the file's
+    current hash: after a conflict they decide again without typing it again."""
+    return type(form)(initial={**form.cleaned_data, "loaded_sha256": record.sha256})
 
 
 def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> HttpResponse:
@@ -108,7 +120,7 @@ def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, do
     try:
         record = act(record, services.Reviewer.of(request.user), form.cleaned_data)
     except services.Conflict as exc:
-        return conflict(request, exc)
+        return conflict(request, record, exc, form=form, form_key=form_key)
     except services.Refused as exc:
         form.add_error(None, str(exc))
         return form_error(request, record, **{form_key: form})
@@ -209,7 +221,7 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             evidence=form.cleaned_data["evidence"],
         )
     except services.Conflict as exc:
-        return conflict(request, exc)
+        return conflict(request, record, exc)
     except services.Refused as exc:
         return form_error(request, record, error=str(exc))
     kept = form.cleaned_data["keep"]

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ledger import forms, services
 from ledger.models import AdrRecord
 from ledger.queries import records as queries
-from ledger.views import reviewer_required
+from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import parse_int
 
@@ -64,9 +64,7 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             note=request.POST.get("note", "").strip(),
         )
     except services.Conflict as exc:
-        return render(
-            request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409
-        )
+        return conflict(request, template, pk, exc)
     except services.Refused as exc:
         return render(request, template, record_context(record, error=str(exc)))
     if not wants_fragment(request):
@@ -76,6 +74,14 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         template,
         record_context(record, message=f"Written: {record.canonical_id} is now {record.status}."),
     )
+
+
+def conflict(request: HtmxHttpRequest, template: str, pk: int, exc: services.Conflict) -> HttpResponse:
+    """The record as its file now says it (the service re-read it), with why nothing was written and
+    the person's typed answer kept in its form (`retry`). Still a 409 for any client; htmx swaps it
+    (the htmx-config in templates/base.html), a plain form POST gets the whole page."""
+    context = record_context(AdrRecord.objects.get(pk=pk), error=str(exc), retry=request.POST)
+    return conflict_shown(request, render(request, template, context, status=409))
 
 
 def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
@@ -89,9 +95,7 @@ def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
     try:
         record, message = act(record)
     except services.Conflict as exc:
-        return render(
-            request, template, record_context(AdrRecord.objects.get(pk=pk), error=str(exc)), status=409
-        )
+        return conflict(request, template, pk, exc)
     except services.Refused as exc:
         return render(request, template, record_context(record, error=str(exc)))
     if not wants_fragment(request):

@@ -148,3 +148,13 @@ def plain(sample_home) -> str:
     plain_session.write(sample_home)
     call_command("ingest", stdout=StringIO())
     return plain_session.SID
+
+
+def sign_in(tab: Page, username: str, password: str, *, lands_on: str = "**/ledger/knowledge/") -> Page:
+    """Log in through the login page, as a person does; `lands_on` is where it sends them."""
+    tab.go("/accounts/login/")
+    tab.page.fill("input[name=username]", username)
+    tab.page.fill("input[name=password]", password)
+    tab.page.click("button[type=submit]")
+    tab.page.wait_for_url(lands_on)
+    return tab

@@ -3,6 +3,9 @@ divider and its jump link, the mark moving, per browser and per signed-in user."
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from html.parser import HTMLParser
 from io import StringIO
 
@@ -63,10 +66,19 @@ class Outline(HTMLParser):
             self.open = None
 
 
+# The first visit's mark request a session page makes on load (htmx) when it set the viewer cookie.
+FIRST_LOOK = re.compile(r"""hx-post="([^"]+/seen/)" hx-vals='([^']+)'""")
+
+
 def page(client: Client, path: str, **params) -> Outline:
+    """The page as a browser opens it: fetched, then (as htmx does on load) its first-visit mark
+    request sent with the cookies the answer set."""
     response = client.get(path, params)
     assert response.status_code == 200
-    return Outline(response.content.decode())
+    body = response.content.decode()
+    if found := FIRST_LOOK.search(body):
+        assert client.post(found[1], json.loads(html.unescape(found[2]))).status_code == 204
+    return Outline(body)
 
 
 def entry(sid: str, uuid: str, kind: str, text: str, stamp: str) -> dict:
@@ -240,3 +252,45 @@ def test_it_bounds_the_queries_of_a_page_with_unseen_entries(client, home, djang
         assert page(client, "/sessions/big/").jump
     with django_assert_max_num_queries(22):  # seen: no divider, the mark unchanged
         assert page(client, "/sessions/big/").jump is None
+
+
+def test_a_visit_without_the_viewer_cookie_writes_no_mark_and_sets_the_cookie(client, home):
+    sid = chat(home)
+    response = client.get(f"/sessions/{sid}/")
+    assert response.status_code == 200 and not SeenMark.objects.exists()
+    assert viewers.TOKEN.fullmatch(response.cookies[viewers.COOKIE].value)
+    assert FIRST_LOOK.search(response.content.decode())  # the page asks for its mark on load
+    for _ in range(5):  # a client that keeps no cookies, however often it asks
+        Client().get(f"/sessions/{sid}/")
+    assert not SeenMark.objects.exists()
+
+
+def test_a_first_look_is_written_only_for_a_browser_that_came_back_with_its_cookie(client, home):
+    sid = chat(home)
+    request = FIRST_LOOK.search(client.get(f"/sessions/{sid}/").content.decode())
+    url, values = request[1], json.loads(html.unescape(request[2]))
+    assert Client().post(url, values).status_code == 204 and not SeenMark.objects.exists()
+    assert client.post(url, values).status_code == 204
+    mark = SeenMark.objects.get()
+    assert (f"{mark.offset}.{mark.index}", mark.turns) == (values["at"], int(values["turns"]))
+    # A mark moved since (a later visit) is not moved back by a late or repeated request.
+    SeenMark.objects.update(offset=mark.offset + 100)
+    assert client.post(url, values).status_code == 204
+    assert SeenMark.objects.get().offset == mark.offset + 100
+
+
+@pytest.mark.parametrize("values", [{}, {"at": "x.1", "turns": "0"}, {"at": "1.0", "turns": str(2**31)}])
+def test_a_first_look_with_values_that_do_not_read_writes_nothing(client, home, values):
+    sid = chat(home)
+    client.get(f"/sessions/{sid}/")
+    assert client.post(f"/sessions/{sid}/seen/", values).status_code == 204
+    assert not SeenMark.objects.exists()
+
+
+def test_a_first_look_is_a_post_with_the_csrf_token(home):
+    sid = chat(home)
+    strict = Client(enforce_csrf_checks=True)
+    strict.get(f"/sessions/{sid}/")
+    assert strict.get(f"/sessions/{sid}/seen/").status_code == 405
+    assert strict.post(f"/sessions/{sid}/seen/", {"at": "-1.0", "turns": "0"}).status_code == 403
+    assert not SeenMark.objects.exists()

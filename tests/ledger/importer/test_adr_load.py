@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -72,3 +73,24 @@ def test_it_imports_the_samples_open_and_ruled_questions(repos):
         ("ADR-0105", "F1"): "open",
     }
     assert states[("ADR-0002", "R1")] == "ruled"  # MADR: "Chosen option: …" is the ruling
+
+
+def test_it_reads_one_record_again_and_no_other(repos):
+    api = repos[0]
+    for record_id in ("ADR-0014", "ADR-0010"):
+        path = get(api, record_id).path
+        with open(path, "a") as fh:
+            fh.write("\nAmended on disk.\n")
+    adr_load.import_record(get(api, "ADR-0014"))
+    assert "Amended on disk." in get(api, "ADR-0014").body
+    assert "Amended on disk." not in get(api, "ADR-0010").body  # the next pass's
+
+
+def test_a_record_gone_from_its_path_is_looked_for_across_its_repository(repos):
+    api = repos[0]
+    record = get(api, "ADR-0014")
+    path = Path(record.path)
+    path.rename(path.with_name("0014-audit-retention.md"))
+    adr_load.import_record(record)
+    moved = get(api, "ADR-0014")
+    assert moved.pk == record.pk and moved.rel_path.endswith("0014-audit-retention.md")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
+from tests.ledger.conftest import record_file
 
 
 def test_it_checks_knowledge_records_against_the_closed_schema():
@@ -69,3 +70,41 @@ def test_a_lone_tag_is_one_tag_not_its_letters(tmp_path, db):
     )
     knowledge_files.import_knowledge(directory)
     assert KnowledgeRecord.objects.get(record_id="one-tag").tags == ["importer"]
+
+
+FIRST, SECOND = "s-20260911000001-aaaa-3f9c2a1b7d0e", "s-20260911000001-aaaa-000000000002"
+
+
+def test_it_reads_one_record_again_and_no_other(db, knowledge):
+    for stem in (FIRST, SECOND):
+        path = knowledge / "candidates" / f"{stem}.md"
+        path.write_text(path.read_text().replace("episode s-1.", "episode s-9."))
+    found = knowledge_files.import_record(knowledge, knowledge, FIRST)
+    assert (found.files, found.changed) == (1, 1)
+    descriptions = dict(KnowledgeRecord.objects.values_list("record_id", "description"))
+    assert descriptions[FIRST] == "Recorded as a decision in episode s-9."
+    assert descriptions[SECOND] == "Recorded as a decision in episode s-1."  # the next pass's
+
+
+def test_it_reads_one_record_as_a_pass_would_curated_first_and_gone_when_both_are_gone(db, knowledge):
+    record_file(knowledge, FIRST, status="verified", where="curated")
+    (knowledge / "candidates" / f"{FIRST}.md").unlink()
+    knowledge_files.import_record(knowledge, knowledge, FIRST)
+    row = KnowledgeRecord.objects.get(record_id=FIRST)
+    assert (row.source_class, row.status, row.present) == ("curated", "verified", True)
+    (knowledge / "curated" / f"{FIRST}.md").unlink()
+    assert knowledge_files.import_record(knowledge, knowledge, FIRST).gone == 1
+    assert not KnowledgeRecord.objects.get(record_id=FIRST).present
+    assert KnowledgeRecord.objects.get(record_id=SECOND).present
+
+
+def test_it_refuses_to_read_one_record_through_a_link_out_of_its_root(db, knowledge, tmp_path):
+    outside = record_file(tmp_path / "elsewhere", FIRST, title="Planted from outside")
+    path = knowledge / "candidates" / f"{FIRST}.md"
+    path.unlink()
+    path.symlink_to(outside)
+    found = knowledge_files.import_record(knowledge, knowledge, FIRST)
+    assert [problem.reason for problem in found.problems] == ["leaves_root"]
+    assert (
+        KnowledgeRecord.objects.get(record_id=FIRST).title == "Importer offsets are committed with the rows"
+    )

@@ -230,3 +230,77 @@ def test_it_shows_a_candidates_provenance_as_fields(client, knowledge):
     assert [dt.text for dt in listing.find_all("dt")] == ["origin", "derived from"]
     assert [dd.text for dd in listing.find_all("dd")] == ["extracted", "session:s-20260911000001-aaaa"]
     assert "{" not in provenance.text
+
+
+def rewrite(path: Path, old: str, new: str) -> str:
+    """Change a file on disk as another program would, with no import after it; its new sha256."""
+    path.write_text(path.read_text().replace(old, new))
+    return sha256(path.read_bytes())
+
+
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain-form"])
+def test_it_answers_a_file_changed_on_disk_with_409_the_text_it_has_now_and_the_evidence_kept(
+    client, knowledge, reviewer, htmx
+):
+    client.force_login(reviewer)
+    loaded = record()
+    path = Path(loaded.path)
+    now = rewrite(path, "Recorded as a decision in episode s-1.", "Decided again in s-2, with the numbers.")
+    response = client.post(
+        reverse("ledger:candidate-promote", args=[loaded.pk]),
+        {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": loaded.sha256},
+        headers={"HX-Request": "true"} if htmx else {},
+    )
+    body = response.content.decode()
+    assert response.status_code == 409 and ("<html" in body) is not htmx
+    page = dom.parse(body)
+    card = page.by_id("candidate-card")
+    assert "changed since this page was loaded" in card.find("p", role="alert").text
+    # The file as it is now, read at once rather than at the next pass, shown open.
+    assert "Decided again in s-2, with the numbers." in card.find("p", cls="lede").text
+    assert "Decided again in s-2" in card.find("details", cls="preview").text
+    assert "open" in card.find("details", cls="preview").attrs
+    assert record().sha256 == now and record().description == "Decided again in s-2, with the numbers."
+    # Nothing written; the form keeps the evidence typed, loaded against the file as it is now.
+    assert sha256(path.read_bytes()) == now and not ReviewAction.objects.exists()
+    form = page.by_id("promote-form")
+    assert form.find("textarea", name="evidence").text == "Commit 06fa258."
+    assert form.find("input", name="loaded_sha256").attrs["value"] == now
+    again = client.post(
+        reverse("ledger:candidate-promote", args=[loaded.pk]),
+        {"evidence": "Commit 06fa258.", "klass": "fact", "loaded_sha256": now},
+    )
+    assert again.status_code == 302 and record().status == "verified"
+
+
+def test_it_answers_an_edit_against_a_changed_file_with_the_wording_typed_and_the_files_title(
+    client, knowledge, reviewer
+):
+    client.force_login(reviewer)
+    loaded = record()
+    rewrite(Path(loaded.path), "Importer offsets are committed with the rows", "Offsets commit with rows")
+    response = client.post(
+        reverse("ledger:candidate-edit", args=[loaded.pk]),
+        {"title": "My title", "description": "My words.", "loaded_sha256": loaded.sha256},
+        headers={"HX-Request": "true"},
+    )
+    page = dom.parse(response.content.decode())
+    assert response.status_code == 409 and page.find("h1").text == "Offsets commit with rows"
+    assert page.by_id("edit-form").find("input", name="title").attrs["value"] == "My title"
+
+
+def test_it_names_the_duplicate_a_merge_found_decided_on_the_page_of_the_record_kept(
+    client, knowledge, reviewer
+):
+    client.force_login(reviewer)
+    keep = record()
+    other = KnowledgeRecord.objects.get(record_id="s-20260911000001-aaaa-000000000003")
+    rewrite(Path(other.path), "status: candidate", "status: verified")
+    response = client.post(
+        reverse("ledger:candidate-merge", args=[keep.pk]),
+        {"keep": keep.pk, "duplicates": [other.pk], "evidence": "Same decision."},
+        headers={"HX-Request": "true"},
+    )
+    alert = dom.parse(response.content.decode()).find("p", role="alert").text
+    assert response.status_code == 409 and alert.startswith(f"{other.record_id}: this record is no longer")
+    assert KnowledgeRecord.objects.get(pk=other.pk).status == "verified"  # as its file says, at once

@@ -14,6 +14,7 @@ from ledger.importer import adr_load
 from ledger.models import AdrAction, KnowledgeRecord
 from ledger.queries import records as adr_queries
 from ledger.records import parse
+from lib.hashing import sha256
 from tests.ledger.conftest import adr_record as get
 from tests.ledger.views import dom
 
@@ -340,3 +341,63 @@ def test_it_renders_the_checklist_in_a_number_of_queries_that_does_not_grow_with
     with django_assert_max_num_queries(13):
         body = client.get(url).content.decode()
     assert "22 open" in dom.parse(body).by_id("question-list").text
+
+
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain-form"])
+def test_it_answers_a_ruling_on_a_file_changed_on_disk_with_its_text_now_and_the_answer_kept(
+    client, questions_repo, reviewer, htmx
+):
+    client.force_login(reviewer)
+    record = get(questions_repo, "ADR-0014")
+    path = Path(record.path)
+    path.write_text(path.read_text().replace("The contract changes.", "The contract changes twice a year."))
+    response = rule_on(client, record, headers={"HX-Request": "true"} if htmx else {})
+    body = response.content.decode()
+    assert response.status_code == 409 and ("<html" in body) is not htmx
+    card = dom.parse(body).by_id("record-card")
+    assert "changed since this page was loaded" in card.find("p", role="alert").text
+    # What the file says now, read at once (no pass ran): the new context, R1 still open.
+    assert "The contract changes twice a year." in card.text
+    assert get(questions_repo, "ADR-0014").sha256 == sha256(path.read_bytes())
+    assert not AdrAction.objects.exists()
+    # R1's form comes back open with the option and reason given, against the file as it is now.
+    item = card.by_id("q-R1")
+    assert "open" in item.find("details").attrs
+    assert "checked" in item.find("input", name="option", value="A").attrs
+    assert item.find("textarea", name="reason").text == "the file is the record"
+    assert item.find("input", name="loaded_sha256").attrs["value"] == sha256(path.read_bytes())
+    assert "open" not in card.by_id("q-F2").find("details").attrs
+    assert rule_on(client, get(questions_repo, "ADR-0014")).status_code == 302
+
+
+def test_it_answers_a_status_change_on_a_changed_file_with_409_and_the_status_it_says_now(
+    client, repos, reviewer
+):
+    client.force_login(reviewer)
+    record = get(repos[0], "ADR-0014")
+    path = Path(record.path)
+    loaded = record.sha256
+    path.write_text(path.read_text().replace("## Context", "## Context\n\nAmended on disk.", 1))
+    response = client.post(
+        reverse("ledger:record-status", args=[record.pk]),
+        {"verb": "accept", "loaded_sha256": loaded, "note": "as agreed"},
+        headers={"HX-Request": "true"},
+    )
+    card = dom.parse(response.content.decode()).by_id("record-card")
+    assert response.status_code == 409 and "Amended on disk." in card.text
+    assert card.by_id("status-form").find("input", name="note").attrs["value"] == "as agreed"
+    assert not AdrAction.objects.exists()
+
+
+def test_a_ruling_keeps_the_records_of_a_configured_adr_directory(client, questions_repo, reviewer, settings):
+    # The re-read after a ruling reads the repository as the pass does, WAYSWEB_ADR_DIRS included:
+    # a record there was taken for gone.
+    settings.WAYSWEB_ADR_DIRS = ["design/records"]
+    (questions_repo / "design" / "records").mkdir(parents=True)
+    (questions_repo / "design" / "records" / "0020-elsewhere.md").write_text(
+        "# 20. Kept elsewhere\n\nDate: 2026-10-02\n\n## Status\n\nAccepted\n\n## Context\n\nHere.\n"
+    )
+    adr_load.import_repo(questions_repo, ("design/records",))
+    client.force_login(reviewer)
+    assert rule_on(client, get(questions_repo, "ADR-0014")).status_code == 302
+    assert get(questions_repo, "ADR-0020").present

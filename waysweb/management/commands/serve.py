@@ -24,7 +24,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.core.wsgi import get_wsgi_application
 from waitress.server import create_server
@@ -32,7 +31,7 @@ from waitress.server import create_server
 from introspect import served_database
 from introspect.importer import activity
 from lib import streams
-from waysweb import supervisor
+from waysweb import schema, static_build, supervisor
 
 LOGIN_MIDDLEWARE = "django.contrib.auth.middleware.LoginRequiredMiddleware"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -263,8 +262,11 @@ class Command(BaseCommand):
         served_database.restart_on_sample()
 
     def prepare_database(self) -> None:
-        call_command("migrate", interactive=False, verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
+        # Both safe when two `serve` start at once: the second migrates after the first (nothing
+        # left to do), and static files are collected once per build into the data directory,
+        # never into a directory another server reads (waysweb/static_build.py).
+        schema.migrate()
+        static_build.serve_from(Path(settings.DATA_DIR) / "static")
 
     def start_follower(self, *, poll: bool = False) -> subprocess.Popen | None:
         manage = str(Path(settings.BASE_DIR) / "manage.py")
