@@ -63,6 +63,12 @@ def test_each_column_is_named_and_the_first_cell_carries_the_facts_for_a_phone(c
     started = session.started_at.strftime("%Y-%m-%d %H:%M")
     # No project is known for this transcript: the line starts at the date.
     assert session.project is None and row.meta[0] == started
-    into = session.input_tokens + session.cache_creation_input_tokens + session.cache_read_input_tokens
-    assert row.meta[2] == f"{tokens(into)} / {tokens(session.output_tokens)} tokens"
+    # "tokens" means one thing everywhere: in + out + cache read + cache write (rules/usage.py).
+    total = (
+        session.input_tokens
+        + session.output_tokens
+        + session.cache_creation_input_tokens
+        + session.cache_read_input_tokens
+    )
+    assert row.meta[2] == f"{tokens(total)} tokens"
     assert row.meta[3] == f"${session.cost_usd:.4f}+"  # a message of an unpriced model left out
