@@ -42,7 +42,7 @@ class Session(TranscriptBuilder):
         self.h = h
         self.rng = h.rng
         self.key = key
-        self.sid = h.uuid()
+        self.sid = self.new_uuid()
         self.project = PROJECTS[project]
         self.cwd = self.project
         self.clock = start.replace(microsecond=h.rng.randint(0, 999) * 1000)
@@ -52,7 +52,7 @@ class Session(TranscriptBuilder):
         self.write_transcript = transcript
         self.heavy = heavy
         self.note = note
-        pending = h.rng.randint(14000, 19000)
+        pending = h.rng.randint(14000, 19000)  # drawn before the slug: the stream's order is the files' bytes
         self.subs: list[tuple[Thread, dict]] = []
         self.prompts = 0
         self.compactions = 0
@@ -69,9 +69,8 @@ class Session(TranscriptBuilder):
         self.dest = None  # default event destination override ("legacy")
         self.turn_start = None
         self.title_done = False
-        self.turn_ends: dict[
-            int, tuple[datetime, int]
-        ] = {}  # prompt index -> (end of its turn, trunk position)
+        # prompt index -> (end of its turn, trunk position)
+        self.turn_ends: dict[int, tuple[datetime, int]] = {}
         self.compaction_starts: list[tuple[datetime, int]] = []  # (PreCompact time, preTokens)
         self.opened: datetime | None = None  # the trunk's first line: when a majordomus episode opened
         self.trunk = Thread(self.envelope(None), model, None, base or pending)
@@ -255,7 +254,7 @@ class Session(TranscriptBuilder):
         bodies = self.hook([first, *fires], th, {})
         self.adv(300, 900)
         if bodies:
-            self.attach(th, "SessionStart", "SessionStart:startup", self.h.uuid(), bodies, parent=None)
+            self.attach(th, "SessionStart", "SessionStart:startup", None, bodies, parent=None)
 
     def prompt(
         self, text: str, fires=(), steps=(), *, gap=None, think=None, answer=None, interrupt=False, at=None
@@ -268,7 +267,7 @@ class Session(TranscriptBuilder):
                 gap = self.rng.randint(25, 200)
             self.clock += timedelta(seconds=gap, milliseconds=self.rng.randint(0, 999))
         self.prompts += 1
-        self.prompt_id = self.h.uuid()
+        self.prompt_id = self.new_uuid()
         self.turn_start = self.clock
         u = self.put(th, formats.transcript_prompt, text, prompt_id=self.prompt_id)
         th.pending += len(text) // 4 + 4
@@ -279,7 +278,7 @@ class Session(TranscriptBuilder):
         self.hook_time = hook_at
         if bodies:
             self.adv(400, 1200)
-            self.attach(th, "UserPromptSubmit", "UserPromptSubmit", self.h.uuid(), bodies, parent=u)
+            self.attach(th, "UserPromptSubmit", "UserPromptSubmit", None, bodies, parent=u)
             th.pending += sum(len(b) for b in bodies) // 4
         if not self.title_done:
             th.lines.append(formats.transcript_ai_title(self.sid, text.split(",")[0][:60].rstrip(" .")))
@@ -427,7 +426,7 @@ class Session(TranscriptBuilder):
         bodies = self.hook(spec.get("dispatch", ()), sub, {"prompt": spec["prompt"]})
         if bodies:
             self.adv(100, 400)
-            self.attach(sub, "SubagentStart", "SubagentStart", self.h.uuid(), bodies, parent=u)
+            self.attach(sub, "SubagentStart", "SubagentStart", None, bodies, parent=u)
         self.run(sub, spec["steps"], answer=spec["result"])
         total = sub.cached
         usage = formats.usage(4, sub.pending, total, 380, breakdown=False)
@@ -469,7 +468,7 @@ class Session(TranscriptBuilder):
             )
             self.adv(300, 900)
             if bodies:
-                self.attach(th, "SessionStart", "SessionStart:compact", self.h.uuid(), bodies)
+                self.attach(th, "SessionStart", "SessionStart:compact", None, bodies)
 
     def finish(self, last_prompt: str | None = None) -> None:
         if last_prompt:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import string
-import uuid
 from datetime import datetime, timedelta
 
 from sample import formats
@@ -23,9 +22,6 @@ class Home:
         self.sessions: list = []  # every sessions.Session, in the order the story plays them
 
     # ids ---------------------------------------------------------------------------------
-    def uuid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-
     def b62(self, n: int) -> str:
         return "".join(self.rng.choice(B62) for _ in range(n))
 

@@ -7,8 +7,7 @@ from datetime import UTC, datetime
 
 from sample import formats
 
-SEED = 20261105
-
+SEED = 20261105  # of the one random stream every session draws from, in the order they are played
 
 STATE = formats.EVENTS_DIR
 LEGACY = formats.LEGACY_EVENTS
