@@ -10,6 +10,7 @@ each part has its module:
 
     sample/story/sNN_*.py  the fourteen sessions, each a `play(h)`, in the order STORY lists them
     sample/sessions.py     a session's steps: prompts, tool calls, subagents, compactions, hook events
+    sample/event_rows.py   an event spec (sample/specs.py) rendered as the row a hook logs
     sample/ledger.py       ADR-112 session-ledger entries
     sample/majordomus.py   the majordomus repository: ledger.jsonl, knowledge candidates and records
     sample/adrs.py         the ADR collections

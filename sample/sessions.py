@@ -1,15 +1,16 @@
 """A sample session: its story told through prompts, tool steps, subagents and compactions, written as
-agent-ways events (sample/specs.py) and Claude Code transcript lines (sample/transcript.py)."""
+agent-ways event rows (sample/specs.py, rendered by sample/event_rows.py) and Claude Code transcript
+lines (sample/transcript.py)."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 
 from sample import formats
-from sample.specs import AUTO, EV, TP, A, F, P, S
+from sample.event_rows import render
+from sample.specs import EV, F, P, S
 from sample.state import Home
-from sample.timeline import OPUS, PROJECTS, domain, floor_s, msec, sec
+from sample.timeline import OPUS, PROJECTS, floor_s, msec
 from sample.tool_output import CODE, ext
 from sample.transcript import Thread, TranscriptBuilder
 from sample.ways import CRITERIA
@@ -119,106 +120,13 @@ class Session(TranscriptBuilder):
         return self.put(th, formats.transcript_user, content, extra=extra or None)
 
     # events ------------------------------------------------------------------------------
-    def span(self, sp: dict, ctx: dict) -> str | None:
-        if sp.get("span") is None or self.gen == "pre1":
-            return None
-        if sp["span"] != AUTO:
-            return sp["span"]
-        key = {"keyword": ("pattern", "prompt"), "bash": ("commands", "cmd"), "file": ("files", "path")}.get(
-            sp["trigger"]
-        )
-        if not key:
-            return None
-        rx, field = CRITERIA[sp["way"]][key[0]], ctx.get(key[1], "")
-        m = re.search(rx, field, re.I)
-        assert m and m.group(0), (self.key, sp["way"], rx, field)
-        return m.group(0)
-
-    @staticmethod
-    def surface(ctx: dict) -> str:
-        text = " ".join((ctx.get("cmd") or ctx.get("prompt") or "").split())
-        return text if len(text) <= 200 else text[:200] + "…"
-
-    def render(self, sp: dict, dt: datetime, th: Thread, ctx: dict) -> dict:
-        ev = sp["ev"]
-        d: dict = {"ts": sec(dt), "event": ev}
-        agent_id = th.agent or "main"
-        scope = sp.get("scope") or ("subagent" if th.agent else "agent")
-        if ev in ("way_fired", "way_redisclosed"):
-            w, trig = sp["way"], sp["trigger"]
-            d.update(
-                way=w, domain=domain(w), trigger=trig, scope=scope, project=self.project, session=self.sid
-            )
-            if sp.get("minimal"):  # state repeats, subagent dispatch, teammate rows
-                for k in ("agent_id", "team"):
-                    if sp.get(k):
-                        d[k] = agent_id if sp[k] is True else sp[k]
-                return d
-            if self.gen != "pre1":
-                d["token_position"] = str(th.position)
-            if self.gen == "new":
-                d["model"] = th.model
-                d["agent_id"] = agent_id
-            if trig.startswith("semantic:"):
-                sc = sp["score"]
-                d["fire_score"] = sc if isinstance(sc, str) else f"{sc:.4f}"
-                d["surface"] = self.surface(ctx)
-            if ev == "way_fired":
-                span = self.span(sp, ctx)
-                if span:
-                    d["matched_span"] = span
-            for k in ("parent", "tree_depth", "epoch_distance", "team"):
-                if k in sp:
-                    d[k] = sp[k]
-            if sp.get("numeric"):  # a writer that emitted JSON numbers
-                d["token_position"] = int(d["token_position"])
-                if "fire_score" in d:
-                    d["fire_score"] = float(d["fire_score"])
-            return d
-        if ev == "way_suppressed":
-            w = sp["way"]
-            d.update(
-                kind=sp["kind"],
-                way=w,
-                domain=domain(w),
-                trigger=sp["trigger"],
-                reason=sp["reason"],
-                scope=scope,
-                project=self.project,
-                session=self.sid,
-                agent_id=agent_id,
-            )
-            return d
-        if ev in ("way_nearmiss", "way_keyword_gated"):
-            w, pr = sp["way"], sp["probs"]
-            d.update(way=w, corpus_id=w, domain=domain(w))
-            if ev == "way_keyword_gated":
-                d["matched_span"] = self.span(dict(way=w, trigger="keyword", span=AUTO), ctx)
-            d.update(pr)
-            if ev == "way_nearmiss":
-                if "tau_s" in pr:
-                    best = max(float(v) for k, v in pr.items() if k.startswith("prob_") and v)
-                    d["margin"] = f"{float(pr['tau_s']) - best:.4f}"
-                else:
-                    d["margin"] = f"{float(pr['thr_en']) - float(pr['score_en']):.4f}"
-            d.update(trigger="prompt", scope="agent", project=self.project, session=self.sid)
-            if ev == "way_nearmiss":
-                d["query_tokens"] = str(round(len(ctx.get("prompt", "").split()) * 1.3))
-            elif not sp["old"]:
-                d["token_position"] = str(th.position)
-            return d
-        subst = {P: self.project, S: self.sid, A: agent_id, TP: str(th.position)}
-        for k, v in sp["fields"].items():
-            d[k] = subst.get(v, v) if isinstance(v, str) else v
-        return d
-
     def hook(self, specs, th: Thread, ctx: dict) -> list[str]:
         base = floor_s(self.clock)
         bodies, extra = [], 0
         for sp in specs:
             dt = base + timedelta(seconds=sp.get("dt", 0))
             extra = max(extra, sp.get("dt", 0))
-            d = self.render(sp, dt, th, ctx)
+            d = render(sp, dt, th, ctx, project=self.project, session=self.sid, gen=self.gen)
             self.h.log(
                 dt,
                 d,
