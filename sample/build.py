@@ -12,7 +12,8 @@ each part has its module:
     sample/sessions.py     a session's steps: prompts, tool calls, subagents, compactions, hook events
     sample/event_rows.py   an event spec (sample/specs.py) rendered as the row a hook logs
     sample/ledger.py       ADR-112 session-ledger entries
-    sample/majordomus.py   the majordomus repository: ledger.jsonl, knowledge candidates and records
+    sample/majordomus.py   the majordomus repository's ledger.jsonl and its episodes
+    sample/knowledge.py    its knowledge: policy, candidates, curated records
     sample/adrs.py         the ADR collections
     sample/event_logs.py   the live, archived and legacy event logs
     sample/ways.py         the way files
@@ -36,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from sample.adrs import adr_collections
 from sample.event_logs import extra_events, fix_plus00, write_logs
+from sample.knowledge import knowledge_records
 from sample.ledger import ledger_entries
 from sample.majordomus import majordomus_repo
 from sample.state import Home
@@ -85,7 +87,8 @@ def build(out: Path) -> Home:
     fix_plus00(h)
     ledger_entries(h)
     episodes = majordomus_repo(h)
-    adr_collections(h, episodes)
+    knowledge_records(h, episodes)
+    adr_collections(h, episodes.by_session)
     write_logs(h)
     for root, rel, text in WAYS:
         h.put_text(f"{root}/{rel}", text)

@@ -1,14 +1,15 @@
-"""The majordomus repository api-server (knowledge-and-records.md §3-§8): its ledger.jsonl, three episodes
-tied to sample sessions, and the knowledge candidates and curated records derived from them. The prose
-is under sample/texts/knowledge/."""
+"""The majordomus repository api-server (knowledge-and-records.md §3, §7): its ledger.jsonl, three episodes
+tied to sample sessions (S03, S07, S11), and the ids of the knowledge records derived in them, which
+sample/knowledge.py writes."""
 
-# ruff: noqa: E501  (long literal transcript content)
+# ruff: noqa: E501  (long literal ledger content)
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 
-from sample import formats, texts
+from sample import formats
 from sample.sessions import Session
 from sample.state import Home
 from sample.timeline import OPUS, T, floor_s, sec
@@ -16,16 +17,26 @@ from sample.timeline import OPUS, T, floor_s, sec
 REPO_ROOT = "repos/api-server"
 MJ_BY = "majordomus/0.6.0"
 MJ_BY_OLD = "majordomus/0.5.2"
-CANDIDATES = f"{REPO_ROOT}/.ai/repo/knowledge/candidates"
-CURATED = f"{REPO_ROOT}/.ai/repo/knowledge/curated"
+
+
+@dataclass(frozen=True)
+class Episodes:
+    """The episode id of each session key, and the ids of the records the deriver wrote in them."""
+
+    by_session: dict[str, str]
+    token_families: str  # S03's decision, promoted in S07's episode
+    in_memory_buckets: str  # S07's first decision, rejected the next day
+    redis_buckets: str  # S07's second decision
+    refill_seconds: str  # S07's observation
+    audit_blocked: str  # S11's blocked task
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def majordomus_repo(h: Home) -> dict[str, str]:
-    """Write the majordomus repository; return the episode id of each session key (for the ADRs)."""
+def majordomus_repo(h: Home) -> Episodes:
+    """Write the repository's ledger; return its episodes (for the knowledge records and the ADRs)."""
     by_key = {s.key: s for s in h.sessions}
     s03, s07, s11 = by_key["S03"], by_key["S07"], by_key["S11"]
 
@@ -286,115 +297,11 @@ def majordomus_repo(h: Home) -> dict[str, str]:
     h.put_text(f"{state}/ledger.20261105T000000Z.jsonl.archived", "".join(line + "\n" for line in archived))
     h.put_text(f"{state}/ledger.jsonl", "".join(line + "\n" for line in live))
 
-    h.put_text(f"{REPO_ROOT}/.ai/repo/policy.yaml", texts.text("knowledge/policy.yaml"))
-    h.put_text(f"{CANDIDATES}/README.md", texts.text("knowledge/candidates-README.md"))
-
-    def derived_desc(what: str, task: str, ep: str) -> str:
-        return f"Recorded as {what} under task {task} in episode {ep}."
-
-    records = [
-        (
-            CANDIDATES,
-            dict(
-                id=rej,
-                cls="convention",
-                status="superseded",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Rate-limit buckets are kept in process memory, one per API key",
-                description=derived_desc("a decision", "t-ratelimit", ep_b),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}", "decision:t-ratelimit"],
-                sections=texts.sections("knowledge/in-memory-buckets.md"),
-            ),
-        ),
-        (
-            CANDIDATES,
-            dict(
-                id=k_redis,
-                cls="convention",
-                status="candidate",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Rate-limit buckets live in Redis, keyed by API key",
-                description=derived_desc("a decision", "t-ratelimit", ep_b),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}", "decision:t-ratelimit"],
-            ),
-        ),
-        (
-            CANDIDATES,
-            dict(
-                id=k_lua,
-                cls="lesson",
-                status="candidate",
-                epistemics="observed",
-                date="2026-11-05",
-                title="The Redis refill script must be given seconds, not milliseconds",
-                description=f"Observed as friction in episode {ep_b}; applies whenever the Lua script and the Python bucket share refill maths.",
-                tags=["derived", "observation"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}"],
-                about="src/api/ratelimit.lua",
-                route="project",
-            ),
-        ),
-        (
-            CANDIDATES,
-            dict(
-                id=k_blocked,
-                cls="lesson",
-                status="candidate",
-                epistemics="inferred",
-                date="2026-11-07",
-                title="Task t-audit-retention ended blocked: retention period needs a compliance sign-off",
-                description=f"Derived from the blocked task t-audit-retention in episode {ep_c}; check for the sign-off before picking the task up again.",
-                tags=["derived", "task"],
-                origin="extracted",
-                derived_from=[f"session:{ep_c}", "task:t-audit-retention"],
-            ),
-        ),
-        (
-            CURATED,
-            dict(
-                id=v1,
-                cls="convention",
-                status="verified",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Refresh tokens rotate within a token family; reusing a rotated token revokes the family",
-                description=derived_desc("a decision", "t-token-rotation", ep_a),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_a}", "decision:t-token-rotation", f"session:{ep_b}"],
-                sections=texts.sections("knowledge/token-families.md"),
-            ),
-        ),
-    ]
-    fact_title = "Health, readiness and metrics routes are exempt from rate limiting"
-    records.append(
-        (
-            CURATED,
-            dict(
-                id=f"{ep_b}-{sha(fact_title)[:12]}",
-                cls="fact",
-                status="verified",
-                epistemics="observed",
-                date="2026-11-06",
-                title=fact_title,
-                description="GET /healthz, /readyz and /metrics bypass the limiter; extend the list when adding an operational route.",
-                origin="authored",
-                derived_from=[f"session:{ep_b}", "commit:1a2b3c4", "file:src/api/ratelimit.py"],
-                relations=[("relates_to", "file:docs/adr/0009-rate-limiting.md")],
-                sections=[
-                    (heading, text.replace("$episode", ep_b))
-                    for heading, text in texts.sections("knowledge/exempt-routes.md")
-                ],
-            ),
-        )
+    return Episodes(
+        by_session={"S03": ep_a, "S07": ep_b, "S11": ep_c},
+        token_families=v1,
+        in_memory_buckets=rej,
+        redis_buckets=k_redis,
+        refill_seconds=k_lua,
+        audit_blocked=k_blocked,
     )
-    for where, rec in records:
-        h.put_text(f"{where}/{rec['id']}.md", formats.knowledge_record(**rec))
-    return {"S03": ep_a, "S07": ep_b, "S11": ep_c}
