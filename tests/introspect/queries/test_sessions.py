@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 from io import StringIO
-from pathlib import Path
 from types import SimpleNamespace
 
 import orjson
@@ -14,11 +13,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from introspect.queries import sessions as queries
+from tests.fixtures import TRANSCRIPTS
 from tests.introspect import plain_session
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transcripts"
 COMPACTED = "oneryalcin_fasthooks_sample_main_transcript.jsonl"
 SID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 
@@ -27,11 +26,10 @@ def found(q: str) -> list[str]:
     return [session.sid for session in queries.session_list_page(queries.SessionFilters(q=q), page=1)]
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout")
 def test_it_finds_a_claude_code_session_by_a_word_of_any_prompt(home):
     target = home.root / ".claude" / "projects" / "-workspace" / f"{SID}.jsonl"
     target.parent.mkdir(parents=True)
-    shutil.copy(FIXTURES / COMPACTED, target)
+    shutil.copy(TRANSCRIPTS / COMPACTED, target)
     call_command("ingest", stdout=StringIO())
     prompts = [
         o["message"]["content"]
