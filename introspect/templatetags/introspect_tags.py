@@ -119,8 +119,9 @@ def get_item(mapping: dict, key: str):
 
 
 @register.simple_tag
-def highlight(text: str, spans: list[str] | None, limit: int = 4000):
-    """The text, escaped, with each recorded span marked where it occurs (case-insensitive)."""
+def highlight(text: str, spans: list[str] | None, limit: int | None = 4000):
+    """The text, escaped, with each recorded span marked where it occurs (case-insensitive);
+    its first `limit` characters (None: all of it)."""
     text = (text or "")[:limit]
     spans = [span for span in (spans or []) if span]
     if not spans:
@@ -148,29 +149,80 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
-def markdown_block(text: str | None, limit: int = 20000, *, is_open: bool = False):
-    """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
-    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS),
-    open from the start when `is_open`."""
-    text = (text or "")[:limit]
+# A prompt, reply, thinking or summary up to LONG_TEXT characters is drawn whole in place; a longer
+# one as its first PREVIEW_CHARS or so, with the whole text behind "show all (N characters)" (a
+# <details>: no JavaScript needed). Never cut: the page and the HTML export hold every character.
+LONG_TEXT = 20_000
+PREVIEW_CHARS = 1_500
+# Past this, Markdown is shown as the plain text it is: rendering it would take seconds a page.
+MARKDOWN_CHARS = 200_000
+
+
+def long_text(
+    text: str | None, spans: list[str] | None = None, *, markdown: bool = False, is_open: bool = False
+):
+    """`text` whole, as Markdown (`markdown`) or as escaped text with `spans` marked (a prompt),
+    collapsed behind "show all (N characters)" when it is longer than LONG_TEXT."""
+    text = text or ""
+
+    def drawn(part: str) -> SafeString:
+        if not markdown:
+            return highlight(part, spans, limit=None)
+        if len(part) > MARKDOWN_CHARS:
+            return format_html('<pre class="long-plain">{}</pre>', part)
+        return render.render_markdown(part)
+
+    if len(text) <= LONG_TEXT:
+        return drawn(text)
+    head, _ = render.clamp(text, PREVIEW_CHARS)
+    return format_html(
+        '<div class="text-preview">{}</div><details class="show-all long-text"{}><summary>'
+        '<span class="show-all-closed">show all ({} characters)</span><span class="show-all-open">'
+        "all {} characters{}</span></summary>{}</details>",
+        drawn(head.rstrip() + " …"),
+        _open_attr(is_open),
+        f"{len(text):,}",
+        f"{len(text):,}",
+        " (as plain text: too long to render as Markdown)" if markdown and len(text) > MARKDOWN_CHARS else "",
+        drawn(text),
+    )
+
+
+@register.simple_tag(takes_context=True, name="long_text")
+def long_text_tag(context, text: str | None, spans: list[str] | None = None, markdown: bool = False):
+    """`{% long_text entry.text markdown=True %}`, `{% long_text entry.text entry.prompt_spans %}`:
+    `long_text`, open in the entry a search hit opened."""
+    return long_text(text, spans, markdown=markdown, is_open=opened(context))
+
+
+def markdown_block(text: str | None, *, is_open: bool = False):
+    """Agent Markdown (a Task result) clamped like every long card: its first PREVIEW_LINES source
+    lines rendered, the whole behind "show all N lines" (works without JS), open from the start
+    when `is_open`. Few lines but many characters: collapsed as `long_text` is. Never cut."""
+    text = text or ""
     lines = text.splitlines()
     if len(lines) <= tool_cards.PREVIEW_LINES + 2:
-        return format_html('<div class="markdown">{}</div>', render.render_markdown(text))
-    head = "\n".join(lines[: tool_cards.PREVIEW_LINES])
+        return format_html('<div class="markdown">{}</div>', long_text(text, markdown=True, is_open=is_open))
+    head, _ = render.clamp("\n".join(lines[: tool_cards.PREVIEW_LINES]), LONG_TEXT)
+    whole = (
+        format_html('<pre class="long-plain">{}</pre>', text)
+        if len(text) > MARKDOWN_CHARS
+        else render.render_markdown(text)
+    )
     return format_html(
         '<div class="markdown markdown--preview">{}</div>'
         '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
         render.render_markdown(head),
         _open_attr(is_open),
         len(lines),
-        render.render_markdown(text),
+        whole,
     )
 
 
 @register.simple_tag(takes_context=True, name="markdown_block")
-def markdown_block_tag(context, text: str | None, limit: int = 20000):
+def markdown_block_tag(context, text: str | None):
     """`{% markdown_block text %}`: `markdown_block`, open in the entry a search hit opened."""
-    return markdown_block(text, limit, is_open=opened(context))
+    return markdown_block(text, is_open=opened(context))
 
 
 def opened(context) -> bool:
