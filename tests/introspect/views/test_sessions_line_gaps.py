@@ -35,20 +35,19 @@ def entry(n: int, kind: str, text: str) -> bytes:
 
 
 def torn_session(home, *bad: bytes) -> str:
+    """A transcript of a prompt, a blank line, the `bad` lines and a reply; its path under its root."""
     path = home.transcript("/src/torn", SID)
     append(path, entry(1, "user", "first prompt"), b"\n", *bad, entry(4, "assistant", "the reply"))
     call_command("ingest", stdout=StringIO())
-    return path.name
+    return f"{path.parent.name}/{path.name}"
 
 
 def test_an_unreadable_line_is_marked_at_its_place_with_its_number_and_reason(client, home):
-    name = torn_session(home, b'{"type": "user", "message": "caf\xe9"}\n')
+    file = torn_session(home, b'{"type": "user", "message": "caf\xe9"}\n')
     body = client.get(f"/sessions/{SID}/").content.decode()
     mark = body.index("could not be read")
     assert body.index("first prompt") < mark < body.index("the reply")
-    assert (
-        'line 3 of <span class="mono">' in body and f"{name}</span> could not be read: invalid UTF-8" in body
-    )
+    assert f'line 3 of <span class="mono">{file}</span> could not be read: invalid UTF-8' in body
 
 
 def test_the_mark_links_to_the_line_on_the_import_status_page(client, home):
@@ -78,3 +77,21 @@ def test_a_page_of_a_file_without_quarantined_lines_reads_no_quarantine(
         body = client.get(f"/sessions/{SID}/").content.decode()
     assert "could not be read" not in body
     assert not any("introspect_quarantine" in query["sql"] for query in queries.captured_queries)
+
+
+def test_every_export_marks_the_unread_line_at_its_place(client, home):
+    file = torn_session(home, b"{not json\n")
+
+    def download(fmt: str) -> str:
+        return b"".join(client.get(f"/sessions/{SID}/export.{fmt}").streaming_content).decode()
+
+    html, markdown = download("html"), download("md")
+    for text, mark in (
+        (html, f'line 3 of <span class="mono">{file}</span> could not be read: not valid JSON'),
+        (markdown, f"*Line 3 of `{file}` could not be read: not valid JSON.*"),
+    ):
+        assert text.index("first prompt") < text.index(mark) < text.index("the reply")
+    conversation = orjson.loads(download("json"))["conversation"]
+    assert [item["kind"] for item in conversation] == ["entry", "unread_line", "entry"]
+    assert conversation[1]["unread_line"]["line"] == 3
+    assert conversation[1]["unread_line"]["reason"] == "not valid JSON"
