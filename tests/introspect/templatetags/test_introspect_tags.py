@@ -18,6 +18,7 @@ from django.utils.html import escape
 
 from introspect.rules import tool_cards
 from introspect.templatetags.introspect_tags import (
+    PAGE_CHARS,
     card,
     clip,
     code_block,
@@ -476,6 +477,27 @@ def test_it_shows_markdown_too_long_to_render_as_plain_text_whole():
     html = long_text(text, markdown=True)
     assert '<pre class="long-plain"># Title\n' + "x" * 250_000 + "</pre>" in html
     assert "as plain text: too long to render as Markdown" in html
+
+
+def test_a_page_draws_a_huge_text_to_its_cap_and_says_where_the_rest_is():
+    text = "abc " * 10_000  # 40,000 characters
+    capped = long_text(text, cap=25_000)
+    assert text[:25_000] in capped and text[:25_001] not in capped
+    assert (
+        "… 15,000 more characters not drawn here: the exports (HTML, Markdown, JSON) hold the whole text"
+        in capped
+    )
+    assert "show all (40,000 characters)" in capped
+    assert text in long_text(text, cap=None) and "not drawn here" not in long_text(text, cap=None)
+
+
+def test_the_html_export_draws_every_character_where_a_page_stops_at_its_cap():
+    template = Template("{% load introspect_tags %}{% long_text text markdown=True %}")
+    text = "word " * (PAGE_CHARS // 5 + 1_000)
+    page = template.render(Context({"text": text}))
+    export = template.render(Context({"text": text, "whole_texts": True}))
+    assert "5,000 more characters not drawn here" in page
+    assert text.strip() in export and "not drawn here" not in export
 
 
 def test_a_long_text_in_a_search_hits_entry_is_drawn_open():
