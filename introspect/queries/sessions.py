@@ -785,22 +785,28 @@ def turn_numbers(session: Session, prompt_ids: set[int]) -> dict[int, int]:
     }
 
 
-def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:
+def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Item], int | None]:
     """A page (`part`) of a subagent's own transcript, loaded on demand under the call that
-    spawned it, and the next part's number (None at the end): every line reachable, page by page."""
+    spawned it, as spine items (its entries, and the marks of lines that could not be read), and
+    the next part's number (None at the end): every line reachable, page by page."""
     if agent.source_id is None:
         return [], None
     size = conversation.PAGE_ENTRIES
-    entries = list(
+    run = list(
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
         .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
         .order_by("offset", "index")[part * size : (part + 1) * size + 1]
     )
-    following = part + 1 if len(entries) > size else None
-    entries = entries[:size]
+    following = part + 1 if len(run) > size else None
+    entries = run[:size]
     extra = pair_results(agent.source_id, entries)
     for_display(entries + extra)
-    return [item.entry for item in drawn([Item(entry=entry) for entry in entries])], following
+    items = drawn([Item(entry=entry) for entry in entries])
+    if line_gaps.may_have_gaps(agent.source, entries):
+        lower = position_of(entries[0]) if part > 0 and entries else None
+        upper = position_of(run[size]) if following is not None else None
+        items = place_gaps(items, line_gaps.gaps_between(agent.source, lower, upper))
+    return items, following
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:

@@ -95,3 +95,15 @@ def test_every_export_marks_the_unread_line_at_its_place(client, home):
     assert [item["kind"] for item in conversation] == ["entry", "unread_line", "entry"]
     assert conversation[1]["unread_line"]["line"] == 3
     assert conversation[1]["unread_line"]["reason"] == "not valid JSON"
+
+
+def test_a_subagents_unread_line_is_marked_in_its_conversation(client, home):
+    torn_session(home)
+    path = home.transcript("/src/torn", SID).parent / SID / "subagents" / "agent-a7.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(entry(5, "user", "sub prompt") + b"{torn\n" + entry(6, "assistant", "sub reply"))
+    call_command("ingest", stdout=StringIO())
+    body = client.get(f"/sessions/{SID}/agents/a7/").content.decode()
+    mark = body.index("line 2 of")
+    assert body.index("sub prompt") < mark < body.index("sub reply")
+    assert "agent-a7.jsonl</span> could not be read: not valid JSON" in body
