@@ -67,6 +67,9 @@ _CLEANER = nh3.Cleaner(
 # Markdown costs 0.3–10 ms per message and nh3 ~0.7 ms (importer-reliability.md §13.2): keep the
 # most recent results, keyed by content digest so the cache does not hold the texts themselves.
 CACHE_SIZE = 4096
+# A longer text is rendered each time it is shown, never kept: the cache's memory stays bounded
+# (4,096 entries of at most this size) however long the texts a page shows whole.
+CACHED_CHARS = 20_000
 _cache: OrderedDict[bytes, SafeString] = OrderedDict()
 _cache_lock = threading.Lock()  # waitress serves from several threads
 
@@ -77,9 +80,12 @@ def sanitize_html(html: str) -> str:
 
 
 def render_markdown(text: str) -> SafeString:
-    """Render agent markdown to inert HTML; identical text returns the identical cached object."""
+    """Render agent markdown to inert HTML; identical text (of up to CACHED_CHARS) returns the
+    identical cached object."""
     # Lone surrogates cannot cross into nh3 (Rust strings): replace them before hashing.
     data = text.encode("utf-8", "replace")
+    if len(text) > CACHED_CHARS:
+        return mark_safe(sanitize_html(_MD.render(data.decode("utf-8"))))
     key = hashlib.sha256(data).digest()
     with _cache_lock:
         html = _cache.get(key)

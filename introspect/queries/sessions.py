@@ -28,7 +28,7 @@ from django.db.models.functions import Coalesce
 
 from introspect.derive import fields
 from introspect.derive.sources import EVENT_ORDER
-from introspect.importer import activity, heartbeat
+from introspect.importer import activity, heartbeat, transcripts
 from introspect.models import (
     Project,
     SeenMark,
@@ -41,7 +41,7 @@ from introspect.models import (
     Way,
     WaysEvent,
 )
-from introspect.queries import event_turns, providers
+from introspect.queries import event_turns, line_gaps, providers
 from introspect.rules import conversation, entry_kinds, evidence, system_lines, tool_cards, usage
 from introspect.rules.timestamps import shifted
 from lib import bulk, params
@@ -282,8 +282,9 @@ def before_position(entries: QuerySet[TranscriptEntry], offset: int, index: int)
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), each
-    entry's spilled outputs as `spill_list` (one query for all of them), and each assistant
-    message's usage on its last line (message_usages, one more).
+    entry's spilled outputs as `spill_list` (one query for all of them), each assistant
+    message's usage on its last line (message_usages, one more), and each text the `text` column
+    holds only the start of read whole from its raw line (whole_texts).
 
     (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
     """
@@ -291,6 +292,7 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     if entries:
         for spill in Spill.objects.filter(entry_id__in=[entry.pk for entry in entries]).order_by("pk"):
             spilled.setdefault(spill.entry_id, []).append(spill)
+    whole_texts(entries)
     for entry in entries:
         entry.spill_list = spilled.get(entry.pk, [])
         if entry.type == "assistant" and entry.tool_use_id:
@@ -303,6 +305,15 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
             entry.system_text = system_lines.system_text(entry.line)
     message_usages(entries)
     return entries
+
+
+def whole_texts(entries: list[TranscriptEntry]) -> None:
+    """Give each entry whose stored text may be cut (importer/transcripts.TEXT_LIMIT) its whole
+    text, from the raw line the entry already carries: no query, and only the entries shown pay
+    for it (lists and search read the column alone)."""
+    for entry in entries:
+        if transcripts.maybe_cut(entry.text):
+            entry.text = transcripts.whole_text(entry.line) or entry.text
 
 
 def message_usages(entries: list[TranscriptEntry]) -> None:
@@ -413,10 +424,12 @@ def pair_results(source_id: int | None, entries: list[TranscriptEntry]) -> list[
 
 @dataclass
 class Item:
-    """One thing on the conversation spine: an entry, or an agent-ways fire turn placed there."""
+    """One thing on the conversation spine: an entry, an agent-ways fire turn placed there, or the
+    mark of a line that could not be read (queries/line_gaps.py)."""
 
     entry: TranscriptEntry | None = None
     fire: Turn | None = None
+    gap: line_gaps.LineGap | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
     first_unseen: bool = False  # the "new since your last visit" divider goes before it
@@ -562,6 +575,12 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
     mark_prompt_spans(entries, fires)
     items = place_fires(items, fires, later=later, open_prompt=open_prompt)
     number_fires(items, turn if part > 0 else None)
+    if line_gaps.may_have_gaps(session.transcript, entries):
+        # The page holds what lies from its first entry up to the next page's (the first page
+        # also what comes before its first entry; the last, what follows its last).
+        lower = None if (turn == 0 and part == 0) or not entries else position_of(entries[0])
+        upper = position_of(later) if later is not None else None
+        items = place_gaps(items, line_gaps.gaps_between(session.transcript, lower, upper))
     if part > 0:
         prev: tuple[int, int | str] | None = (turn, part - 1)
     elif turn > 0:
@@ -579,6 +598,20 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
         last_turn=max((item.turn_start or 0 for item in items), default=first),
         unplaced=unplaced,
     )
+
+
+def place_gaps(items: list[Item], gaps: list[line_gaps.LineGap]) -> list[Item]:
+    """Put each unread line on the spine at its place: before the first entry not before it in
+    the file (a torn line's lost part before the record recovered from it), else at the end."""
+    out: list[Item] = []
+    pending = list(gaps)
+    for item in items:
+        if item.entry is not None:
+            at = position_of(item.entry)
+            while pending and pending[0].position <= at:
+                out.append(Item(gap=pending.pop(0)))
+        out.append(item)
+    return out + [Item(gap=gap) for gap in pending]
 
 
 def drawn(items: list[Item]) -> list[Item]:
@@ -752,22 +785,28 @@ def turn_numbers(session: Session, prompt_ids: set[int]) -> dict[int, int]:
     }
 
 
-def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:
+def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Item], int | None]:
     """A page (`part`) of a subagent's own transcript, loaded on demand under the call that
-    spawned it, and the next part's number (None at the end): every line reachable, page by page."""
+    spawned it, as spine items (its entries, and the marks of lines that could not be read), and
+    the next part's number (None at the end): every line reachable, page by page."""
     if agent.source_id is None:
         return [], None
     size = conversation.PAGE_ENTRIES
-    entries = list(
+    run = list(
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
         .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
         .order_by("offset", "index")[part * size : (part + 1) * size + 1]
     )
-    following = part + 1 if len(entries) > size else None
-    entries = entries[:size]
+    following = part + 1 if len(run) > size else None
+    entries = run[:size]
     extra = pair_results(agent.source_id, entries)
     for_display(entries + extra)
-    return [item.entry for item in drawn([Item(entry=entry) for entry in entries])], following
+    items = drawn([Item(entry=entry) for entry in entries])
+    if line_gaps.may_have_gaps(agent.source, entries):
+        lower = position_of(entries[0]) if part > 0 and entries else None
+        upper = position_of(run[size]) if following is not None else None
+        items = place_gaps(items, line_gaps.gaps_between(agent.source, lower, upper))
+    return items, following
 
 
 def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:

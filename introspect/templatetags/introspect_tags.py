@@ -119,8 +119,9 @@ def get_item(mapping: dict, key: str):
 
 
 @register.simple_tag
-def highlight(text: str, spans: list[str] | None, limit: int = 4000):
-    """The text, escaped, with each recorded span marked where it occurs (case-insensitive)."""
+def highlight(text: str, spans: list[str] | None, limit: int | None = 4000):
+    """The text, escaped, with each recorded span marked where it occurs (case-insensitive);
+    its first `limit` characters (None: all of it)."""
     text = (text or "")[:limit]
     spans = [span for span in (spans or []) if span]
     if not spans:
@@ -148,29 +149,104 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
-def markdown_block(text: str | None, limit: int = 20000, *, is_open: bool = False):
-    """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
-    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS),
-    open from the start when `is_open`."""
-    text = (text or "")[:limit]
+# A prompt, reply, thinking or summary up to LONG_TEXT characters is drawn whole in place; a longer
+# one as its first PREVIEW_CHARS or so, with the whole text behind "show all (N characters)" (a
+# <details>: no JavaScript needed). Never cut silently: a dashboard page draws up to PAGE_CHARS of
+# one text (a transcript line may hold 64 MiB) and says how many more the exports hold; the HTML
+# export (its context's `whole_texts`) draws every character.
+LONG_TEXT = 20_000
+PREVIEW_CHARS = 1_500
+PAGE_CHARS = 2_000_000  # as a code box draws at most (rules/tool_cards.MAX_CODE_CHARS)
+# Past this, Markdown is shown as the plain text it is: rendering it would take seconds a page.
+MARKDOWN_CHARS = 200_000
+
+
+def _whole(
+    text: str, *, markdown: bool, spans: list[str] | None = None, cap: int | None = PAGE_CHARS
+) -> SafeString:
+    """`text` as Markdown or as escaped text with `spans` marked, its first `cap` characters (None:
+    all) and a note of the rest."""
+    part = text if cap is None else text[:cap]
+    if not markdown:
+        drawn = highlight(part, spans, limit=None)
+    elif len(part) > MARKDOWN_CHARS:
+        drawn = format_html('<pre class="long-plain">{}</pre>', part)
+    else:
+        drawn = render.render_markdown(part)
+    if len(part) == len(text):
+        return drawn
+    return format_html(
+        '{}<p class="muted code-note">… {} more characters not drawn here: the exports (HTML, Markdown, '
+        "JSON) hold the whole text</p>",
+        drawn,
+        f"{len(text) - len(part):,}",
+    )
+
+
+def long_text(
+    text: str | None,
+    spans: list[str] | None = None,
+    *,
+    markdown: bool = False,
+    is_open: bool = False,
+    cap: int | None = PAGE_CHARS,
+):
+    """`text` whole (up to `cap`), as Markdown (`markdown`) or as escaped text with `spans` marked
+    (a prompt), collapsed behind "show all (N characters)" when it is longer than LONG_TEXT."""
+    text = text or ""
+    if len(text) <= LONG_TEXT:
+        return _whole(text, markdown=markdown, spans=spans, cap=None)
+    head, _ = render.clamp(text, PREVIEW_CHARS)
+    return format_html(
+        '<div class="text-preview">{}</div><details class="show-all long-text"{}><summary>'
+        '<span class="show-all-closed">show all ({} characters)</span><span class="show-all-open">'
+        'all {} characters{}</span></summary><div class="text-whole">{}</div></details>',
+        _whole(head.rstrip() + " …", markdown=markdown, spans=spans, cap=None),
+        _open_attr(is_open),
+        f"{len(text):,}",
+        f"{len(text):,}",
+        " (as plain text: too long to render as Markdown)" if markdown and len(text) > MARKDOWN_CHARS else "",
+        _whole(text, markdown=markdown, spans=spans, cap=cap),
+    )
+
+
+def page_cap(context) -> int | None:
+    """How much of one text the render draws: all of it in the HTML export, PAGE_CHARS on a page."""
+    return None if context.get("whole_texts") else PAGE_CHARS
+
+
+@register.simple_tag(takes_context=True, name="long_text")
+def long_text_tag(context, text: str | None, spans: list[str] | None = None, markdown: bool = False):
+    """`{% long_text entry.text markdown=True %}`, `{% long_text entry.text entry.prompt_spans %}`:
+    `long_text`, open in the entry a search hit opened."""
+    return long_text(text, spans, markdown=markdown, is_open=opened(context), cap=page_cap(context))
+
+
+def markdown_block(text: str | None, *, is_open: bool = False, cap: int | None = PAGE_CHARS):
+    """Agent Markdown (a Task result) clamped like every long card: its first PREVIEW_LINES source
+    lines rendered, the whole (up to `cap`) behind "show all N lines" (works without JS), open from
+    the start when `is_open`. Few lines but many characters: collapsed as `long_text` is."""
+    text = text or ""
     lines = text.splitlines()
     if len(lines) <= tool_cards.PREVIEW_LINES + 2:
-        return format_html('<div class="markdown">{}</div>', render.render_markdown(text))
-    head = "\n".join(lines[: tool_cards.PREVIEW_LINES])
+        return format_html(
+            '<div class="markdown">{}</div>', long_text(text, markdown=True, is_open=is_open, cap=cap)
+        )
+    head, _ = render.clamp("\n".join(lines[: tool_cards.PREVIEW_LINES]), LONG_TEXT)
     return format_html(
         '<div class="markdown markdown--preview">{}</div>'
         '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
         render.render_markdown(head),
         _open_attr(is_open),
         len(lines),
-        render.render_markdown(text),
+        _whole(text, markdown=True, cap=cap),
     )
 
 
 @register.simple_tag(takes_context=True, name="markdown_block")
-def markdown_block_tag(context, text: str | None, limit: int = 20000):
+def markdown_block_tag(context, text: str | None):
     """`{% markdown_block text %}`: `markdown_block`, open in the entry a search hit opened."""
-    return markdown_block(text, limit, is_open=opened(context))
+    return markdown_block(text, is_open=opened(context), cap=page_cap(context))
 
 
 def opened(context) -> bool:

@@ -256,14 +256,16 @@ def entry_code(request: HtmxHttpRequest, session_id: str, entry_id: int, slot: s
 @require_safe
 def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) -> HttpResponse:
     agent = get_object_or_404(
-        Subagent.objects.select_related("session", "spawn_entry"), session__sid=session_id, agent_id=agent_id
+        Subagent.objects.select_related("session", "spawn_entry", "source"),
+        session__sid=session_id,
+        agent_id=agent_id,
     )
     part = max(int_param(request, "part", 0) or 0, 0)
-    entries, next_part = queries.subagent_conversation(agent, part=part)
+    items, next_part = queries.subagent_conversation(agent, part=part)
     context = {
         "session": agent.session,
         "agent": agent,
-        "entries": entries,
+        "items": items,
         "next_part": next_part,
         "summary": queries.subagent_summary(agent),
         "subagents": {},

@@ -7,6 +7,7 @@ import shutil
 from io import StringIO
 from pathlib import Path
 
+import orjson
 import pytest
 from django.core.management import call_command
 
@@ -294,3 +295,13 @@ def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):
     assert found.found and found.text == "# Way\nthe whole body"
     passwd = Spill.objects.get(entry__uuid="m2")
     assert passwd.name == "passwd" and not passwd.found and passwd.text == ""
+
+
+def test_it_keeps_a_texts_start_in_the_column_and_gives_it_whole_from_the_line():
+    prompt = "word " * 6_000  # 30,000 characters
+    line = orjson.dumps(user_line([{"type": "text", "text": prompt}]))
+
+    assert transcripts.fields_of(orjson.loads(line)).text == prompt[: transcripts.TEXT_LIMIT]
+    assert transcripts.maybe_cut(prompt[: transcripts.TEXT_LIMIT]) and not transcripts.maybe_cut("short")
+    assert transcripts.whole_text(line) == prompt
+    assert transcripts.whole_text(b"") is None  # a row kept without its raw line

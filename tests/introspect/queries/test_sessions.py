@@ -12,6 +12,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from introspect.importer.transcripts import TEXT_LIMIT
+from introspect.queries import line_gaps
 from introspect.queries import sessions as queries
 from tests.fixtures import TRANSCRIPTS
 from tests.introspect import plain_session
@@ -122,3 +124,39 @@ def test_it_numbers_each_fire_turn_by_the_conversation_turn_it_sits_in():
     queries.number_fires(items)
 
     assert (fire.conversation_turn, loose.conversation_turn) == (2, None)
+
+
+def test_it_puts_each_unread_line_before_the_first_entry_not_before_it_in_the_file():
+    def at(offset: int) -> queries.Item:
+        return queries.Item(entry=SimpleNamespace(offset=offset, index=0))
+
+    def gap(offset: int) -> line_gaps.LineGap:
+        return line_gaps.LineGap(
+            (offset, 0), line=0, file="f", reason="r", quarantine_id=offset, status_page=1
+        )
+
+    fire = queries.Item(fire=SimpleNamespace())
+    items = [at(100), fire, at(300), at(500)]
+
+    placed = queries.place_gaps(items, [gap(200), gap(300), gap(900)])
+
+    # The one at 300 is a torn line's lost part, before the record recovered from the same line.
+    assert [item.gap.position[0] if item.gap else item for item in placed] == [
+        items[0],
+        fire,
+        200,
+        300,
+        items[2],
+        items[3],
+        900,
+    ]
+
+
+def test_it_reads_a_stored_text_that_fills_the_column_whole_from_its_raw_line():
+    whole = "x" * 25_000
+    cut = SimpleNamespace(text=whole[:TEXT_LIMIT], line=orjson.dumps({"type": "user", "message": whole}))
+    short = SimpleNamespace(text="short", line=b"never parsed: a short text is whole")
+
+    queries.whole_texts([cut, short])
+
+    assert (cut.text, short.text) == (whole, "short")
