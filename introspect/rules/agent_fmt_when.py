@@ -8,11 +8,14 @@ Arithmetic wraps at 64 bits as Rust's release builds do, so a hostile year gives
 
 from __future__ import annotations
 
+import re
+
 from introspect.rules.rust_json import rust_trim
 
 DAY_SECS = 86_400
 _U64 = 2**64
 _I64 = 2**63
+_CANONICAL = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
 
 
 def _i64(value: int) -> int:
@@ -56,6 +59,12 @@ def civil_from_days(z: int) -> tuple[int, int, int]:
 
 def parse_utc_iso(text: str) -> int | None:
     """`parse_utc_iso`: `YYYY-MM-DDThh:mm:ss[.fff]Z` to Unix seconds, else None."""
+    canonical = _CANONICAL.fullmatch(text)
+    if canonical is not None:  # the writer's form, read without the general path's steps
+        year, month, day, hh, mm, ss = map(int, canonical.groups())
+        if not (1 <= month <= 12 and 1 <= day <= 31 and hh <= 23 and mm <= 59 and ss <= 60 and year >= 1970):
+            return None
+        return days_from_civil(year, month, day) * DAY_SECS + hh * 3_600 + mm * 60 + ss
     text = rust_trim(text)
     if not text.endswith("Z"):
         return None

@@ -124,49 +124,7 @@ class _FieldError(ValueError):
     pass
 
 
-def _string(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    raise _FieldError(f"invalid type: {_kind(value)}, expected a string")
-
-
-def _boolean(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise _FieldError(f"invalid type: {_kind(value)}, expected a boolean")
-
-
-def _unsigned(limit: int):
-    def read(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _FieldError(f"invalid type: {_kind(value)}, expected an unsigned integer")
-        if not 0 <= value <= limit:
-            raise _FieldError(f"invalid value: integer `{value}`, expected u{limit.bit_length()}")
-        return value
-
-    return read
-
-
-def _f64(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _FieldError(f"invalid type: {_kind(value)}, expected f64")
-    return float(value)
-
-
-def _optional(read):
-    def optional(value: Any):
-        return None if value is None else read(value)
-
-    return optional
-
-
-def _sequence(read):
-    def sequence(value: Any) -> list:
-        if not isinstance(value, list) or isinstance(value, Pairs):
-            raise _FieldError(f"invalid type: {_kind(value)}, expected a sequence")
-        return [read(item) for item in value]
-
-    return sequence
+NONE = type(None)
 
 
 def _kind(value: Any) -> str:
@@ -185,104 +143,177 @@ def _kind(value: Any) -> str:
     return "sequence"
 
 
-def _struct(cls: type, fields: dict[str, Any]):
+def _in_range(limit: int):
+    def check(value: int | None) -> int | None:
+        if value is not None and not 0 <= value <= limit:
+            raise _FieldError(f"invalid value: integer `{value}`, expected u{limit.bit_length()}")
+        return value
+
+    return check
+
+
+def _to_f64(value: float | int | None) -> float | None:
+    return value if value is None or type(value) is float else float(value)
+
+
+def _strings(value: list) -> list:
+    for item in value:
+        if type(item) is not str:
+            raise _FieldError(f"invalid type: {_kind(item)}, expected a string")
+    return list(value)
+
+
+# A field is (the exact types its JSON value may have, the conversion after that check or None). Exact
+# types, so a bool is no integer and `Pairs` (an object with a repeated key) is no sequence.
+STRING = ((str,), None)
+OPTIONAL_STRING = ((str, NONE), None)
+BOOLEAN = ((bool,), None)
+U64 = ((int,), _in_range(U64_MAX))
+OPTIONAL_U64 = ((int, NONE), _in_range(U64_MAX))
+OPTIONAL_U32 = ((int, NONE), _in_range(U32_MAX))
+OPTIONAL_F64 = ((float, int, NONE), _to_f64)
+STRINGS = ((list,), _strings)
+# The value types a field's conversion leaves as they are, so a plan may skip it.
+_AS_IS = {OPTIONAL_U64: (NONE,), OPTIONAL_U32: (NONE,), OPTIONAL_F64: (float, NONE)}
+
+
+def _sequence(read) -> tuple:
+    return (list,), lambda value: [read(item) for item in value]
+
+
+def _optional_struct(read) -> tuple:
+    # serde's derived structs read a map by key or a sequence by position
+    return (dict, Pairs, list, NONE), lambda value: None if value is None else read(value)
+
+
+def _struct(cls: type, fields: dict[str, tuple]):
     """serde's derived `Deserialize` of a `#[serde(default)]` struct: from an object by key (unknown keys
     ignored, a repeated known key refused) or from an array by position (surplus elements refused)."""
     names = tuple(fields)
 
+    def field_value(key: str, item: Any) -> Any:
+        allowed, convert = fields[key]
+        if type(item) not in allowed:
+            expected = " or ".join("null" if t is NONE else t.__name__ for t in allowed)
+            raise _FieldError(f"invalid type: {_kind(item)}, expected {expected} for `{key}`")
+        return item if convert is None else convert(item)
+
+    plans: dict[tuple, tuple] = {}
+
+    def plan(value: dict, signature: tuple) -> tuple:
+        # What reading an object of these keys and value types takes: the known keys with their
+        # conversion (None for none), or the object as it is when every key is known and none converts.
+        steps = []
+        for key, item_type in zip(*signature, strict=True):
+            spec = fields.get(key)
+            if spec is None:
+                continue
+            allowed, convert = spec
+            if item_type not in allowed:
+                field_value(key, value[key])
+            steps.append((key, None if item_type in _AS_IS.get(spec, ()) else convert))
+        direct = len(steps) == len(value) and all(convert is None for _, convert in steps)
+        found = (direct, tuple(steps))
+        if len(plans) < 4096:
+            plans[signature] = found
+        return found
+
     def read(value: Any):
-        if isinstance(value, Pairs):
+        kind = type(value)
+        if kind is dict:  # the common case: one plan per shape of object
+            signature = (tuple(value), tuple(map(type, value.values())))
+            direct, steps = plans.get(signature) or plan(value, signature)
+            if direct:
+                return cls(**value)
+            return cls(
+                **{key: value[key] if convert is None else convert(value[key]) for key, convert in steps}
+            )
+        if kind is Pairs:
             seen: dict[str, Any] = {}
             for key, item in value:
                 if key in fields:
                     if key in seen:
                         raise _FieldError(f"duplicate field `{key}`")
-                    seen[key] = fields[key](item)
+                    seen[key] = field_value(key, item)
             return cls(**seen)
-        if isinstance(value, dict):
-            return cls(**{key: fields[key](item) for key, item in value.items() if key in fields})
-        if isinstance(value, list):
+        if kind is list:
             if len(value) > len(names):
                 raise _FieldError(f"invalid length {len(value)}, expected fewer elements in array")
-            return cls(**{name: fields[name](item) for name, item in zip(names, value, strict=False)})
+            return cls(**{name: field_value(name, item) for name, item in zip(names, value, strict=False)})
         raise _FieldError(f"invalid type: {_kind(value)}, expected struct {cls.__name__}")
 
     return read
 
 
-_string_or_none = _optional(_string)
-_f64_or_none = _optional(_f64)
-_u64 = _unsigned(U64_MAX)
-
 _candidate = _struct(
-    Candidate, {"way": _string, "cosine": _f64_or_none, "share": _f64_or_none, "margin": _f64_or_none}
+    Candidate, {"way": STRING, "cosine": OPTIONAL_F64, "share": OPTIONAL_F64, "margin": OPTIONAL_F64}
 )
 _outcome = _struct(
     Outcome,
     {
-        "way": _string,
-        "result": _string,
-        "rank": _optional(_unsigned(U32_MAX)),
-        "channel": _string_or_none,
-        "p": _f64_or_none,
-        "p_yes": _f64_or_none,
-        "verdict": _string_or_none,
-        "threshold": _f64_or_none,
-        "mode": _string_or_none,
-        "ancestor": _string_or_none,
-        "shortfall": _f64_or_none,
-        "tau_s": _f64_or_none,
-        "prob_en": _f64_or_none,
-        "prob_multi": _f64_or_none,
+        "way": STRING,
+        "result": STRING,
+        "rank": OPTIONAL_U32,
+        "channel": OPTIONAL_STRING,
+        "p": OPTIONAL_F64,
+        "p_yes": OPTIONAL_F64,
+        "verdict": OPTIONAL_STRING,
+        "threshold": OPTIONAL_F64,
+        "mode": OPTIONAL_STRING,
+        "ancestor": OPTIONAL_STRING,
+        "shortfall": OPTIONAL_F64,
+        "tau_s": OPTIONAL_F64,
+        "prob_en": OPTIONAL_F64,
+        "prob_multi": OPTIONAL_F64,
     },
 )
 _judge = _struct(
     Judge,
     {
-        "status": _string,
-        "reason": _string_or_none,
-        "engine": _string_or_none,
-        "model": _string_or_none,
-        "judge_ms": _optional(_u64),
-        "capped": _sequence(_string),
+        "status": STRING,
+        "reason": OPTIONAL_STRING,
+        "engine": OPTIONAL_STRING,
+        "model": OPTIONAL_STRING,
+        "judge_ms": OPTIONAL_U64,
+        "capped": STRINGS,
     },
 )
 _scan = _struct(
     Scan,
     {
-        "ts": _string,
-        "scan_id": _string,
-        "session": _string,
-        "agent": _string,
-        "epoch": _u64,
-        "turn_start": _boolean,
-        "token_position": _optional(_u64),
-        "surface": _string,
-        "hook_event": _string,
-        "scope": _string,
-        "project": _string,
-        "lane": _string_or_none,
-        "basis": _string_or_none,
-        "sidecar": _boolean,
+        "ts": STRING,
+        "scan_id": STRING,
+        "session": STRING,
+        "agent": STRING,
+        "epoch": U64,
+        "turn_start": BOOLEAN,
+        "token_position": OPTIONAL_U64,
+        "surface": STRING,
+        "hook_event": STRING,
+        "scope": STRING,
+        "project": STRING,
+        "lane": OPTIONAL_STRING,
+        "basis": OPTIONAL_STRING,
+        "sidecar": BOOLEAN,
         "candidates": _sequence(_candidate),
         "outcomes": _sequence(_outcome),
-        "judge": _optional(_judge),
+        "judge": _optional_struct(_judge),
     },
 )
 _pull = _struct(
     Pull,
     {
-        "ts": _string,
-        "session": _string,
-        "agent": _string,
-        "epoch": _u64,
-        "token_position": _optional(_u64),
-        "way": _string,
-        "window": _string,
-        "out_of_band": _boolean,
-        "stamped": _boolean,
-        "reason": _string_or_none,
-        "scan_id": _string_or_none,
+        "ts": STRING,
+        "session": STRING,
+        "agent": STRING,
+        "epoch": U64,
+        "token_position": OPTIONAL_U64,
+        "way": STRING,
+        "window": STRING,
+        "out_of_band": BOOLEAN,
+        "stamped": BOOLEAN,
+        "reason": OPTIONAL_STRING,
+        "scan_id": OPTIONAL_STRING,
     },
 )
 _KINDS = {"scan": _scan, "pull": _pull}
@@ -311,23 +342,25 @@ def parse_line(raw: bytes | str) -> Record | Rejected | None:
 
 
 def _record(value: Any) -> Record | Rejected:
-    # serde's internally tagged enum: the tag is taken out of an object, or is an array's first element.
-    if isinstance(value, Pairs):
+    # serde's internally tagged enum: the tag is taken out of an object (the structs have no `kind`
+    # field, so they pass over it), or is an array's first element.
+    shape = type(value)
+    if shape is dict:
+        tags = [value["kind"]] if "kind" in value else []
+        body: Any = value
+    elif shape is Pairs:
         tags = [item for key, item in value if key == "kind"]
         if len(tags) > 1:
             return Rejected(BAD_FIELD, "duplicate field `kind`")
-        body: Any = Pairs((key, item) for key, item in value if key != "kind")
-    elif isinstance(value, dict):
-        tags = [value["kind"]] if "kind" in value else []
-        body = {key: item for key, item in value.items() if key != "kind"}
-    elif isinstance(value, list):
+        body = value
+    elif shape is list:
         tags, body = value[:1], value[1:]
     else:
         return Rejected(MALFORMED, f"invalid type: {_kind(value)}, expected internally tagged enum Record")
     if not tags:
         return Rejected(MISSING_KIND, "missing field `kind`")
     kind = tags[0]
-    if not isinstance(kind, str):
+    if type(kind) is not str:
         return Rejected(UNKNOWN_KIND, f"invalid type: {_kind(kind)}, expected variant identifier")
     read = _KINDS.get(kind)
     if read is None:

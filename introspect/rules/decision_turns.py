@@ -114,7 +114,7 @@ class Turns:
             self._last_sweep = now
             self._close_idle(now, emit)
         if isinstance(record, Scan):
-            self._scan(record, emit)
+            self._scan(record, now, emit)
         else:
             emit(self._join(record))
 
@@ -135,8 +135,8 @@ class Turns:
         self._clock = max(self._clock, t)
         return True
 
-    def _scan(self, scan: Scan, emit: Callable[[Grouped], object]) -> None:
-        parsed = parse_utc_iso(scan.ts)
+    def _scan(self, scan: Scan, parsed: int | None, emit: Callable[[Grouped], object]) -> None:
+        # Read after the sweep above, as upstream re-reads the ts in `scan`.
         now = self._last_sweep if parsed is None else parsed
         agent = scan.agent
         key = (scan.session, agent)
@@ -161,13 +161,18 @@ class Turns:
                 if open_key[0] == scan.session
             ]
             turn_key = max(candidates)[2] if candidates else None
-        outcomes = scan.outcomes
+        stashed, delivered = set(), set()
+        for outcome in scan.outcomes:
+            if outcome.result in DELIVERED:
+                delivered.add(outcome.way)
+            elif outcome.result == "stashed":
+                stashed.add(outcome.way)
         info = _ScanInfo(
             turn=self._open[turn_key].turn.ordinal if turn_key is not None else None,
             agent=agent,
             project=scan.project,
-            stashed=frozenset(o.way for o in outcomes if o.result == "stashed"),
-            delivered=frozenset(o.way for o in outcomes if o.result in DELIVERED),
+            stashed=frozenset(stashed),
+            delivered=frozenset(delivered),
         )
         if turn_key is not None:
             entry = self._open[turn_key]

@@ -9,8 +9,8 @@ Where serde_json and Python's parsers part (each case is in the tests):
 - an object keeps every key, repeated ones too (as `Pairs`), since serde's derived structs refuse a
   repeated known field where Python would keep the last.
 
-The common line (no backslash, no `-0`, no exponent, no run of 16 digits or dots, few brackets) is
-parsed by orjson, whose answer is then exact; any other line takes the exact, slower path.
+The writer's line (compact, as orjson writes it back, few brackets, no float serde_json would compute
+otherwise) is parsed by orjson, whose answer is then exact; any other line takes the exact, slower path.
 """
 
 from __future__ import annotations
@@ -26,7 +26,15 @@ I32_MIN = -(2**31)
 DEPTH_LIMIT = 128  # serde_json: remaining_depth starts at 128 and a container reaching 0 is refused
 POW10 = tuple(float(f"1e{k}") for k in range(309))
 
-_ORJSON_UNSAFE = re.compile(r"\\|-0|[0-9][eE]|[0-9][0-9.]{15,}")
+# A float orjson writes with an exponent (`1e-7`, `1e+16`) or with 16 digits and dots shows, once digits
+# and dots read `0`, as `0e-0` or a run of 16 `0`s. Text in a string that looks so costs only a walk;
+# translating in C costs far less than a regex.
+_SHAPES = bytes(
+    0x30 if byte in b"0123456789." else 0x65 if byte in b"eE" else 0x2D if byte in b"-+" else 0x20
+    for byte in range(256)
+)
+_EXPONENT = b"0e-0"
+_LONG_RUN = b"0" * 16
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -40,26 +48,37 @@ class Pairs(list):
 
 def loads(text: str) -> object:
     """The JSON value of `text` with serde_json's acceptance and numbers (see the module doc)."""
-    if _ORJSON_UNSAFE.search(text) is None and text.count("[") + text.count("{") < DEPTH_LIMIT:
+    if text.count("[") + text.count("{") < DEPTH_LIMIT:
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
         else:
-            # Without a backslash every '"' delimits a string: a shortfall means a repeated key.
-            if _strings(value) * 2 == text.count('"'):
+            # The writer's compact form comes back byte for byte; a line that does not (a repeated key,
+            # white space, `-0`, an escape orjson writes otherwise) is read the exact way, and so is one
+            # with a float serde_json computes otherwise (see `_inexact`).
+            raw = text.encode()
+            if orjson.dumps(value) == raw and not (_maybe_inexact(raw) and _inexact(value)):
                 return value
     return _exact(text)
 
 
-def _strings(value: object) -> int:
-    if isinstance(value, str):
-        return 1
-    if isinstance(value, dict):
-        return len(value) + sum(_strings(item) for item in value.values())
-    if isinstance(value, list):
-        return sum(_strings(item) for item in value)
-    return 0
+def _maybe_inexact(raw: bytes) -> bool:
+    shapes = raw.translate(_SHAPES)
+    return _EXPONENT in shapes or _LONG_RUN in shapes
+
+
+def _inexact(value: object) -> bool:
+    """Whether a float whose significand passes 15 digits or whose exponent passes 22 is in `value`:
+    for no other does serde_json's `f64_from_parts` (one exact multiply or divide) differ from orjson."""
+    if type(value) is float:
+        text = repr(value)
+        return len(text) > 15 or "e" in text
+    if type(value) is dict:
+        return any(_inexact(item) for item in value.values())
+    if type(value) is list:
+        return any(_inexact(item) for item in value)
+    return False
 
 
 def _refuse_constant(name: str) -> object:

@@ -44,7 +44,12 @@ def test_it_refuses_what_python_alone_accepts():
     assert loads("[" * 127 + "]" * 127) is not None
 
 
-def test_it_keeps_a_repeated_key_and_reads_the_same_value_on_both_paths():
+def test_it_keeps_a_repeated_key_and_reads_the_same_values_on_both_paths():
     assert loads('{"a":1,"a":2}') == Pairs([("a", 1), ("a", 2)])
-    assert loads('{"a":"x\\"y","b":[1,2.5]}') == Pairs([("a", 'x"y'), ("b", [1, 2.5])])
-    assert loads('{"a":"x","b":[1,2.5]}') == {"a": "x", "b": [1, 2.5]}
+    assert loads('{"a":"x\\"y","b":[1,2.5]}') == {"a": 'x"y', "b": [1, 2.5]}, "as orjson writes it back"
+    assert loads('{"a":"x\\/y", "b":[1,2.5]}') == Pairs([("a", "x/y"), ("b", [1, 2.5])]), "the exact way"
+
+
+def test_it_reads_a_float_serde_json_computes_otherwise_the_exact_way_even_in_the_writers_form():
+    assert loads('{"a":1.2345678901234567e-30}') == Pairs([("a", number("1.2345678901234567e-30"))])
+    assert loads('{"a":0.4121,"id":"8f0c2d1e-5b7a"}') == {"a": 0.4121, "id": "8f0c2d1e-5b7a"}
