@@ -72,17 +72,32 @@ def outcome(rng: random.Random, way: str, rank: int) -> dict:
 def scan(rng: random.Random, n: int, ts: int, session: str, agent: str, surface: str, start: bool) -> dict:
     ways = rng.sample(WAYS, 6)
     record = {
-        "ts": utc_iso(ts), "kind": "scan", "scan_id": f"{ts * 10**9 + n:x}-{n % 65536:x}", "session": session,
-        "agent": agent, "epoch": n % 97, "turn_start": start, "token_position": n * 37,
-        "surface": surface, "hook_event": "UserPromptSubmit" if start else "PreToolUse",
-        "scope": "agent" if surface == "prompt" else "subagent", "project": f"/home/dev/src/p{hash(session) % 4}",
-        "lane": "en", "basis": "single", "sidecar": True, "body_rank": "scaled-single",
+        "ts": utc_iso(ts),
+        "kind": "scan",
+        "scan_id": f"{ts * 10**9 + n:x}-{n % 65536:x}",
+        "session": session,
+        "agent": agent,
+        "epoch": n % 97,
+        "turn_start": start,
+        "token_position": n * 37,
+        "surface": surface,
+        "hook_event": "UserPromptSubmit" if start else "PreToolUse",
+        "scope": "agent" if surface == "prompt" else "subagent",
+        "project": f"/home/dev/src/p{hash(session) % 4}",
+        "lane": "en",
+        "basis": "single",
+        "sidecar": True,
+        "body_rank": "scaled-single",
         "candidates": [
-            {"way": way, "cosine": round(rng.random(), 4), "share": round(rng.random(), 4),
-             "margin": round(rng.random() * 0.1, 4)}  # fmt: skip
+            {
+                "way": way,
+                "cosine": round(rng.random(), 4),
+                "share": round(rng.random(), 4),
+                "margin": round(rng.random() * 0.1, 4),
+            }
             for way in ways[:5]
         ],
-    }  # fmt: skip
+    }
     if surface == "task":
         record["outcomes"] = [{"way": ways[0], "result": "stashed", "rank": 1, "channel": "keyword"}]
     else:
@@ -124,9 +139,20 @@ def write_log(path: Path, scans: int, seed: int) -> tuple[int, str]:
             lines += 1
             if rng.random() < 0.1:
                 marker = last_scan.get((session, agent)) if rng.random() < 0.9 else None
-                pull = {"ts": utc_iso(ts + 3), "kind": "pull", "session": session, "agent": agent, "epoch": n % 97,
-                        "token_position": None, "way": rng.choice(WAYS), "window": rng.choice(("first_fire", "suppressed")),
-                        "out_of_band": False, "stamped": True, "scan_id": marker}  # fmt: skip
+                window = rng.choice(("first_fire", "suppressed"))
+                pull = {
+                    "ts": utc_iso(ts + 3),
+                    "kind": "pull",
+                    "session": session,
+                    "agent": agent,
+                    "epoch": n % 97,
+                    "token_position": None,
+                    "way": rng.choice(WAYS),
+                    "window": window,
+                    "out_of_band": window == "suppressed",
+                    "stamped": True,
+                    "scan_id": marker,
+                }
                 out.write(rust_json.dumps(pull) + "\n")
                 lines += 1
             if n % 20_000 == 19_999:  # a torn line (orjson refuses it) and an unknown kind
