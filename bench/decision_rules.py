@@ -186,11 +186,19 @@ def main() -> None:
     )
     parser.add_argument("--scans", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=27)
-    parser.add_argument("--keep", type=Path, help="write the log here and keep it")
+    parser.add_argument(
+        "--keep", type=Path, help="write the log here and keep it (an existing one is read again)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         path = args.keep or Path(scratch) / "decisions.jsonl"
-        lines, session = write_log(path, args.scans, args.seed)
+        if args.keep and args.keep.exists():
+            lines, session = (
+                sum(1 for _ in lines_of(path)),
+                f"{args.seed:04x}-{max(1, args.scans // 40) // 2:04x}-session",
+            )
+        else:
+            lines, session = write_log(path, args.scans, args.seed)
         print(
             f"{path}: {lines:,} lines, {path.stat().st_size / 2**20:.1f} MiB, peak RSS {peak_mib():.1f} MiB"
         )

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -71,11 +72,13 @@ Grouped = Turn | Orphan | Joined
 
 @dataclass(slots=True)
 class _ScanInfo:
+    """What a later pull needs of one scan, held for every scan read: a few words, its names interned."""
+
     turn: int | None
     agent: str
     project: str
-    stashed: frozenset[str]
-    delivered: frozenset[str]
+    stashed: tuple[str, ...]
+    delivered: tuple[str, ...]  # read only for a scan outside a turn of its agent's
 
 
 @dataclass(slots=True)
@@ -146,7 +149,7 @@ class Turns:
             if done is not None:
                 emit(done.turn)
             ordinal = len(self._turns)
-            self._turns.append(_TurnInfo(agent))
+            self._turns.append(_TurnInfo(sys.intern(agent)))
             self._turn_agents.add(agent)
             self._open[key] = _Open(Turn(ordinal, scan), agent, now)
             turn_key = key
@@ -161,18 +164,18 @@ class Turns:
                 if open_key[0] == scan.session
             ]
             turn_key = max(candidates)[2] if candidates else None
-        stashed, delivered = set(), set()
+        stashed, delivered = [], []
         for outcome in scan.outcomes:
             if outcome.result in DELIVERED:
-                delivered.add(outcome.way)
+                delivered.append(sys.intern(outcome.way))
             elif outcome.result == "stashed":
-                stashed.add(outcome.way)
+                stashed.append(sys.intern(outcome.way))
         info = _ScanInfo(
             turn=self._open[turn_key].turn.ordinal if turn_key is not None else None,
-            agent=agent,
-            project=scan.project,
-            stashed=frozenset(stashed),
-            delivered=frozenset(delivered),
+            agent=sys.intern(agent),
+            project=sys.intern(scan.project),
+            stashed=tuple(stashed),
+            delivered=tuple(delivered),
         )
         if turn_key is not None:
             entry = self._open[turn_key]
