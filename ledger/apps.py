@@ -8,12 +8,12 @@ class LedgerConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import loader
+        from introspect.importer import stores
         from introspect.queries import providers
         from ledger.importer import mj
         from ledger.queries import import_sources, memory, stream
 
-        loader.register_store(
+        stores.register_store(
             "mj_ledger", mj.store_lines
         )  # majordomus ledger.jsonl through the line importer
         providers.register_session_notes(stream.session_notes)  # entries under turns, records named

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from introspect.importer import catalog, errors, loader, problems, sources, spills
+from introspect.importer import batch, catalog, errors, loader, problems, sources, spills
 from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile
 from lib import safefs
@@ -56,7 +56,7 @@ FAILED = "failed"  # a FileResult status: its import raised (see `failed`)
 @dataclass
 class PassResult:
     files: list[loader.FileResult] = field(default_factory=list)
-    totals: loader.Counts = field(default_factory=loader.Counts)
+    totals: batch.Counts = field(default_factory=batch.Counts)
     sessions: set[str] = field(default_factory=set)
     catalog: catalog.CatalogResult | None = None
     seconds: float = 0.0

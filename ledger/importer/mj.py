@@ -45,9 +45,10 @@ def ledger_name(name: str) -> bool:
     return name == "ledger.jsonl" or (name.startswith("ledger.") and name.endswith(".jsonl.archived"))
 
 
-def store_lines(row, candidates, outcomes, sessions) -> list[MjLedgerLine]:
+def store_lines(row, candidates, outcomes, sessions, *, shas: list[str] | None = None) -> list[MjLedgerLine]:
     """Rows for new lines; a line already stored (a rotation re-wrote it) is a duplicate (fault case 35)."""
-    shas = [sha256(record.data) for _, record in candidates]
+    if shas is None:
+        shas = [sha256(record.data) for _, record in candidates]
     known = set(bulk.chunked_in(MjLedgerLine.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     repo = str(Path(row.root).parent.parent.parent)
     fresh: dict[str, MjLedgerLine] = {}

@@ -22,7 +22,7 @@ from rich.progress import (
 )
 
 from introspect.derive import sessions
-from introspect.importer import health, heartbeat, loader, sources, watch
+from introspect.importer import batch, health, heartbeat, loader, sources, watch
 from introspect.importer.errors import caused_by_content, described, explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
@@ -188,7 +188,7 @@ class Command(BaseCommand):
                 f"{exc}. Only one importer runs at a time; stop the other one "
                 "(or let `manage.py serve` do the importing)."
             ) from exc
-        except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
+        except (DatabaseError, batch.CheckpointMoved, OSError) as exc:
             message = explain(exc)
             health.record(message)
             if beat is not None:
@@ -246,7 +246,7 @@ class Command(BaseCommand):
             # asked to stop (Ctrl-C during a long first pass).
             wanted = not follow or first or result.found or scan_ways
             ledger = self.ledger_pass(locs) if wanted and not self.stopping else None
-        except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
+        except (DatabaseError, OSError, batch.CheckpointMoved) as exc:
             self.close_bar()
             self.catch_up = True  # batches may have committed whose sessions were not rebuilt
             if follow:
