@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import transaction
 
 from introspect.importer import batch, gzip_tail, tailer
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from introspect.models import RawLine, SourceFile
 from lib import bulk, safefs
 from lib.hashing import sha256

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from introspect.rules.timestamps import utc_second
 from ledger.models import MjLedgerLine
 from lib import bulk, fit, safefs

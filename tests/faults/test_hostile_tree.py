@@ -22,7 +22,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from introspect.importer import health, loader, wayfiles
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from introspect.models import Project, SourceProblem, Spill, TranscriptEntry, Way, WaysEvent
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files

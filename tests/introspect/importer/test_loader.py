@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from introspect.importer import batch, gzip_tail, loader, tailer
-from introspect.importer.sources import LIVE_RANK, Source
+from introspect.importer.discovery import LIVE_RANK, Source
 from introspect.models import RawLine, SourceFile, WaysEvent
 from lib import bulk
 from lib.hashing import sha256

@@ -24,7 +24,7 @@ from rich.progress import (
 )
 
 from introspect.derive import sessions
-from introspect.importer import batch, health, heartbeat, loader, sources, watch
+from introspect.importer import batch, discovery, health, heartbeat, loader, watch
 from introspect.importer.errors import caused_by_content, described, explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
@@ -485,7 +485,7 @@ def pass_options(options: dict, *, follow: bool) -> Options:
         verify=options["verify"],
         max_line=settings.WAYSWEB_MAX_LINE_BYTES,
         # Following, the project folders are listed again only when their directories change.
-        listings=sources.ListingCache() if follow else None,
+        listings=discovery.ListingCache() if follow else None,
     )
 
 
