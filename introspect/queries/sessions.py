@@ -27,7 +27,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from introspect.derive import fields
-from introspect.derive.sources import EVENT_ORDER
+from introspect.derive.session_inputs import EVENT_ORDER
 from introspect.importer import activity, heartbeat
 from introspect.models import (
     Project,
