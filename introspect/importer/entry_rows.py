@@ -14,7 +14,7 @@ from django.db import connections, router
 
 from introspect.importer import parser, spills, stores, tailer, transcripts
 from introspect.models import SourceFile, TranscriptEntry
-from lib import bulk, fit, linepack
+from lib import bulk, column_fit, linepack
 from lib.hashing import sha256
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
@@ -36,7 +36,7 @@ def store_entries(
     for (line, record), sha in zip(candidates, shas, strict=True):
         parsed = transcripts.fields_of(record.obj)
         fields = {name: getattr(parsed, name) for name in ENTRY_COLUMNS}
-        overlong = fit.fit(TranscriptEntry, fields)
+        overlong = column_fit.fit(TranscriptEntry, fields)
         fields["flags"] = [*record.flags, *parsed.flags, *overlong]
         key = row.session_key or fields["line_session_id"] or ""
         built.append((line, record, fields, key, sha))

@@ -12,7 +12,7 @@ from itertools import batched
 from introspect.importer import parser, schema, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
-from lib import bulk, fit
+from lib import bulk, column_fit
 from lib.hashing import sha256
 
 
@@ -125,7 +125,7 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         schema_gen=line_model.schema_gen,
         check_id=line_model.check,
     )
-    overlong = fit.fit(WaysEvent, fields)
+    overlong = column_fit.fit(WaysEvent, fields)
     if "overlong:ts_raw" in overlong:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
     fields.update(

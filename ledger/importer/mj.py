@@ -12,7 +12,7 @@ from pathlib import Path
 from introspect.importer.discovery import Source
 from introspect.rules.timestamps import utc_second
 from ledger.models import MjLedgerLine
-from lib import bulk, fit, safefs
+from lib import bulk, column_fit, safefs
 from lib.hashing import sha256
 
 
@@ -92,7 +92,7 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
         "episode": str(obj.get("session") or obj.get("episode") or ""),
         "provider_session": str(obj.get("provider_session") or ""),
     }
-    flags = fit.fit(MjLedgerLine, typed)
+    flags = column_fit.fit(MjLedgerLine, typed)
     return MjLedgerLine(
         source=source,
         offset=line.offset,
