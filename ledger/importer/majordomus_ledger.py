@@ -1,7 +1,8 @@
 """majordomus `ledger.jsonl` (and its `.archived` rotations) through the shared line importer.
 
 Where the files are (`sources`), and each line as an `MjLedgerLine` row (`store_lines`, which
-LedgerConfig.ready registers with introspect's loader): the event name is the FIRST `event` key (§7.1).
+LedgerConfig.ready registers with introspect's line importer, importer/stores.py): the event name
+is the FIRST `event` key (§7.1).
 """
 
 from __future__ import annotations
