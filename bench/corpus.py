@@ -1822,7 +1822,7 @@ class Session(TranscriptBuilder):
             self.flush(self.trunk, f)
             f.close()
             # Claude Code last wrote the file at the session's last line: newest-first reading
-            # (importer/sources.newest_first) goes by these mtimes, as on a real machine.
+            # (importer/discovery.newest_first) goes by these mtimes, as on a real machine.
             written = BASE.timestamp() + self.ms / 1000
             os.utime(path, (written, written))
             for sub, meta in self.subs:

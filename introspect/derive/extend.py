@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 
-from introspect.derive import fields, sources, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -38,7 +38,7 @@ ENTRY_DEFER = ("raw", "cwd", "flags")
 
 
 def event_order_key(event: WaysEvent) -> tuple:
-    """The event's key in event order: its stamp, then its source position (sources.EVENT_ORDER)."""
+    """The event's key in event order: its stamp, then its source position (session_inputs.EVENT_ORDER)."""
     return tuple(getattr(event, name) for name in ORDER_FIELDS)
 
 
@@ -48,12 +48,12 @@ def extend_session(session: Session) -> bool:
         session.built_event_id or session.built_entry_id
     ):
         return False
-    trunk = sources.locate_trunk(session.sid, session.recorded_project)
+    trunk = session_inputs.locate_trunk(session.sid, session.recorded_project)
     if (trunk.pk if trunk else None) != session.transcript_id:
         return False
     if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
         return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
-    new_events = sources.derive_events(session, after=session.built_event_id)
+    new_events = session_inputs.derive_events(session, after=session.built_event_id)
     new_entries = list(
         TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
         .defer("raw", "flags")
@@ -90,7 +90,7 @@ def extend_session(session: Session) -> bool:
     return True
 
 
-def events_extend(session: Session, new_events: list[sources.DeriveEvent]) -> bool:
+def events_extend(session: Session, new_events: list[session_inputs.DeriveEvent]) -> bool:
     """New events extend the session only when every one sorts after every event built before."""
     if not new_events:
         return True
@@ -128,7 +128,7 @@ def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[T
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
     """The events from one verdict reach before the last turn on; None when a row lies too close before it."""
-    events = WaysEvent.objects.filter(session=session).order_by(*sources.EVENT_ORDER)
+    events = WaysEvent.objects.filter(session=session).order_by(*session_inputs.EVENT_ORDER)
     if last_turn is None:
         return list(events)
     quiet_from = raw_second(shifted(last_turn.ts, -QUIET_BEFORE_LAST_TURN))
@@ -139,7 +139,7 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
     return list(events.filter(ts_raw__gte=raw_second(shifted(last_turn.ts, -VERDICT_REACH))))
 
 
-def add_events(session: Session, new_events: list[sources.DeriveEvent]) -> None:
+def add_events(session: Session, new_events: list[session_inputs.DeriveEvent]) -> None:
     """The session's event counters, windows and dates, moved on by events that all come last."""
     counts = fields.event_counts(new_events)
     session.event_count += counts.events

@@ -12,11 +12,11 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from introspect.derive import fields, sources, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, turn_rows
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
-from lib import fit, safefs
+from lib import column_fit, safefs
 
 
 def project_for(path: str) -> Project | None:
@@ -25,7 +25,9 @@ def project_for(path: str) -> Project | None:
     if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(path=path, defaults={"name": fit.cut(name, Project, "name")})
+    project, _ = Project.objects.get_or_create(
+        path=path, defaults={"name": column_fit.cut(name, Project, "name")}
+    )
     return project
 
 
@@ -35,7 +37,7 @@ class Plan:
 
     session: Session
     project_path: str
-    starts: list[sources.DeriveEvent]
+    starts: list[session_inputs.DeriveEvent]
     turns: list[tuple]  # turn_rows.TURN_FIELDS values, in epoch order
     built: list[turn_model.TurnData]
     trunk: SourceFile | None
@@ -58,9 +60,9 @@ def rebuild_many(sessions: list[Session]) -> None:
     if not sessions:
         return
     ids = [session.pk for session in sessions]
-    events = sources.events_of(ids)
-    tops = sources.top_entry_ids(ids)
-    files = sources.transcript_files_of(session.sid for session in sessions)
+    events = session_inputs.events_of(ids)
+    tops = session_inputs.top_entry_ids(ids)
+    files = session_inputs.transcript_files_of(session.sid for session in sessions)
     plans = [
         plan(session, events.get(session.pk, []), tops.get(session.pk, 0), files.get(session.sid, []))
         for session in sessions
@@ -89,7 +91,7 @@ def rebuild_many(sessions: list[Session]) -> None:
 
 
 def plan(
-    session: Session, events: list[sources.DeriveEvent], built_entry_id: int, files: list[SourceFile]
+    session: Session, events: list[session_inputs.DeriveEvent], built_entry_id: int, files: list[SourceFile]
 ) -> Plan:
     """Compute the session's fields (set on `session`) and its derived rows, reading only what a
     session with transcript lines needs read beyond its events."""
@@ -98,10 +100,10 @@ def plan(
     first_project = next((event.project for event in events if event.project), "")
     built = turn_model.build_turns(events)
     recorded_project = (origin.project or "") if origin else ""
-    trunk = sources.pick_trunk(
+    trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
     )
-    entries = sources.trunk_lines(trunk)
+    entries = session_inputs.trunk_lines(trunk)
     prompts = join.PromptIndex(join.prompt_turns(entries))
     unmatched = join.no_match_reason(entries, list(prompts.ordered))
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
@@ -115,7 +117,7 @@ def plan(
 
     # A session folder holding subagent files but no trunk: its subagents' lines stand in for the
     # trunk's (start, project, first prompt), in time order.
-    side = [] if entries or events else sources.subagent_entries(agent_files.values())
+    side = [] if entries or events else session_inputs.subagent_entries(agent_files.values())
 
     session.origin = (
         Session.Origin.EVENTS if origin else Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT
@@ -198,22 +200,22 @@ class NearestPrompt:
     its prompt). Prompts sorted by second with a running maximum of file position, so each turn
     costs a bisect instead of a pass over every prompt."""
 
-    def __init__(self, prompts: list[sources.TrunkLine]):
+    def __init__(self, prompts: list[session_inputs.TrunkLine]):
         by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
         self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
-        self.latest: list[sources.TrunkLine] = []
+        self.latest: list[session_inputs.TrunkLine] = []
         best = -1
         for position, entry in by_second:
             if position > best:
                 best, chosen = position, entry
             self.latest.append(chosen)
 
-    def at(self, second) -> sources.TrunkLine | None:
+    def at(self, second) -> session_inputs.TrunkLine | None:
         found = bisect_right(self.seconds, second)
         return self.latest[found - 1] if found else None
 
 
-def duration(origin: sources.DeriveEvent | None, last: sources.DeriveEvent | None) -> int:
+def duration(origin: session_inputs.DeriveEvent | None, last: session_inputs.DeriveEvent | None) -> int:
     """list --json duration_secs: last event's second minus the origin's, floored at 0."""
     if origin is None or last is None or origin.ts is None or last.ts is None:
         return 0

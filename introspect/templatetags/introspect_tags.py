@@ -14,6 +14,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from introspect.rules import channels, entry_kinds, tool_cards, usage
+from introspect.rules import highlight as highlighting  # the `highlight` tag below marks search hits
 from lib import converters, render
 
 register = template.Library()
@@ -156,7 +157,7 @@ def markdown(text: str):
 # export (its context's `whole_texts`) draws every character.
 LONG_TEXT = 20_000
 PREVIEW_CHARS = 1_500
-PAGE_CHARS = 2_000_000  # as a code box draws at most (rules/tool_cards.MAX_CODE_CHARS)
+PAGE_CHARS = 2_000_000  # as a code box draws at most (rules/highlight.MAX_CODE_CHARS)
 # Past this, Markdown is shown as the plain text it is: rendering it would take seconds a page.
 MARKDOWN_CHARS = 200_000
 
@@ -228,11 +229,11 @@ def markdown_block(text: str | None, *, is_open: bool = False, cap: int | None =
     the start when `is_open`. Few lines but many characters: collapsed as `long_text` is."""
     text = text or ""
     lines = text.splitlines()
-    if len(lines) <= tool_cards.PREVIEW_LINES + 2:
+    if len(lines) <= highlighting.PREVIEW_LINES + 2:
         return format_html(
             '<div class="markdown">{}</div>', long_text(text, markdown=True, is_open=is_open, cap=cap)
         )
-    head, _ = render.clamp("\n".join(lines[: tool_cards.PREVIEW_LINES]), LONG_TEXT)
+    head, _ = render.clamp("\n".join(lines[: highlighting.PREVIEW_LINES]), LONG_TEXT)
     return format_html(
         '<div class="markdown markdown--preview">{}</div>'
         '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
@@ -327,19 +328,19 @@ def code_block(
     language: str = "text",
     start: int | None = None,
     *,
-    budget: tool_cards.HighlightBudget | None = None,
+    budget: highlighting.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
     is_open: bool = False,
 ):
     """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines"
     (open from the start when `is_open`).
 
-    The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
+    The lines are HTML from rules/highlight.py (Pygments output or `html.escape`), so the text is
     escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
     With a `budget`, a box past it is drawn plain, says so, and names `url()`, where its coloured
     version is served (the page's script swaps it in when the box comes into view).
     """
-    block = tool_cards.code_block(text or "", language or "text", start=start, budget=budget)
+    block = highlighting.code_block(text or "", language or "text", start=start, budget=budget)
     if not block.total_lines:
         return format_html('<p class="muted code-empty">{}</p>', "(no output)" if text is None else "(empty)")
     last = block.start + block.total_lines - 1
@@ -392,9 +393,9 @@ def _colour_url(url: Callable[[], str] | None) -> SafeString:
     return format_html(' data-colour-url="{}"', url()) if url is not None else mark_safe("")
 
 
-def _deferred_note(budget: tool_cards.HighlightBudget | None) -> SafeString:
+def _deferred_note(budget: highlighting.HighlightBudget | None) -> SafeString:
     # No silent degradation: a reader without JavaScript learns why this box has no colours.
-    size = budget.size if budget is not None else tool_cards.HIGHLIGHT_PAGE_BUDGET
+    size = budget.size if budget is not None else highlighting.HIGHLIGHT_PAGE_BUDGET
     return format_html(
         '<p class="muted code-note code-note--plain">plain text for now: a page colours {} of code at '
         "most, and that went to the boxes above; this one is coloured when it scrolls into view "
@@ -409,16 +410,16 @@ _BUDGET = "introspect_tags.highlight_budget"
 _URL_TAIL = "/0/code/slot/"
 
 
-def page_budget(context) -> tool_cards.HighlightBudget:
+def page_budget(context) -> highlighting.HighlightBudget:
     """The highlighting budget of the render `context` belongs to."""
     root = context.render_context.dicts[0]
     budget = root.get(_BUDGET)
     if budget is None:
-        budget = root[_BUDGET] = tool_cards.HighlightBudget()
+        budget = root[_BUDGET] = highlighting.HighlightBudget()
     return budget
 
 
-def _lazy(context, entry, slot: str) -> tuple[tool_cards.HighlightBudget | None, Callable[[], str] | None]:
+def _lazy(context, entry, slot: str) -> tuple[highlighting.HighlightBudget | None, Callable[[], str] | None]:
     """The page's budget and where the entry's box is served coloured (asked only for a box that
     is deferred), or (None, None) for a box nothing names: such a box is always coloured in place."""
     session = context.get("session")
@@ -453,7 +454,7 @@ def code_block_tag(
     return code_block(text, language, start, budget=budget, url=url, is_open=opened(context))
 
 
-def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
+def _diff_rows(rows: tuple[highlighting.DiffRow, ...], numbered: bool) -> str:
     # f-strings, not format_html_join: a diff has up to 2,000 rows and nothing here needs escaping
     # (kind and marker come from closed sets, the numbers are ints, `html` is HTML already).
     def number(value: int | None) -> str:
@@ -481,12 +482,12 @@ def diff_block(
     diff,
     language: str = "text",
     *,
-    budget: tool_cards.HighlightBudget | None = None,
+    budget: highlighting.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
     is_open: bool = False,
 ):
     """A diff (DiffLine tuples) as a highlighted table clamped like `code_block` (and deferred like it)."""
-    block = tool_cards.diff_block(tuple(diff or ()), language or "text", budget=budget)
+    block = highlighting.diff_block(tuple(diff or ()), language or "text", budget=budget)
     if not block.head:
         return ""
     rows = (*block.head, *block.rest)

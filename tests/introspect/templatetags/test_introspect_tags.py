@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 
-from introspect.rules import tool_cards
+from introspect.rules import highlight, tool_cards
 from introspect.templatetags.introspect_tags import (
     PAGE_CHARS,
     card,
@@ -130,9 +130,9 @@ def test_it_numbers_a_read_from_its_start_line():
 
 
 def test_it_says_where_the_colours_stop():
-    html = code_block("\n".join(["x = 1"] * (tool_cards.HIGHLIGHT_MAX_LINES + 5)), "python")
+    html = code_block("\n".join(["x = 1"] * (highlight.HIGHLIGHT_MAX_LINES + 5)), "python")
 
-    assert f"colours stop after line {tool_cards.HIGHLIGHT_MAX_LINES}" in html
+    assert f"colours stop after line {highlight.HIGHLIGHT_MAX_LINES}" in html
 
 
 def test_it_keeps_hostile_text_inert_in_a_code_box():
@@ -243,7 +243,7 @@ def render_entries(*entries) -> str:
 
 
 def test_it_draws_a_box_past_the_page_budget_plain_and_says_why(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
 
     html = render_entries(read_entry(7, "import os  # <b>bold</b>\n"))
 
@@ -255,7 +255,7 @@ def test_it_draws_a_box_past_the_page_budget_plain_and_says_why(monkeypatch):
 
 
 def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 20)  # room for the first text only
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 20)  # room for the first text only
 
     html = render_entries(read_entry(1, "import os\n"), read_entry(2, "import sys\n"))
 
@@ -266,7 +266,7 @@ def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
 
 @pytest.mark.parametrize("sid", ["s1", "a b", "team/alice/run-1", "..", "~YWJj", "séance-日本", "x#top?q=1"])
 def test_it_names_a_deferred_box_by_the_url_its_route_reverses_to(monkeypatch, sid):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
     template = Template('{% load introspect_tags %}{% code_block text "python" entry=entry slot="content" %}')
     context = {"text": "import os", "session": SimpleNamespace(sid=sid), "entry": SimpleNamespace(pk=42)}
 
@@ -276,7 +276,7 @@ def test_it_names_a_deferred_box_by_the_url_its_route_reverses_to(monkeypatch, s
 
 
 def test_it_colours_a_box_that_names_no_entry_whatever_the_budget(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
     template = Template('{% load introspect_tags %}{% code_block text "python" %}')
 
     html = template.render(Context({"text": "import os", "session": SimpleNamespace(sid="s")}))

@@ -1,7 +1,8 @@
 """majordomus `ledger.jsonl` (and its `.archived` rotations) through the shared line importer.
 
 Where the files are (`sources`), and each line as an `MjLedgerLine` row (`store_lines`, which
-LedgerConfig.ready registers with introspect's loader): the event name is the FIRST `event` key (§7.1).
+LedgerConfig.ready registers with introspect's line importer, importer/stores.py): the event name
+is the FIRST `event` key (§7.1).
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from introspect.rules.timestamps import utc_second
 from ledger.models import MjLedgerLine
-from lib import bulk, fit, safefs
+from lib import bulk, column_fit, safefs
 from lib.hashing import sha256
 
 
@@ -45,9 +46,10 @@ def ledger_name(name: str) -> bool:
     return name == "ledger.jsonl" or (name.startswith("ledger.") and name.endswith(".jsonl.archived"))
 
 
-def store_lines(row, candidates, outcomes, sessions) -> list[MjLedgerLine]:
+def store_lines(row, candidates, outcomes, sessions, *, shas: list[str] | None = None) -> list[MjLedgerLine]:
     """Rows for new lines; a line already stored (a rotation re-wrote it) is a duplicate (fault case 35)."""
-    shas = [sha256(record.data) for _, record in candidates]
+    if shas is None:
+        shas = [sha256(record.data) for _, record in candidates]
     known = set(bulk.chunked_in(MjLedgerLine.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     repo = str(Path(row.root).parent.parent.parent)
     fresh: dict[str, MjLedgerLine] = {}
@@ -91,7 +93,7 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
         "episode": str(obj.get("session") or obj.get("episode") or ""),
         "provider_session": str(obj.get("provider_session") or ""),
     }
-    flags = fit.fit(MjLedgerLine, typed)
+    flags = column_fit.fit(MjLedgerLine, typed)
     return MjLedgerLine(
         source=source,
         offset=line.offset,

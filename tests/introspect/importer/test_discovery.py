@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from introspect.importer import sources
-from introspect.importer.sources import LEGACY_RANK, LIVE_RANK, Source, newest_first
+from introspect.importer import discovery
+from introspect.importer.discovery import LEGACY_RANK, LIVE_RANK, Source, newest_first
 from lib import locations
 
 
@@ -20,7 +20,7 @@ def written(root: Path, rel: str, at: int, *, kind: str = "", rank: int = 0, **k
 
 
 def test_it_reads_the_most_recently_written_files_first(tmp_path, monkeypatch):
-    monkeypatch.setattr(sources, "LEAD_BYTES", 0)  # only the newest session ahead of the logs
+    monkeypatch.setattr(discovery, "LEAD_BYTES", 0)  # only the newest session ahead of the logs
     archive = written(tmp_path, "events-2026-10-01.jsonl.gz", 1_000, kind="events_archive", rank=20261001)
     live = written(tmp_path, "events.jsonl", 9_000, kind="events", rank=LIVE_RANK)
     old = written(tmp_path, "p/old.jsonl", 2_000, session="old")
@@ -31,7 +31,7 @@ def test_it_reads_the_most_recently_written_files_first(tmp_path, monkeypatch):
 
 def test_the_newest_transcripts_come_before_even_the_live_log_up_to_a_budget(tmp_path, monkeypatch):
     # Today's conversation shows within seconds; the live log (weeks of events) lands behind it.
-    monkeypatch.setattr(sources, "LEAD_BYTES", 6)  # two files of 3 bytes
+    monkeypatch.setattr(discovery, "LEAD_BYTES", 6)  # two files of 3 bytes
     live = written(tmp_path, "events.jsonl", 9_000, kind="events", rank=LIVE_RANK)
     new = written(tmp_path, "p/new.jsonl", 8_000, session="new")
     old = written(tmp_path, "p/old.jsonl", 7_000, session="old")
@@ -72,9 +72,9 @@ def test_each_claude_directorys_legacy_log_is_read_inside_it_the_first_at_the_le
         (claude / "stats").mkdir(parents=True)
         (claude / "stats" / "events.jsonl").write_bytes(b"")
     locs = locations.resolve({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": f"{first},{second}"})
-    found = sources.event_sources(locs)
+    found = discovery.event_sources(locs)
     assert [(s.path, s.rank, s.read_root) for s in found] == [
         (first / "stats" / "events.jsonl", LEGACY_RANK, first),
-        (second / "stats" / "events.jsonl", sources.MORE_LEGACY_RANK + 1, second),
+        (second / "stats" / "events.jsonl", discovery.MORE_LEGACY_RANK + 1, second),
     ]
-    assert sources.event_read_order(found) == found  # after the live log, in the order they were named
+    assert discovery.event_read_order(found) == found  # after the live log, in the order they were named

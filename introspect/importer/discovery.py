@@ -316,7 +316,7 @@ def newest_first(
     A first import of a long history then shows today's sessions within seconds, the archives and
     old transcripts landing behind them. Only the reading order changes: an event's place in event
     order is its source's rank (a copy read later from a lower rank moves the event there,
-    loader.store_events), and derived rows are a function of the rows. But which copy of a line
+    event_rows.store_events), and derived rows are a function of the rows. But which copy of a line
     is "imported" and which a "duplicate" (two event logs sharing lines, two trunks of a resumed
     session replaying its prefix, `is_copy`) is decided by the order the copies are read, so it
     must not depend on mtimes, which change as the files grow (fault case 19 compares a
