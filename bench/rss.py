@@ -368,12 +368,15 @@ def main() -> None:
     print(f"migrate: {seconds:.1f} s, peak RSS {peak:.0f} MB")
     seconds, peak, out = run_child(["ingest", "--no-ways"], env, work)
     summary = next((line for line in out.splitlines() if line.startswith("Imported")), out.strip()[-300:])
-    lines = transcript_lines(work / "db.sqlite3")
+    files = list((home / ".claude").rglob("*.jsonl"))
+    lines = sum(line_count(path) for path in files)
+    rows = entry_rows(work / "db.sqlite3")
     print(f"ingest: {seconds:.1f} s, peak RSS {peak:.0f} MB (target < 300)\n  {summary}")
     result = {
         "inputs": inputs(args),
-        "transcript_bytes": sum(path.stat().st_size for path in (home / ".claude").rglob("*.jsonl")),
+        "transcript_bytes": sum(path.stat().st_size for path in files),
         "transcript_lines": lines,
+        "transcript_rows": rows,
         "import": {
             "seconds": round(seconds, 1),
             "peak_rss_mb": round(peak),
@@ -388,7 +391,7 @@ def main() -> None:
             "sessions": sessions,
             "seconds": round(seconds, 1),
             "peak_rss_mb": round(peak),
-            "lines_per_s": round(lines / seconds),
+            "rows_per_s": round(rows / seconds),
         }
     if args.result:
         result["commit"] = subprocess.run(
@@ -411,7 +414,13 @@ def inputs(args: argparse.Namespace) -> str:
     return f"archive {args.archive_mb} MiB, one line of {args.line_mb} MB (only: {args.only or 'both'})"
 
 
-def transcript_lines(database: Path) -> int:
+def line_count(path: Path) -> int:
+    """Counted a MiB at a time: this process's peak carries over into the children it starts later."""
+    with open(path, "rb") as fh:
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+
+
+def entry_rows(database: Path) -> int:
     with sqlite3.connect(database) as db:
         return db.execute("SELECT count(*) FROM introspect_transcriptentry").fetchone()[0]
 
