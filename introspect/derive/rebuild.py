@@ -16,7 +16,7 @@ from introspect.derive import fields, session_inputs, subagents, trunk_facts, tu
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
-from lib import fit, safefs
+from lib import column_fit, safefs
 
 
 def project_for(path: str) -> Project | None:
@@ -25,7 +25,7 @@ def project_for(path: str) -> Project | None:
     if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(path=path, defaults={"name": fit.cut(name, Project, "name")})
+    project, _ = Project.objects.get_or_create(path=path, defaults={"name": column_fit.cut(name, Project, "name")})
     return project
 
 
