@@ -44,7 +44,6 @@ KNOWLEDGE_KEYS = (
 )
 CLASSES = KnowledgeRecord.CLASSES
 STATUSES = tuple(KnowledgeRecord.Status.values)
-EPISTEMICS = ("observed", "inferred", "decided")
 RECORD_ID = re.compile(r"^[a-z][a-z0-9-]*$")
 # §4.1 transcript guard: a record is an assertion, never a transcript.
 TRANSCRIPT_LINE = re.compile(r"^\s*(transcript|messages|assistant|completion|response)[: ]", re.I)
