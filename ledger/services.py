@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import transaction
 
 from ledger import files
-from ledger.importer import adr_load, document
+from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import (
     AdrAction,
@@ -42,7 +42,7 @@ from ledger.models import (
     MemoryVersion,
     ReviewAction,
 )
-from ledger.records import edit, lifecycle, new, parse, rule
+from ledger.records import document, edit, lifecycle, new, parse, rule
 from lib import safefs
 from lib.hashing import sha256
 

@@ -20,8 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from introspect.models import Session
-from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
+from ledger.records.document import split_document
 from lib import bulk, fit, frontmatter, safefs
 from lib.hashing import sha256
 
