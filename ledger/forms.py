@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ledger.importer import knowledge
+from ledger.records import knowledge
 
 CLASS_CHOICES = [(name, name) for name in knowledge.CLASSES]
 

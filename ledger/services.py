@@ -31,7 +31,7 @@ from django.db import transaction
 
 from ledger import files
 from ledger.importer import adr_load
-from ledger.importer import knowledge as knowledge_files
+from ledger.importer import knowledge as knowledge_index
 from ledger.models import (
     AdrAction,
     AdrQuestion,
@@ -43,6 +43,7 @@ from ledger.models import (
     ReviewAction,
 )
 from ledger.records import document, edit, lifecycle, new, parse, rule
+from ledger.records import knowledge as knowledge_format
 from lib import safefs
 from lib.hashing import sha256
 
@@ -62,7 +63,7 @@ def conflict(record: KnowledgeRecord | AdrRecord, message: str) -> Conflict:
     if isinstance(record, AdrRecord):
         adr_load.import_record(record, adr_dirs())
     else:
-        knowledge_files.import_record(Path(record.directory), root_of(record), record.record_id)
+        knowledge_index.import_record(Path(record.directory), root_of(record), record.record_id)
     return Conflict(record, message)
 
 
@@ -104,12 +105,12 @@ def current_file(record: KnowledgeRecord) -> tuple[Path, bytes]:
 
 def check_pending(
     record: KnowledgeRecord, loaded_sha256: str
-) -> tuple[Path, bytes, knowledge_files.Knowledge]:
+) -> tuple[Path, bytes, knowledge_format.Knowledge]:
     """The candidate's file, bytes and parse, when it is still a candidate the page was loaded against."""
     if record.status != KnowledgeRecord.Status.CANDIDATE:
         raise conflict(record, f"this record is no longer a candidate (it is {record.status})")
     path, raw = current_file(record)
-    parsed = knowledge_files.parse_knowledge(raw, stem=record.record_id)
+    parsed = knowledge_format.parse_knowledge(raw, stem=record.record_id)
     if parsed.get("status") != "candidate":
         raise conflict(record, f"this record is no longer a candidate (its file says {parsed.get('status')})")
     if loaded_sha256 and sha256(raw) != loaded_sha256:
@@ -172,11 +173,11 @@ def candidate_promote(
     evidence = evidence.strip()
     if not evidence:
         raise Refused("promotion needs evidence: say what shows this is true")
-    if knowledge_files.transcript_like(evidence):
+    if knowledge_format.transcript_like(evidence):
         raise Refused("evidence reads like a transcript; state the evidence in your own words")
     new_class = new_class or record.klass
-    if new_class not in knowledge_files.CLASSES:
-        raise Refused(f"class must be one of {', '.join(knowledge_files.CLASSES)}")
+    if new_class not in knowledge_format.CLASSES:
+        raise Refused(f"class must be one of {', '.join(knowledge_format.CLASSES)}")
     if record.status == KnowledgeRecord.Status.VERIFIED and record.actions.filter(verb="promote").exists():
         return record  # a repeated POST: the promotion already stands
     candidate_path, raw, parsed = check_pending(record, loaded_sha256)
@@ -186,7 +187,7 @@ def candidate_promote(
     provenance.setdefault("origin", "extracted")
     data["provenance"] = provenance
     body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
-    rendered = knowledge_files.render_knowledge(data, body)
+    rendered = knowledge_format.render_knowledge(data, body)
     curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
     write_knowledge(record, curated, rendered)
     try:
@@ -235,7 +236,7 @@ def candidate_reject(
     if superseded_by:
         data["superseded_by"] = superseded_by
     body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
-    rendered = knowledge_files.render_knowledge(data, body)
+    rendered = knowledge_format.render_knowledge(data, body)
     write_knowledge(record, path, rendered)
     sha_before = sha256(raw)
     record.status, record.superseded_by, record.body = KnowledgeRecord.Status.SUPERSEDED, superseded_by, body
@@ -260,7 +261,7 @@ def candidate_edit(
     title, description = " ".join(title.split()), " ".join(description.split())
     if not title or not description:
         raise Refused("a record needs a title (an assertion) and a description")
-    if knowledge_files.transcript_like(title) or knowledge_files.transcript_like(description):
+    if knowledge_format.transcript_like(title) or knowledge_format.transcript_like(description):
         raise Refused("a record is an assertion, never a transcript")
     path, raw, parsed = check_pending(record, loaded_sha256)
     data = dict(parsed.data)
@@ -268,7 +269,7 @@ def candidate_edit(
     rest = parsed.body.split("\n", 1)[1] if parsed.body.startswith("# ") and "\n" in parsed.body else ""
     rest = rest.strip().split("\n\n", 1)[1] if "\n\n" in rest.strip() else ""
     body = f"# {title}\n\n{description}\n\n{rest}\n\n{stamp('Edited', reviewer)}".replace("\n\n\n\n", "\n\n")
-    rendered = knowledge_files.render_knowledge(data, body)
+    rendered = knowledge_format.render_knowledge(data, body)
     write_knowledge(record, path, rendered)
     sha_before = sha256(raw)
     record.title, record.description, record.body = title, description, body
@@ -637,13 +638,13 @@ def memory_candidate(memory: Memory, version: MemoryVersion, klass: str) -> Know
         "tags": ["memory"] + ([version.mem_type] if version.mem_type else []),
         "provenance": {"origin": "extracted", "derived_from": memory_refs(memory, version)},
     }
-    rendered = knowledge_files.render_knowledge(data, body.strip() or version.content)
+    rendered = knowledge_format.render_knowledge(data, body.strip() or version.content)
     directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
     try:
         files.write_atomic(directory, directory / "candidates" / f"{record_id}.md", rendered)
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
-    knowledge_files.import_knowledge(directory)
+    knowledge_index.import_knowledge(directory)
     return KnowledgeRecord.objects.get(directory=str(directory), record_id=record_id)
 
 
@@ -654,10 +655,10 @@ def memory_promote(
     record's promotion and the memory's own action. A repeated POST returns the first promotion."""
     if not evidence.strip():
         raise Refused("promotion needs evidence: say what shows this is true")
-    if knowledge_files.transcript_like(evidence):
+    if knowledge_format.transcript_like(evidence):
         raise Refused("evidence reads like a transcript; state the evidence in your own words")
-    if new_class not in knowledge_files.CLASSES:
-        raise Refused(f"class must be one of {', '.join(knowledge_files.CLASSES)}")
+    if new_class not in knowledge_format.CLASSES:
+        raise Refused(f"class must be one of {', '.join(knowledge_format.CLASSES)}")
     version = memory.versions.select_related("session").order_by("-number").first()
     if version is None or version.quarantine_reason:
         raise Refused("this memory's current version does not parse; it cannot be promoted as it is")

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from ledger import forms, services
-from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
+from ledger.records import knowledge as knowledge_format
 from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
@@ -194,7 +194,7 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return HttpResponse(f"Bulk action refused: {form.errors.as_text()}", status=400)
     verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
-    if verb == "promote" and knowledge_files.transcript_like(note):
+    if verb == "promote" and knowledge_format.transcript_like(note):
         return HttpResponse("Bulk action refused: the evidence reads like a transcript.", status=400)
     _, problems = services.candidates_bulk(
         records=list(form.cleaned_data["records"]),

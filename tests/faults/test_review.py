@@ -16,6 +16,7 @@ from django.urls import reverse
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import knowledge as knowledge_format
 from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
@@ -41,10 +42,10 @@ def knowledge_rows(directory: Path) -> dict[str, str]:
 def cli_promote(directory: Path, record_id: str) -> None:
     """What majordomus' `knowledge promote` does: the file moves to curated/ and says verified."""
     source = directory / "candidates" / f"{record_id}.md"
-    parsed = knowledge_files.parse_knowledge(source.read_bytes(), stem=record_id)
+    parsed = knowledge_format.parse_knowledge(source.read_bytes(), stem=record_id)
     target = directory / "curated" / f"{record_id}.md"
     target.parent.mkdir(exist_ok=True)
-    target.write_bytes(knowledge_files.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
+    target.write_bytes(knowledge_format.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
     source.unlink()
 
 

@@ -7,6 +7,7 @@ import pytest
 from ledger import files, services
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord, Memory, ReviewAction
+from ledger.records import knowledge as knowledge_format
 from lib.hashing import sha256
 from tests.ledger import memory_tree
 from tests.ledger.conftest import record_file
@@ -30,7 +31,7 @@ def test_it_promotes_to_curated_with_the_evidence_and_records_who(knowledge, rev
     )
     curated = knowledge / "curated" / f"{FIRST}.md"
     assert curated.exists() and not (knowledge / "candidates" / f"{FIRST}.md").exists()
-    parsed = knowledge_files.parse_knowledge(curated.read_bytes(), stem=FIRST)
+    parsed = knowledge_format.parse_knowledge(curated.read_bytes(), stem=FIRST)
     assert (parsed.get("status"), parsed.get("class")) == ("verified", "constraint")
     assert (
         "# Evidence\n\nCommit 06fa258 and the crash test." in parsed.body
@@ -72,7 +73,7 @@ def test_it_rejects_with_a_reason_and_keeps_the_file_under_candidates(knowledge,
         reason="Duplicate of 0002.",
         superseded_by="s-20260911000001-aaaa-000000000002",
     )
-    parsed = knowledge_files.parse_knowledge(
+    parsed = knowledge_format.parse_knowledge(
         (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
     )
     assert (
@@ -113,7 +114,7 @@ def test_it_edits_the_wording_before_a_decision(knowledge, reviewer):
         title="Offsets commit in the same transaction as rows",
         description="Why: no duplicates.",
     )
-    parsed = knowledge_files.parse_knowledge(
+    parsed = knowledge_format.parse_knowledge(
         (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
     )
     assert parsed.get("title") == "Offsets commit in the same transaction as rows"

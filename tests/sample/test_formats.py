@@ -11,8 +11,8 @@ import orjson
 from introspect.importer import gzip_tail, parser, schema, transcripts, wayfiles
 from introspect.rules import timestamps
 from introspect.rules.join import project_slug
-from ledger.importer import entries, knowledge, mj
-from ledger.records import document
+from ledger.importer import entries, mj
+from ledger.records import document, knowledge
 from ledger.records import parse as adrs
 from sample import formats
 
