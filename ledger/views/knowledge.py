@@ -8,10 +8,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
-from ledger import forms, services
+from ledger import forms
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
 from ledger.records import knowledge as knowledge_format
+from ledger.services import acts
+from ledger.services import knowledge as services
+from ledger.services import records as record_services
 from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
@@ -77,7 +80,7 @@ def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> 
 
 
 def conflict(
-    request: HtmxHttpRequest, record: KnowledgeRecord, exc: services.Conflict, *, form=None, form_key=""
+    request: HtmxHttpRequest, record: KnowledgeRecord, exc: acts.Conflict, *, form=None, form_key=""
 ) -> HttpResponse:
     """The card as the file now says it (the service re-read it), with why nothing was done. Still a
     409 for any client; htmx swaps it (the htmx-config in templates/base.html), a plain form POST
@@ -118,10 +121,10 @@ def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, do
     if not form.is_valid():
         return form_error(request, record, **{form_key: form})
     try:
-        record = act(record, services.Reviewer.of(request.user), form.cleaned_data)
-    except services.Conflict as exc:
+        record = act(record, acts.Reviewer.of(request.user), form.cleaned_data)
+    except acts.Conflict as exc:
         return conflict(request, record, exc, form=form, form_key=form_key)
-    except services.Refused as exc:
+    except acts.Refused as exc:
         form.add_error(None, str(exc))
         return form_error(request, record, **{form_key: form})
     return decided(request, record, done)
@@ -199,7 +202,7 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
     _, problems = services.candidates_bulk(
         records=list(form.cleaned_data["records"]),
         verb=verb,
-        reviewer=services.Reviewer.of(request.user),
+        reviewer=acts.Reviewer.of(request.user),
         note=note,
     )
     target = reverse("ledger:candidate-list") + (f"?problems={len(problems)}" if problems else "")
@@ -217,12 +220,12 @@ def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         services.candidates_merge(
             keep=form.cleaned_data["keep"],
             duplicates=list(form.cleaned_data["duplicates"]),
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
             evidence=form.cleaned_data["evidence"],
         )
-    except services.Conflict as exc:
+    except acts.Conflict as exc:
         return conflict(request, record, exc)
-    except services.Refused as exc:
+    except acts.Refused as exc:
         return form_error(request, record, error=str(exc))
     kept = form.cleaned_data["keep"]
     kept.refresh_from_db()
@@ -245,12 +248,12 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponse:
 def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
     try:
-        record = services.record_from_knowledge(
+        record = record_services.record_from_knowledge(
             knowledge=[knowledge],
             directory=request.POST.get("directory", ""),
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
         )
-    except (services.Conflict, services.Refused) as exc:
+    except (acts.Conflict, acts.Refused) as exc:
         return form_error(request, knowledge, error=str(exc))
     target = reverse("ledger:record-detail", args=[record.pk])
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)

@@ -8,9 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from ledger import forms, services
+from ledger import forms
 from ledger.models import Memory
 from ledger.queries import memory as queries
+from ledger.services import acts
+from ledger.services import memory as services
 from ledger.views import reviewer_required
 from lib.htmx import HtmxHttpRequest, wants_fragment
 
@@ -69,11 +71,11 @@ def memory_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     try:
         services.memory_promote(
             memory=memory,
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
             evidence=form.cleaned_data["evidence"],
             new_class=form.cleaned_data["klass"],
         )
-    except (services.Refused, services.Conflict) as exc:
+    except (acts.Refused, acts.Conflict) as exc:
         form.add_error(None, str(exc))
         return answer(request, memory, done=False, promote_form=form)
     return answer(
@@ -93,9 +95,9 @@ def memory_mark_wrong(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return answer(request, memory, done=False, wrong_form=form)
     try:
         services.memory_mark_wrong(
-            memory=memory, reviewer=services.Reviewer.of(request.user), note=form.cleaned_data["note"]
+            memory=memory, reviewer=acts.Reviewer.of(request.user), note=form.cleaned_data["note"]
         )
-    except services.Refused as exc:
+    except acts.Refused as exc:
         form.add_error(None, str(exc))
         return answer(request, memory, done=False, wrong_form=form)
     return answer(

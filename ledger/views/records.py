@@ -6,9 +6,11 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from ledger import forms, services
+from ledger import forms
 from ledger.models import AdrRecord
 from ledger.queries import records as queries
+from ledger.services import acts
+from ledger.services import records as services
 from ledger.views import conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import parse_int
@@ -58,14 +60,14 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         record = services.record_set_status(
             record=record,
             verb=verb,
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
             successor=successor,
             loaded_sha256=request.POST.get("loaded_sha256", ""),
             note=request.POST.get("note", "").strip(),
         )
-    except services.Conflict as exc:
+    except acts.Conflict as exc:
         return conflict(request, template, pk, exc)
-    except services.Refused as exc:
+    except acts.Refused as exc:
         return render(request, template, record_context(record, error=str(exc)))
     if not wants_fragment(request):
         return redirect("ledger:record-detail", pk=record.pk)
@@ -76,7 +78,7 @@ def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def conflict(request: HtmxHttpRequest, template: str, pk: int, exc: services.Conflict) -> HttpResponse:
+def conflict(request: HtmxHttpRequest, template: str, pk: int, exc: acts.Conflict) -> HttpResponse:
     """The record as its file now says it (the service re-read it), with why nothing was written and
     the person's typed answer kept in its form (`retry`). Still a 409 for any client; htmx swaps it
     (the htmx-config in templates/base.html), a plain form POST gets the whole page."""
@@ -94,9 +96,9 @@ def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
     )
     try:
         record, message = act(record)
-    except services.Conflict as exc:
+    except acts.Conflict as exc:
         return conflict(request, template, pk, exc)
-    except services.Refused as exc:
+    except acts.Refused as exc:
         return render(request, template, record_context(record, error=str(exc)))
     if not wants_fragment(request):
         return redirect("ledger:record-detail", pk=record.pk)
@@ -117,14 +119,14 @@ def record_rule(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
     def act(record: AdrRecord):
         if not form.is_valid():
-            raise services.Refused(form_error(form))
+            raise acts.Refused(form_error(form))
         data = form.cleaned_data
         record = services.record_rule(
             record=record,
             key=data["key"],
             chosen=data["chosen"],
             reason=data["reason"],
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
             loaded_sha256=data["loaded_sha256"],
         )
         return record, f"Written: {data['key']} ruled option {data['chosen']}."
@@ -139,14 +141,14 @@ def record_resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
     def act(record: AdrRecord):
         if not form.is_valid():
-            raise services.Refused(form_error(form))
+            raise acts.Refused(form_error(form))
         data = form.cleaned_data
         record = services.record_resolve_fork(
             record=record,
             key=data["key"],
             ruling=data["ruling"],
             reason=data["reason"],
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
             loaded_sha256=data["loaded_sha256"],
         )
         return record, f"Written: {data['key']} resolved by {data['ruling']}."
