@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from datetime import date
 from pathlib import Path
+from typing import NamedTuple
 
 from django.db import transaction
 
@@ -104,6 +105,35 @@ def record_action(
     )
 
 
+# What a decision leaves in the candidate's file: the status that says it stands, and the section
+# and signature appended to the body (the importer recovers a lost audit row from the signature).
+DECISIONS = {
+    ReviewAction.Verb.PROMOTE: (KnowledgeRecord.Status.VERIFIED, "Evidence", "Promoted"),
+    ReviewAction.Verb.REJECT: (KnowledgeRecord.Status.SUPERSEDED, "Rejected", "Rejected"),
+}
+
+
+class Opened(NamedTuple):
+    path: Path
+    raw: bytes
+    data: dict
+    body: str
+
+
+def open_decision(
+    record: KnowledgeRecord, verb: str, text: str, reviewer: Reviewer, loaded_sha256: str
+) -> Opened | None:
+    """The opening promote and reject share: None when this decision already stands (a repeated
+    POST, not made twice); else the candidate's file checked against the page it was decided on, a
+    copy of its front matter to change, and its body with the decision appended and signed."""
+    settled, heading, signed = DECISIONS[verb]
+    if record.status == settled and record.actions.filter(verb=verb).exists():
+        return None
+    path, raw, parsed = check_pending(record, loaded_sha256)
+    body = f"{parsed.body}\n\n# {heading}\n\n{text}\n\n{stamp(signed, reviewer)}"
+    return Opened(path, raw, dict(parsed.data), body)
+
+
 def candidate_promote(
     *,
     record: KnowledgeRecord,
@@ -122,15 +152,14 @@ def candidate_promote(
     new_class = new_class or record.klass
     if new_class not in knowledge_format.CLASSES:
         raise Refused(f"class must be one of {', '.join(knowledge_format.CLASSES)}")
-    if record.status == KnowledgeRecord.Status.VERIFIED and record.actions.filter(verb="promote").exists():
-        return record  # a repeated POST: the promotion already stands
-    candidate_path, raw, parsed = check_pending(record, loaded_sha256)
-    data = dict(parsed.data)
+    opened = open_decision(record, ReviewAction.Verb.PROMOTE, evidence, reviewer, loaded_sha256)
+    if opened is None:
+        return record
+    candidate_path, raw, data, body = opened
     data.update({"class": new_class, "status": "verified", "date": date.today().isoformat()})
     provenance = dict(data.get("provenance") or {})
     provenance.setdefault("origin", "extracted")
     data["provenance"] = provenance
-    body = f"{parsed.body}\n\n# Evidence\n\n{evidence}\n\n{stamp('Promoted', reviewer)}"
     rendered = knowledge_format.render_knowledge(data, body)
     curated = Path(record.directory) / "curated" / f"{record.record_id}.md"
     write_knowledge(record, curated, rendered)
@@ -172,14 +201,13 @@ def candidate_reject(
         and not KnowledgeRecord.objects.filter(directory=record.directory, record_id=superseded_by).exists()
     ):
         raise Refused(f"no record {superseded_by!r} to be superseded by")
-    if record.status == KnowledgeRecord.Status.SUPERSEDED and record.actions.filter(verb="reject").exists():
+    opened = open_decision(record, ReviewAction.Verb.REJECT, reason, reviewer, loaded_sha256)
+    if opened is None:
         return record
-    path, raw, parsed = check_pending(record, loaded_sha256)
-    data = dict(parsed.data)
+    path, raw, data, body = opened
     data["status"] = "superseded"
     if superseded_by:
         data["superseded_by"] = superseded_by
-    body = f"{parsed.body}\n\n# Rejected\n\n{reason}\n\n{stamp('Rejected', reviewer)}"
     rendered = knowledge_format.render_knowledge(data, body)
     write_knowledge(record, path, rendered)
     sha_before = sha256(raw)
