@@ -68,6 +68,16 @@ class MergeForm(forms.Form):
         self.fields["duplicates"].queryset = queryset
 
 
+class StatusForm(forms.Form):
+    """A status change of a decision record (the verbs and the successor are checked by the service:
+    a refusal names what is wrong)."""
+
+    verb = forms.CharField(required=False, strip=False)
+    successor = forms.CharField(required=False, strip=False)
+    note = forms.CharField(required=False, strip=True)
+    loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
+
+
 class RuleForm(forms.Form):
     """A person's ruling on one question: one of its options, or an option of their own, and why."""
 

@@ -15,7 +15,7 @@ from ledger.records import knowledge as knowledge_format
 from ledger.services import acts
 from ledger.services import knowledge as services
 from ledger.services import records as record_services
-from ledger.views import conflict_shown, reviewer_required
+from ledger.views import act_on, conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
 
@@ -61,21 +61,24 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     }
 
 
+def card(request: HtmxHttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
+    """The candidate's card for htmx, its whole page otherwise."""
+    return render_page(
+        request, "ledger/candidate_detail.html", context, fragment="candidate-card", status=status
+    )
+
+
 @require_safe
 def candidate_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord.objects.select_related("session", "ledger_entry"), pk=pk)
-    return render_page(
-        request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card"
-    )
+    return card(request, candidate_context(record))
 
 
 def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> HttpResponse:
     """After a successful POST: the updated card for htmx, a redirect for a plain form (PRG)."""
     if not wants_fragment(request):
         return redirect("ledger:candidate-detail", pk=record.pk)
-    response = render(
-        request, "ledger/candidate_detail.html#candidate-card", candidate_context(record, message=message)
-    )
+    response = card(request, candidate_context(record, message=message))
     return trigger_client_event(response, "queue-changed")
 
 
@@ -89,13 +92,9 @@ def conflict(
     # A merge's conflict may be on one of the duplicates: say which, on the page the person is on.
     error = str(exc) if exc.record.pk == record.pk else f"{exc.record.record_id}: {exc}"
     forms_ = {form_key: retyped(form, record)} if form is not None else {}
-    template = (
-        "ledger/candidate_detail.html#candidate-card"
-        if wants_fragment(request)
-        else "ledger/candidate_detail.html"
+    return conflict_shown(
+        request, card(request, candidate_context(record, error=error, **forms_), status=409)
     )
-    response = render(request, template, candidate_context(record, error=error, **forms_), status=409)
-    return conflict_shown(request, response)
 
 
 def retyped(form, record: KnowledgeRecord):
@@ -106,28 +105,21 @@ def retyped(form, record: KnowledgeRecord):
 
 def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> HttpResponse:
     # 200, not 4xx: htmx 2 does not swap error responses by default (STYLE.md §3).
-    template = (
-        "ledger/candidate_detail.html#candidate-card"
-        if wants_fragment(request)
-        else "ledger/candidate_detail.html"
-    )
-    return render(request, template, candidate_context(record, **forms_))
+    return card(request, candidate_context(record, **forms_))
 
 
 def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, done: str) -> HttpResponse:
-    """The shape every single-record decision shares: validate, act through the service, answer."""
+    """A decision on one record: its form, bound again with what the person typed when it comes back."""
     record = get_object_or_404(KnowledgeRecord, pk=pk)
     form = form_class(request.POST)
-    if not form.is_valid():
-        return form_error(request, record, **{form_key: form})
-    try:
-        record = act(record, acts.Reviewer.of(request.user), form.cleaned_data)
-    except acts.Conflict as exc:
-        return conflict(request, record, exc, form=form, form_key=form_key)
-    except acts.Refused as exc:
-        form.add_error(None, str(exc))
-        return form_error(request, record, **{form_key: form})
-    return decided(request, record, done)
+    return act_on(
+        request,
+        form,
+        lambda data, who: act(record, who, data),
+        answer=lambda decided_record: decided(request, decided_record, done),
+        refused=lambda form, reason: form_error(request, record, **{form_key: form}),
+        conflict=lambda exc: conflict(request, record, exc, form=form, form_key=form_key),
+    )
 
 
 @require_POST
@@ -213,23 +205,27 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
 @reviewer_required
 def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord, pk=pk)
-    form = forms.MergeForm(request.POST, queryset=queries.pending_candidates())
-    if not form.is_valid():
-        return form_error(request, record, merge_errors=form.errors)
-    try:
+
+    def merged(data: dict, who: acts.Reviewer) -> KnowledgeRecord:
         services.candidates_merge(
-            keep=form.cleaned_data["keep"],
-            duplicates=list(form.cleaned_data["duplicates"]),
-            reviewer=acts.Reviewer.of(request.user),
-            evidence=form.cleaned_data["evidence"],
+            keep=data["keep"], duplicates=list(data["duplicates"]), reviewer=who, evidence=data["evidence"]
         )
-    except acts.Conflict as exc:
-        return conflict(request, record, exc)
-    except acts.Refused as exc:
-        return form_error(request, record, error=str(exc))
-    kept = form.cleaned_data["keep"]
-    kept.refresh_from_db()
-    return decided(request, kept, "Merged: kept one as verified, the others rejected as superseded by it.")
+        data["keep"].refresh_from_db()
+        return data["keep"]
+
+    return act_on(
+        request,
+        forms.MergeForm(request.POST, queryset=queries.pending_candidates()),
+        merged,
+        answer=lambda kept: decided(
+            request, kept, "Merged: kept one as verified, the others rejected as superseded by it."
+        ),
+        # The form's own errors are listed under the merge; the service's refusal is the card's message.
+        refused=lambda form, reason: form_error(
+            request, record, **({"error": reason} if reason else {"merge_errors": form.errors})
+        ),
+        conflict=lambda exc: conflict(request, record, exc),
+    )
 
 
 @require_safe
