@@ -42,7 +42,7 @@ SOURCE_CLASSES = ("candidates", "curated")  # curated second: it overrides a lef
 STAT_FIELDS = ("record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns")
 
 
-def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResult:
+def import_directory(directory: Path, root: Path | None = None) -> DocumentResult:
     """Candidates and curated records of one knowledge directory; curated wins for one id.
 
     Files are read inside `root` (the repository, or the directory itself): a candidate that is a

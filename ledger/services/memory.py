@@ -58,7 +58,7 @@ def memory_candidate(memory: Memory, version: MemoryVersion, klass: str) -> Know
         files.write_atomic(directory, directory / "candidates" / f"{record_id}.md", rendered)
     except files.Unsafe as exc:
         raise Refused(str(exc)) from None
-    knowledge_index.import_knowledge(directory)
+    knowledge_index.import_directory(directory)
     return KnowledgeRecord.objects.get(directory=str(directory), record_id=record_id)
 
 

@@ -754,7 +754,7 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
         return parsed
 
     monkeypatch.setattr(knowledge_format, "parse_knowledge", racing_parse)
-    result = knowledge_files.import_knowledge(directory, repo)
+    result = knowledge_files.import_directory(directory, repo)
     assert result.added == 1 and KnowledgeRecord.objects.get().title == "Queues absorb bursts"
     parse_adr = adr_parse.parse_adr
 

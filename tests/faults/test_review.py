@@ -59,7 +59,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(
     assert page.status_code == 200 and record.sha256 in page.content.decode()
     cli_promote(knowledge, FIRST)
     if imported_since:
-        knowledge_files.import_knowledge(knowledge)
+        knowledge_files.import_directory(knowledge)
     before_files = files(knowledge)
     response = client.post(
         reverse("ledger:candidate-promote", args=[record.pk]),
@@ -74,7 +74,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == "verified"
     assert knowledge_rows(knowledge) == files(knowledge)  # one row per file, its current content
     assert 'id="promote-form"' not in body and "badge--keyed" in body
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     assert knowledge_rows(knowledge) == files(knowledge)
 
 
@@ -95,14 +95,14 @@ def test_case_37_reimport_after_a_decision_keeps_it_and_flags_a_reverted_file(
     assert response.status_code in (200, 302)
     decided = KnowledgeRecord.objects.get(record_id=FIRST).status
     assert decided == ("verified" if verb == "promote" else "superseded")
-    knowledge_files.import_knowledge(knowledge)  # re-import: the person's act stands
+    knowledge_files.import_directory(knowledge)  # re-import: the person's act stands
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == decided
     assert knowledge_rows(knowledge) == files(knowledge)
     # `git checkout` brings the candidate back; the curated copy (if any) is gone again.
     (knowledge / "curated" / f"{FIRST}.md").unlink(missing_ok=True)
     record_file(knowledge, FIRST)
     reverted = files(knowledge)
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     after = KnowledgeRecord.objects.get(record_id=FIRST)
     assert after.status == decided and f"a person decided {decided!r}" in after.conflict
     assert ReviewAction.objects.count() == 1  # nothing redone

@@ -56,7 +56,7 @@ def knowledge(tmp_path):
     record_file(
         directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too"
     )
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     return directory
 
 

@@ -16,7 +16,7 @@ def test_it_names_list_values_the_index_cannot_hold_instead_of_dropping_them(tmp
         b"tags: [ok, {nested: map}, [a, list]]\nrelations: [plain-text]\n"
         b"provenance: {derived_from: ['session:s-1', 7]}\n---\n# T\n"
     )
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     record = KnowledgeRecord.objects.get(record_id="odd-values")
     assert record.tags == ["ok"] and record.relations == [] and record.derived_from == ["session:s-1"]
     assert record.problem == (
@@ -31,7 +31,7 @@ def test_a_lone_tag_is_one_tag_not_its_letters(tmp_path, db):
         b"---\nschema: knowledge/v1\nid: one-tag\nkind: knowledge\nclass: fact\ntitle: T\n"
         b"description: d\nstatus: candidate\nepistemics: observed\ndate: 2026-09-11\ntags: importer\n---\n"
     )
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     assert KnowledgeRecord.objects.get(record_id="one-tag").tags == ["importer"]
 
 

@@ -91,7 +91,7 @@ def test_it_answers_a_stale_form_or_a_decided_record_with_a_conflict(knowledge, 
         services.candidate_promote(
             record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e", loaded_sha256=loaded
         )
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     services.candidate_reject(record=get(), reviewer=acts.Reviewer.of(reviewer), reason="no")
     with pytest.raises(acts.Conflict, match="no longer a candidate"):
         services.candidate_edit(record=get(), reviewer=acts.Reviewer.of(reviewer), title="T", description="D")
@@ -153,12 +153,12 @@ def test_it_agrees_with_the_files_after_a_crash_between_file_and_database(knowle
         services.candidate_promote(record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e")
     assert get().status == "candidate"  # the database never saw the promotion…
     monkeypatch.undo()
-    knowledge_files.import_knowledge(knowledge)  # …the next import reads the file, which says it happened
+    knowledge_files.import_directory(knowledge)  # …the next import reads the file, which says it happened
     record = get()
     assert (record.status, record.source_class) == ("verified", "curated")
     recovered = ReviewAction.objects.get()
     assert (recovered.verb, recovered.reviewer_name) == ("recover", "rita")
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1 and ReviewAction.objects.count() == 1
 
 
@@ -169,7 +169,7 @@ def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(
     with pytest.raises(OSError):
         services.candidate_promote(record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e")
     monkeypatch.undo()
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     record = get()
     assert record.status == "verified" and "interrupted promotion" in record.conflict
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1
@@ -178,6 +178,6 @@ def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(
 def test_it_never_lets_a_reverted_file_undo_a_decision(knowledge, reviewer):
     services.candidate_reject(record=get(), reviewer=acts.Reviewer.of(reviewer), reason="wrong")
     record_file(knowledge, FIRST)  # `git checkout` brought the candidate back
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     record = get()
     assert record.status == "superseded" and "a person decided 'superseded'" in record.conflict
