@@ -14,7 +14,7 @@ from django.db.models import Count, Q, QuerySet
 
 from introspect.models import TranscriptEntry
 from ledger.models import AdrQuestion, AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
-from ledger.queries.rulings import CITED_PREFIXES, record_checklist
+from ledger.queries.questions import CITED_PREFIXES, record_checklist
 from ledger.records import lifecycle
 from ledger.records.provenance import provenance_fields
 
