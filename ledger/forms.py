@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ledger.importer import knowledge
+from ledger.records import knowledge
 
 CLASS_CHOICES = [(name, name) for name in knowledge.CLASSES]
 
@@ -66,6 +66,16 @@ class MergeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["keep"].queryset = queryset
         self.fields["duplicates"].queryset = queryset
+
+
+class StatusForm(forms.Form):
+    """A status change of a decision record (the verbs and the successor are checked by the service:
+    a refusal names what is wrong)."""
+
+    verb = forms.CharField(required=False, strip=False)
+    successor = forms.CharField(required=False, strip=False)
+    note = forms.CharField(required=False, strip=True)
+    loaded_sha256 = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
 
 
 class RuleForm(forms.Form):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from ledger.records import knowledge as knowledge_format
 from ledger.records import parse as record_formats
 
 
@@ -91,7 +92,7 @@ class KnowledgeRecord(models.Model):
         MAJORDOMUS = "majordomus"
         WAYSWEB = "waysweb"  # derived here (ledger/derive)
 
-    CLASSES = ("fact", "convention", "constraint", "memory", "lesson")
+    CLASSES = knowledge_format.CLASSES
 
     directory = models.TextField(help_text="the knowledge directory holding candidates/ and curated/")
     record_id = models.CharField(max_length=255)

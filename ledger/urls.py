@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ledger.views import backlog, knowledge, memory, records, stream
+from ledger.views import knowledge, memory, questions, records, stream
 from lib import converters  # noqa: F401 - registers <ledgerslug:…> (imported for its side effect)
 
 app_name = "ledger"
@@ -23,8 +23,8 @@ urlpatterns = [
     path("decisions/<int:pk>/status/", records.record_status, name="record-status"),
     path("decisions/<int:pk>/rule/", records.record_rule, name="record-rule"),
     path("decisions/<int:pk>/resolve/", records.record_resolve, name="record-resolve"),
-    path("decisions/backlog/", backlog.decision_backlog, name="decision-backlog"),
-    path("decisions/backlog/count/", backlog.backlog_count, name="backlog-count"),
+    path("decisions/backlog/", questions.decision_backlog, name="decision-backlog"),
+    path("decisions/backlog/count/", questions.backlog_count, name="backlog-count"),
     path("memory/", memory.memory_index, name="memory-index"),
     path("memory/<int:pk>/promote/", memory.memory_promote, name="memory-promote"),
     path("memory/<int:pk>/wrong/", memory.memory_mark_wrong, name="memory-mark-wrong"),

@@ -18,9 +18,11 @@ def wants_fragment(request: HtmxHttpRequest) -> bool:
     return bool(details) and not details.boosted and not details.history_restore_request
 
 
-def render_page(request: HtmxHttpRequest, template: str, context: dict, *, fragment: str) -> HttpResponse:
+def render_page(
+    request: HtmxHttpRequest, template: str, context: dict, *, fragment: str, status: int = 200
+) -> HttpResponse:
     """Render the whole page, or only `fragment` when htmx asked for a swap."""
     name = f"{template}#{fragment}" if wants_fragment(request) else template
-    response = render(request, name, context)
+    response = render(request, name, context, status=status)
     response["Vary"] = "HX-Request"
     return response

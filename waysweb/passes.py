@@ -18,7 +18,7 @@ from introspect.importer.progress import Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
 from ledger.derive import candidates
-from ledger.importer.run import LedgerPass, import_documents, import_knowledge
+from ledger.importer.run import LedgerPass, import_documents, import_knowledge_dirs
 from lib.locations import Locations
 
 # A long pass derives what has landed this often, so that the newest sessions (read first) are on
@@ -94,4 +94,4 @@ def ledger_pass(locs: Locations, *, derive: bool = True) -> LedgerPass:
     result = import_documents(locs)
     if derive:
         result.derived = candidates.derive_due(locs.knowledge_dir, Session.objects.all())
-    return import_knowledge(locs, result)
+    return import_knowledge_dirs(locs, result)

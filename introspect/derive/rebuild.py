@@ -25,7 +25,9 @@ def project_for(path: str) -> Project | None:
     if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(path=path, defaults={"name": column_fit.cut(name, Project, "name")})
+    project, _ = Project.objects.get_or_create(
+        path=path, defaults={"name": column_fit.cut(name, Project, "name")}
+    )
     return project
 
 

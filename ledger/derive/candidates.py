@@ -30,8 +30,8 @@ from django.db.models import Exists, OuterRef, Q
 from introspect.models import Session, Turn, WaysEvent, Window
 from introspect.rules.timestamps import utc_second
 from ledger import files
-from ledger.importer import knowledge
 from ledger.models import KnowledgeEvent, LedgerEntry
+from ledger.records import knowledge
 from lib import safefs
 from lib.bulk import chunked_in, insert_ignore
 from lib.hashing import sha256

@@ -1,8 +1,7 @@
-"""Markdown documents with front matter, as the entry and the knowledge importers both read them. No Django.
+"""Markdown documents with front matter, as the entry, knowledge and memory importers read them. No Django.
 
-A document is read capped inside its root (lib/safefs.py) and split into front matter and body; one
-that does not check out comes back with a quarantine reason, never guessed at
-(knowledge-and-records.md §2.4, §4.1).
+A document is read capped inside its root (lib/safefs.py); splitting it into front matter and body
+is the format's (ledger/records/document.py).
 """
 
 from __future__ import annotations
@@ -10,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib import frontmatter, safefs
-
-MAX_DOCUMENT_BYTES = 1 << 20
+from ledger.records.document import MAX_DOCUMENT_BYTES
+from lib import safefs
 
 
 @dataclass
@@ -50,24 +48,3 @@ def read_document(root: Path, path: Path, result: DocumentResult) -> bytes | Non
     except OSError as exc:
         result.problems.append(safefs.Problem(str(path), safefs.UNREADABLE, exc.strerror or str(exc)))
     return None
-
-
-def split_document(raw: bytes) -> tuple[dict | None, str, tuple[str, str] | None]:
-    """(front matter, body, quarantine) of a Markdown document."""
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        return None, "", ("document_too_large", f"{len(raw)} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, "", ("invalid_utf8", str(exc))
-    block, body = frontmatter.split(text)
-    if block is None:
-        return None, text, ("frontmatter_missing", "the first line is not ---")
-    try:
-        data = frontmatter.load(block)
-    except ValueError as exc:
-        reason = "yaml_too_large" if "larger than" in str(exc) else "yaml_invalid"
-        return None, body, (reason, str(exc))
-    if not isinstance(data, dict):
-        return None, body, ("yaml_invalid", "front matter is not a mapping")
-    return data, body, None

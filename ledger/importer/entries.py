@@ -17,8 +17,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from introspect.models import Session
-from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import LedgerEntry, LedgerEntryVersion
+from ledger.records.document import split_document
 from lib import column_fit, safefs
 from lib.hashing import sha256
 

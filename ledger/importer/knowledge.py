@@ -1,4 +1,5 @@
-"""`knowledge/v1` records (candidates/ and curated/ of a knowledge directory): parsed, rendered, indexed.
+"""`knowledge/v1` records (candidates/ and curated/ of a knowledge directory) indexed; their file
+format is ledger/records/knowledge.py.
 
 The file is the truth, the `KnowledgeRecord` row its index (knowledge-and-records.md §4). A record is
 re-read whole when its content hash changes; nothing a person decided is ever changed here — a file
@@ -9,10 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
-from dataclasses import dataclass, field
-from datetime import date
 from itertools import batched
 from pathlib import Path
 
@@ -20,85 +18,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from introspect.models import Session
-from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
-from lib import bulk, column_fit, frontmatter, safefs
+from ledger.records import knowledge as knowledge_format
+from lib import bulk, column_fit, safefs
 from lib.hashing import sha256
-
-KNOWLEDGE_KEYS = (
-    "schema",
-    "id",
-    "kind",
-    "class",
-    "title",
-    "description",
-    "status",
-    "epistemics",
-    "date",
-    "tags",
-    "superseded_by",
-    "provenance",
-    "relations",
-    "about",
-    "route",
-)
-CLASSES = KnowledgeRecord.CLASSES
-STATUSES = tuple(KnowledgeRecord.Status.values)
-EPISTEMICS = ("observed", "inferred", "decided")
-RECORD_ID = re.compile(r"^[a-z][a-z0-9-]*$")
-# §4.1 transcript guard: a record is an assertion, never a transcript.
-TRANSCRIPT_LINE = re.compile(r"^\s*(transcript|messages|assistant|completion|response)[: ]", re.I)
-
-
-@dataclass(frozen=True)
-class Knowledge:
-    data: dict = field(default_factory=dict)
-    body: str = ""
-    problems: tuple[str, ...] = ()
-    quarantine: tuple[str, str] | None = None
-
-    def get(self, key: str, default=""):
-        value = self.data.get(key, default)
-        return default if value is None else value
-
-
-def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
-    """A `knowledge/v1` record; schema problems are listed (`knowledge check`), not fatal."""
-    data, body, problem = split_document(raw)
-    if problem is not None:
-        return Knowledge(body=body, quarantine=problem)
-    problems = []
-    if data.get("schema") != "knowledge/v1":
-        problems.append(f"schema is {data.get('schema')!r}, not knowledge/v1")
-    unknown = [key for key in data if key not in KNOWLEDGE_KEYS]
-    if unknown:
-        problems.append(f"unknown keys: {', '.join(map(str, unknown))}")
-    if data.get("id") != stem:
-        problems.append(f"id {data.get('id')!r} is not the file name {stem!r}")
-    elif not RECORD_ID.match(str(stem)):
-        problems.append("id is not a lowercase slug")
-    if data.get("class") not in CLASSES:
-        problems.append(f"class {data.get('class')!r} is not one of {', '.join(CLASSES)}")
-    if data.get("status") not in STATUSES:
-        problems.append(f"status {data.get('status')!r} is not one of {', '.join(STATUSES)}")
-    for key in ("title", "description"):
-        if TRANSCRIPT_LINE.match(str(data.get(key) or "")):
-            problems.append(f"{key} reads like a transcript")
-    if isinstance(data.get("date"), date):
-        data["date"] = data["date"].isoformat()
-    return Knowledge(data=data, body=body.strip("\n"), problems=tuple(problems))
-
-
-def transcript_like(text: str) -> bool:
-    """Whether any line of `text` opens like a transcript (the §4.1 guard)."""
-    return any(TRANSCRIPT_LINE.match(line) for line in text.splitlines())
-
-
-def render_knowledge(data: dict, body: str) -> bytes:
-    """A knowledge/v1 file: front matter in the §4.1 key order, then the body."""
-    ordered = {key: data[key] for key in KNOWLEDGE_KEYS if key in data and data[key] not in (None, "", [])}
-    head = frontmatter.dump(ordered)
-    return f"---\n{head}---\n\n{body.strip()}\n".encode()
 
 
 def knowledge_directories(repos: list[Path], own: Path) -> list[tuple[Path, Path]]:
@@ -118,7 +42,7 @@ SOURCE_CLASSES = ("candidates", "curated")  # curated second: it overrides a lef
 STAT_FIELDS = ("record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns")
 
 
-def import_knowledge(directory: Path, root: Path | None = None) -> DocumentResult:
+def import_directory(directory: Path, root: Path | None = None) -> DocumentResult:
     """Candidates and curated records of one knowledge directory; curated wins for one id.
 
     Files are read inside `root` (the repository, or the directory itself): a candidate that is a
@@ -186,7 +110,9 @@ def index_files(
         if files[stem][0] == "curated" and safefs.exists(directory / "candidates" / f"{stem}.md")
     }
     sessions = SessionsBySid()
-    changed: list[tuple[str, str, str, Knowledge, tuple[int, int]]] = []  # stem, class, sha256, parsed, seen
+    changed: list[
+        tuple[str, str, str, knowledge_format.Knowledge, tuple[int, int]]
+    ] = []  # stem, class, sha256, parsed, seen
     restat: list[tuple[int, tuple[int, int]]] = []  # records whose bytes are the same under a new stat
     for stem, (source_class, path, seen) in files.items():
         record = existing.get(stem)
@@ -202,7 +128,7 @@ def index_files(
         if current and record.sha256 == digest:
             restat.append((record.pk, seen))
             continue
-        changed.append((stem, source_class, digest, parse_knowledge(raw, stem=stem), seen))
+        changed.append((stem, source_class, digest, knowledge_format.parse_knowledge(raw, stem=stem), seen))
     for batch in batched(restat, COMMIT_EVERY):  # the first pass after an upgrade stamps them all
         with transaction.atomic():
             for pk, (size, mtime_ns) in batch:
@@ -255,7 +181,7 @@ class SessionsBySid(dict):
 
 def apply_file(
     record: KnowledgeRecord,
-    parsed: Knowledge,
+    parsed: knowledge_format.Knowledge,
     source_class: str,
     digest: str,
     *,
@@ -345,7 +271,7 @@ def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid) -> None:
                 record.turn_epochs = [int(first), int(last) if last.isdigit() else int(first)]
 
 
-def recover_audit(record: KnowledgeRecord, parsed: Knowledge) -> None:
+def recover_audit(record: KnowledgeRecord, parsed: knowledge_format.Knowledge) -> None:
     """A promotion or rejection written to the file whose database commit was lost (a crash between
     the two) is recorded from the reviewer line the file carries, so the audit trail stays whole."""
     if (

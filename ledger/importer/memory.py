@@ -17,8 +17,9 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from ledger.importer.document import DocumentResult, markdown, read_document, split_document
+from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import Memory, MemoryVersion
+from ledger.records.document import split_document
 from lib import column_fit, safefs
 from lib.hashing import sha256
 

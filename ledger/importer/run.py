@@ -2,7 +2,7 @@
 
 Called after the sessions are imported and derived, so entries and candidates link to sessions
 that exist. It never derives: candidates are derived by the caller between `import_documents` and
-`import_knowledge` (waysweb/passes.py).
+`import_knowledge_dirs` (waysweb/passes.py).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def ensure_demo_repos(locs: Locations) -> None:
 
 def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> LedgerPass:
     """ADR-112 entries, majordomus ledgers and decision records. Knowledge comes after the
-    candidates are derived (`import_knowledge`), so that the candidates derived are read in the
+    candidates are derived (`import_knowledge_dirs`), so that the candidates derived are read in the
     same pass; the caller runs the three steps (waysweb/passes.py)."""
     result = LedgerPass()
     if locs.demo:
@@ -142,12 +142,12 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     return result
 
 
-def import_knowledge(locs: Locations, result: LedgerPass) -> LedgerPass:
+def import_knowledge_dirs(locs: Locations, result: LedgerPass) -> LedgerPass:
     """waysweb's own knowledge directory and each repository's, into `result`."""
     knowledge_problems: list[safefs.Problem] = []
     reads = []
     for directory, root in knowledge.knowledge_directories(repositories(locs), locs.knowledge_dir):
-        found = knowledge.import_knowledge(directory, root)
+        found = knowledge.import_directory(directory, root)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
         knowledge_problems += found.problems

@@ -14,7 +14,7 @@ from django.db.models import Count, Q, QuerySet
 
 from introspect.models import TranscriptEntry
 from ledger.models import AdrQuestion, AdrRecord, AdrRelation, KnowledgeRecord, LedgerEntry
-from ledger.queries.rulings import CITED_PREFIXES, record_checklist
+from ledger.queries.questions import CITED_PREFIXES, record_checklist
 from ledger.records import lifecycle
 from ledger.records.provenance import provenance_fields
 
@@ -218,7 +218,7 @@ class Mentions:
     made_from: list[KnowledgeRecord] = field(default_factory=list)  # also in `knowledge`, first
 
 
-# How a record names the knowledge it was made from (services.record_from_knowledge writes these refs
+# How a record names the knowledge it was made from (services/records.py `record_from_knowledge` writes these refs
 # into every format's provenance: a `## Provenance` list, derived_from, basis evidence).
 KNOWLEDGE_REF = re.compile(r"(?<![\w-])knowledge:([A-Za-z0-9][\w.-]*)")
 

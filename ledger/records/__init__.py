@@ -1,2 +1,4 @@
-"""Decision records as files, in every format waysweb meets: read them (parse.py), change their status
-lines keeping every other byte (edit.py), write new ones (new.py). Plain functions over bytes, no Django."""
+"""Ledger files as formats, no Django: decision records in every format waysweb meets (read them with
+parse.py, change their status lines keeping every other byte with edit.py, write new ones with
+new.py), and the Markdown documents with front matter the entries, knowledge and memory are written in
+(document.py). Plain functions over bytes."""

@@ -1,6 +1,6 @@
 """Which status changes a person may make to a decision record, from the status it has. No Django.
 
-waysweb writes three verbs (services.record_set_status). A record is accepted from a proposal
+waysweb writes three verbs (ledger/services/records.py `record_set_status`). A record is accepted from a proposal
 (draft, proposed, or a status no format names: Log4brains reads a missing one as draft);
 only an accepted record is deprecated; an accepted or deprecated one is superseded by its
 replacement. A rejected, abandoned, archived or superseded record is settled: no verb applies

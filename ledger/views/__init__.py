@@ -3,11 +3,14 @@ knowledge review queue, the decision records. Reading is open; every write needs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, HttpResponseForbidden
 
+from ledger.services import acts
 from lib.htmx import HtmxHttpRequest, wants_fragment
 
 
@@ -34,3 +37,34 @@ def conflict_shown(request: HtmxHttpRequest, response: HttpResponse) -> HttpResp
     if wants_fragment(request):
         response["HX-Reswap"] = "outerHTML show:top"
     return response
+
+
+def act_on(
+    request: HtmxHttpRequest,
+    form: forms.Form,
+    act: Callable[[dict, acts.Reviewer], object],
+    *,
+    answer: Callable[[object], HttpResponse],
+    refused: Callable[[forms.Form, str], HttpResponse],
+    conflict: Callable[[acts.Conflict], HttpResponse] | None = None,
+) -> HttpResponse:
+    """The shape every reviewer's POST shares: the form checked, the service run as the person
+    logged in (`act(cleaned data, reviewer)`), then the answer to what came of it.
+
+    A form that does not validate goes to `refused(form, "")`; a refusal from the service is added
+    to the form's errors and goes to `refused(form, reason)`: both answered 200, as htmx 2 swaps no
+    error response by default (STYLE.md §3). A conflict goes to `conflict`, or is a refusal where
+    the view has no conflict of its own to show."""
+    if not form.is_valid():
+        return refused(form, "")
+    try:
+        done = act(form.cleaned_data, acts.Reviewer.of(request.user))
+    except acts.Conflict as exc:
+        if conflict is not None:
+            return conflict(exc)
+        form.add_error(None, str(exc))
+        return refused(form, str(exc))
+    except acts.Refused as exc:
+        form.add_error(None, str(exc))
+        return refused(form, str(exc))
+    return answer(done)

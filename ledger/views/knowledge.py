@@ -8,11 +8,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
-from ledger import forms, services
-from ledger.importer import knowledge as knowledge_files
+from ledger import forms
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
-from ledger.views import conflict_shown, reviewer_required
+from ledger.records import knowledge as knowledge_format
+from ledger.services import acts
+from ledger.services import knowledge as services
+from ledger.services import records as record_services
+from ledger.views import act_on, conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import int_param
 
@@ -58,26 +61,29 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     }
 
 
+def card(request: HtmxHttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
+    """The candidate's card for htmx, its whole page otherwise."""
+    return render_page(
+        request, "ledger/candidate_detail.html", context, fragment="candidate-card", status=status
+    )
+
+
 @require_safe
 def candidate_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord.objects.select_related("session", "ledger_entry"), pk=pk)
-    return render_page(
-        request, "ledger/candidate_detail.html", candidate_context(record), fragment="candidate-card"
-    )
+    return card(request, candidate_context(record))
 
 
 def decided(request: HtmxHttpRequest, record: KnowledgeRecord, message: str) -> HttpResponse:
     """After a successful POST: the updated card for htmx, a redirect for a plain form (PRG)."""
     if not wants_fragment(request):
         return redirect("ledger:candidate-detail", pk=record.pk)
-    response = render(
-        request, "ledger/candidate_detail.html#candidate-card", candidate_context(record, message=message)
-    )
+    response = card(request, candidate_context(record, message=message))
     return trigger_client_event(response, "queue-changed")
 
 
 def conflict(
-    request: HtmxHttpRequest, record: KnowledgeRecord, exc: services.Conflict, *, form=None, form_key=""
+    request: HtmxHttpRequest, record: KnowledgeRecord, exc: acts.Conflict, *, form=None, form_key=""
 ) -> HttpResponse:
     """The card as the file now says it (the service re-read it), with why nothing was done. Still a
     409 for any client; htmx swaps it (the htmx-config in templates/base.html), a plain form POST
@@ -86,13 +92,9 @@ def conflict(
     # A merge's conflict may be on one of the duplicates: say which, on the page the person is on.
     error = str(exc) if exc.record.pk == record.pk else f"{exc.record.record_id}: {exc}"
     forms_ = {form_key: retyped(form, record)} if form is not None else {}
-    template = (
-        "ledger/candidate_detail.html#candidate-card"
-        if wants_fragment(request)
-        else "ledger/candidate_detail.html"
+    return conflict_shown(
+        request, card(request, candidate_context(record, error=error, **forms_), status=409)
     )
-    response = render(request, template, candidate_context(record, error=error, **forms_), status=409)
-    return conflict_shown(request, response)
 
 
 def retyped(form, record: KnowledgeRecord):
@@ -103,28 +105,21 @@ def retyped(form, record: KnowledgeRecord):
 
 def form_error(request: HtmxHttpRequest, record: KnowledgeRecord, **forms_) -> HttpResponse:
     # 200, not 4xx: htmx 2 does not swap error responses by default (STYLE.md §3).
-    template = (
-        "ledger/candidate_detail.html#candidate-card"
-        if wants_fragment(request)
-        else "ledger/candidate_detail.html"
-    )
-    return render(request, template, candidate_context(record, **forms_))
+    return card(request, candidate_context(record, **forms_))
 
 
 def decide(request: HtmxHttpRequest, pk: int, form_class, form_key: str, act, done: str) -> HttpResponse:
-    """The shape every single-record decision shares: validate, act through the service, answer."""
+    """A decision on one record: its form, bound again with what the person typed when it comes back."""
     record = get_object_or_404(KnowledgeRecord, pk=pk)
     form = form_class(request.POST)
-    if not form.is_valid():
-        return form_error(request, record, **{form_key: form})
-    try:
-        record = act(record, services.Reviewer.of(request.user), form.cleaned_data)
-    except services.Conflict as exc:
-        return conflict(request, record, exc, form=form, form_key=form_key)
-    except services.Refused as exc:
-        form.add_error(None, str(exc))
-        return form_error(request, record, **{form_key: form})
-    return decided(request, record, done)
+    return act_on(
+        request,
+        form,
+        lambda data, who: act(record, who, data),
+        answer=lambda decided_record: decided(request, decided_record, done),
+        refused=lambda form, reason: form_error(request, record, **{form_key: form}),
+        conflict=lambda exc: conflict(request, record, exc, form=form, form_key=form_key),
+    )
 
 
 @require_POST
@@ -194,12 +189,12 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return HttpResponse(f"Bulk action refused: {form.errors.as_text()}", status=400)
     verb, note = form.cleaned_data["verb"], form.cleaned_data["note"]
-    if verb == "promote" and knowledge_files.transcript_like(note):
+    if verb == "promote" and knowledge_format.transcript_like(note):
         return HttpResponse("Bulk action refused: the evidence reads like a transcript.", status=400)
     _, problems = services.candidates_bulk(
         records=list(form.cleaned_data["records"]),
         verb=verb,
-        reviewer=services.Reviewer.of(request.user),
+        reviewer=acts.Reviewer.of(request.user),
         note=note,
     )
     target = reverse("ledger:candidate-list") + (f"?problems={len(problems)}" if problems else "")
@@ -210,23 +205,27 @@ def candidate_bulk(request: HtmxHttpRequest) -> HttpResponse:
 @reviewer_required
 def candidate_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     record = get_object_or_404(KnowledgeRecord, pk=pk)
-    form = forms.MergeForm(request.POST, queryset=queries.pending_candidates())
-    if not form.is_valid():
-        return form_error(request, record, merge_errors=form.errors)
-    try:
+
+    def merged(data: dict, who: acts.Reviewer) -> KnowledgeRecord:
         services.candidates_merge(
-            keep=form.cleaned_data["keep"],
-            duplicates=list(form.cleaned_data["duplicates"]),
-            reviewer=services.Reviewer.of(request.user),
-            evidence=form.cleaned_data["evidence"],
+            keep=data["keep"], duplicates=list(data["duplicates"]), reviewer=who, evidence=data["evidence"]
         )
-    except services.Conflict as exc:
-        return conflict(request, record, exc)
-    except services.Refused as exc:
-        return form_error(request, record, error=str(exc))
-    kept = form.cleaned_data["keep"]
-    kept.refresh_from_db()
-    return decided(request, kept, "Merged: kept one as verified, the others rejected as superseded by it.")
+        data["keep"].refresh_from_db()
+        return data["keep"]
+
+    return act_on(
+        request,
+        forms.MergeForm(request.POST, queryset=queries.pending_candidates()),
+        merged,
+        answer=lambda kept: decided(
+            request, kept, "Merged: kept one as verified, the others rejected as superseded by it."
+        ),
+        # The form's own errors are listed under the merge; the service's refusal is the card's message.
+        refused=lambda form, reason: form_error(
+            request, record, **({"error": reason} if reason else {"merge_errors": form.errors})
+        ),
+        conflict=lambda exc: conflict(request, record, exc),
+    )
 
 
 @require_safe
@@ -245,12 +244,12 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponse:
 def record_from_knowledge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     knowledge = get_object_or_404(KnowledgeRecord, pk=pk)
     try:
-        record = services.record_from_knowledge(
+        record = record_services.record_from_knowledge(
             knowledge=[knowledge],
             directory=request.POST.get("directory", ""),
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=acts.Reviewer.of(request.user),
         )
-    except (services.Conflict, services.Refused) as exc:
+    except (acts.Conflict, acts.Refused) as exc:
         return form_error(request, knowledge, error=str(exc))
     target = reverse("ledger:record-detail", args=[record.pk])
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)

@@ -8,10 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from ledger import forms, services
+from ledger import forms
 from ledger.models import Memory
 from ledger.queries import memory as queries
-from ledger.views import reviewer_required
+from ledger.services import memory as services
+from ledger.views import act_on, reviewer_required
 from lib.htmx import HtmxHttpRequest, wants_fragment
 
 
@@ -63,24 +64,19 @@ def answer(request: HtmxHttpRequest, memory: Memory, *, done: bool, **bound) -> 
 @reviewer_required
 def memory_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
-    form = forms.MemoryPromoteForm(request.POST)
-    if not form.is_valid():
-        return answer(request, memory, done=False, promote_form=form)
-    try:
-        services.memory_promote(
-            memory=memory,
-            reviewer=services.Reviewer.of(request.user),
-            evidence=form.cleaned_data["evidence"],
-            new_class=form.cleaned_data["klass"],
-        )
-    except (services.Refused, services.Conflict) as exc:
-        form.add_error(None, str(exc))
-        return answer(request, memory, done=False, promote_form=form)
-    return answer(
+    return act_on(
         request,
-        memory,
-        done=True,
-        message="Promoted: a verified knowledge record now cites this memory and its turn.",
+        forms.MemoryPromoteForm(request.POST),
+        lambda data, who: services.memory_promote(
+            memory=memory, reviewer=who, evidence=data["evidence"], new_class=data["klass"]
+        ),
+        answer=lambda _: answer(
+            request,
+            memory,
+            done=True,
+            message="Promoted: a verified knowledge record now cites this memory and its turn.",
+        ),
+        refused=lambda form, reason: answer(request, memory, done=False, promote_form=form),
     )
 
 
@@ -88,19 +84,15 @@ def memory_promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @reviewer_required
 def memory_mark_wrong(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
-    form = forms.MemoryWrongForm(request.POST)
-    if not form.is_valid():
-        return answer(request, memory, done=False, wrong_form=form)
-    try:
-        services.memory_mark_wrong(
-            memory=memory, reviewer=services.Reviewer.of(request.user), note=form.cleaned_data["note"]
-        )
-    except services.Refused as exc:
-        form.add_error(None, str(exc))
-        return answer(request, memory, done=False, wrong_form=form)
-    return answer(
+    return act_on(
         request,
-        memory,
-        done=True,
-        message="Marked wrong. The memory file is unchanged; Claude Code still reads it.",
+        forms.MemoryWrongForm(request.POST),
+        lambda data, who: services.memory_mark_wrong(memory=memory, reviewer=who, note=data["note"]),
+        answer=lambda _: answer(
+            request,
+            memory,
+            done=True,
+            message="Marked wrong. The memory file is unchanged; Claude Code still reads it.",
+        ),
+        refused=lambda form, reason: answer(request, memory, done=False, wrong_form=form),
     )

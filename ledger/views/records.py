@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST, require_safe
 
-from ledger import forms, services
+from ledger import forms
 from ledger.models import AdrRecord
 from ledger.queries import records as queries
-from ledger.views import conflict_shown, reviewer_required
+from ledger.services import acts
+from ledger.services import records as services
+from ledger.views import act_on, conflict_shown, reviewer_required
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
 from lib.params import parse_int
 
@@ -41,69 +43,47 @@ def record_context(record: AdrRecord, **extra) -> dict:
 
 @require_safe
 def record_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    record = get_object_or_404(AdrRecord, pk=pk)
-    return render_page(request, "ledger/record_detail.html", record_context(record), fragment="record-card")
+    return card(request, record_context(get_object_or_404(AdrRecord, pk=pk)))
 
 
-@require_POST
-@reviewer_required
-def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def card(request: HtmxHttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
+    """The record's card for htmx, its whole page otherwise."""
+    return render_page(request, "ledger/record_detail.html", context, fragment="record-card", status=status)
+
+
+def changed(request: HtmxHttpRequest, pk: int, form, act, *, trigger: bool = True) -> HttpResponse:
+    """A change written to one record's file, answered with the card or back to its page (PRG).
+
+    `act(record, data, reviewer)` returns the record as written and what to say. A refusal is the
+    card with why; a stale form or a question someone else settled is a 409 with the record as it
+    now stands."""
     record = get_object_or_404(AdrRecord, pk=pk)
-    verb = request.POST.get("verb", "")
-    successor = AdrRecord.objects.filter(pk=parse_int(request.POST.get("successor"))).first()
-    template = (
-        "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
-    )
-    try:
-        record = services.record_set_status(
-            record=record,
-            verb=verb,
-            reviewer=services.Reviewer.of(request.user),
-            successor=successor,
-            loaded_sha256=request.POST.get("loaded_sha256", ""),
-            note=request.POST.get("note", "").strip(),
-        )
-    except services.Conflict as exc:
-        return conflict(request, template, pk, exc)
-    except services.Refused as exc:
-        return render(request, template, record_context(record, error=str(exc)))
-    if not wants_fragment(request):
-        return redirect("ledger:record-detail", pk=record.pk)
-    return render(
+
+    def written(done: tuple[AdrRecord, str]) -> HttpResponse:
+        record, message = done
+        if not wants_fragment(request):
+            return redirect("ledger:record-detail", pk=record.pk)
+        response = card(request, record_context(record, message=message))
+        if trigger:  # the nav's decision count listens for this and refetches itself (templates/base.html)
+            response["HX-Trigger"] = "decisions-changed"
+        return response
+
+    return act_on(
         request,
-        template,
-        record_context(record, message=f"Written: {record.canonical_id} is now {record.status}."),
+        form,
+        lambda data, who: act(record, data, who),
+        answer=written,
+        refused=lambda form, reason: card(request, record_context(record, error=form_error(form))),
+        conflict=lambda exc: conflict(request, pk, exc),
     )
 
 
-def conflict(request: HtmxHttpRequest, template: str, pk: int, exc: services.Conflict) -> HttpResponse:
+def conflict(request: HtmxHttpRequest, pk: int, exc: acts.Conflict) -> HttpResponse:
     """The record as its file now says it (the service re-read it), with why nothing was written and
     the person's typed answer kept in its form (`retry`). Still a 409 for any client; htmx swaps it
     (the htmx-config in templates/base.html), a plain form POST gets the whole page."""
     context = record_context(AdrRecord.objects.get(pk=pk), error=str(exc), retry=request.POST)
-    return conflict_shown(request, render(request, template, context, status=409))
-
-
-def question_answer(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
-    """Run a ruling or a fork's closing, and answer like a status change: the card, or back to the page.
-
-    A stale form or a question someone else settled is a 409 with the record as it now stands."""
-    record = get_object_or_404(AdrRecord, pk=pk)
-    template = (
-        "ledger/record_detail.html#record-card" if wants_fragment(request) else "ledger/record_detail.html"
-    )
-    try:
-        record, message = act(record)
-    except services.Conflict as exc:
-        return conflict(request, template, pk, exc)
-    except services.Refused as exc:
-        return render(request, template, record_context(record, error=str(exc)))
-    if not wants_fragment(request):
-        return redirect("ledger:record-detail", pk=record.pk)
-    response = render(request, template, record_context(record, message=message))
-    # The nav's decision count listens for this and refetches itself (templates/base.html).
-    response["HX-Trigger"] = "decisions-changed"
-    return response
+    return conflict_shown(request, card(request, context, status=409))
 
 
 def form_error(form) -> str:
@@ -112,43 +92,50 @@ def form_error(form) -> str:
 
 @require_POST
 @reviewer_required
-def record_rule(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    form = forms.RuleForm(request.POST)
+def record_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(record: AdrRecord, data: dict, who: acts.Reviewer) -> tuple[AdrRecord, str]:
+        record = services.record_set_status(
+            record=record,
+            verb=data["verb"],
+            reviewer=who,
+            successor=AdrRecord.objects.filter(pk=parse_int(data["successor"])).first(),
+            loaded_sha256=data["loaded_sha256"],
+            note=data["note"],
+        )
+        return record, f"Written: {record.canonical_id} is now {record.status}."
 
-    def act(record: AdrRecord):
-        if not form.is_valid():
-            raise services.Refused(form_error(form))
-        data = form.cleaned_data
+    return changed(request, pk, forms.StatusForm(request.POST), act, trigger=False)
+
+
+@require_POST
+@reviewer_required
+def record_rule(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(record: AdrRecord, data: dict, who: acts.Reviewer) -> tuple[AdrRecord, str]:
         record = services.record_rule(
             record=record,
             key=data["key"],
             chosen=data["chosen"],
             reason=data["reason"],
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=who,
             loaded_sha256=data["loaded_sha256"],
         )
         return record, f"Written: {data['key']} ruled option {data['chosen']}."
 
-    return question_answer(request, pk, act)
+    return changed(request, pk, forms.RuleForm(request.POST), act)
 
 
 @require_POST
 @reviewer_required
 def record_resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    form = forms.ResolveForm(request.POST)
-
-    def act(record: AdrRecord):
-        if not form.is_valid():
-            raise services.Refused(form_error(form))
-        data = form.cleaned_data
+    def act(record: AdrRecord, data: dict, who: acts.Reviewer) -> tuple[AdrRecord, str]:
         record = services.record_resolve_fork(
             record=record,
             key=data["key"],
             ruling=data["ruling"],
             reason=data["reason"],
-            reviewer=services.Reviewer.of(request.user),
+            reviewer=who,
             loaded_sha256=data["loaded_sha256"],
         )
         return record, f"Written: {data['key']} resolved by {data['ruling']}."
 
-    return question_answer(request, pk, act)
+    return changed(request, pk, forms.ResolveForm(request.POST), act)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import knowledge as knowledge_format
 from ledger.records import parse
 from tests.browser.conftest import sign_in_reviewer
 
@@ -65,7 +65,7 @@ def test_it_promotes_with_evidence_and_writes_the_file(reviewing):
     tab.shot("22-promoted")
     record.refresh_from_db()
     assert (record.status, record.klass) == ("verified", "constraint")
-    curated = knowledge_files.parse_knowledge(Path(record.path).read_bytes(), stem=record.record_id)
+    curated = knowledge_format.parse_knowledge(Path(record.path).read_bytes(), stem=record.record_id)
     assert curated.get("status") == "verified" and "Promoted by rita via waysweb" in curated.body
     assert ReviewAction.objects.get(record=record).reviewer.username == "rita"
 

@@ -15,8 +15,8 @@ from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from introspect.models import Subagent, TranscriptEntry
-from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord
+from ledger.records import knowledge as knowledge_format
 from tests.conftest import append
 from tests.faults.conftest import entry, event, jsonl
 
@@ -157,7 +157,7 @@ def hostile(home, settings, tmp_path):
             },
         }
         (candidates / f"k-{number}.md").write_bytes(
-            knowledge_files.render_knowledge(data, "# Ids\n\nAs data.")
+            knowledge_format.render_knowledge(data, "# Ids\n\nAs data.")
         )
     adr = project / "doc" / "adr" / "0001-ids-are-data.md"
     adr.parent.mkdir(parents=True)

@@ -35,6 +35,7 @@ from ledger.models import (
     MjLedgerLine,
     ReviewAction,
 )
+from ledger.records import knowledge as knowledge_format
 from ledger.records import parse as adr_parse
 from lib import column_fit, locations, safefs
 from tests.conftest import Home, append, gzip_member
@@ -687,7 +688,7 @@ def test_overlong_document_values_are_flagged_and_the_next_document_imported(hom
         "provenance": {"derived_from": []},
     }
     (directory / "candidates" / f"{PLANTED_ID}.md").write_bytes(
-        knowledge_files.render_knowledge(data, "# Long\n\nd")
+        knowledge_format.render_knowledge(data, "# Long\n\nd")
     )
     (repo / "docs" / "adr" / "0002-long.md").write_text(
         ADR.format(n=1, title="Long", status="A" * 40, body="long") + "\nDate: " + "9" * 20 + "\n"
@@ -743,7 +744,7 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
     """Another host's importer inserts the same record between this one's read and its write."""
     repo = repository(home)
     directory = repo / ".ai" / "repo" / "knowledge"
-    parse = knowledge_files.parse_knowledge
+    parse = knowledge_format.parse_knowledge
 
     def racing_parse(raw, *, stem):
         parsed = parse(raw, stem=stem)
@@ -754,8 +755,8 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
         )
         return parsed
 
-    monkeypatch.setattr(knowledge_files, "parse_knowledge", racing_parse)
-    result = knowledge_files.import_knowledge(directory, repo)
+    monkeypatch.setattr(knowledge_format, "parse_knowledge", racing_parse)
+    result = knowledge_files.import_directory(directory, repo)
     assert result.added == 1 and KnowledgeRecord.objects.get().title == "Queues absorb bursts"
     parse_adr = adr_parse.parse_adr
 

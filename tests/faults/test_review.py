@@ -16,6 +16,7 @@ from django.urls import reverse
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord, KnowledgeRecord, ReviewAction
+from ledger.records import knowledge as knowledge_format
 from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
@@ -41,10 +42,10 @@ def knowledge_rows(directory: Path) -> dict[str, str]:
 def cli_promote(directory: Path, record_id: str) -> None:
     """What majordomus' `knowledge promote` does: the file moves to curated/ and says verified."""
     source = directory / "candidates" / f"{record_id}.md"
-    parsed = knowledge_files.parse_knowledge(source.read_bytes(), stem=record_id)
+    parsed = knowledge_format.parse_knowledge(source.read_bytes(), stem=record_id)
     target = directory / "curated" / f"{record_id}.md"
     target.parent.mkdir(exist_ok=True)
-    target.write_bytes(knowledge_files.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
+    target.write_bytes(knowledge_format.render_knowledge({**parsed.data, "status": "verified"}, parsed.body))
     source.unlink()
 
 
@@ -58,7 +59,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(
     assert page.status_code == 200 and record.sha256 in page.content.decode()
     cli_promote(knowledge, FIRST)
     if imported_since:
-        knowledge_files.import_knowledge(knowledge)
+        knowledge_files.import_directory(knowledge)
     before_files = files(knowledge)
     response = client.post(
         reverse("ledger:candidate-promote", args=[record.pk]),
@@ -73,7 +74,7 @@ def test_case_36_promoted_by_the_cli_while_the_page_was_open_answers_409(
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == "verified"
     assert knowledge_rows(knowledge) == files(knowledge)  # one row per file, its current content
     assert 'id="promote-form"' not in body and "badge--keyed" in body
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     assert knowledge_rows(knowledge) == files(knowledge)
 
 
@@ -94,14 +95,14 @@ def test_case_37_reimport_after_a_decision_keeps_it_and_flags_a_reverted_file(
     assert response.status_code in (200, 302)
     decided = KnowledgeRecord.objects.get(record_id=FIRST).status
     assert decided == ("verified" if verb == "promote" else "superseded")
-    knowledge_files.import_knowledge(knowledge)  # re-import: the person's act stands
+    knowledge_files.import_directory(knowledge)  # re-import: the person's act stands
     assert KnowledgeRecord.objects.get(record_id=FIRST).status == decided
     assert knowledge_rows(knowledge) == files(knowledge)
     # `git checkout` brings the candidate back; the curated copy (if any) is gone again.
     (knowledge / "curated" / f"{FIRST}.md").unlink(missing_ok=True)
     record_file(knowledge, FIRST)
     reverted = files(knowledge)
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     after = KnowledgeRecord.objects.get(record_id=FIRST)
     assert after.status == decided and f"a person decided {decided!r}" in after.conflict
     assert ReviewAction.objects.count() == 1  # nothing redone

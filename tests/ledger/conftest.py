@@ -13,6 +13,7 @@ from django.contrib.auth.models import Permission
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import AdrRecord
+from ledger.records import knowledge as knowledge_format
 from lib.locations import SAMPLE_HOME
 from tests.ledger.records.samples import Q_NYGARD
 
@@ -42,7 +43,7 @@ def record_file(
     path = directory / where / f"{record_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(
-        knowledge_files.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1.")
+        knowledge_format.render_knowledge(data, f"# {title}\n\nRecorded as a decision in episode s-1.")
     )
     return path
 
@@ -55,7 +56,7 @@ def knowledge(tmp_path):
     record_file(
         directory, "s-20260911000001-aaaa-000000000003", title="Importer offsets commit with rows too"
     )
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     return directory
 
 

@@ -43,12 +43,18 @@ import time_machine
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 
 from introspect.models import Session
 from waysweb import passes
 
 FROZEN_AT = "2026-12-01T12:00:00+00:00"
+# Manifest storage needs a collected build (serve makes one in the data directory); the pages only
+# need the URLs, the same on both commits, and the crawl never fetches /static/.
+PLAIN_STATIC = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 MASKS = [
     (re.compile(rb'name="csrfmiddlewaretoken" value="[^"]+"'), b'name="csrfmiddlewaretoken" value="CSRF"'),
     (re.compile(rb'"x-csrftoken": ?"[^"]+"'), b'"x-csrftoken": "CSRF"'),
@@ -137,5 +143,5 @@ if __name__ == "__main__":
     parser.add_argument("out", type=Path)
     parser.add_argument("--limit", type=int, default=6000)
     args = parser.parse_args()
-    with time_machine.travel(FROZEN_AT, tick=False):
+    with time_machine.travel(FROZEN_AT, tick=False), override_settings(STORAGES=PLAIN_STATIC):
         import_and_crawl(args.out, args.limit)

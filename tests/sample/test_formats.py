@@ -11,7 +11,8 @@ import orjson
 from introspect.importer import gzip_tail, parser, schema, transcripts, wayfiles
 from introspect.rules import timestamps
 from introspect.rules.join import project_slug
-from ledger.importer import document, entries, knowledge, majordomus_ledger
+from ledger.importer import entries, majordomus_ledger
+from ledger.records import document, knowledge
 from ledger.records import parse as adrs
 from sample import formats
 

@@ -38,7 +38,7 @@ def every_route(patterns=None, prefix: str = "") -> list[str]:
 def records(tmp_path):
     directory = tmp_path / "repo" / ".ai" / "repo" / "knowledge"
     record_file(directory, "s-20260911000001-aaaa-3f9c2a1b7d0e")
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     return directory
 
 

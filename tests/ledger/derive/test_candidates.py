@@ -16,10 +16,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from introspect.models import Session
-from ledger import services
 from ledger.derive import candidates
 from ledger.importer import entries as entry_files
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry
+from ledger.services import acts
+from ledger.services import knowledge as services
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +129,7 @@ def test_it_is_idempotent_across_reruns(episode):
 
 def test_it_never_undoes_a_persons_decision(episode, reviewer):
     ingest()
-    who = services.Reviewer.of(reviewer)
+    who = acts.Reviewer.of(reviewer)
     promoted = KnowledgeRecord.objects.get(title__startswith="Commit offsets")
     rejected = KnowledgeRecord.objects.get(title__startswith="Still open")
     services.candidate_promote(record=promoted, reviewer=who, evidence="Commit abc and its test.")
@@ -633,7 +634,7 @@ def test_it_derives_exactly_these_candidates_and_events_over_many_sessions(corpu
     assert all(r[9] == r[8][0].removeprefix("claude-session:") for r in found.values())
     assert events() == FIRST_EVENTS
 
-    who = services.Reviewer.of(reviewer)
+    who = acts.Reviewer.of(reviewer)
     services.candidate_promote(
         record=KnowledgeRecord.objects.get(record_id=PROMOTED),
         reviewer=who,

@@ -29,7 +29,7 @@ def test_a_record_that_contradicts_a_persons_decision_is_listed_with_the_conflic
     KnowledgeRecord.objects.filter(pk=record.pk).update(status="verified")
     ReviewAction.objects.create(record=record, verb=ReviewAction.Verb.PROMOTE, reviewer_name="ann")
     record_file(knowledge, record.record_id, title="Changed after it was promoted")
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     found = import_sources.import_sources(1, 50)
     (item,) = found.items
     assert found.item_count == 1 and item.path == f"candidates/{record.record_id}.md"
@@ -41,7 +41,7 @@ def test_it_pages_the_problem_documents_and_clamps_a_page_past_the_last(tmp_path
     (directory / "candidates").mkdir(parents=True)
     for n in range(5):
         (directory / "candidates" / f"broken-{n}.md").write_text("no front matter\n")
-    knowledge_files.import_knowledge(directory)
+    knowledge_files.import_directory(directory)
     first = import_sources.import_sources(1, 2)
     last = import_sources.import_sources(99, 2)
     assert first.item_count == 5 and len(first.items) == 2 and len(last.items) == 1

@@ -1,4 +1,5 @@
-"""The decision backlog: every open ruling and fork across repositories, and the nav's count of them."""
+"""The open questions of every decision record, the decision backlog: each open ruling and fork across
+repositories, and the nav's count of them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ledger.queries import rulings as queries
+from ledger.queries import questions as queries
 from lib.htmx import HtmxHttpRequest, render_page
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import files, services
+from ledger import files
 from ledger.importer import knowledge as knowledge_files
-from ledger.models import KnowledgeRecord, Memory, ReviewAction
+from ledger.models import KnowledgeRecord, ReviewAction
+from ledger.records import knowledge as knowledge_format
+from ledger.services import acts
+from ledger.services import knowledge as services
 from lib.hashing import sha256
-from tests.ledger import memory_tree
 from tests.ledger.conftest import record_file
 
 pytestmark = pytest.mark.django_db
@@ -23,14 +25,14 @@ def get(record_id: str = FIRST) -> KnowledgeRecord:
 def test_it_promotes_to_curated_with_the_evidence_and_records_who(knowledge, reviewer):
     record = services.candidate_promote(
         record=get(),
-        reviewer=services.Reviewer.of(reviewer),
+        reviewer=acts.Reviewer.of(reviewer),
         evidence="Commit 06fa258 and the crash test.",
         new_class="constraint",
         loaded_sha256=get().sha256,
     )
     curated = knowledge / "curated" / f"{FIRST}.md"
     assert curated.exists() and not (knowledge / "candidates" / f"{FIRST}.md").exists()
-    parsed = knowledge_files.parse_knowledge(curated.read_bytes(), stem=FIRST)
+    parsed = knowledge_format.parse_knowledge(curated.read_bytes(), stem=FIRST)
     assert (parsed.get("status"), parsed.get("class")) == ("verified", "constraint")
     assert (
         "# Evidence\n\nCommit 06fa258 and the crash test." in parsed.body
@@ -49,30 +51,28 @@ def test_it_promotes_to_curated_with_the_evidence_and_records_who(knowledge, rev
 
 def test_it_refuses_to_promote_without_evidence_or_with_a_transcript(knowledge, reviewer):
     for evidence in ("", "   ", "assistant: I think so"):
-        with pytest.raises(services.Refused):
-            services.candidate_promote(
-                record=get(), reviewer=services.Reviewer.of(reviewer), evidence=evidence
-            )
+        with pytest.raises(acts.Refused):
+            services.candidate_promote(record=get(), reviewer=acts.Reviewer.of(reviewer), evidence=evidence)
     assert not ReviewAction.objects.exists() and get().status == "candidate"
 
 
 def test_it_rejects_with_a_reason_and_keeps_the_file_under_candidates(knowledge, reviewer):
-    with pytest.raises(services.Refused):
-        services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason=" ")
-    with pytest.raises(services.Refused):
+    with pytest.raises(acts.Refused):
+        services.candidate_reject(record=get(), reviewer=acts.Reviewer.of(reviewer), reason=" ")
+    with pytest.raises(acts.Refused):
         services.candidate_reject(
             record=get(),
-            reviewer=services.Reviewer.of(reviewer),
+            reviewer=acts.Reviewer.of(reviewer),
             reason="dup",
             superseded_by="no-such-record",
         )
     services.candidate_reject(
         record=get(),
-        reviewer=services.Reviewer.of(reviewer),
+        reviewer=acts.Reviewer.of(reviewer),
         reason="Duplicate of 0002.",
         superseded_by="s-20260911000001-aaaa-000000000002",
     )
-    parsed = knowledge_files.parse_knowledge(
+    parsed = knowledge_format.parse_knowledge(
         (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
     )
     assert (
@@ -87,20 +87,18 @@ def test_it_answers_a_stale_form_or_a_decided_record_with_a_conflict(knowledge, 
     path = knowledge / "candidates" / f"{FIRST}.md"
     loaded = get().sha256
     path.write_bytes(path.read_bytes() + b"\nedited by hand\n")
-    with pytest.raises(services.Conflict, match="changed since this page was loaded"):
+    with pytest.raises(acts.Conflict, match="changed since this page was loaded"):
         services.candidate_promote(
-            record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e", loaded_sha256=loaded
+            record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e", loaded_sha256=loaded
         )
-    knowledge_files.import_knowledge(knowledge)
-    services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="no")
-    with pytest.raises(services.Conflict, match="no longer a candidate"):
-        services.candidate_edit(
-            record=get(), reviewer=services.Reviewer.of(reviewer), title="T", description="D"
-        )
+    knowledge_files.import_directory(knowledge)
+    services.candidate_reject(record=get(), reviewer=acts.Reviewer.of(reviewer), reason="no")
+    with pytest.raises(acts.Conflict, match="no longer a candidate"):
+        services.candidate_edit(record=get(), reviewer=acts.Reviewer.of(reviewer), title="T", description="D")
 
 
 def test_it_treats_a_repeated_promote_as_done(knowledge, reviewer):
-    who = services.Reviewer.of(reviewer)
+    who = acts.Reviewer.of(reviewer)
     services.candidate_promote(record=get(), reviewer=who, evidence="e1")
     services.candidate_promote(record=get(), reviewer=who, evidence="e1")
     assert ReviewAction.objects.count() == 1
@@ -109,11 +107,11 @@ def test_it_treats_a_repeated_promote_as_done(knowledge, reviewer):
 def test_it_edits_the_wording_before_a_decision(knowledge, reviewer):
     services.candidate_edit(
         record=get(),
-        reviewer=services.Reviewer.of(reviewer),
+        reviewer=acts.Reviewer.of(reviewer),
         title="Offsets commit in the same transaction as rows",
         description="Why: no duplicates.",
     )
-    parsed = knowledge_files.parse_knowledge(
+    parsed = knowledge_format.parse_knowledge(
         (knowledge / "candidates" / f"{FIRST}.md").read_bytes(), stem=FIRST
     )
     assert parsed.get("title") == "Offsets commit in the same transaction as rows"
@@ -125,7 +123,7 @@ def test_it_merges_duplicates_into_one_promoted_record(knowledge, reviewer):
     keep = get()
     dupe = get("s-20260911000001-aaaa-000000000003")
     batch = services.candidates_merge(
-        keep=keep, duplicates=[dupe], reviewer=services.Reviewer.of(reviewer), evidence="Same decision twice."
+        keep=keep, duplicates=[dupe], reviewer=acts.Reviewer.of(reviewer), evidence="Same decision twice."
     )
     assert get().status == "verified" and get(dupe.record_id).status == "superseded"
     assert get(dupe.record_id).superseded_by == FIRST
@@ -138,7 +136,7 @@ def test_it_applies_a_bulk_action_as_one_act_per_record(knowledge, reviewer):
     batch, problems = services.candidates_bulk(
         records=records,
         verb="reject",
-        reviewer=services.Reviewer.of(reviewer),
+        reviewer=acts.Reviewer.of(reviewer),
         note="Out of date after the rewrite.",
     )
     assert problems == []
@@ -152,15 +150,15 @@ def test_it_agrees_with_the_files_after_a_crash_between_file_and_database(knowle
 
     monkeypatch.setattr(services, "record_action", crash)
     with pytest.raises(RuntimeError):
-        services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e")
+        services.candidate_promote(record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e")
     assert get().status == "candidate"  # the database never saw the promotion…
     monkeypatch.undo()
-    knowledge_files.import_knowledge(knowledge)  # …the next import reads the file, which says it happened
+    knowledge_files.import_directory(knowledge)  # …the next import reads the file, which says it happened
     record = get()
     assert (record.status, record.source_class) == ("verified", "curated")
     recovered = ReviewAction.objects.get()
     assert (recovered.verb, recovered.reviewer_name) == ("recover", "rita")
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1 and ReviewAction.objects.count() == 1
 
 
@@ -169,37 +167,17 @@ def test_it_finishes_a_promotion_interrupted_before_the_candidate_was_removed(
 ):
     monkeypatch.setattr(files, "remove", lambda root, path: (_ for _ in ()).throw(OSError("killed")))
     with pytest.raises(OSError):
-        services.candidate_promote(record=get(), reviewer=services.Reviewer.of(reviewer), evidence="e")
+        services.candidate_promote(record=get(), reviewer=acts.Reviewer.of(reviewer), evidence="e")
     monkeypatch.undo()
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     record = get()
     assert record.status == "verified" and "interrupted promotion" in record.conflict
     assert KnowledgeRecord.objects.filter(record_id=FIRST).count() == 1
 
 
 def test_it_never_lets_a_reverted_file_undo_a_decision(knowledge, reviewer):
-    services.candidate_reject(record=get(), reviewer=services.Reviewer.of(reviewer), reason="wrong")
+    services.candidate_reject(record=get(), reviewer=acts.Reviewer.of(reviewer), reason="wrong")
     record_file(knowledge, FIRST)  # `git checkout` brought the candidate back
-    knowledge_files.import_knowledge(knowledge)
+    knowledge_files.import_directory(knowledge)
     record = get()
     assert record.status == "superseded" and "a person decided 'superseded'" in record.conflict
-
-
-def test_it_refuses_to_promote_a_memory_whose_front_matter_does_not_parse(home, reviewer):
-    folder = memory_tree.memory_folder(home)
-    (folder / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
-    memory_tree.import_memory()
-    broken = Memory.objects.get(name="broken.md")
-    with pytest.raises(services.Refused, match="does not parse"):
-        services.memory_promote(memory=broken, reviewer=services.Reviewer.of(reviewer), evidence="seen it")
-    assert not KnowledgeRecord.objects.exists()
-
-
-def test_a_repeated_mark_wrong_with_the_same_note_is_one_act(home, reviewer):
-    memory_tree.written_memory(home)
-    topic = Memory.objects.get(name="testing.md")
-    who = services.Reviewer.of(reviewer)
-    first = services.memory_mark_wrong(memory=topic, reviewer=who, note="stale")
-    assert services.memory_mark_wrong(memory=topic, reviewer=who, note="stale") == first
-    with pytest.raises(services.Refused):
-        services.memory_mark_wrong(memory=topic, reviewer=who, note="  ")
