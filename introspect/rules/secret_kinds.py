@@ -37,10 +37,36 @@ class Kind:
     name: str  # the slug a mask prints: `github-token`
     label: str  # what a person reads: "GitHub token"
     pattern: str
-    keywords: tuple[str, ...]  # lower-case; the pattern runs only on a text holding one of them
+    # Where a match begins (`offset` characters before): the pattern is tried only where one of these
+    # stands in the text (the lower-cased text when `folded`), so `str.find` scans it, not a regex.
+    anchors: tuple[str, ...]
+    folded: bool = False
+    offset: int = 0
     keep_tail: bool = True
     min_entropy: float = 3.0  # bits per character of the secret part
     checked: bool = False  # a free-form value: must also look random (`looks_random`)
+
+
+DATABASE_SCHEMES = (
+    "postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg", "postgresql+psycopg2", "mysql",
+    "mysql+pymysql", "mysql+aiomysql", "mysql+mysqldb", "mariadb", "mssql", "mssql+pyodbc", "sqlserver", "oracle",
+    "mongodb", "mongodb+srv", "redis", "rediss", "amqp", "amqps", "clickhouse", "cockroachdb", "couchdb", "neo4j",
+    "neo4j+s", "bolt",
+)  # fmt: skip
+# What makes `key` a secret's name: `api_key`, `SECRET_KEY`, `signingKey`; a lone `key` names anything.
+KEY_NAMES = "|".join(
+    f"(?<={prefix}{sep})"
+    for prefix in ("api", "access", "auth", "private", "secret", "signing", "encryption", "master", "account")
+    for sep in ("", "_", "-")
+)
+SEPARATOR = QUOTE + r"[ \t]{0,3}(?:=|:=|:|=>|\?=)[ \t]{0,3}" + QUOTE  # `=`, `: `, `\": \"`, `=>`, `?=`
+URL_USER = r"[^\s:/@'\"\\]{0,64}"
+URL_PASSWORD = r"([^\s/@'\"\\]{1,128})"
+
+
+def token(name: str, label: str, pattern: str, anchors: tuple[str, ...], **options) -> Kind:
+    """A kind recognised by its shape: a fixed prefix, then random characters, with no word around it."""
+    return Kind(name, label, ESCAPE_OR_BOUNDARY + pattern + END, anchors, **options)
 
 
 KINDS: tuple[Kind, ...] = (
@@ -51,138 +77,90 @@ KINDS: tuple[Kind, ...] = (
         r"-----BEGIN[ A-Z0-9]{0,20}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[A-Za-z0-9+/=:, \t\r\n]|\\[nrt]|-(?!----)){16,16384}"
         r"(?:-----END[ A-Z0-9]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
-        ("private key",),
+        ("-----BEGIN",),
         keep_tail=False,
         min_entropy=0.0,
     ),
-    Kind(
-        "anthropic-key",
-        "Anthropic key",
-        ESCAPE_OR_BOUNDARY + r"sk-ant-[a-z]{2,10}[0-9]{0,3}-[A-Za-z0-9_-]{32,200}" + END,
-        ("sk-ant-",),
-    ),
-    Kind(
+    token("anthropic-key", "Anthropic key", r"sk-ant-[a-z]{2,10}[0-9]{0,3}-[A-Za-z0-9_-]{32,200}", ("sk",)),
+    token(
         "openai-key",
         "OpenAI key",
-        ESCAPE_OR_BOUNDARY
-        + r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,200}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}"
-        r"|[A-Za-z0-9]{48})" + END,
-        ("sk-",),
+        r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,200}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})",
+        ("sk",),
     ),
-    Kind(
+    token(
         "github-token",
         "GitHub token",
-        ESCAPE_OR_BOUNDARY + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,251})" + END,
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,251})",
         ("gh", "github_pat_"),
     ),
-    Kind(
+    token(
         "gitlab-token",
         "GitLab token",
-        ESCAPE_OR_BOUNDARY + r"gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,300}" + END,
+        r"gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,300}",
         ("gl",),
     ),
-    Kind(
+    token(
         "slack-token",
         "Slack token",
-        ESCAPE_OR_BOUNDARY
-        + r"(?:xox[abposre]-[0-9]{6,16}-[A-Za-z0-9-]{10,120}|xapp-[0-9]-[A-Z0-9]{6,16}-[0-9]{6,16}-[a-f0-9]{32,80})"
-        + END,
+        r"(?:xox[abposre]-[0-9]{6,16}-[A-Za-z0-9-]{10,120}|xapp-[0-9]-[A-Z0-9]{6,16}-[0-9]{6,16}-[a-f0-9]{32,80})",
         ("xox", "xapp-"),
     ),
     Kind(
         "slack-webhook",
         "Slack webhook",
         r"hooks\.slack\.com/(?:services|workflows)/T[A-Z0-9]{6,12}/[A-Z0-9]{6,14}/[A-Za-z0-9]{20,32}" + END,
-        ("hooks.slack.com",),
+        ("hooks.slack.com/",),
     ),
-    Kind(
-        "stripe-key",
-        "Stripe key",
-        ESCAPE_OR_BOUNDARY + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}" + END,
-        ("k_live_", "k_test_"),
-    ),
-    Kind(
-        "google-api-key",
-        "Google API key",
-        ESCAPE_OR_BOUNDARY + r"AIza[A-Za-z0-9_-]{35}" + r"(?![A-Za-z0-9_-])",
-        ("aiza",),
-    ),
-    Kind(
+    token("stripe-key", "Stripe key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}", ("sk", "rk_")),
+    token("google-api-key", "Google API key", r"AIza[A-Za-z0-9_-]{35}(?![_-])", ("AIza",)),
+    token(
         "aws-access-key-id",
         "AWS access key ID",
-        ESCAPE_OR_BOUNDARY + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}" + END,
-        ("akia", "asia", "abia", "acca"),
+        r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}",
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
     ),
     Kind(
         "aws-secret-key",
         "AWS secret access key",
-        r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)(?![A-Za-z0-9])"
-        + QUOTE
-        + r"\s{0,3}(?:=|:=|:|=>)\s{0,3}"
-        + QUOTE
-        + r"([A-Za-z0-9/+]{40})"
-        + r"(?![A-Za-z0-9/+=])",
+        r"(?i:secret_?access_?key|(?<=aws_)secret_?key|(?<=aws)secret_?key)(?![A-Za-z0-9])"
+        + SEPARATOR
+        + r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         ("secret",),
+        folded=True,
         keep_tail=False,
     ),
     Kind(
         "azure-storage-key",
         "Azure account key",
         r"(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})",
-        ("accountkey", "sharedaccesskey"),
+        ("AccountKey=", "SharedAccessKey="),
         keep_tail=False,
     ),
-    Kind(
-        "npm-token",
-        "npm token",
-        ESCAPE_OR_BOUNDARY + r"npm_[A-Za-z0-9]{36}" + END,
-        ("npm_",),
-    ),
-    Kind(
-        "sendgrid-key",
-        "SendGrid key",
-        ESCAPE_OR_BOUNDARY + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + r"(?![A-Za-z0-9_-])",
-        ("sg.",),
-    ),
-    Kind(
-        "twilio-key",
-        "Twilio API key",
-        ESCAPE_OR_BOUNDARY + r"SK[0-9a-fA-F]{32}" + END,
-        ("sk",),
-    ),
-    Kind(
-        "huggingface-token",
-        "Hugging Face token",
-        ESCAPE_OR_BOUNDARY + r"hf_[A-Za-z0-9]{34,40}" + END,
-        ("hf_",),
-    ),
-    Kind(
-        "pypi-token",
-        "PyPI token",
-        ESCAPE_OR_BOUNDARY + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,300}" + r"(?![A-Za-z0-9_-])",
-        ("pypi-",),
-    ),
-    Kind(
-        "digitalocean-token",
-        "DigitalOcean token",
-        ESCAPE_OR_BOUNDARY + r"do[opr]_v1_[a-f0-9]{64}" + END,
-        ("_v1_",),
-    ),
-    Kind(
+    token("npm-token", "npm token", r"npm_[A-Za-z0-9]{36}", ("npm_",)),
+    token("sendgrid-key", "SendGrid key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![_-])", ("SG.",)),
+    token("twilio-key", "Twilio API key", r"SK[0-9a-fA-F]{32}", ("SK",)),
+    token("huggingface-token", "Hugging Face token", r"hf_[A-Za-z0-9]{34,40}", ("hf_",)),
+    token("pypi-token", "PyPI token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,300}(?![_-])", ("pypi-",)),
+    token("digitalocean-token", "DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",), offset=3),
+    token(
         "jwt",
         "JSON web token",
-        ESCAPE_OR_BOUNDARY
-        + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"
-        + r"(?![A-Za-z0-9_-])",
-        ("eyj",),
+        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}(?![_-])",
+        ("eyJ",),
         keep_tail=False,
     ),
     Kind(
         "database-url",
         "database password",
-        r"(?i:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|oracle|mongodb(?:\+srv)?|rediss?|amqps?|"
-        r"clickhouse|cockroachdb|couchdb|neo4j(?:\+s)?|bolt)(?:\+[a-z0-9]+)?://"
-        r"[^\s:/@'\"\\]{0,64}:([^\s/@'\"\\]{1,128})@",
+        # Begins at `://`, one anchor for every scheme, and reads the scheme behind it.
+        r"(?i:"
+        + "|".join(f"(?<={re.escape(scheme)})" for scheme in DATABASE_SCHEMES)
+        + r")://"
+        + URL_USER
+        + ":"
+        + URL_PASSWORD
+        + "@",
         ("://",),
         keep_tail=False,
         min_entropy=0.0,
@@ -191,7 +169,7 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "url-password",
         "password in a URL",
-        r"(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\"\\]{1,64}:([^\s/@'\"\\]{1,128})@[A-Za-z0-9.-]",
+        r"(?<=[a-z0-9])://" + URL_USER + ":" + URL_PASSWORD + "@[A-Za-z0-9.-]",
         ("://",),
         keep_tail=False,
         min_entropy=0.0,
@@ -200,9 +178,10 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "authorization-header",
         "authorization header",
-        r"(?i:authorization)" + QUOTE + r"\s{0,3}[:=]\s{0,3}" + QUOTE + r"(?i:bearer|basic|token)\s+"
+        r"(?i:authorization)" + QUOTE + r"[ \t]{0,3}[:=][ \t]{0,3}" + QUOTE + r"(?i:bearer|basic|token)[ \t]+"
         r"([A-Za-z0-9._~+/-]{16,4096}={0,2})",
         ("authorization",),
+        folded=True,
         keep_tail=False,
         checked=True,
     ),
@@ -211,15 +190,10 @@ KINDS: tuple[Kind, ...] = (
         "secret assignment",
         # The name ends in the keyword (`DB_PASSWORD`, `client_secret`, `GITHUB_TOKEN`), so `tokenizer` or
         # `PASSWORD_FILE` are no secret's name.
-        r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|(?:api|access|auth|private|secret|signing|encryption|master)_?key|"
-        r"credentials?)(?i:s|_?base|_?value)?(?![A-Za-z0-9_])"
-        + QUOTE
-        + r"\s{0,3}(?:=|:=|:|=>|\?=)\s{0,3}"
-        + QUOTE
-        + "("
-        + VALUE
-        + r"{8,200})",
+        r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|(?:" + KEY_NAMES + r")key)"
+        r"(?i:s|_?base|_?value)?(?![A-Za-z0-9_])" + SEPARATOR + "(" + VALUE + r"{8,200})",
         ("pass", "pwd", "secret", "token", "key", "credential"),
+        folded=True,
         keep_tail=False,
         checked=True,
     ),

@@ -5,9 +5,11 @@ sorted and never overlapping: where two kinds cover the same characters (`API_KE
 assignment and an OpenAI key) the union is one span, named by the more specific kind. A text holds
 either plain characters or a JSON line's escaped ones; both are read the same way.
 
-Speed: a kind's pattern runs only on a text that holds one of its keywords (one `in` on the lower-cased
-text, as gitleaks' keyword prefilter does), so a text without `sk-`, `ghp_`, `://`, `token` or `password`
-costs one lower-casing and a few substring searches. bench/secrets.py measures it.
+Speed: no regular expression scans the text. Each kind names the literals its matches begin with
+(`ghp_`, `sk-ant-`, `-----BEGIN`, `password`: its anchors, as gitleaks' keywords prefilter its rules),
+`str.find` locates them, and the kind's pattern is tried only there (`Pattern.match`, whose
+look-behind still sees the character before). A text costs one lower-casing and a few dozen substring
+searches, plus a match attempt per anchor found. bench/secrets.py measures it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,26 @@ from introspect.rules.secret_kinds import KINDS, Kind, plausible
 from lib.hashing import sha256_text
 
 COMPILED = tuple((kind, re.compile(kind.pattern)) for kind in KINDS)
+
+
+def _anchor_table() -> tuple[tuple[str, bool, tuple[tuple[int, Kind, re.Pattern[str]], ...]], ...]:
+    """Each anchor once, with every kind it starts (`sk`: Anthropic, OpenAI and Stripe keys)."""
+    table: dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]] = {}
+    for rank, (kind, pattern) in enumerate(COMPILED):
+        for anchor in kind.anchors:
+            table.setdefault((anchor, kind.folded), []).append((rank, kind, pattern))
+    return tuple((anchor, folded, tuple(probes)) for (anchor, folded), probes in table.items())
+
+
+ANCHORS = _anchor_table()
+# The shortest text that can hold a finding (`pwd=` and eight characters).
+SHORTEST = 12
+# Below this length, one search for any anchor costs less than a `str.find` for each (the call, not
+# the scan, is what a short text costs); above it the finds are faster than a regex alternation.
+SHORT = 512
+ANY_ANCHOR = re.compile(
+    "|".join(sorted({re.escape(anchor.lower()) for anchor, _, _ in ANCHORS}, key=len, reverse=True))
+)
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
 KEEPS_TAIL = {kind.name: kind.keep_tail for kind in KINDS}
@@ -48,25 +70,36 @@ def fingerprint(secret: str) -> str:
     return sha256_text(secret)
 
 
-def _matches(kind: Kind, pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
-    found = []
-    for match in pattern.finditer(text):
-        group = 1 if pattern.groups else 0
-        start, end = match.span(group)
-        # A URL's user name, to tell `postgres:postgres@` (a default) from a password.
-        user = text[match.start() : start - 1].rpartition("/")[2] if group else ""
-        if plausible(kind, text[start:end], user):
-            found.append((start, end))
-    return found
+def _lower(text: str) -> str:
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    # A few characters (`İ`) lower-case to two: keep every position where it was.
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
 def find_secrets(text: str) -> list[Secret]:
     """The secrets of `text`, by position; overlapping finds merged into one span."""
-    lowered = text.lower()
+    if len(text) < SHORTEST:
+        return []
+    lowered = _lower(text)
+    if len(text) < SHORT and ANY_ANCHOR.search(lowered) is None:
+        return []
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
-    for rank, (kind, pattern) in enumerate(COMPILED):
-        if any(keyword in lowered for keyword in kind.keywords):
-            found.extend((start, end, rank) for start, end in _matches(kind, pattern, text))
+    for anchor, folded, probes in ANCHORS:
+        haystack = lowered if folded else text
+        at = haystack.find(anchor)
+        while at >= 0:
+            for rank, kind, pattern in probes:
+                if (match := pattern.match(text, at - kind.offset)) is None:
+                    continue
+                group = 1 if pattern.groups else 0
+                start, end = match.span(group)
+                # A URL's user name, to tell `postgres:postgres@` (a default) from a password.
+                user = text[match.start() : start - 1].rpartition("/")[2] if group else ""
+                if plausible(kind, text[start:end], user):
+                    found.append((start, end, rank))
+            at = haystack.find(anchor, at + 1)
     return [
         Secret(start, end, KINDS[rank].name, fingerprint(text[start:end]))
         for start, end, rank in merge(found)

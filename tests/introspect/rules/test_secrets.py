@@ -202,3 +202,16 @@ def test_a_span_says_what_it_is():
 
 def test_entropy_is_low_for_words_and_high_for_random_tokens():
     assert entropy("password") < 3.0 < entropy(rand(20))
+
+
+def test_it_keeps_positions_where_lower_casing_would_shift_them():
+    # `İ` lower-cases to two characters; the span must still point at the password.
+    password = "Qx7!" + rand(12)
+    text = f"İstanbul ✓ DB_PASSWORD={password}"
+    assert found(text) == [(password, "assignment")]
+
+
+def test_it_reads_a_short_text_and_a_long_one_alike():
+    token = "ghp_" + rand(36)
+    assert found(f"t {token}") == [(token, "github-token")]
+    assert found("lorem ipsum " * 100 + token) == [(token, "github-token")]
