@@ -60,8 +60,9 @@ KEY_NAMES = "|".join(
     for sep in ("", "_", "-")
 )
 SEPARATOR = QUOTE + r"[ \t]{0,3}(?:=|:=|:|=>|\?=)[ \t]{0,3}" + QUOTE  # `=`, `: `, `\": \"`, `=>`, `?=`
-URL_USER = r"[^\s:/@'\"\\]{0,64}"
-URL_PASSWORD = r"([^\s/@'\"\\]{1,128})"
+# No comma: `https://a.com:123,b:c@d` lists hosts (a multi-host URL), it has no password.
+URL_USER = r"[^\s:/@'\"\\,]{0,64}"
+URL_PASSWORD = r"([^\s/@'\"\\,]{1,128})"
 
 
 def token(name: str, label: str, pattern: str, anchors: tuple[str, ...], **options) -> Kind:
@@ -223,10 +224,17 @@ KNOWN_EXAMPLES = frozenset(
     }
 )
 KNOWN_EXAMPLE_PARTS = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)  # jwt.io's signature
-# A value that names code rather than holding a literal: `settings.SECRET_KEY`, `os.environ`, `getToken`.
+# A value that names code rather than holding a literal: `settings.SECRET_KEY`, `os.environ`, `getToken`,
+# `_cache$2`, `+dollarToken` (an identifier with no digit, a dotted path, a private or `$` name, maybe
+# behind a unary operator).
 CODE_REFERENCE = re.compile(
-    r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*)+"
+    r"[-+!~*&]?(?:[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][\w$]*)*|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[_$][\w$]*)"
 )
+
+
+# Words joined by dashes or underscores (`same-origin`, `parity-password`, `github-token`): a name or a
+# setting, not a secret. (A diceware passphrase of lower-case words is missed for it.)
+WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:[-_.][A-Z]+)*")
 
 
 def entropy(text: str) -> float:
@@ -250,9 +258,10 @@ def looks_random(value: str, user: str = "") -> bool:
     """A free-form value that is a literal a person or machine chose, not a name, a word or a default.
 
     Two classes of character at least (lower, upper, digit, symbol), not an identifier or dotted path
-    (code that reads the secret from elsewhere), not the user name again (`postgres:postgres@`).
+    (code that reads the secret from elsewhere), not words joined by dashes, not the user name again
+    (`postgres:postgres@`).
     """
-    if value == user or CODE_REFERENCE.fullmatch(value):
+    if value == user or CODE_REFERENCE.fullmatch(value) or WORDS.fullmatch(value):
         return False
     classes = (
         any(c.islower() for c in value)

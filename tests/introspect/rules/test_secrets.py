@@ -215,3 +215,34 @@ def test_it_reads_a_short_text_and_a_long_one_alike():
     token = "ghp_" + rand(36)
     assert found(f"t {token}") == [(token, "github-token")]
     assert found("lorem ipsum " * 100 + token) == [(token, "github-token")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'fetch(url, { credentials: "same-origin" })',
+        'create_user("parity", password="parity-password")',
+        'DJANGO_SECRET_KEY="fault-suite"',
+    ],
+)
+def test_it_leaves_words_joined_by_dashes_alone(text):
+    assert found(text) == []
+
+
+def test_a_masked_text_holds_no_secret_any_more():
+    text = f"GH={'ghp_' + rand(36)}\nDB_PASSWORD={'Zq8!' + rand(12)}\n{pem()}"
+    masked = mask(text, find_secrets(text))
+    assert find_secrets(masked) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token = _XRegExp$exec2[0];",
+        "dollarToken = +dollarToken;",
+        "MultiHostUrl('https://foo.com:123,foo:bar@bar.example.com')",
+    ],
+)
+def test_it_leaves_code_and_multi_host_urls_alone(text):
+    # Flagged in 28.6 MB of installed packages' code before these were told apart.
+    assert found(text) == []
