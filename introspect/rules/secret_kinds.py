@@ -21,9 +21,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-# The left edge of a token: no letter or digit right before it, or a JSON escape (`\n`, `\t`, `\r`)
-# whose letter would otherwise glue it to the previous word.
-ESCAPE_OR_BOUNDARY = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))"
+# The left edge of a token: no letter or digit right before it, or a JSON escape (`\n`, `\t`, `\r`) or
+# a terminal colour (`ESC[32m`, `ESC[1;31m`) whose last letter would otherwise glue it to a word.
+ESCAPE_OR_BOUNDARY = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=[\[;][0-9]m)|(?<=[\[;][0-9][0-9]m))"
 END = r"(?![A-Za-z0-9])"
 # What may open a value: a quote, an escaped quote (inside a JSON string), a backtick.
 QUOTE = r"""(?:\\?["'`])?"""

@@ -246,3 +246,16 @@ def test_a_masked_text_holds_no_secret_any_more():
 def test_it_leaves_code_and_multi_host_urls_alone(text):
     # Flagged in 28.6 MB of installed packages' code before these were told apart.
     assert found(text) == []
+
+
+def test_it_finds_a_token_printed_in_colour():
+    # A terminal's colour codes, raw in a decoded output and `\u001b`-escaped in its JSON line.
+    token = "ghp_" + rand(36)
+    coloured = f"GH_TOKEN=\x1b[1;32m{token}\x1b[0m"
+    assert found(coloured) == [(token, "github-token")]
+    assert found(orjson.dumps(coloured).decode()) == [(token, "github-token")]
+
+
+def test_it_does_not_take_a_token_shape_out_of_a_longer_word():
+    assert found("xghp_" + rand(36)) == []
+    assert found("AKIA" + rand(16, UPPER32) + "Z") == []
