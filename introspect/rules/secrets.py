@@ -1,0 +1,144 @@
+"""Secrets in a text: where they are, what kind, a fingerprint to recognise one again, and the text masked.
+
+`find_secrets(text)` returns the spans of the secrets it holds (kinds and their tests: secret_kinds.py),
+sorted and never overlapping: where two kinds cover the same characters (`API_KEY=sk-proj-…` is both an
+assignment and an OpenAI key) the union is one span, named by the more specific kind. A text holds
+either plain characters or a JSON line's escaped ones; both are read the same way.
+
+Speed: no regular expression scans the text. Each kind names the literals its matches begin with
+(`ghp_`, `sk-ant-`, `-----BEGIN`, `password`: its anchors, as gitleaks' keywords prefilter its rules),
+`str.find` locates them, and the kind's pattern is tried only there (`Pattern.match`, whose
+look-behind still sees the character before). A text costs one lower-casing and a few dozen substring
+searches, plus a match attempt per anchor found. bench/secrets.py measures it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from introspect.rules.secret_kinds import KINDS, Kind, plausible
+from lib.hashing import sha256_text
+
+COMPILED = tuple((kind, re.compile(kind.pattern)) for kind in KINDS)
+
+
+def _anchor_table() -> tuple[tuple[str, bool, tuple[tuple[int, Kind, re.Pattern[str]], ...]], ...]:
+    """Each anchor once, with every kind it starts (`sk`: Anthropic, OpenAI and Stripe keys)."""
+    table: dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]] = {}
+    for rank, (kind, pattern) in enumerate(COMPILED):
+        for anchor in kind.anchors:
+            table.setdefault((anchor, kind.folded), []).append((rank, kind, pattern))
+    return tuple((anchor, folded, tuple(probes)) for (anchor, folded), probes in table.items())
+
+
+ANCHORS = _anchor_table()
+# The shortest text that can hold a finding (`pwd=` and eight characters).
+SHORTEST = 12
+# Below this length, one search for any anchor costs less than a `str.find` for each (the call, not
+# the scan, is what a short text costs); above it the finds are faster than a regex alternation.
+SHORT = 512
+ANY_ANCHOR = re.compile(
+    "|".join(sorted({re.escape(anchor.lower()) for anchor, _, _ in ANCHORS}, key=len, reverse=True))
+)
+RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
+LABELS = {kind.name: kind.label for kind in KINDS}
+KEEPS_TAIL = {kind.name: kind.keep_tail for kind in KINDS}
+# JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
+# one private key has one fingerprint whether it was read from the line or from its decoded text.
+UNESCAPE = re.compile(r"\\([nrt\"\\/])")
+UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+TAIL = 4
+DOTS = "····"
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    start: int
+    end: int
+    kind: str  # a `Kind.name`: "github-token"
+    fingerprint: str  # sha256 of the secret's characters (JSON escapes undone), hex
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.kind]
+
+
+def fingerprint(secret: str) -> str:
+    if "\\" in secret:
+        secret = UNESCAPE.sub(lambda m: UNESCAPED[m.group(1)], secret)
+    return sha256_text(secret)
+
+
+def _lower(text: str) -> str:
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    # A few characters (`İ`) lower-case to two: keep every position where it was.
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+def find_secrets(text: str) -> list[Secret]:
+    """The secrets of `text`, by position; overlapping finds merged into one span."""
+    if len(text) < SHORTEST:
+        return []
+    lowered = _lower(text)
+    if len(text) < SHORT and ANY_ANCHOR.search(lowered) is None:
+        return []
+    found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
+    for anchor, folded, probes in ANCHORS:
+        haystack = lowered if folded else text
+        at = haystack.find(anchor)
+        while at >= 0:
+            for rank, kind, pattern in probes:
+                if (match := pattern.match(text, at - kind.offset)) is None:
+                    continue
+                group = 1 if pattern.groups else 0
+                start, end = match.span(group)
+                # A URL's user name, to tell `postgres:postgres@` (a default) from a password.
+                user = text[match.start() : start - 1].rpartition("/")[2] if group else ""
+                if plausible(kind, text[start:end], user):
+                    found.append((start, end, rank))
+            at = haystack.find(anchor, at + 1)
+    return [
+        Secret(start, end, KINDS[rank].name, fingerprint(text[start:end]))
+        for start, end, rank in merge(found)
+    ]
+
+
+def merge(spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Overlapping (start, end, rank) spans as their unions, each with the lowest (most specific) rank."""
+    merged: list[list[int]] = []
+    for start, end, rank in sorted(spans):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            last[2] = min(last[2], rank)
+        else:
+            merged.append([start, end, rank])
+    return [(start, end, rank) for start, end, rank in merged]
+
+
+def marker(secret: str, kind: str) -> str:
+    """`[secret: github-token ····a1b2]`, or `[secret: assignment]` where the tail must not show.
+
+    The last four characters tell two keys of one kind apart (the way GitHub and Stripe list keys),
+    and of a long machine-made token they give away about 24 of its 120 or more random bits. They are
+    kept only for such tokens: of a password a person chose they are a large share of it, and a
+    private key, a JWT or an Azure key end in fixed or padding characters that tell nothing apart.
+    """
+    if KEEPS_TAIL[kind] and len(secret) >= 20:
+        return f"[secret: {kind} {DOTS}{secret[-TAIL:]}]"
+    return f"[secret: {kind}]"
+
+
+def mask(text: str, spans: list[Secret]) -> str:
+    """`text` with each span replaced by its marker; every other character left as it was."""
+    parts = []
+    at = 0
+    for span in sorted(spans, key=lambda s: s.start):
+        parts.append(text[at : span.start])
+        parts.append(marker(text[span.start : span.end], span.kind))
+        at = span.end
+    parts.append(text[at:])
+    return "".join(parts)
