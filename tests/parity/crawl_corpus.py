@@ -19,19 +19,6 @@ import django
 
 django.setup()
 
-# Pages name their static files through the manifest, as `serve` builds it (waysweb/static_build.py:
-# once per build, in the data directory); before that module existed, serve collected into STATIC_ROOT.
-try:
-    from django.conf import settings as _settings
-
-    from waysweb import static_build
-
-    static_build.serve_from(Path(_settings.DATA_DIR) / "static")
-except ImportError:
-    from django.core.management import call_command as _collect
-
-    _collect("collectstatic", interactive=False, verbosity=0)
-
 import argparse
 import hashlib
 import re
