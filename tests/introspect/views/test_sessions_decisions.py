@@ -49,3 +49,9 @@ def test_the_section_costs_three_queries(client, home):
     with CaptureQueriesContext(connection) as with_log:
         client.get("/sessions/s1/")
     assert len(with_log) - len(without) <= 3
+
+
+def test_import_status_lists_the_decision_log_and_its_archive_with_their_counts(client, home):
+    imported(home)
+    page = client.get("/status/").content.decode()
+    assert "decisions archive" in page and "decisions.jsonl" in page
