@@ -20,13 +20,29 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.decision_rules import write_log  # noqa: E402 - after the path
-from bench.rss import run_child  # noqa: E402
+
+
+def run_child(args: list[str], env: dict, work: Path) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, stdout) of one child: on a shared machine the
+    wall time says how busy it was, the CPU time (user + system, `os.wait4`) what the work cost."""
+    started = time.perf_counter()
+    out_path, err_path = work / f"{args[0]}.out", work / f"{args[0]}.err"
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{args[0]} failed:\n{err_path.read_text()[-3000:]}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, cpu, usage.ru_maxrss / 1024, out_path.read_text()
 
 
 def main() -> None:
@@ -76,12 +92,12 @@ def main() -> None:
     with sqlite3.connect(work / "db.sqlite3") as db:
         for table in ("decisionrecord", "decisioncandidate", "decisionoutcome", "quarantine"):
             (count,) = db.execute(f"select count(*) from introspect_{table}").fetchone()
-            print(f"  {table}: {count:,} rows")
-    seconds, peak, _ = run_child(["introspect", "stats", "--json"], env, work)
-    print(f"introspect stats --json: {seconds:.1f} s, peak RSS {peak:.0f} MB")
+            print(f"  {table}: {count:,} rows", flush=True)
+    seconds, cpu, peak, _ = run_child(["introspect", "stats", "--json"], env, work)
+    print(f"introspect stats --json: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB", flush=True)
     session = (work / "session").read_text()
-    seconds, peak, _ = run_child(["introspect", "decisions", session, "--json"], env, work)
-    print(f"introspect decisions SESSION --json: {seconds:.1f} s, peak RSS {peak:.0f} MB")
+    seconds, cpu, peak, _ = run_child(["introspect", "decisions", session, "--json"], env, work)
+    print(f"introspect decisions SESSION --json: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB")
     print(f"work directory: {work}")
 
 
