@@ -81,12 +81,13 @@ def main() -> None:
         "XDG_DATA_HOME": "",
         "CLAUDE_CONFIG_DIR": "",
     }
-    seconds, peak, _ = run_child(["migrate", "-v0"], env, work)
-    print(f"migrate: {seconds:.1f} s, peak RSS {peak:.0f} MB")
-    seconds, peak, out = run_child(["ingest", "--no-ways"], env, work)
+    seconds, cpu, peak, _ = run_child(["migrate", "-v0"], env, work)
+    print(f"migrate: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB", flush=True)
+    seconds, cpu, peak, out = run_child(["ingest", "--no-ways"], env, work)
     summary = next((line for line in out.splitlines() if line.startswith("Imported")), out.strip()[-300:])
     print(
-        f"ingest: {lines:,} lines in {seconds:.1f} s = {lines / seconds:,.0f} lines/s, peak RSS {peak:.0f} MB"
+        f"ingest: {lines:,} lines in {seconds:.1f} s ({cpu:.1f} s CPU) = {lines / seconds:,.0f} lines/s "
+        f"({lines / cpu:,.0f} per CPU second), peak RSS {peak:.0f} MB"
     )
     print(f"  {summary}")
     with sqlite3.connect(work / "db.sqlite3") as db:

@@ -231,3 +231,21 @@ def test_an_array_record_and_invalid_utf8_are_read_as_upstream_reads_them(home):
         ("pull", "2026-09-01T10:00:00Z", ""),
         ("pull", "", "d/\ufffd"),
     ]
+
+
+def test_a_trim_moves_the_oldest_turns_to_an_archive_and_loses_or_doubles_nothing(home):
+    # trim_to_turns (§1.8): the oldest turns are archived first, then the live file is rewritten in
+    # place with the rest and whatever was appended meanwhile: a new generation of the live file.
+    live = home.state / "decisions.jsonl"
+    append(live, *(f"{text}\n".encode() for text in READER_S1[:4]))
+    import_once()
+    (home.state / "decisions-2026-09-02.jsonl.gz").write_bytes(
+        gzip.compress("".join(f"{text}\n" for text in READER_S1[:2]).encode())
+    )
+    rewritten = live.with_name("decisions.jsonl.tmp")
+    rewritten.write_bytes("".join(f"{text}\n" for text in [*READER_S1[2:], *READER_S2]).encode())
+    rewritten.replace(live)
+    import_once()
+    assert stream() == [*READER_S1, *READER_S2]
+    assert DecisionRecord.objects.count() == len(READER_S1) + len(READER_S2)
+    assert SourceFile.objects.filter(kind="decisions").count() == 2  # the rewrite: a new generation
