@@ -360,7 +360,7 @@ def newest_first(
 
     - the event logs keep one order of their own (`event_read_order`): the live log, then the
       archives newest day first, then the legacy log and the extra logs, as an importer that
-      followed the live log all along read them;
+      followed the live log all along read them; the decision log after them, in its own order;
     - one session's transcripts (trunks, subagents) stay together, in their listed order;
     - the rest is by mtime, newest first: each session's files by the newest of them, and the
       event logs merged in where their mtimes fall. A file that cannot be stat'ed counts as oldest.
@@ -385,13 +385,8 @@ def newest_first(
         if source.kind in EVENT_KINDS:
             continue
         if source.kind in DECISION_KINDS:
-            # One group in its listed order: which copy of a line places a record is read-order
-            # independent (the lowest place wins), but its "imported"/"duplicate" count is not.
-            key: tuple[str, ...] = ("decisions",)
-        elif source.session_key:
-            key = ("session", source.session_key)
-        else:
-            key = ("file", str(source.path))
+            continue
+        key = ("session", source.session_key) if source.session_key else ("file", str(source.path))
         groups.setdefault(key, []).append(source)
     # sorted() is stable: files written in the same nanosecond keep their listed order.
     transcripts = sorted(
@@ -400,6 +395,13 @@ def newest_first(
         reverse=True,
     )
     events = [[written(source), [source]] for source in event_read_order(found)]
+    # The decision log after the event logs, as one group in its listed order (live, then archives
+    # newest first): which copy of a line places a record does not depend on the order they are
+    # read in (the lowest place wins), but its "imported"/"duplicate" count does. Never in the lead:
+    # written on every prompt, it is often the newest file, and may be hundreds of MB.
+    decisions = [source for source in found if source.kind in DECISION_KINDS]
+    if decisions:
+        events.append([max(written(source) for source in decisions), decisions])
     ordered: list[Source] = []
     lead = 0
     while transcripts and (not ordered or lead < LEAD_BYTES):  # the newest session at least
