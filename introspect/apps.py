@@ -8,7 +8,7 @@ class IntrospectConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import entry_rows, event_rows, stores
+        from introspect.importer import decision_rows, entry_rows, event_rows, stores
         from introspect.models import SourceFile
 
         # The line importer's own stores, registered as ledger registers its majordomus ledger.
@@ -16,3 +16,10 @@ class IntrospectConfig(AppConfig):
             stores.register_store(kind, event_rows.store_events)
         for kind in SourceFile.TRANSCRIPT_KINDS:
             stores.register_store(kind, entry_rows.store_entries, write=entry_rows.write_entries)
+        for kind in SourceFile.DECISION_KINDS:
+            stores.register_store(
+                kind,
+                decision_rows.store_decisions,
+                write=decision_rows.write_decisions,
+                parse=decision_rows.parse_decision_line,
+            )

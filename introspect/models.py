@@ -44,6 +44,8 @@ class SourceFile(models.Model):
         TRANSCRIPT = "transcript"
         SUBAGENT_TRANSCRIPT = "subagent_transcript"
         MJ_LEDGER = "mj_ledger"
+        DECISIONS = "decisions"
+        DECISIONS_ARCHIVE = "decisions_archive"
 
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -53,6 +55,7 @@ class SourceFile(models.Model):
     # The one list of each: which kinds are events logs, which are Claude Code transcripts.
     EVENT_KINDS = (Kind.EVENTS, Kind.EVENTS_ARCHIVE, Kind.EVENTS_LEGACY, Kind.EVENTS_EXTRA)
     TRANSCRIPT_KINDS = (Kind.TRANSCRIPT, Kind.SUBAGENT_TRANSCRIPT)
+    DECISION_KINDS = (Kind.DECISIONS, Kind.DECISIONS_ARCHIVE)
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     host = models.CharField(max_length=255, default="", help_text="WAYSWEB_HOST of the importer that read it")
@@ -407,6 +410,127 @@ class WaysEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
+
+
+class DecisionRecord(models.Model):
+    """One distinct record of agent-ways' decision log (`decisions.jsonl` and its archives, unioned):
+    a prompt or task scan, or a `ways_read` pull (decisions-and-effectiveness.md §1, §8.1).
+
+    Identity is the sha256 of the line, as for WaysEvent: a trim moves lines from the live file to
+    an archive, and one line read from both is one record, placed at its lowest (rank, generation,
+    offset, index): the stream order upstream's reader walks (archives oldest day first, then the
+    live file). The columns are what rules/decision_records.py reads; `raw` keeps the line, which
+    the commands hand back to the rules as upstream reads it.
+    """
+
+    class Kind(models.TextChoices):
+        SCAN = "scan"
+        PULL = "pull"
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+")
+    order_rank = models.BigIntegerField()
+    order_generation = models.PositiveIntegerField()
+    order_offset = models.BigIntegerField()
+    order_index = models.IntegerField()
+    raw = models.TextField()
+    flags = models.JSONField(default=list, blank=True)
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    ts_raw = models.CharField(
+        max_length=64, blank=True, default="", help_text="as written; the rules compare it as text"
+    )
+    ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="decisions", db_index=False
+    )
+    session_key = models.CharField(max_length=512, blank=True, default="")
+    agent = models.CharField(max_length=512, blank=True, default="")
+    # u64 upstream: NULL (and flagged) past what a signed 64-bit column holds.
+    epoch = models.BigIntegerField(null=True, blank=True)
+    token_position = models.BigIntegerField(null=True, blank=True)
+    scan_id = models.CharField(
+        max_length=512, null=True, blank=True, help_text="a scan's own id; a pull's named scan (NULL: none)"
+    )
+    # Scans
+    turn_start = models.BooleanField(default=False)
+    surface = models.TextField(blank=True, default="")
+    hook_event = models.CharField(max_length=64, blank=True, default="")
+    scope = models.CharField(max_length=64, blank=True, default="")
+    project = models.TextField(blank=True, default="")
+    lane = models.CharField(max_length=64, null=True, blank=True)
+    basis = models.CharField(max_length=64, null=True, blank=True)
+    sidecar = models.BooleanField(default=False)
+    judge_status = models.CharField(max_length=32, null=True, blank=True, help_text="NULL: no judge object")
+    judge_reason = models.TextField(null=True, blank=True)
+    judge_engine = models.CharField(max_length=255, null=True, blank=True)
+    judge_model = models.CharField(max_length=255, null=True, blank=True)
+    judge_ms = models.BigIntegerField(null=True, blank=True)
+    judge_capped = models.JSONField(default=list, blank=True)
+    # Pulls
+    way = models.CharField(max_length=512, blank=True, default="")
+    window = models.CharField(max_length=64, blank=True, default="")
+    out_of_band = models.BooleanField(default=False)
+    stamped = models.BooleanField(default=False)
+    reason = models.TextField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["session", "order_rank", "order_generation", "order_offset", "order_index"],
+                name="decision_session_order",
+            ),
+            models.Index(
+                fields=["order_rank", "order_generation", "order_offset", "order_index"],
+                name="decision_stream_order",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ts_raw} {self.kind} {self.scan_id or self.way}".strip()
+
+
+class DecisionCandidate(models.Model):
+    """One of the top candidates a scan logged, in its logged place (`position`, 0 first)."""
+
+    record = models.ForeignKey(DecisionRecord, on_delete=models.CASCADE, related_name="candidates")
+    position = models.PositiveIntegerField()
+    way = models.CharField(max_length=512, blank=True, default="")
+    cosine = models.FloatField(null=True, blank=True)
+    share = models.FloatField(null=True, blank=True)
+    margin = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["record", "position"], name="decision_candidate_unique"),
+        ]
+
+
+class DecisionOutcome(models.Model):
+    """What became of one way a scan matched or nearly matched (§1.5), in its logged place."""
+
+    record = models.ForeignKey(DecisionRecord, on_delete=models.CASCADE, related_name="outcomes")
+    position = models.PositiveIntegerField()
+    way = models.CharField(max_length=512, blank=True, default="")
+    result = models.CharField(max_length=32, blank=True, default="")
+    rank = models.BigIntegerField(null=True, blank=True)
+    channel = models.CharField(max_length=64, null=True, blank=True)
+    p = models.FloatField(null=True, blank=True)
+    p_yes = models.FloatField(null=True, blank=True)
+    verdict = models.CharField(max_length=32, null=True, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    mode = models.CharField(max_length=32, null=True, blank=True)
+    ancestor = models.CharField(max_length=512, null=True, blank=True)
+    shortfall = models.FloatField(null=True, blank=True)
+    tau_s = models.FloatField(null=True, blank=True)
+    prob_en = models.FloatField(null=True, blank=True)
+    prob_multi = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["record", "position"], name="decision_outcome_unique"),
+        ]
+        indexes = [models.Index(fields=["way", "result"], name="decision_outcome_way")]
 
 
 class Window(models.Model):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -128,8 +129,8 @@ def load_batch(
             seen = committed_lines(row, chunk.lines)
         else:
             seen = set()
-        lines = sort_lines(row, chunk, seen)
         store = stores.store_for(row.kind)
+        lines = sort_lines(row, chunk, seen, store.parse)
         new_rows = store.build(row, lines.candidates, lines.outcomes, out.sessions, shas=lines.shas)
         for outcome in lines.outcomes.values():  # one outcome per physical line
             setattr(lines.counts, outcome, getattr(lines.counts, outcome) + 1)
@@ -140,7 +141,12 @@ def load_batch(
     return out
 
 
-def sort_lines(row: SourceFile, chunk: tailer.Chunk, seen: set[tuple[int, int]]) -> Lines:
+def sort_lines(
+    row: SourceFile,
+    chunk: tailer.Chunk,
+    seen: set[tuple[int, int]],
+    parse: Callable[[bytes], parser.Parsed] = parser.parse_line,
+) -> Lines:
     """Each line of the chunk parsed: a replayed one counted, a too long or unreadable one
     quarantined, the records of the others left for the store (their outcome "duplicate" until
     the store finds one of them new)."""
@@ -160,7 +166,7 @@ def sort_lines(row: SourceFile, chunk: tailer.Chunk, seen: set[tuple[int, int]])
             counts.quarantined += 1
             continue
         sha = sha256(line.data)  # the line's identity, hashed once: a record of the whole line shares it
-        parsed = parser.parse_line(line.data)
+        parsed = parse(line.data)
         if parsed.quarantine is not None:
             reason, detail = parsed.quarantine
             lines.quarantine.append(quarantine_row(row, line, reason, detail, sha=sha))

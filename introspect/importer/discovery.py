@@ -19,6 +19,8 @@ from lib import safefs
 from lib.locations import Locations
 
 ARCHIVE_NAME = re.compile(r"^events-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
+DECISIONS_ARCHIVE_NAME = re.compile(r"^decisions-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
+DECISIONS_LIVE = "decisions.jsonl"
 LIVE_RANK = 100_000_000
 LEGACY_RANK = LIVE_RANK + 1
 EXTRA_RANK = LIVE_RANK + 2
@@ -51,9 +53,10 @@ class Source:
         return self.rel_path.endswith(".gz")
 
 
-def archive_day(name: str) -> date | None:
-    """event_archive.rs archive_day: exactly events-YYYY-MM-DD.jsonl.gz with a date that parses."""
-    match = ARCHIVE_NAME.match(name)
+def archive_day(name: str, pattern: re.Pattern = ARCHIVE_NAME) -> date | None:
+    """event_archive.rs archive_day: exactly events-YYYY-MM-DD.jsonl.gz (or `pattern`'s stream)
+    with a date that parses."""
+    match = pattern.match(name)
     if match is None:
         return None
     try:
@@ -297,6 +300,39 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
 LEAD_BYTES = 64 << 20
 
 
+def decision_sources(
+    locs: Locations, *, state_dir: Path | None = None, problems: list[safefs.Problem] | None = None
+) -> list[Source]:
+    """agent-ways' decision log: the live `decisions.jsonl` and its dated archives, read inside the
+    state directory (decisions-and-effectiveness.md §1.8), in the one order every pass reads them
+    (the live file, then the archives newest day first, as the event logs); their rank places a
+    record in stream order (archives oldest day first, then live), as it places an event.
+    """
+    problems = [] if problems is None else problems
+    state = state_dir or locs.state_dir
+    if not safefs.is_dir(state):
+        return []
+
+    def wanted(name: str) -> bool:
+        return name == DECISIONS_LIVE or decision_archive_day(name) is not None
+
+    live, archives = [], []
+    for entry in safefs.entries(state, state, problems, want=wanted):
+        if entry.kind != "file":
+            continue
+        day = decision_archive_day(entry.name)
+        if day is not None:
+            archives.append(Source("decisions_archive", state, entry.name, int(day.strftime("%Y%m%d"))))
+        elif entry.name == DECISIONS_LIVE:
+            live.append(Source("decisions", state, DECISIONS_LIVE, LIVE_RANK))
+    return live + sorted(archives, key=lambda source: (-source.rank, source.rel_path))
+
+
+def decision_archive_day(name: str) -> date | None:
+    """The decision stream's archive_day: decisions-YYYY-MM-DD.jsonl.gz with a date that parses."""
+    return archive_day(name, DECISIONS_ARCHIVE_NAME)
+
+
 def lstats(found: list[Source]) -> dict[Source, os.stat_result | None]:
     """Each source's `lstat` (None where it fails), taken once for a pass's ordering and plan."""
     out: dict[Source, os.stat_result | None] = {}
@@ -324,7 +360,7 @@ def newest_first(
 
     - the event logs keep one order of their own (`event_read_order`): the live log, then the
       archives newest day first, then the legacy log and the extra logs, as an importer that
-      followed the live log all along read them;
+      followed the live log all along read them; the decision log after them, in its own order;
     - one session's transcripts (trunks, subagents) stay together, in their listed order;
     - the rest is by mtime, newest first: each session's files by the newest of them, and the
       event logs merged in where their mtimes fall. A file that cannot be stat'ed counts as oldest.
@@ -348,6 +384,8 @@ def newest_first(
     for source in found:
         if source.kind in EVENT_KINDS:
             continue
+        if source.kind in DECISION_KINDS:
+            continue
         key = ("session", source.session_key) if source.session_key else ("file", str(source.path))
         groups.setdefault(key, []).append(source)
     # sorted() is stable: files written in the same nanosecond keep their listed order.
@@ -357,6 +395,13 @@ def newest_first(
         reverse=True,
     )
     events = [[written(source), [source]] for source in event_read_order(found)]
+    # The decision log after the event logs, as one group in its listed order (live, then archives
+    # newest first): which copy of a line places a record does not depend on the order they are
+    # read in (the lowest place wins), but its "imported"/"duplicate" count does. Never in the lead:
+    # written on every prompt, it is often the newest file, and may be hundreds of MB.
+    decisions = [source for source in found if source.kind in DECISION_KINDS]
+    if decisions:
+        events.append([max(written(source) for source in decisions), decisions])
     ordered: list[Source] = []
     lead = 0
     while transcripts and (not ordered or lead < LEAD_BYTES):  # the newest session at least
@@ -373,6 +418,7 @@ def newest_first(
 
 
 EVENT_KINDS = ("events", "events_archive", "events_legacy", "events_extra")
+DECISION_KINDS = ("decisions", "decisions_archive")
 
 
 def event_read_order(found: list[Source]) -> list[Source]:

@@ -22,6 +22,8 @@ from lib.locations import Locations
 
 EVENT_KINDS = SourceFile.EVENT_KINDS
 TRANSCRIPT_KINDS = SourceFile.TRANSCRIPT_KINDS
+DECISION_KINDS = SourceFile.DECISION_KINDS
+LINE_KINDS = EVENT_KINDS + TRANSCRIPT_KINDS + DECISION_KINDS  # the kinds a pass reads
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ def import_pass(
             extra=options.extra,
             problems=event_problems,
         )
+        found += discovery.decision_sources(locs, state_dir=options.state_dir, problems=event_problems)
         if options.transcripts:
             for projects in projects_dirs(locs, options):
                 found += discovery.transcript_sources(
@@ -124,9 +127,7 @@ def import_pass(
             options.listings.known = {absolute(source.path): source for source in found}
     stats = discovery.lstats(found)  # one stat a file for the order and the plan
     found = discovery.newest_first(found, stats)
-    generations = loader.current_generations(
-        EVENT_KINDS + TRANSCRIPT_KINDS, among=None if result.whole else found
-    )
+    generations = loader.current_generations(LINE_KINDS, among=None if result.whole else found)
     tracker = Tracker.planned(
         found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
@@ -238,7 +239,7 @@ def vanished(found: list[discovery.Source]) -> list[discovery.Source]:
     present = {(str(source.root), source.rel_path) for source in found}
     # Only this machine's files: another importer's paths are not ours to find missing.
     rows = SourceFile.objects.filter(
-        kind__in=EVENT_KINDS + TRANSCRIPT_KINDS, status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST
+        kind__in=LINE_KINDS, status=SourceFile.Status.ACTIVE, host=settings.WAYSWEB_HOST
     )
     # Value tuples, not model instances: an idle poll of 16,000 files built them all to keep none.
     return [

@@ -5,7 +5,8 @@ majordomus ledger in LedgerConfig.ready; the batch (importer/batch.py) asks for 
 A store's `build(row, candidates, outcomes, sessions, shas=…)` turns the (line, record) pairs
 not yet stored into rows, marks a line "imported" in `outcomes` once one of its records is new,
 and adds the session ids it touched to `sessions`; its `write(row, rows)` inserts them inside the
-batch's transaction.
+batch's transaction. A store may bring its own `parse` (bytes of a line → parser.Parsed) where its
+format is not read as the generic parser reads JSON (the decision log: serde's rules, rules/decision_records.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from introspect.importer import parser
 from introspect.models import Session, SourceFile
 from lib import bulk
 
@@ -30,16 +32,22 @@ def write_rows(row: SourceFile, rows: Any) -> None:
 class Store:
     build: Callable[..., Any]
     write: Callable[[SourceFile, Any], None] = write_rows
+    parse: Callable[[bytes], parser.Parsed] = parser.parse_line
 
 
 STORES: dict[str, Store] = {}
 
 
 def register_store(
-    kind: str, build: Callable[..., Any], *, write: Callable[[SourceFile, Any], None] = write_rows
+    kind: str,
+    build: Callable[..., Any],
+    *,
+    write: Callable[[SourceFile, Any], None] = write_rows,
+    parse: Callable[[bytes], parser.Parsed] = parser.parse_line,
 ) -> None:
-    """Let the batch turn the lines of `kind`'s files into rows with `build`, written by `write`."""
-    STORES[kind] = Store(build, write)
+    """Let the batch turn the lines of `kind`'s files into rows with `build`, written by `write`,
+    each line read by `parse`."""
+    STORES[kind] = Store(build, write, parse)
 
 
 def store_for(kind: str) -> Store:

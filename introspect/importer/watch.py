@@ -65,7 +65,10 @@ class Folder:
     own: bool = False
 
     def holds(self, name: str) -> bool:
-        return name in self.names or (self.archives and discovery.archive_day(name) is not None)
+        return name in self.names or (
+            self.archives
+            and (discovery.archive_day(name) is not None or discovery.decision_archive_day(name) is not None)
+        )
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class Roots:
     def wanted(self, path: Path) -> bool:
         """Whether a change at `path` can concern a source: a transcript, a folder that may hold
         some, something deleted (it may have been either); never a tool output spilled beside them
-        nor agent-ways' locks, markers and decision log."""
+        nor agent-ways' locks and markers."""
         if any(path.is_relative_to(tree) for tree in self.trees):
             return path.name.endswith(".jsonl") or not regular_file(path)
         return any(path.parent == folder.path and folder.holds(path.name) for folder in self.folders)
@@ -107,6 +110,12 @@ def roots(locs: Locations, options: Options) -> Roots:
         folders[directory] = Folder(directory, had.names | {name}, had.archives or archives, had.own and own)
 
     add(options.state_dir or locs.state_dir, LIVE_NAME, archives=True, own=options.state_dir is None)
+    add(
+        options.state_dir or locs.state_dir,
+        discovery.DECISIONS_LIVE,
+        archives=True,
+        own=options.state_dir is None,
+    )
     if options.legacy is not None:
         legacy = safefs.real(options.legacy)
         add(legacy.parent, legacy.name, own=False)

@@ -12,6 +12,7 @@ from django_htmx.http import reswap, retarget
 
 from introspect import services
 from introspect.models import Session, Subagent
+from introspect.queries import decision_scans
 from introspect.queries import sessions as queries
 from lib import viewers
 from lib.converters import dom_id
@@ -132,6 +133,8 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": opened_entry(request),
     }
+    if whole:
+        context["decisions"] = decision_scans.session_decisions(session)
     opening = whole and request.method == "GET"
     if opening and not viewer.known:
         # A browser that brought no viewer cookie gets one and no mark: a client that keeps no

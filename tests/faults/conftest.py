@@ -253,6 +253,10 @@ class FileDatabase:
             f"FROM introspect_rawline t {with_source}",
             "quarantine": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.reason, t.sha256 '
             f"FROM introspect_quarantine t {with_source}",
+            "decisions": "SELECT sha256, kind, order_rank, order_generation, order_offset, order_index, scan_id, "
+            "(SELECT count(*) FROM introspect_decisioncandidate c WHERE c.record_id = t.id), "
+            "(SELECT count(*) FROM introspect_decisionoutcome o WHERE o.record_id = t.id) "
+            "FROM introspect_decisionrecord t",
             "sources": 'SELECT kind, rel_path, generation, status, "offset", member_bytes, member_lines, lines_seen, '
             "imported, quarantined, inert, duplicate FROM introspect_sourcefile",
             "sessions": "SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, "

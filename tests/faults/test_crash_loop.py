@@ -116,6 +116,19 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
     first.append((spilled(trunk(sessions[1]), "agent-out.txt"), spill_body(rnd, "agent-out.txt")))
     agent_path = trunk(sessions[1]).removesuffix(".jsonl") + "/subagents/agent-a1.jsonl"
     first.append((agent_path, b"".join(jsonl(obj) for obj in agent)))
+    # The decision log: an archive of two members (the older trims), the live file overlapping its
+    # last member (a crash between archiving and trimming), a line upstream skips of each kind.
+    scans = iter(range(10**9))
+
+    def decided(count: int) -> list[bytes]:
+        return [scan(next(scans), rnd.choice(sessions)) for _ in range(count)]
+
+    trimmed, kept = decided(400), decided(300)
+    decisions_archive = f"{state}/decisions-2026-10-30.jsonl.gz"
+    first.append((decisions_archive, gzip_member(*trimmed[:250])))
+    first.append((decisions_archive, gzip_member(*trimmed[250:])))
+    skipped = [b'{"kind":"verdict"}\n', b'{"kind":"scan","epoch":-1}\n', b'{"kind":"scan",\n', b"\n"]
+    first.append((DECISIONS, b"".join([*trimmed[350:], *skipped, *kept])))
     plan = Corpus([first])
     torn: dict[str, bytes] = {}
     next_uuid = 1000
@@ -129,6 +142,11 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
             cut = len(lines) - rnd.randint(1, 30)
             lines, torn[live] = lines[:cut], lines[cut:]
         appends.append((live, lines))
+        decisions = b"".join(decided(rnd.randint(2, 12)))
+        if rnd.random() < 0.3:  # a scan torn until the next stage
+            cut = len(decisions) - rnd.randint(1, 30)
+            decisions, torn[DECISIONS] = decisions[:cut], decisions[cut:]
+        appends.append((DECISIONS, decisions))
         if stage % 6 == 0:
             member = gzip_member(*(ev() for _ in range(60)))
             half = len(member) // 2 if rnd.random() < 0.5 else len(member)
@@ -147,6 +165,24 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
     if torn:
         plan.stages.append(list(torn.items()))
     return plan
+
+
+DECISIONS = ".local/state/agent-ways/decisions.jsonl"
+
+
+def scan(n: int, session: str) -> bytes:
+    """A decision-log scan with a candidate and outcomes (every third one opening a turn)."""
+    record = {
+        "ts": f"2026-10-30T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
+        "kind": "scan",
+        "scan_id": f"scan-{n}",
+        "session": session,
+        "agent": "main",
+        "turn_start": n % 3 == 0,
+        "candidates": [{"way": "d/a", "cosine": 0.41, "share": 0.6, "margin": 0.08}],
+        "outcomes": [{"way": "d/a", "result": "fired", "rank": 1}, {"way": "d/n", "result": "near_miss"}],
+    }
+    return jsonl(record)
 
 
 def spilled(trunk: str, name: str) -> str:

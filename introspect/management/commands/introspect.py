@@ -1,4 +1,5 @@
-"""`manage.py introspect dump|list|fires|replay`: agent-ways' `ways session … --json`, from the database.
+"""`manage.py introspect dump|list|fires|replay|stats|decisions`: agent-ways' `ways session … --json`
+(and `ways tune stats --json`'s decisions section), from the database.
 
 stdout carries exactly one JSON document; error documents are printed the same way and the
 command exits 0, as upstream does (introspection.md §10.3). Scripts test for the `error` key.
@@ -10,13 +11,16 @@ import orjson
 from django.core.management.base import BaseCommand, CommandError
 
 from introspect.documents import build as documents
+from introspect.documents import decisions
 
 
 class Command(BaseCommand):
-    help = "Print the introspection documents agent-ways prints (dump, list, fires, replay) as JSON."
+    help = "Print the introspection documents agent-ways prints (dump, list, fires, replay, stats, decisions) as JSON."
 
     def add_arguments(self, parser):
-        actions = parser.add_subparsers(dest="action", required=True, metavar="{dump,list,fires,replay}")
+        actions = parser.add_subparsers(
+            dest="action", required=True, metavar="{dump,list,fires,replay,stats,decisions}"
+        )
         dump = actions.add_parser("dump", help="the SessionIntrospection model of a session")
         self.session_arguments(dump)
         listing = actions.add_parser("list", help="sessions with a session_start, newest first")
@@ -34,6 +38,13 @@ class Command(BaseCommand):
         fires.add_argument("--limit", type=int, help="print at most this many fires")
         replay = actions.add_parser("replay", help="the SessionDump: frames, windows, gate summary")
         self.session_arguments(replay)
+        stats = actions.add_parser("stats", help="the decision log's statistics, as `ways tune stats --json`")
+        stats.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
+        stats.add_argument("--project", help="turns opened in this project (or under it)")
+        stats.add_argument("--days", type=int, help="records from the first of the last N UTC days on")
+        logged = actions.add_parser("decisions", help="a session's decision turns and pulls with their class")
+        logged.add_argument("session", help="session id")
+        logged.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
 
     def session_arguments(self, parser) -> None:
         parser.add_argument("session", nargs="?", help="session id (default: the newest session)")
@@ -42,7 +53,13 @@ class Command(BaseCommand):
         parser.add_argument("--matched", action="store_true", help="include judged-out and held rows")
 
     def handle(self, *args, action: str, **options) -> None:
-        if action == "list":
+        if action == "stats":
+            if options["days"] is not None and options["days"] < 0:
+                raise CommandError("--days must not be negative")
+            document = decisions.stats_document(project=options["project"], days=options["days"])
+        elif action == "decisions":
+            document = decisions.decisions_document(options["session"])
+        elif action == "list":
             if options["project"] and options["all"]:
                 raise CommandError("--project and --all exclude each other")
             document = documents.list_document(

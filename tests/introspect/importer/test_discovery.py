@@ -39,6 +39,31 @@ def test_the_newest_transcripts_come_before_even_the_live_log_up_to_a_budget(tmp
     assert newest_first([live, oldest, old, new]) == [new, old, live, oldest]
 
 
+def test_the_decision_log_comes_after_the_event_logs_in_its_listed_order_never_in_the_lead(
+    tmp_path, monkeypatch
+):
+    # Written on every prompt, it is often the newest file: today's conversation still comes first.
+    monkeypatch.setattr(discovery, "LEAD_BYTES", 0)  # only the newest session ahead of the logs
+    live = written(tmp_path, "events.jsonl", 5_000, kind="events", rank=LIVE_RANK)
+    decisions = written(tmp_path, "decisions.jsonl", 9_000, kind="decisions", rank=LIVE_RANK)
+    archive = written(tmp_path, "decisions-2026-10-01.jsonl.gz", 100, kind="decisions_archive", rank=20261001)
+    new = written(tmp_path, "p/new.jsonl", 8_000, session="new")
+    old = written(tmp_path, "p/old.jsonl", 1_000, session="old")
+    assert newest_first([decisions, archive, old, new, live]) == [new, live, decisions, archive, old]
+
+
+def test_the_decision_sources_are_the_live_file_then_the_archives_newest_day_first(tmp_path):
+    for name in ("decisions.jsonl", "decisions-2026-10-01.jsonl.gz", "decisions-2026-10-02.jsonl.gz",
+                 "decisions-2026-13-01.jsonl.gz", "decisions.compact.lock"):  # fmt: skip
+        (tmp_path / name).write_bytes(b"")
+    found = discovery.decision_sources(locations.resolve({"HOME": str(tmp_path)}), state_dir=tmp_path)
+    assert [(source.kind, source.rel_path, source.rank) for source in found] == [
+        ("decisions", "decisions.jsonl", LIVE_RANK),
+        ("decisions_archive", "decisions-2026-10-02.jsonl.gz", 20261002),
+        ("decisions_archive", "decisions-2026-10-01.jsonl.gz", 20261001),
+    ]
+
+
 def test_the_event_logs_keep_one_order_whatever_their_mtimes(tmp_path):
     # Which copy of a line two logs share is imported, and which counted a duplicate, follows the
     # order they are read: live, archives newest day first, legacy, never the mtimes.

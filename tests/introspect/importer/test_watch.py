@@ -86,13 +86,20 @@ def test_it_tells_of_a_log_named_on_the_command_line_beside_the_ones_it_found(la
 
 
 def test_it_leaves_out_what_agent_ways_and_claude_code_keep_beside_the_logs(layout, watcher):
-    for name in ("decisions.jsonl", "events.compact.lock", "events-preserved-1.jsonl.gz"):
+    for name in ("decisions.compact.lock", "events.compact.lock", "events-preserved-1.jsonl.gz"):
         append(layout.state / name, b"{}\n")
     append(layout.state / "subagent-switch" / "s1", b"x")
     append(layout.legacy.parent / "other.json", b"{}")
     append(layout.projects / "-home-dev-app" / "notes.txt", b"not a transcript")
     append(layout.live, b"{}\n")  # last: once it is told, everything before it was seen
     assert changed_within(watcher) == {layout.live}
+
+
+def test_it_tells_of_the_decision_log_and_its_archives(layout, watcher):
+    live, archive = layout.state / "decisions.jsonl", layout.state / "decisions-2026-11-01.jsonl.gz"
+    append(live, b"{}\n")
+    append(archive, b"x")
+    assert changed_within(watcher) == {live, archive}
 
 
 def test_a_wait_with_nothing_changed_ends_at_its_timeout_or_as_soon_as_stop_is_asked(watcher):
@@ -114,7 +121,7 @@ def test_it_watches_the_folders_that_exist_and_the_logs_named_on_the_command_lin
 
     assert found.trees == (home.root / ".claude" / "projects",)
     assert [(folder.path, folder.names, folder.own) for folder in found.folders] == [
-        (home.state, {"events.jsonl"}, True),
+        (home.state, {"events.jsonl", "decisions.jsonl"}, True),
         (elsewhere, {"more.jsonl"}, False),  # by its real path, as the importer names the source
     ]
     assert not roots_of(home, transcripts=False).trees
