@@ -12,7 +12,9 @@ from django_htmx.http import reswap, retarget
 
 from introspect import services
 from introspect.models import Session, Subagent
-from introspect.queries import sessions as queries
+from introspect.queries import conversation, entry_cards, session_page, subagents
+from introspect.queries import session_events as event_queries
+from introspect.queries import session_list as list_queries
 from lib import viewers
 from lib.converters import dom_id
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
@@ -25,7 +27,7 @@ MAX_TURNS = 2**31 - 1  # SeenMark.turns is a 32-bit column on PostgreSQL
 # without its body, and monitors, link checkers and `curl -I` send it.
 @require_safe
 def session_list(request: HtmxHttpRequest) -> HttpResponse:
-    filters = queries.SessionFilters(
+    filters = list_queries.SessionFilters(
         project=int_param(request, "project"),
         q=request.GET.get("q", "").strip()[:200],
         sort=request.GET.get("sort", "newest"),
@@ -35,23 +37,23 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         transcript=request.GET.get("transcript", ""),
         live=request.GET.get("live") == "1",
     )
-    list_import = queries.session_list_import()
+    list_import = list_queries.session_list_import()
     if wants_fragment(request) and list_import.importing and request.GET.get("after") == list_import.cursor:
         # The poller's question, and nothing changed: a fresh poller in its own place, not the rows.
         response = render(
             request, "introspect/session_list.html#session-poller", {"list_import": list_import}
         )
         return retarget(reswap(response, "outerHTML"), "#session-poller")
-    page = queries.session_list_page(
+    page = list_queries.session_list_page(
         filters, page=int_param(request, "page", 1) or 1, viewer=viewers.viewer_of(request)
     )
     context = {
         "page": page,
         "filters": filters,
         "list_import": list_import,
-        "projects": queries.projects_for_filter(),
-        "models": queries.models_for_filter(),
-        "sorts": list(queries.SORTS),
+        "projects": list_queries.projects_for_filter(),
+        "models": list_queries.models_for_filter(),
+        "sorts": list(list_queries.SORTS),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_list.html", context, fragment="session-rows")
@@ -68,17 +70,17 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     viewer = viewers.viewer_of(request)
     live_after = int_param(request, "live_after")
     if live_after is not None:
-        context = {"session": session, **queries.session_live_tail(session, after=live_after)}
+        context = {"session": session, **session_page.session_live_tail(session, after=live_after)}
         if context["turns"] and viewer.known:
             # What the open page follows, it has seen: the list shows no badge for it.
-            mark = queries.seen_mark(session, viewer)
+            mark = session_page.seen_mark(session, viewer)
             services.seen_mark_move(
                 session=session, viewer=viewer, current=mark, turns=context["fire_cursor"]
             )
         return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
-    after = queries.parse_position(request.GET.get("after", ""))
+    after = conversation.parse_position(request.GET.get("after", ""))
     if after is not None:
-        tail = queries.session_conversation_tail(
+        tail = session_page.session_conversation_tail(
             session, after=after, fire_after=int_param(request, "fire", 0) or 0
         )
         context = {"session": session, **tail, "tools_collapsed": tools_collapsed(request)}
@@ -86,28 +88,28 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
             services.seen_mark_move(
                 session=session,
                 viewer=viewer,
-                current=queries.seen_mark(session, viewer),
-                position=queries.parse_position(tail["cursor"]),
+                current=session_page.seen_mark(session, viewer),
+                position=conversation.parse_position(tail["cursor"]),
                 turns=session.turn_count,
             )
         return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
     seen = seen_param(request)
     found = search_words(request)
-    if (uuid := request.GET.get("u", "")[:64]) and (entry := queries.entry_by_uuid(session, uuid)):
-        turn, part = queries.turn_of_entry(session, entry)
+    if (uuid := request.GET.get("u", "")[:64]) and (entry := conversation.entry_by_uuid(session, uuid)):
+        turn, part = conversation.turn_of_entry(session, entry)
         # From a search hit: the page says which entry to open whole (`hit`) and the words to mark.
         hit = {"hit": uuid, **found} if found else {}
         return redirect(page_url(url, turn, part, seen=seen, extra=hit) + f"#u-{dom_id(uuid)}")
     fires_view = request.GET.get("view") == "fires"
     epoch = int_param(request, "from")
     if epoch is not None and not fires_view and session.transcript_id is not None:
-        place = queries.turn_of_fire(session, epoch)
+        place = conversation.turn_of_fire(session, epoch)
         if place is not None:
             return redirect(page_url(url, *place, extra=found) + f"#turn-{epoch}")
     turn = max(int_param(request, "turn", 0) or 0, 0)
     part_value = request.GET.get("part", "")
     part = (
-        queries.last_part_of(session, turn)
+        conversation.last_part_of(session, turn)
         if part_value == "last"
         else max(int_param(request, "part", 0) or 0, 0)
     )
@@ -117,12 +119,12 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     # link) from the mark the first page was drawn with, carried in `seen` / `seen_turns`, since
     # opening the first page has already moved the mark past it.
     whole = not wants_fragment(request)
-    mark = queries.seen_mark(session, viewer) if whole else None
+    mark = session_page.seen_mark(session, viewer) if whole else None
     since = seen if seen is not None else (mark.position if mark else None)
     since_turns = parse_int(request.GET.get("seen_turns"), low=0)
     if since_turns is None and mark is not None:
         since_turns = mark.turns
-    page = queries.session_detail_page(
+    page = session_page.session_detail_page(
         session, turn=turn, part=part, fires_from=fires_from, since=since, since_turns=since_turns
     )
     context = {
@@ -137,13 +139,13 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         # A browser that brought no viewer cookie gets one and no mark: a client that keeps no
         # cookies (a script, a crawler) would add a row on every request. The page asks for this
         # visit's mark once the browser holds the cookie (session_seen).
-        context["first_look"] = {"at": queries.newest_position(session), "turns": session.turn_count}
+        context["first_look"] = {"at": conversation.newest_position(session), "turns": session.turn_count}
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
     response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
     if opening:
         if viewer.known:
             # After rendering, so this visit's divider is drawn from where the last one stopped.
-            newest = queries.newest_position(session)
+            newest = conversation.newest_position(session)
             services.seen_mark_move(
                 session=session, viewer=viewer, position=newest, turns=session.turn_count, current=mark
             )
@@ -167,10 +169,10 @@ def session_seen(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     visit moves it). Nothing to show: 204."""
     session = get_object_or_404(Session, sid=session_id)
     viewer = viewers.viewer_of(request)
-    position = queries.parse_position(request.POST.get("at", ""))
+    position = conversation.parse_position(request.POST.get("at", ""))
     turns = parse_int(request.POST.get("turns"), low=0, high=MAX_TURNS)
     wanted = viewer.known and position is not None and turns is not None
-    if wanted and queries.seen_mark(session, viewer) is None:
+    if wanted and session_page.seen_mark(session, viewer) is None:
         services.seen_mark_move(session=session, viewer=viewer, current=None, position=position, turns=turns)
     return HttpResponse(status=204)
 
@@ -179,7 +181,7 @@ def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
     """An id that is no session's, read as the start of one (the list shows 8 characters): the one
     session it starts is a redirect to its page (query string kept), several a page listing them,
     none the 404."""
-    matches = queries.sessions_by_prefix(prefix)
+    matches = list_queries.sessions_by_prefix(prefix)
     if not matches:
         raise Http404("no such session")
     if len(matches) == 1:
@@ -230,13 +232,13 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         return short_id(request, session_id, "introspect:session-events")
     after = int_param(request, "after")
     if after is not None:
-        events = queries.events_after(session, after)
+        events = event_queries.events_after(session, after)
         context = {"session": session, "new_events": events, "cursor": events[-1].pk if events else after}
         return render_page(request, "introspect/session_events.html", context, fragment="event-tail")
     context = {
         "session": session,
-        "events": queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
-        "cursor": queries.last_event_id(session),
+        "events": event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
+        "cursor": event_queries.last_event_id(session),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
@@ -247,7 +249,7 @@ def entry_code(request: HtmxHttpRequest, session_id: str, entry_id: int, slot: s
     """One code box of an entry, coloured: the page drew it plain past its highlighting budget and
     its script swaps this in when the box comes into view (static/js/app.js)."""
     session = get_object_or_404(Session, sid=session_id)
-    box = queries.entry_code(session, entry_id, slot)
+    box = entry_cards.entry_code(session, entry_id, slot)
     if box is None:
         raise Http404("no such code box")
     return render(request, "introspect/partials/entry.html#code-box", {"box": box})
@@ -259,13 +261,13 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         Subagent.objects.select_related("session", "spawn_entry"), session__sid=session_id, agent_id=agent_id
     )
     part = max(int_param(request, "part", 0) or 0, 0)
-    entries, next_part = queries.subagent_conversation(agent, part=part)
+    entries, next_part = subagents.subagent_conversation(agent, part=part)
     context = {
         "session": agent.session,
         "agent": agent,
         "entries": entries,
         "next_part": next_part,
-        "summary": queries.subagent_summary(agent),
+        "summary": subagents.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
