@@ -72,6 +72,11 @@ class Item:
     first_unseen: bool = False  # the "new since your last visit" divider goes before it
     notes: list[providers.Note] = field(default_factory=list)  # other apps' notes on this very entry
 
+    @property
+    def turn_link(self) -> str:
+        """Where the heading of the turn it opens links: that turn's own page, at the heading."""
+        return f"?turn={self.turn_start}#t-{self.turn_start}"
+
 
 @dataclass
 class ConversationPage:
@@ -86,6 +91,22 @@ class ConversationPage:
     cursor: str  # "offset.index" of the last entry: live follow reads after it
     last_turn: int = 0
     unplaced: int = 0  # fire turns tied to no prompt beyond the ones this page shows
+
+    @property
+    def prev_query(self) -> str:
+        return page_query(*self.prev) if self.prev else ""
+
+
+def page_query(turn: int, part: int | str, *, seen: str | None = None) -> str:
+    """The query string of the conversation's page (turn, part): a part only past the first (or
+    "last"), and the viewer's mark the page counts what is new from (`seen`)."""
+    query = f"?turn={turn}" + (f"&part={part}" if part else "")
+    return query + (f"&seen={seen}" if seen is not None else "")
+
+
+def fires_query(start: int, *, seen_turns: str | None = None) -> str:
+    """The query string of the fire-turn list from fire turn `start`."""
+    return f"?view=fires&from={start}" + (f"&seen_turns={seen_turns}" if seen_turns is not None else "")
 
 
 def entry_position(entry: TranscriptEntry) -> str:

@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
 
 from introspect.models import Project, Session, Turn, TurnWay, Way, WaysEvent
+from introspect.queries import ways
 from introspect.rules import evidence
 from introspect.rules.timestamps import shifted
 
@@ -33,7 +34,7 @@ def turns_page(
     return list(with_rows(turns.order_by("epoch"))[:size])
 
 
-def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[WaysEvent]]:
+def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[ways.NearMiss]]:
     """Near-misses placed in the turn whose scan they belong to: the last turn starting ≤ 3 s after them.
 
     Only the page's time span is read (up to the next page's first turn), so long sessions cost the same.
@@ -47,11 +48,11 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[W
     if following is not None:
         misses = misses.filter(ts__lt=shifted(following, -scan))
     starts = [turn.ts for turn in turns]
-    out: dict[int, list[WaysEvent]] = {}
+    out: dict[int, list[ways.NearMiss]] = {}
     for miss in misses.order_by("ts"):
         at = bisect_right(starts, shifted(miss.ts, scan)) - 1
         if at >= 0:
-            out.setdefault(turns[at].pk, []).append(miss)
+            out.setdefault(turns[at].pk, []).append(ways.near_miss(miss, session.sid))
     return out
 
 
@@ -92,6 +93,12 @@ class WindowSpan:
     last_turn: int | None
     turns: int
     peak: int = 0  # the largest context position a turn of the window recorded
+
+    @property
+    def link(self) -> str:
+        """Its first fire turn, on the page that shows it (views: `from` redirects there)."""
+        first = self.first_turn or 1
+        return f"?from={first}#turn-{first}"
 
 
 def window_spans(session: Session) -> list[WindowSpan]:

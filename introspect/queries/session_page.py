@@ -14,8 +14,10 @@ from introspect.queries.conversation import (
     conversation_entries,
     conversation_page,
     conversation_tail,
+    fires_query,
     from_position,
     has_conversation,
+    page_query,
     trunk_prompts,
     turn_of_entry,
 )
@@ -84,15 +86,22 @@ def session_detail_page(
     if fires_from is not None or not has_conversation(session):
         start = fires_from or 1
         turns = turns_page(session, start=start)
+        next_start = turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None
+        prev_start = max(start - TURNS_PER_PAGE, 1) if start > 1 else None
+        unseen = unseen_turns(session, turns, since_turns) if since_turns is not None else None
         return {
             **header,
             **turn_context(session, turns, header=True),
             "mode": "fires",
             "start": start,
-            "next_start": turns[-1].epoch + 1 if turns and turns[-1].epoch < session.turn_count else None,
-            "prev_start": max(start - TURNS_PER_PAGE, 1) if start > 1 else None,
+            "next_start": next_start,
+            "prev_start": prev_start,
             "fire_cursor": turns[-1].epoch if turns else 0,
-            "unseen": unseen_turns(session, turns, since_turns) if since_turns is not None else None,
+            "unseen": unseen,
+            "prev_query": fires_query(prev_start) if prev_start else "",
+            "next_query": fires_query(next_start, seen_turns=unseen.since if unseen else None)
+            if next_start
+            else "",
         }
     page = conversation_page(session, turn=turn, part=part)
     context = turn_context(session, page.fires, header=True, items=page.items)
@@ -103,13 +112,15 @@ def session_detail_page(
     summaries = subagent_summaries(shown)
     for agent in shown:
         agent.summary = summaries.get(agent.agent_id)
+    unseen = unseen_entries(session, page, since) if since is not None else None
     return {
         **header,
         **context,
         "mode": "conversation",
         "page": page,
         "fire_cursor": session.turn_count,
-        "unseen": unseen_entries(session, page, since) if since is not None else None,
+        "unseen": unseen,
+        "next_query": page_query(*page.next, seen=unseen.since if unseen else None) if page.next else "",
     }
 
 
@@ -124,6 +135,15 @@ class Unseen:
     since: str
     place: tuple[int, int] | None = None
     first_turn: int | None = None  # fire-turn list: the epoch the divider goes before
+
+    @property
+    def jump(self) -> str:
+        """The link to the first of them: the divider on its page, carrying the mark."""
+        if self.place is None:
+            return "#new-since"
+        if self.first_turn:
+            return fires_query(self.place[0], seen_turns=self.since) + "#new-since"
+        return page_query(*self.place, seen=self.since) + "#new-since"
 
 
 def seen_mark(session: Session, viewer: Viewer) -> SeenMark | None:
