@@ -78,6 +78,15 @@ class Item:
         return f"?turn={self.turn_start}#t-{self.turn_start}"
 
 
+@dataclass(frozen=True)
+class FireAfterPrompt:
+    """A fire turn the live tail found keyed to a prompt the page already shows: drawn right after
+    that prompt's card, found by its uuid (none: the turn is not drawn)."""
+
+    fire: Turn
+    after_uuid: str
+
+
 @dataclass
 class ConversationPage:
     """A page of the conversation from (turn, part): the items in order and the way on."""
@@ -235,13 +244,14 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
             "pk", "uuid"
         )
     )
-    for fire in keyed_earlier:
-        fire.after_uuid = prompts_of.get(fire.prompt_entry_id) or ""
     return {
         "items": placed,
         "fires": fires,
         "replaced": replaced,
-        "keyed_earlier": keyed_earlier,
+        "keyed_earlier": [
+            FireAfterPrompt(fire=fire, after_uuid=prompts_of.get(fire.prompt_entry_id) or "")
+            for fire in keyed_earlier
+        ],
         "cursor": entry_position(run[-1]) if run else f"{offset}.{index}",
         "fire_cursor": fires[-1].epoch if fires else fire_after,
     }
