@@ -107,11 +107,14 @@ def conversation_tail(
     request: HtmxHttpRequest, session: Session, *, after: tuple[int, int], fire: int
 ) -> HttpResponse:
     tail = session_page_queries.session_conversation_tail(session, after=after, fire_after=fire)
+    # Asked without htmx, a tail draws the whole page template, whose page part has no page: its
+    # poller starts from the top, as it always has.
+    cursor = tail["cursor"] if wants_fragment(request) else ""
     context = {
         "session": session,
         **tail,
         "tools_collapsed": tools_collapsed(request),
-        "conversation_poller": conversation_poller(session, tail["cursor"], tail["fire_cursor"]),
+        "conversation_poller": conversation_poller(session, cursor, tail["fire_cursor"]),
     }
     viewer = viewers.viewer_of(request)
     if tail["items"] and viewer.known:
