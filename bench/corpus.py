@@ -27,8 +27,8 @@ Deterministic: one seeded ``random.Random`` per session and one for the text poo
 2026-10-01, gzip members with mtime 0; the same (tier, seed) gives byte-identical files. File mtimes are
 those a real machine would show: a transcript's its last line's, an archive's its rotation's, the live log's
 its last line's. Every line and file
-is serialised by sample/formats.py, the writers the sample HOME (sample/build.py) shares; this file decides
-what to write and how much.
+is serialised by sample/formats.py and every transcript written by sample/transcript.py's builder, both shared
+with the sample HOME (sample/build.py); this file decides what to write and how much.
 ``CorpusInfo.events_bytes`` counts uncompressed event-line bytes (archives included); ``transcript_bytes`` the
 ``.jsonl`` transcript files on disk.
 """
@@ -43,7 +43,6 @@ import re
 import shutil
 import sys
 import time
-import uuid
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -54,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sample import formats  # noqa: E402 - the repository root first, so that `sample` imports as run
+from sample.transcript import HEAD, Thread, TranscriptBuilder  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -161,10 +161,6 @@ def ts_ms(ms: int) -> str:
     h, r = divmod(r, 3600)
     m, s = divmod(r, 60)
     return f"{DAYS[d]}T{h:02d}:{m:02d}:{s:02d}.{f:03d}Z"
-
-
-def new_uuid(r: random.Random) -> str:
-    return str(uuid.UUID(int=r.getrandbits(128), version=4))
 
 
 # The corpus has always written these keys in the opposite order to the sample's (formats.KeyOrder); readers
@@ -747,23 +743,6 @@ class Pools:
 # --------------------------------------------------------------------------------------------------------
 
 
-class Thread:
-    """One transcript file (the trunk or a subagent) and its context-window bookkeeping."""
-
-    __slots__ = ("agent", "cached", "env", "head", "lines", "model", "pending", "position", "tool_uses")
-
-    def __init__(self, env: dict, model: str, agent: str | None, pending: int) -> None:
-        self.env = env
-        self.head: str | None = None
-        self.cached = 0
-        self.pending = pending
-        self.position = 0
-        self.model = model
-        self.agent = agent
-        self.lines: list[str] = []
-        self.tool_uses = 0
-
-
 class Corpus:
     def __init__(self, home: Path, tier: Tier, seed: int) -> None:
         self.home = home
@@ -917,8 +896,29 @@ class Corpus:
             body = f"# {w.leaf.title()} check\n\n- Did the last edit follow the {w.leaf} way?"
             (root / formats.way_path(wid, check=True)).write_bytes(formats.way_file(front, body).encode())
 
+    def finish(self, tier: str, sid: str, project: str, terms: list[str], started: float) -> CorpusInfo:
+        """Write the way files and the events the sessions played, and say what was written."""
+        self.write_ways()
+        events_files, events_lines, events_bytes = self.write_events()
+        return CorpusInfo(
+            home=self.home,
+            tier=tier,
+            events_files=events_files,
+            transcript_files=self.transcript_files,
+            events_lines=events_lines,
+            events_bytes=events_bytes,
+            transcript_lines=self.transcript_lines,
+            transcript_bytes=self.transcript_bytes,
+            long_session_id=sid,
+            long_session_project=project,
+            search_terms=terms,
+            seconds=time.perf_counter() - started,
+        )
 
-class Session:
+
+class Session(TranscriptBuilder):
+    order = ORDER
+
     def __init__(
         self,
         c: Corpus,
@@ -932,12 +932,12 @@ class Session:
     ) -> None:
         self.c = c
         self.p = c.pools
-        self.r = r = random.Random(f"waysweb-bench-corpus:{c.seed}:{idx}")
-        self.sid = new_uuid(r)
+        self.r = self.rng = r = random.Random(f"waysweb-bench-corpus:{c.seed}:{idx}")
+        self.sid = self.new_uuid()
         self.project = project
         self.ms = start_ms
         self.long = long
-        self.tx = transcript
+        self.tx = self.writes_lines = transcript
         self.special, self.special_size = special
         t0 = start_ms // 1000
         self.gen = "old" if t0 < OLD_GEN_UNTIL else "new"
@@ -992,25 +992,6 @@ class Session:
             agent_id=agent,
         )
 
-    def put(
-        self,
-        th: Thread,
-        write,
-        *args,
-        parent: str | bool | None = True,
-        chain: bool = True,
-        uid: str | None = None,
-        **fields,
-    ) -> str:
-        """Append the line `write` makes for `th` now; the writer's first argument is the chain head (a
-        compact_boundary's logical parent) unless `parent` names another; `chain` makes this line the head."""
-        u = uid or new_uuid(self.r)
-        head = th.head if parent is True else parent
-        th.lines.append(write(head, th.env, *args, uuid=u, timestamp=ts_ms(self.ms), **fields))
-        if chain:
-            th.head = u
-        return u
-
     def flush(self, th: Thread, f) -> None:
         if th.lines:
             data = ("\n".join(th.lines) + "\n").encode()
@@ -1020,38 +1001,20 @@ class Session:
             self.c.transcript_lines += len(th.lines)
             th.lines.clear()
 
-    def respond(self, th: Thread, blocks: list[dict], stop: str) -> str:
+    def stamp(self) -> str:
+        return ts_ms(self.ms)
+
+    def output_tokens(self, blocks: list[dict]) -> int:
+        return self.r.randint(12, 900)
+
+    def message_ids(self) -> tuple[str, str]:
         r = self.r
-        self.adv(1500, 6500)
-        inp, cr, cc = r.randint(1, 9), th.cached, th.pending
-        out = r.randint(12, 900)
-        th.position = inp + cr + cc
-        th.cached, th.pending = th.position + out, 0
-        if not self.tx:
-            return ""
-        usage = formats.usage(inp, cc, cr, out)
-        mid, rid = f"msg_01{r.getrandbits(88):022x}", f"req_011C{r.getrandbits(80):020x}"
-        last = ""
-        for i, b in enumerate(blocks):
-            if i:
-                self.adv(40, 900)
-            last = self.put(
-                th,
-                formats.transcript_assistant,
-                b,
-                model=th.model,
-                message_id=mid,
-                request_id=rid,
-                stop_reason=stop if i == len(blocks) - 1 else None,
-                usage=usage,
-                order=ORDER,
-            )
-        return last
+        return f"msg_01{r.getrandbits(88):022x}", f"req_011C{r.getrandbits(80):020x}"
 
     def progress(self, th: Thread, hook_event: str, hook_name: str, tool_id: str | None) -> None:
         """A hook_progress start; `tool_id` None = a hook-run id that matches no tool call."""
         if self.tx:
-            tool_id = tool_id or new_uuid(self.r)
+            tool_id = tool_id or self.new_uuid()
             self.put(
                 th,
                 formats.transcript_hook_progress,
@@ -1069,20 +1032,12 @@ class Session:
         hook_name: str,
         tool_id: str | None,
         bodies: list[str],
-        parent: str | bool | None = True,
-    ) -> None:
-        if self.tx and bodies:
-            tool_id = tool_id or new_uuid(self.r)
-            self.put(
-                th,
-                formats.transcript_attachment,
-                parent=parent,
-                hook_event=hook_event,
-                hook_name=hook_name,
-                tool_use_id=tool_id,
-                content=bodies,
-            )
+        parent=HEAD,
+    ) -> str:
+        """The hook's attachment, when it injected anything; its bodies join the context window either way."""
+        u = super().attach(th, hook_event, hook_name, tool_id, bodies, parent) if self.tx and bodies else ""
         th.pending += sum(map(len, bodies)) // 4
+        return u
 
     # events -----------------------------------------------------------------------------------------
     def fire(
@@ -1227,7 +1182,7 @@ class Session:
         steps = int(r.random() < 0.15) if self.long else max(0, min(12, int(r.expovariate(1 / 3.2))))
         u = umid = None
         if self.tx and (steps or not self.long):
-            umid = new_uuid(r)
+            umid = self.new_uuid()
             backups = {
                 f"{self.project}/{p}": formats.file_backup(
                     f"{r.getrandbits(64):016x}@v{1 + j}", 1 + j, ts_ms(self.ms - 1000)
@@ -1236,7 +1191,9 @@ class Session:
             }
             th.lines.append(formats.transcript_file_history_snapshot(umid, backups, timestamp=ts_ms(self.ms)))
         if self.tx:
-            u = self.put(th, formats.transcript_prompt, text, prompt_id=new_uuid(r), uid=umid, order=ORDER)
+            u = self.put(
+                th, formats.transcript_prompt, text, prompt_id=self.new_uuid(), uid=umid, order=ORDER
+            )
             if self.prompts == 1:
                 th.lines.append(formats.transcript_ai_title(self.sid, text.split(",")[0][:60]))
         th.pending += len(text) // 4 + 4
@@ -1248,7 +1205,7 @@ class Session:
         bodies = self.prompt_events(hs, th, text, keyword, semantic, gated)
         # the attachment is written once the hook is done: after its last event second
         self.ms = max(self.ms, (hs + (1 if self.judge else 0)) * 1000) + r.randint(150, 900)
-        self.attach(th, "UserPromptSubmit", "UserPromptSubmit", None, bodies, parent=u if u else True)
+        self.attach(th, "UserPromptSubmit", "UserPromptSubmit", None, bodies, parent=u if u else HEAD)
         self.work(th, steps)
         if self.tx and not self.long:
             self.adv(20, 120)
@@ -1840,7 +1797,7 @@ class Session:
             if self.team:
                 self.fire(t, th, WAY["collaboration/teams"], "state", minimal=True, scope="teammate")
         self.adv(300, 900)
-        self.attach(th, "SessionStart", hook_name, None, bodies, parent=True if th.head else None)
+        self.attach(th, "SessionStart", hook_name, None, bodies, parent=HEAD if th.head else None)
 
     def compact(self, trigger: str) -> None:
         r, th = self.r, self.trunk
@@ -1849,21 +1806,14 @@ class Session:
         began = self.ms
         self.adv(20_000, 60_000)
         post = r.randint(9000, 16000)
-        if self.tx:
-            # the chain head goes in as the boundary's logicalParentUuid; its parentUuid is null
-            self.put(
-                th,
-                formats.transcript_compact_boundary,
-                trigger=trigger,
-                pre_tokens=pre,
-                post_tokens=post,
-                duration_ms=self.ms - began,
-                order=ORDER,
-            )
-            self.adv(2, 30)
-            summary = self.p.text(r, r.randint(2000, 6000))
-            self.put(th, formats.transcript_compact_summary, summary, order=ORDER)
-        th.cached, th.pending, th.position = 0, post, post
+        self.compaction(
+            th,
+            trigger,
+            pre=pre,
+            post=post,
+            duration_ms=self.ms - began,
+            summary=lambda: self.p.text(r, r.randint(2000, 6000)),
+        )
         self.session_start("SessionStart:compact")
 
     def play(self, turns: int | None, byte_budget: int = 0) -> None:
@@ -1891,7 +1841,7 @@ class Session:
             self.flush(self.trunk, f)
             f.close()
             # Claude Code last wrote the file at the session's last line: newest-first reading
-            # (importer/sources.newest_first) goes by these mtimes, as on a real machine.
+            # (importer/discovery.newest_first) goes by these mtimes, as on a real machine.
             written = BASE.timestamp() + self.ms / 1000
             os.utime(path, (written, written))
             for sub, meta in self.subs:
@@ -1921,24 +1871,22 @@ def generate(home: Path, tier: str, *, seed: int = 0) -> CorpusInfo:
     (home / MARKER).write_text(f"tier={tier} seed={seed}\n")
     c = Corpus(home, TIERS[tier], seed)
     long_sid = c.run()
-    c.write_ways()
-    events_files, events_lines, events_bytes = c.write_events()
     missing = [t for t, hits in c.term_hits.items() if not hits]
     assert not missing, f"search terms never used in a prompt: {missing}"
-    return CorpusInfo(
-        home=home,
-        tier=tier,
-        events_files=events_files,
-        transcript_files=c.transcript_files,
-        events_lines=events_lines,
-        events_bytes=events_bytes,
-        transcript_lines=c.transcript_lines,
-        transcript_bytes=c.transcript_bytes,
-        long_session_id=long_sid,
-        long_session_project=LONG_PROJECT,
-        search_terms=list(SEARCH_TERMS),
-        seconds=time.perf_counter() - started,
-    )
+    return c.finish(tier, long_sid, LONG_PROJECT, list(SEARCH_TERMS), started)
+
+
+def one_session(home: Path, megabytes: int, *, seed: int = 0) -> CorpusInfo:
+    """One ordinary session of about `megabytes` MiB of transcript (the line-size mix above, its
+    subagents and its agent-ways events), and the way files it fires: a session that ran for weeks,
+    with nothing else in the HOME (bench/rss.py --session-mb)."""
+    started = time.perf_counter()
+    home = Path(home)
+    home.mkdir(parents=True, exist_ok=True)
+    c = Corpus(home, TIERS["small"], seed)
+    s = Session(c, 1, c.projects[0], TRANSCRIPT_SPAN[0] * 1000, transcript=True)
+    s.play(None, byte_budget=megabytes << 20)
+    return c.finish(f"one session of {megabytes} MiB", s.sid, s.project, [], started)
 
 
 def main(argv: list[str] | None = None) -> None:

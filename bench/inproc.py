@@ -47,7 +47,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
 from bench import corpus  # noqa: E402
-from introspect.importer import sources, watch  # noqa: E402
+from introspect.importer import discovery, watch  # noqa: E402
 from introspect.importer.run import Options, absolute  # noqa: E402
 from introspect.models import Session, SourceFile, WaysEvent, Window  # noqa: E402
 from introspect.rules.join import project_slug  # noqa: E402
@@ -137,8 +137,8 @@ def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
     found: dict[str, tuple[float, str]] = {}
     locs = settings.WAYSWEB_LOCATIONS
     live = info.home / ".local/state/agent-ways/events.jsonl"
-    # As `ingest --follow` runs: its listings kept between polls (sources.ListingCache).
-    follow = Options(ways=False, listings=sources.ListingCache())
+    # As `ingest --follow` runs: its listings kept between polls (discovery.ListingCache).
+    follow = Options(ways=False, listings=discovery.ListingCache())
     started = time.perf_counter()
     watcher = watch.Watcher(watch.roots(locs, follow))
     found["watch_start_ms"] = ((time.perf_counter() - started) * 1000, "ms")

@@ -45,14 +45,14 @@ from django.test.utils import override_settings  # noqa: E402
 
 from bench.inproc import STATIC, percentile  # noqa: E402
 from introspect.models import Session  # noqa: E402
-from introspect.rules import tool_cards  # noqa: E402
+from introspect.rules import highlight  # noqa: E402
 from lib import render  # noqa: E402
 
 
 def clear_caches() -> None:
     """Forget every rendered text, so a render costs what it costs in a fresh process."""
     render.clear_cache()
-    tool_cards.clear_caches()
+    highlight.clear_caches()
 
 
 def render_all(client: Client, sids: list[str]) -> float:

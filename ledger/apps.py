@@ -8,14 +8,13 @@ class LedgerConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import loader
+        from introspect.importer import stores
         from introspect.queries import providers
-        from ledger.importer import mj
+        from ledger.importer import majordomus_ledger
         from ledger.queries import import_sources, memory, stream
 
-        loader.register_store(
-            "mj_ledger", mj.store_lines
-        )  # majordomus ledger.jsonl through the line importer
+        # majordomus ledger.jsonl through the line importer, as introspect registers its own stores
+        stores.register_store("mj_ledger", majordomus_ledger.store_lines)
         providers.register_session_notes(stream.session_notes)  # entries under turns, records named
         providers.register_session_notes(memory.session_notes)  # "memory written" at the turn that wrote it
         providers.register_import_sources(import_sources.import_sources)  # ledger roots on Import status

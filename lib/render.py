@@ -8,12 +8,12 @@ markdown-it-py `js-default` with raw HTML off, then nh3 with an explicit allow-l
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+
+from lib.lru import LruCache
 
 # `js-default` keeps raw HTML off (the `commonmark` preset passes `<script>` and `<img onerror>`
 # straight through) and its validateLink drops javascript:/vbscript:/file: links.
@@ -67,8 +67,10 @@ _CLEANER = nh3.Cleaner(
 # Markdown costs 0.3–10 ms per message and nh3 ~0.7 ms (importer-reliability.md §13.2): keep the
 # most recent results, keyed by content digest so the cache does not hold the texts themselves.
 CACHE_SIZE = 4096
-_cache: OrderedDict[bytes, SafeString] = OrderedDict()
-_cache_lock = threading.Lock()  # waitress serves from several threads
+# A longer text is rendered each time it is shown, never kept: the cache's memory stays bounded
+# (4,096 entries of at most this size) however long the texts a page shows whole.
+CACHED_CHARS = 20_000
+_cache = LruCache(CACHE_SIZE)
 
 
 def sanitize_html(html: str) -> str:
@@ -77,29 +79,22 @@ def sanitize_html(html: str) -> str:
 
 
 def render_markdown(text: str) -> SafeString:
-    """Render agent markdown to inert HTML; identical text returns the identical cached object."""
+    """Render agent markdown to inert HTML; identical text (of up to CACHED_CHARS) returns the
+    identical cached object."""
     # Lone surrogates cannot cross into nh3 (Rust strings): replace them before hashing.
     data = text.encode("utf-8", "replace")
+    if len(text) > CACHED_CHARS:
+        return mark_safe(sanitize_html(_MD.render(data.decode("utf-8"))))
     key = hashlib.sha256(data).digest()
-    with _cache_lock:
-        html = _cache.get(key)
-        if html is not None:
-            _cache.move_to_end(key)
-            return html
-    html = mark_safe(sanitize_html(_MD.render(data.decode("utf-8"))))
-    with _cache_lock:
-        # Another thread may have rendered the same text meanwhile: keep the first object.
-        html = _cache.setdefault(key, html)
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+    html = _cache.get(key, None)
+    if html is None:
+        html = _cache.put(key, mark_safe(sanitize_html(_MD.render(data.decode("utf-8")))))
     return html
 
 
 def clear_cache() -> None:
     """Forget every rendered text (bench/render_pages.py times first renders with it)."""
-    with _cache_lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def clamp(text: str, limit: int) -> tuple[str, bool]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from introspect.rules import tool_cards
+from introspect.rules import highlight
 from introspect.rules.join import project_slug
 from lib import locations
 
@@ -27,7 +27,7 @@ def plain_static_storage(settings):
 def fresh_highlight_cache():
     # A text coloured before costs a page none of its highlighting budget: start each test with
     # nothing coloured, so what a page colours does not depend on the tests run before it.
-    tool_cards.clear_caches()
+    highlight.clear_caches()
 
 
 @pytest.fixture(autouse=True)

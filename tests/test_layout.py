@@ -24,6 +24,8 @@ APP_LAYERS = {
     "queries": 1,
     "documents": 2,
     "services": 3,
+    # Which database `serve` uses: reads the models, read by the commands.
+    "served_database": 3,
     "derive": 4,
     "importer": 5,
     "files": 5,
@@ -94,12 +96,48 @@ def top_level_imports(path: Path, module: str) -> set[str]:
 GRAPH = {module: top_level_imports(path, module) for module, path in MODULES.items()}
 
 
+APPS = ("introspect", "ledger")
+
+
 def layer(module: str) -> tuple[str, int] | None:
-    """(app, layer) of an app module; None for lib, the project and the rest."""
+    """(app, layer) of an app module; None for lib, the project, the rest and a folder no layer names."""
     parts = module.split(".")
-    if parts[0] not in ("introspect", "ledger") or len(parts) < 2:
+    if parts[0] not in APPS or len(parts) < 2 or parts[1] not in APP_LAYERS:
         return None
-    return parts[0], APP_LAYERS.get(parts[1], 0)
+    return parts[0], APP_LAYERS[parts[1]]
+
+
+def unplaced(modules: list[str]) -> list[str]:
+    """The app modules whose folder (or top module) APP_LAYERS does not name: no layer, so unchecked."""
+    return [
+        module
+        for module in modules
+        if module.split(".")[0] in APPS and module.count(".") >= 1 and layer(module) is None
+    ]
+
+
+def test_every_module_of_an_app_sits_on_a_layer_it_names():
+    """A new folder in an app is placed on purpose: added to APP_LAYERS, or this fails."""
+    assert unplaced(sorted(MODULES)) == []
+
+
+def test_a_folder_it_does_not_place_is_reported_not_put_on_the_top_layer():
+    assert unplaced(["introspect.newfolder.thing", "ledger.stray", "introspect.views.detail", "lib.x"]) == [
+        "introspect.newfolder.thing",
+        "ledger.stray",
+    ]
+    assert layer("introspect.newfolder.thing") is None
+    assert layer("introspect.views.detail") == ("introspect", 0)
+
+
+def test_every_python_folder_of_the_project_is_read():
+    """A new top-level package is read for its imports too: PACKAGES names it, or this fails."""
+    holding_python = {
+        folder.name
+        for folder in ROOT.iterdir()
+        if folder.is_dir() and not folder.name.startswith(".") and next(folder.rglob("*.py"), None)
+    }
+    assert holding_python <= set(PACKAGES)
 
 
 def test_no_module_imports_from_a_layer_above_it():

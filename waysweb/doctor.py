@@ -17,7 +17,7 @@ from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
-from introspect.importer import health, heartbeat, sources
+from introspect.importer import discovery, health, heartbeat
 from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
 from lib import safefs
 from lib.locations import Locations
@@ -39,7 +39,7 @@ def readable_dir(path: Path) -> bool:
 
 def check_sources(locs: Locations) -> Iterator[Finding]:
     """Where agent-ways and Claude Code write, and whether this user may read it."""
-    events = sources.event_sources(locs)
+    events = discovery.event_sources(locs)
     if events:
         yield Finding(
             OK,
@@ -69,7 +69,7 @@ def check_sources(locs: Locations) -> Iterator[Finding]:
         yield Finding(
             OK,
             "sources",
-            f"{len(sources.transcript_sources(projects))} Claude Code transcripts under {projects}",
+            f"{len(discovery.transcript_sources(projects))} Claude Code transcripts under {projects}",
         )
     if not readable:
         yield Finding(
@@ -189,10 +189,10 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
 
 def check_import(locs: Locations) -> Iterator[Finding]:
     """Importer lag: bytes on disk not yet imported, files never seen, the last pass's error."""
-    found = sources.event_sources(locs)
+    found = discovery.event_sources(locs)
     for projects in locs.projects_dirs:
         if readable_dir(projects):
-            found += sources.transcript_sources(projects)
+            found += discovery.transcript_sources(projects)
     known = {
         (row.root, row.rel_path): row
         for row in SourceFile.objects.filter(

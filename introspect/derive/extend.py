@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 
-from introspect.derive import fields, sources, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -35,10 +35,14 @@ ROWS = Q(event__in=turn_model.TURN_EVENTS) | Q(event="way_judged", verdict="bloc
 WHOLE_SECOND = timedelta(seconds=1, microseconds=-1)
 ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
+# Appended lines an extension reads at once; past them the session is rebuilt whole, in bounded
+# memory (derive/trunk_facts.py): an import pass derives between its batches, and a long
+# transcript's tail since the last derive can be tens of thousands of lines.
+LONGEST_TAIL = 2 * trunk_facts.CHUNK
 
 
 def event_order_key(event: WaysEvent) -> tuple:
-    """The event's key in event order: its stamp, then its source position (sources.EVENT_ORDER)."""
+    """The event's key in event order: its stamp, then its source position (session_inputs.EVENT_ORDER)."""
     return tuple(getattr(event, name) for name in ORDER_FIELDS)
 
 
@@ -48,17 +52,16 @@ def extend_session(session: Session) -> bool:
         session.built_event_id or session.built_entry_id
     ):
         return False
-    trunk = sources.locate_trunk(session.sid, session.recorded_project)
+    trunk = session_inputs.locate_trunk(session.sid, session.recorded_project)
     if (trunk.pk if trunk else None) != session.transcript_id:
         return False
     if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
         return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
-    new_events = sources.derive_events(session, after=session.built_event_id)
-    new_entries = list(
-        TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
-        .defer("raw", "flags")
-        .order_by("source_id", "offset", "index")
-    )
+    appended = TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
+    if appended[LONGEST_TAIL : LONGEST_TAIL + 1].exists():
+        return False  # held as model rows, a long tail outweighs a whole rebuild's chunks
+    new_events = session_inputs.derive_events(session, after=session.built_event_id)
+    new_entries = list(appended.defer("raw", "flags").order_by("source_id", "offset", "index"))
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
     if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
         return False
@@ -90,7 +93,7 @@ def extend_session(session: Session) -> bool:
     return True
 
 
-def events_extend(session: Session, new_events: list[sources.DeriveEvent]) -> bool:
+def events_extend(session: Session, new_events: list[session_inputs.DeriveEvent]) -> bool:
     """New events extend the session only when every one sorts after every event built before."""
     if not new_events:
         return True
@@ -128,7 +131,7 @@ def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[T
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
     """The events from one verdict reach before the last turn on; None when a row lies too close before it."""
-    events = WaysEvent.objects.filter(session=session).order_by(*sources.EVENT_ORDER)
+    events = WaysEvent.objects.filter(session=session).order_by(*session_inputs.EVENT_ORDER)
     if last_turn is None:
         return list(events)
     quiet_from = raw_second(shifted(last_turn.ts, -QUIET_BEFORE_LAST_TURN))
@@ -139,7 +142,7 @@ def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | N
     return list(events.filter(ts_raw__gte=raw_second(shifted(last_turn.ts, -VERDICT_REACH))))
 
 
-def add_events(session: Session, new_events: list[sources.DeriveEvent]) -> None:
+def add_events(session: Session, new_events: list[session_inputs.DeriveEvent]) -> None:
     """The session's event counters, windows and dates, moved on by events that all come last."""
     counts = fields.event_counts(new_events)
     session.event_count += counts.events

@@ -12,11 +12,11 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from introspect.derive import fields, sources, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
-from lib import fit, safefs
+from lib import column_fit, safefs
 
 
 def project_for(path: str) -> Project | None:
@@ -25,7 +25,9 @@ def project_for(path: str) -> Project | None:
     if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(path=path, defaults={"name": fit.cut(name, Project, "name")})
+    project, _ = Project.objects.get_or_create(
+        path=path, defaults={"name": column_fit.cut(name, Project, "name")}
+    )
     return project
 
 
@@ -35,7 +37,7 @@ class Plan:
 
     session: Session
     project_path: str
-    starts: list[sources.DeriveEvent]
+    starts: list[session_inputs.DeriveEvent]
     turns: list[tuple]  # turn_rows.TURN_FIELDS values, in epoch order
     built: list[turn_model.TurnData]
     trunk: SourceFile | None
@@ -58,9 +60,9 @@ def rebuild_many(sessions: list[Session]) -> None:
     if not sessions:
         return
     ids = [session.pk for session in sessions]
-    events = sources.events_of(ids)
-    tops = sources.top_entry_ids(ids)
-    files = sources.transcript_files_of(session.sid for session in sessions)
+    events = session_inputs.events_of(ids)
+    tops = session_inputs.top_entry_ids(ids)
+    files = session_inputs.transcript_files_of(session.sid for session in sessions)
     plans = [
         plan(session, events.get(session.pk, []), tops.get(session.pk, 0), files.get(session.sid, []))
         for session in sessions
@@ -89,7 +91,7 @@ def rebuild_many(sessions: list[Session]) -> None:
 
 
 def plan(
-    session: Session, events: list[sources.DeriveEvent], built_entry_id: int, files: list[SourceFile]
+    session: Session, events: list[session_inputs.DeriveEvent], built_entry_id: int, files: list[SourceFile]
 ) -> Plan:
     """Compute the session's fields (set on `session`) and its derived rows, reading only what a
     session with transcript lines needs read beyond its events."""
@@ -98,15 +100,15 @@ def plan(
     first_project = next((event.project for event in events if event.project), "")
     built = turn_model.build_turns(events)
     recorded_project = (origin.project or "") if origin else ""
-    trunk = sources.pick_trunk(
+    trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
     )
-    entries = sources.trunk_lines(trunk)
-    prompts = join.PromptIndex(join.prompt_turns(entries))
-    unmatched = join.no_match_reason(entries, list(prompts.ordered))
+    lines = trunk_facts.read(trunk)
+    prompts = join.PromptIndex(trunk_facts.prompt_turns(trunk, lines.injections))
+    unmatched = lines.no_match_reason()
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
-    by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
-    nearest = NearestPrompt([entry for entry in entries if entry.is_prompt and entry.ts is not None])
+    by_uuid = trunk_facts.last_lines(trunk, {joined.user_uuid for joined in joins if joined.user_uuid})
+    nearest = NearestPrompt(lines.prompts)
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     counts = fields.event_counts(events)
     last = events[-1] if events else None
@@ -115,7 +117,7 @@ def plan(
 
     # A session folder holding subagent files but no trunk: its subagents' lines stand in for the
     # trunk's (start, project, first prompt), in time order.
-    side = [] if entries or events else sources.subagent_entries(agent_files.values())
+    side = [] if lines.lines or events else session_inputs.subagent_entries(agent_files.values())
 
     session.origin = (
         Session.Origin.EVENTS if origin else Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT
@@ -123,28 +125,26 @@ def plan(
     session.recorded_project = recorded_project
     session.transcript = trunk
     session.transcript_status = fields.transcript_status(trunk)
-    session.peak_context_tokens = fields.peak_context(entries)
-    fields.apply_model(session, join.last_model(entries) or "")
-    session.first_prompt = fields.first_prompt(entries or side)
+    session.peak_context_tokens = lines.peak_context
+    fields.apply_model(session, lines.last_model or "")
+    session.first_prompt = lines.first_prompt if lines.lines else fields.first_prompt(side)
     session.title = fields.title(trunk, session.first_prompt)
-    session.compaction_marks = fields.compaction_marks(entries)
+    session.compaction_marks = lines.compaction_marks
     session.transcript_compactions = len(session.compaction_marks)
-    session.message_count = fields.message_count(entries)
+    session.message_count = lines.message_count
     # No transcript line has this session: no usage to read, and only the fires' models.
     fields.apply_usage(session, fields.session_usage(session) if built_entry_id else fields.NO_USAGE)
-    if not events and (entries or side):
-        first_cwd = next((e.cwd for e in entries or side if e.cwd), "")
+    if not events and (lines.lines or side):
+        first_cwd = lines.first_cwd if lines.lines else next((e.cwd for e in side if e.cwd), "")
         first_project = first_project or first_cwd
     session.origin_ts = (origin.ts_raw or "") if origin else ""
-    valid_ts = [event.ts for event in events if event.ts is not None] or [
-        entry.ts for entry in entries or side if entry.ts is not None
-    ]
+    valid_ts = [event.ts for event in events if event.ts is not None] or (
+        lines.dates if lines.lines else [entry.ts for entry in side if entry.ts is not None]
+    )
     session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
     # The newest dated line of either source (events, trunk transcript): what "live" reads
     # (Session.live_since). The events may stop while the conversation goes on.
-    session.last_event_at = max(
-        [*valid_ts, *(entry.ts for entry in entries if entry.ts is not None)], default=None
-    )
+    session.last_event_at = max([*valid_ts, *lines.dates], default=None)
     session.duration_secs = (
         duration(origin, last)
         if events
@@ -198,22 +198,22 @@ class NearestPrompt:
     its prompt). Prompts sorted by second with a running maximum of file position, so each turn
     costs a bisect instead of a pass over every prompt."""
 
-    def __init__(self, prompts: list[sources.TrunkLine]):
+    def __init__(self, prompts: list[trunk_facts.PromptLine]):
         by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
         self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
-        self.latest: list[sources.TrunkLine] = []
+        self.latest: list[trunk_facts.PromptLine] = []
         best = -1
         for position, entry in by_second:
             if position > best:
                 best, chosen = position, entry
             self.latest.append(chosen)
 
-    def at(self, second) -> sources.TrunkLine | None:
+    def at(self, second) -> trunk_facts.PromptLine | None:
         found = bisect_right(self.seconds, second)
         return self.latest[found - 1] if found else None
 
 
-def duration(origin: sources.DeriveEvent | None, last: sources.DeriveEvent | None) -> int:
+def duration(origin: session_inputs.DeriveEvent | None, last: session_inputs.DeriveEvent | None) -> int:
     """list --json duration_secs: last event's second minus the origin's, floored at 0."""
     if origin is None or last is None or origin.ts is None or last.ts is None:
         return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry
-from lib import bulk, fit, safefs
+from lib import bulk, column_fit, safefs
 
 META_CAP = 65536
 
@@ -88,7 +88,7 @@ def rebuild_subagents(
                 tool_use_id=tool_use_id,
                 spawn_entry=spawn,
                 link=method,
-                agent_type=fit.cut(
+                agent_type=column_fit.cut(
                     str(spawn_input.get("subagent_type") or meta.get("agentType") or ""),
                     Subagent,
                     "agent_type",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from introspect.derive import sources
+from introspect.derive import session_inputs
 from introspect.documents import replay
 from introspect.documents import schema as m
 from introspect.models import Session, SourceFile, TranscriptEntry, Way, WaysEvent
@@ -76,10 +76,10 @@ def dump_document(session_id: str | None, *, matched: bool) -> dict:
     if session is None and not session_id:
         return m.dump(m.Error(error="no sessions found in scope"))
     sid = session.sid if session else session_id
-    events = sources.events_in_order(session) if session else []
+    events = session_inputs.events_in_order(session) if session else []
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else ""
-    entries = sources.trunk_entries(sources.locate_trunk(sid, project))
+    entries = session_inputs.trunk_entries(session_inputs.locate_trunk(sid, project))
     built = turn_model.build_turns(events)
     prompts = join.PromptIndex(join.prompt_turns(entries))
     reason = join.no_match_reason(entries, list(prompts.ordered))
@@ -150,7 +150,7 @@ def list_document(*, project: str | None = None, with_transcripts: bool = False)
     origins = {}
     for session_id, ts_raw in (
         WaysEvent.objects.filter(event="session_start", session__isnull=False)
-        .order_by(*sources.EVENT_ORDER)
+        .order_by(*session_inputs.EVENT_ORDER)
         .values_list("session_id", "ts_raw")
     ):
         origins.setdefault(session_id, ts_raw or "")
@@ -205,7 +205,7 @@ def fires_document(
     session = session_in_scope(session_id)
     if session is None and not session_id:
         return m.dump(m.Fires(session=None, total=0, fires=[], judge_blocks=[] if matched else None))
-    events = sources.events_in_order(session) if session else []
+    events = session_inputs.events_in_order(session) if session else []
     fires = []
     for event in turn_model.expand(events):
         if event.event not in ("way_fired", "way_redisclosed") or not (event.trigger or "").startswith(
@@ -272,7 +272,7 @@ def replay_inputs(session_id: str | None) -> dict:
         return replay.replay_error("no_session_events", session_id)
     starts = [event for event in events if event.event == "session_start"]
     project = (starts[0].project or "") if starts else None
-    entries = assistant_lines(sources.locate_trunk(session.sid, project or ""))
+    entries = assistant_lines(session_inputs.locate_trunk(session.sid, project or ""))
     window_k = join.window_for(join.last_model(entries))[0] // 1000
     way_ids = {event.way for event in events if event.way}
     return {
@@ -304,10 +304,10 @@ class ReplayEvent:
 
 
 def replay_events(session: Session) -> list[ReplayEvent]:
-    """The session's events in event order (`sources.events_in_order`), as plain tuples."""
+    """The session's events in event order (`session_inputs.events_in_order`), as plain tuples."""
     rows = (
         WaysEvent.objects.filter(session=session)
-        .order_by(*sources.EVENT_ORDER)
+        .order_by(*session_inputs.EVENT_ORDER)
         .values_list(*(name for name in ReplayEvent.__dataclass_fields__))
     )
     return [ReplayEvent(*row) for row in rows]

@@ -2,7 +2,8 @@
 
 Styles are the dashboard's own stylesheets, inlined; no script, font or image is referenced, and
 entries are drawn by the session page's card partial (partials/entry.html), so agent text goes
-through the same sanitising filters. The document is produced part by part (`html_export`
+through the same sanitising filters (every character of a long text: `whole_texts`, where a
+dashboard page draws the first two million). The document is produced part by part (`html_export`
 yields strings), so a view can stream it and a command can write it as it goes.
 """
 
@@ -58,7 +59,13 @@ def html_export(
     for items in chunks:
         yield render_to_string(
             f"{TEMPLATE}#export-items",
-            {"export_session": session, "items": items, "subagents": {}, "spawned": spawned},
+            {
+                "export_session": session,
+                "items": items,
+                "subagents": {},
+                "spawned": spawned,
+                "whole_texts": True,
+            },
         )
     if subagents:
         yield render_to_string(f"{TEMPLATE}#export-appendix", {})
@@ -67,6 +74,6 @@ def html_export(
         for chunk in run.chunks:
             yield render_to_string(
                 f"{TEMPLATE}#export-run-entries",
-                {"export_session": session, "entries": chunk, "subagents": {}},
+                {"export_session": session, "entries": chunk, "subagents": {}, "whole_texts": True},
             )
     yield render_to_string(f"{TEMPLATE}#export-end", {})

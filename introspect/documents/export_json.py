@@ -37,10 +37,20 @@ class ExportEntry(m.Out):
     line: dict[str, Any] | None = None  # the transcript line as Claude Code wrote it
 
 
+class UnreadLine(m.Out):
+    """A line of the transcript the importer could not read (kept in its quarantine)."""
+
+    line: int  # 1-based, as an editor numbers the file's lines
+    file: str  # its path under the root it was found in
+    reason: str
+    more: int | None = None  # lines further on that could not be read either, not listed one by one
+
+
 class ConversationItem(m.Out):
-    kind: Literal["entry", "ways_turn"]
+    kind: Literal["entry", "ways_turn", "unread_line"]
     entry: ExportEntry | None = None
     ways_turn: int | None = None  # the epoch of a turn of `dump.turns`
+    unread_line: UnreadLine | None = None
 
 
 class ExportUsage(m.Out):
@@ -85,6 +95,9 @@ def json_export(session: Session, chunks: Iterable[list], subagents: Sequence[Su
             if item.fire is not None:
                 conversation.append(ConversationItem(kind="ways_turn", ways_turn=item.fire.epoch))
                 continue
+            if item.gap is not None:
+                conversation.append(ConversationItem(kind="unread_line", unread_line=unread_line(item.gap)))
+                continue
             entry = item.entry
             if entry.is_prompt and item.turn_start is not None:
                 turn = item.turn_start
@@ -100,6 +113,11 @@ def json_export(session: Session, chunks: Iterable[list], subagents: Sequence[Su
         subagents=[export_subagent(run) for run in subagents],
     )
     return orjson.dumps(m.dump(document), option=orjson.OPT_INDENT_2)
+
+
+def unread_line(gap) -> UnreadLine:
+    """A queries.line_gaps.LineGap as the document says it."""
+    return UnreadLine(line=gap.line, file=gap.file, reason=gap.reason, more=gap.more or None)
 
 
 def export_usage(totals) -> ExportUsage:

@@ -145,11 +145,19 @@ def subagent_header(run: SubagentRun) -> str:
 def item_markdown(item) -> str:
     if item.fire is not None:
         return fire_markdown(item.fire)
+    if item.gap is not None:
+        return gap_markdown(item.gap)
     heading = ""
     if item.turn_start is not None:
         title = f"Turn {item.turn_start}" if item.turn_start else "Before the first prompt"
         heading = f"## {title}\n\n"
     return heading + entry_markdown(item.entry) + "\n"
+
+
+def gap_markdown(gap) -> str:
+    """A line the importer could not read, where it was (queries/line_gaps.LineGap)."""
+    more = f" (and {gap.more} more after it, not listed one by one)" if gap.more else ""
+    return f"*Line {gap.line} of `{gap.file.replace('`', '')}` could not be read: {gap.reason}{more}.*\n\n"
 
 
 def fire_markdown(turn) -> str:

@@ -33,7 +33,6 @@ MAIN = "main"  # the top-level agent's id; a row without agent_id is main's (#81
 TOP_WAYS = 15  # introspection.md §9: top_ways holds at most 15 entries
 SHOWN_OUTCOMES = frozenset({"injected", "would_block"})  # §8 step 6: a would-block was injected
 
-# render.rs format_trigger, as the terminal labels a trigger (introspection.md §8 step 4).
 # introspection.md §9 "Errors": the three error documents, by kind.
 ERRORS = {
     "no_events": "no events recorded yet",

@@ -11,7 +11,7 @@ import errno
 
 from django.db import DatabaseError, DataError, IntegrityError, OperationalError, connection
 
-from introspect.importer import loader
+from introspect.importer import batch
 
 
 def one_line(exc: BaseException) -> str:
@@ -35,7 +35,7 @@ def caused_by_content(exc: BaseException) -> bool:
     A value the database refuses (DataError, IntegrityError) is content; a locked, full, missing or
     read-only database, an OSError and a moved checkpoint are the importer's own trouble (explain()).
     """
-    if not isinstance(exc, Exception) or isinstance(exc, (OSError, loader.CheckpointMoved)):
+    if not isinstance(exc, Exception) or isinstance(exc, (OSError, batch.CheckpointMoved)):
         return False
     return not isinstance(exc, DatabaseError) or isinstance(exc, (DataError, IntegrityError))
 
@@ -73,7 +73,7 @@ def explain(exc: BaseException) -> str:
                 f"permissions?), {resume}."
             )
         return f"import failed ({target.strip() or 'a file'}: {exc.strerror or what}); {resume}."
-    if isinstance(exc, loader.CheckpointMoved):
+    if isinstance(exc, batch.CheckpointMoved):
         return f"{what}; {resume}."
     if "readonly" in lowered or "read-only" in lowered:
         how = (

@@ -23,7 +23,7 @@ import orjson
 from django.conf import settings
 
 from introspect.importer import loader
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from lib import statefile
 
 NAME = "import-progress.json"

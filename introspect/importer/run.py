@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from introspect.importer import catalog, errors, loader, problems, sources, spills
+from introspect.importer import batch, catalog, discovery, errors, loader, problems, spills
 from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile
 from lib import safefs
@@ -39,8 +39,8 @@ class Options:
     verify: bool = False
     ways: bool = True
     max_line: int = 64 << 20
-    # A follower keeps its project-folder listings between polls (sources.ListingCache).
-    listings: sources.ListingCache | None = field(default=None, compare=False, hash=False)
+    # A follower keeps its project-folder listings between polls (discovery.ListingCache).
+    listings: discovery.ListingCache | None = field(default=None, compare=False, hash=False)
     # The paths a follower was told changed (watch.py), absolute; None reads every source. A pass
     # given them reads only those sources, found in the last whole pass's listing (`listings`); a
     # path that listing does not hold (a new file or folder) makes it a whole pass after all.
@@ -56,7 +56,7 @@ FAILED = "failed"  # a FileResult status: its import raised (see `failed`)
 @dataclass
 class PassResult:
     files: list[loader.FileResult] = field(default_factory=list)
-    totals: loader.Counts = field(default_factory=loader.Counts)
+    totals: batch.Counts = field(default_factory=batch.Counts)
     sessions: set[str] = field(default_factory=set)
     catalog: catalog.CatalogResult | None = None
     seconds: float = 0.0
@@ -94,7 +94,7 @@ def import_pass(
 ) -> PassResult:
     """Import every source once, then look for the spills that are due (spills.py) and read the way roots.
 
-    The most recently written files are read first (sources.newest_first). The sessions it touched
+    The most recently written files are read first (discovery.newest_first). The sessions it touched
     are in `PassResult.sessions`, and each file's in the `FileResult` given to `on_file` once it
     has committed: the caller derives them (`derive.sessions.rebuild_sessions`), as files land or
     after the pass. `on_progress` gets the pass's progress (progress.py) while a long pass runs;
@@ -108,7 +108,7 @@ def import_pass(
     found = restricted(options)
     result.whole = found is None
     if found is None:
-        found = sources.event_sources(
+        found = discovery.event_sources(
             locs,
             state_dir=options.state_dir,
             legacy=options.legacy,
@@ -117,13 +117,13 @@ def import_pass(
         )
         if options.transcripts:
             for projects in projects_dirs(locs, options):
-                found += sources.transcript_sources(
-                    projects, transcript_problems, cache=sources.listing_of(options.listings, projects)
+                found += discovery.transcript_sources(
+                    projects, transcript_problems, cache=discovery.listing_of(options.listings, projects)
                 )
         if options.listings is not None:
             options.listings.known = {absolute(source.path): source for source in found}
-    stats = sources.lstats(found)  # one stat a file for the order and the plan
-    found = sources.newest_first(found, stats)
+    stats = discovery.lstats(found)  # one stat a file for the order and the plan
+    found = discovery.newest_first(found, stats)
     generations = loader.current_generations(
         EVENT_KINDS + TRANSCRIPT_KINDS, among=None if result.whole else found
     )
@@ -199,7 +199,7 @@ def failure_summary(files: list[loader.FileResult]) -> str:
     return f"{len(files)} file{'s' if len(files) > 1 else ''} could not be imported: {first.path}: {first.detail}"
 
 
-def failed(source: sources.Source, exc: Exception) -> loader.FileResult:
+def failed(source: discovery.Source, exc: Exception) -> loader.FileResult:
     """A file whose import raised: what it committed stands; it is read again from its checkpoint
     on the next pass, and listed (Not read, the pass's summary, doctor) until it imports."""
     row = loader.current_generation(source)
@@ -217,7 +217,7 @@ def failed(source: sources.Source, exc: Exception) -> loader.FileResult:
     return result
 
 
-def restricted(options: Options) -> list[sources.Source] | None:
+def restricted(options: Options) -> list[discovery.Source] | None:
     """The sources a pass restricted to `options.only` reads, or None for a whole pass: when no
     whole pass listed them yet, when a path is not one of them, or when there are too many."""
     if options.only is None or options.listings is None or len(options.only) > MOST_ONLY:
@@ -233,7 +233,7 @@ def absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
-def vanished(found: list[sources.Source]) -> list[sources.Source]:
+def vanished(found: list[discovery.Source]) -> list[discovery.Source]:
     """Sources imported before that are not there now, so that they are marked gone (rows kept)."""
     present = {(str(source.root), source.rel_path) for source in found}
     # Only this machine's files: another importer's paths are not ours to find missing.
@@ -242,7 +242,7 @@ def vanished(found: list[sources.Source]) -> list[sources.Source]:
     )
     # Value tuples, not model instances: an idle poll of 16,000 files built them all to keep none.
     return [
-        sources.Source(kind, Path(root), rel_path, rank, session_key, agent_key)
+        discovery.Source(kind, Path(root), rel_path, rank, session_key, agent_key)
         for kind, root, rel_path, rank, session_key, agent_key in rows.values_list(
             "kind", "root", "rel_path", "rank", "session_key", "agent_key"
         )

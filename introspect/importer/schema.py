@@ -31,19 +31,6 @@ KNOWN_EVENTS = frozenset(
         "event_log_dropped",
     }
 )
-SCORE_FIELDS = (
-    "prob_en",
-    "prob_multi",
-    "tau_s",
-    "floor",
-    "margin",
-    "score_en",
-    "score_multi",
-    "thr_en",
-    "thr_multi",
-    "floor_en",
-    "floor_multi",
-)
 CALIBRATED_FIELDS = ("prob_en", "prob_multi", "tau_s", "floor")
 RAW_SCORE_FIELDS = ("score_en", "score_multi", "thr_en", "thr_multi", "floor_en", "floor_multi")
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from introspect.importer import parser
 from introspect.importer.schema import MAX_STORED_INT
 from introspect.rules import entry_kinds
 from introspect.rules.timestamps import OUT_OF_RANGE, in_range, parse_timestamp
@@ -49,6 +50,9 @@ TAGGED_PROMPT = re.compile(
     r"^\s*<(command-name|local-command-stdout|local-command-caveat|bash-input|bash-stdout|"
     r"task-notification|system-reminder|command-message)>"
 )
+# The `text` column keeps a text's first TEXT_LIMIT characters: what search indexes and lists
+# match. Nothing is lost: the raw line beside it is whole, and a page or an export that shows a
+# text this long reads it whole from there (`whole_text`), for the entries it shows only.
 TEXT_LIMIT = 20_000
 
 
@@ -154,8 +158,9 @@ def tool_input_text(value: object) -> str:
     return " ".join(str(value[key]) for key in keys if isinstance(value.get(key), str))
 
 
-def fields_of(obj: dict) -> EntryFields:
-    """Typed columns for one transcript object; never raises on odd shapes."""
+def fields_of(obj: dict, *, limit: int | None = TEXT_LIMIT) -> EntryFields:
+    """Typed columns for one transcript object, its text cut at `limit` (None: whole); never
+    raises on odd shapes."""
     out = EntryFields()
     try:
         env = Envelope.model_validate(obj)
@@ -219,8 +224,21 @@ def fields_of(obj: dict) -> EntryFields:
         operation = obj.get("operation")
         out.subtype = operation if isinstance(operation, str) else ""
     out.inert = out.inert or out.type in INERT_TYPES
-    out.text = out.text[:TEXT_LIMIT]
+    if limit is not None:
+        out.text = out.text[:limit]
     return out
+
+
+def maybe_cut(text: str) -> bool:
+    """True for a stored text that may be the first TEXT_LIMIT characters of a longer one."""
+    return len(text) >= TEXT_LIMIT
+
+
+def whole_text(line: bytes) -> str | None:
+    """The whole text of a stored transcript line (`TranscriptEntry.line`), parsed as the importer
+    parsed it; None when the line holds no record (a row kept without its raw line)."""
+    records = parser.parse_line(line).records
+    return fields_of(records[0].obj, limit=None).text if records else None
 
 
 def queued_fields(obj: dict, attachment: dict, out: EntryFields) -> None:

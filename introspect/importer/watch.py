@@ -28,7 +28,7 @@ from pathlib import Path
 # on in turns here, each call with its own timeout, which the generator cannot do.
 from watchfiles._rust_notify import RustNotify
 
-from introspect.importer import sources
+from introspect.importer import discovery
 from introspect.importer.errors import one_line
 from introspect.importer.run import Options, PassResult, absolute, projects_dirs
 from lib import safefs
@@ -65,7 +65,7 @@ class Folder:
     own: bool = False
 
     def holds(self, name: str) -> bool:
-        return name in self.names or (self.archives and sources.archive_day(name) is not None)
+        return name in self.names or (self.archives and discovery.archive_day(name) is not None)
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def regular_file(path: Path) -> bool:
 
 def roots(locs: Locations, options: Options) -> Roots:
     """The directories to watch for the sources a pass with `options` reads, those that exist now
-    (named as sources.event_sources and transcript_sources name the files inside them)."""
+    (named as discovery.event_sources and transcript_sources name the files inside them)."""
     folders: dict[Path, Folder] = {}
 
     def add(directory: Path, name: str, *, archives: bool = False, own: bool = False) -> None:

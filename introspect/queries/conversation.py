@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from django.db.models import Q, QuerySet
 
 from introspect.models import Session, TranscriptEntry, Turn
-from introspect.queries import providers
+from introspect.queries import line_gaps, providers
 from introspect.queries.entry_cards import for_display, pair_results
 from introspect.queries.fire_turns import TURNS_PER_PAGE, with_rows
 from introspect.rules import conversation as paging
@@ -63,10 +63,12 @@ def newest_position(session: Session) -> tuple[int, int]:
 
 @dataclass
 class Item:
-    """One thing on the conversation spine: an entry, or an agent-ways fire turn placed there."""
+    """One thing on the conversation spine: an entry, an agent-ways fire turn placed there, or the
+    mark of a line that could not be read (queries/line_gaps.py)."""
 
     entry: TranscriptEntry | None = None
     fire: Turn | None = None
+    gap: line_gaps.LineGap | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
     first_unseen: bool = False  # the "new since your last visit" divider goes before it
@@ -116,6 +118,10 @@ def page_query(turn: int, part: int | str, *, seen: str | None = None) -> str:
 def fires_query(start: int, *, seen_turns: str | None = None) -> str:
     """The query string of the fire-turn list from fire turn `start`."""
     return f"?view=fires&from={start}" + (f"&seen_turns={seen_turns}" if seen_turns is not None else "")
+
+
+def position_of(entry: TranscriptEntry) -> tuple[int, int]:
+    return entry.offset, entry.index
 
 
 def entry_position(entry: TranscriptEntry) -> str:
@@ -184,6 +190,12 @@ def conversation_page(session: Session, *, turn: int, part: int) -> Conversation
         open_prompt=open_prompt,
         turn=turn if part > 0 else None,
     )
+    if line_gaps.may_have_gaps(session.transcript, entries):
+        # The page holds what lies from its first entry up to the next page's (the first page
+        # also what comes before its first entry; the last, what follows its last).
+        lower = None if (turn == 0 and part == 0) or not entries else position_of(entries[0])
+        upper = position_of(later) if later is not None else None
+        items = place_gaps(items, line_gaps.gaps_between(session.transcript, lower, upper))
     if part > 0:
         prev: tuple[int, int | str] | None = (turn, part - 1)
     elif turn > 0:
@@ -290,6 +302,20 @@ def prepare_spine(
     items += [Item(fire=fire) for fire in trailing]
     number_fires(items, turn)
     return items
+
+
+def place_gaps(items: list[Item], gaps: list[line_gaps.LineGap]) -> list[Item]:
+    """Put each unread line on the spine at its place: before the first entry not before it in
+    the file (a torn line's lost part before the record recovered from it), else at the end."""
+    out: list[Item] = []
+    pending = list(gaps)
+    for item in items:
+        if item.entry is not None:
+            at = position_of(item.entry)
+            while pending and pending[0].position <= at:
+                out.append(Item(gap=pending.pop(0)))
+        out.append(item)
+    return out + [Item(gap=gap) for gap in pending]
 
 
 def drawn(items: list[Item]) -> list[Item]:

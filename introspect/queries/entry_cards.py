@@ -5,6 +5,7 @@ whole page, and one code box of an entry fetched on its own."""
 from __future__ import annotations
 
 from introspect.derive import fields
+from introspect.importer import transcripts
 from introspect.models import Session, Spill, TranscriptEntry
 from introspect.rules import system_lines, tool_cards, usage
 from lib import bulk
@@ -12,8 +13,9 @@ from lib import bulk
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), each
-    entry's spilled outputs as `spill_list` (one query for all of them), and each assistant
-    message's usage on its last line (message_usages, one more).
+    entry's spilled outputs as `spill_list` (one query for all of them), each assistant
+    message's usage on its last line (message_usages, one more), and each text the `text` column
+    holds only the start of read whole from its raw line (whole_texts).
 
     (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
     """
@@ -21,6 +23,7 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     if entries:
         for spill in Spill.objects.filter(entry_id__in=[entry.pk for entry in entries]).order_by("pk"):
             spilled.setdefault(spill.entry_id, []).append(spill)
+    whole_texts(entries)
     for entry in entries:
         entry.spill_list = spilled.get(entry.pk, [])
         if entry.type == "assistant" and entry.tool_use_id:
@@ -33,6 +36,15 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
             entry.system_text = system_lines.system_text(entry.line)
     message_usages(entries)
     return entries
+
+
+def whole_texts(entries: list[TranscriptEntry]) -> None:
+    """Give each entry whose stored text may be cut (importer/transcripts.TEXT_LIMIT) its whole
+    text, from the raw line the entry already carries: no query, and only the entries shown pay
+    for it (lists and search read the column alone)."""
+    for entry in entries:
+        if transcripts.maybe_cut(entry.text):
+            entry.text = transcripts.whole_text(entry.line) or entry.text
 
 
 def message_usages(entries: list[TranscriptEntry]) -> None:

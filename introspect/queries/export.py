@@ -14,12 +14,15 @@ from collections.abc import Iterator
 
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session, Subagent, TranscriptEntry, Turn
+from introspect.queries import line_gaps
 from introspect.queries.conversation import (
     CONVERSATION_TYPES_HIDDEN,
     Item,
     conversation_entries,
     from_position,
     number_items,
+    place_gaps,
+    position_of,
     prepare_spine,
 )
 from introspect.queries.fire_turns import with_rows
@@ -51,7 +54,8 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
     without a transcript has only those) come last, so none is left out. A result shown inside
     its call (`entry.with_call`, as on the session page) stays in the list too, and so does a line
     of the input queue's bookkeeping (`entry.bookkeeping`): the JSON export lists every entry, the
-    HTML and Markdown ones skip them where they stand. Fire turns carry their conversation turn.
+    HTML and Markdown ones skip them where they stand. Fire turns carry their conversation turn;
+    a line that could not be read is marked at its place (`Item.gap`, queries/line_gaps.py).
 
     Queries: two for the fire turns and their rows, then about four a chunk.
     """
@@ -91,6 +95,11 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
         # What the page does not draw of the input queue: the HTML and Markdown exports leave it out.
         for n in entry_kinds.hidden_queue_lines(chunk):
             chunk[n].bookkeeping = True
+        if line_gaps.may_have_gaps(session.transcript, chunk):
+            # As on the page: what lies from the chunk's first entry up to the next chunk's.
+            lower = None if after is None else position_of(chunk[0])
+            upper = position_of(later) if later is not None else None
+            items = place_gaps(items, line_gaps.gaps_between(session.transcript, lower, upper))
         placed.update(item.fire.epoch for item in items if item.fire is not None)
         turn += len(prompts)
         open_prompt = prompts[-1] if prompts else open_prompt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.paginator import Page, Paginator
 
-from introspect.derive.sources import EVENT_ORDER
+from introspect.derive.session_inputs import EVENT_ORDER
 from introspect.models import Session, WaysEvent
 from introspect.queries import event_turns
 

@@ -59,7 +59,7 @@ SORTS = {
 }
 
 
-# A row the importer made for a session id it read (loader.ensure_sessions) that no derive has
+# A row the importer made for a session id it read (stores.ensure_sessions) that no derive has
 # filled in yet: every field at its default. Mid-import the list showed such rows as
 # "inferred · no transcript · unknown · 0 s"; it lists a session once it is put together.
 NOT_DERIVED = Q(derived_version=0, built_event_id=0, built_entry_id=0)

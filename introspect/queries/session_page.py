@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from introspect.models import SeenMark, Session, Subagent, TranscriptEntry, Turn
+from introspect.models import SeenMark, Session, Subagent, Turn
 from introspect.queries import providers
 from introspect.queries.conversation import (
     ConversationPage,
@@ -18,6 +18,7 @@ from introspect.queries.conversation import (
     from_position,
     has_conversation,
     page_query,
+    position_of,
     trunk_prompts,
     turn_of_entry,
 )
@@ -151,10 +152,6 @@ def seen_mark(session: Session, viewer: Viewer) -> SeenMark | None:
     if not viewer.known:
         return None
     return SeenMark.objects.of(viewer).filter(session=session).first()
-
-
-def position_of(entry: TranscriptEntry) -> tuple[int, int]:
-    return entry.offset, entry.index
 
 
 def unseen_entries(session: Session, page: ConversationPage, since: tuple[int, int]) -> Unseen | None:

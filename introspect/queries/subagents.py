@@ -10,7 +10,14 @@ from django.db.models import Count, Max, Min, Q
 
 from introspect.derive import fields
 from introspect.models import Subagent, TranscriptEntry
-from introspect.queries.conversation import CONVERSATION_TYPES_HIDDEN, Item, prepare_spine
+from introspect.queries import line_gaps
+from introspect.queries.conversation import (
+    CONVERSATION_TYPES_HIDDEN,
+    Item,
+    place_gaps,
+    position_of,
+    prepare_spine,
+)
 from introspect.rules import conversation as paging
 from introspect.rules import usage
 
@@ -68,21 +75,26 @@ def subagent_summaries(agents: list[Subagent]) -> dict[str, SubagentSummary]:
     return found
 
 
-def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[TranscriptEntry], int | None]:
+def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Item], int | None]:
     """A page (`part`) of a subagent's own transcript, loaded on demand under the call that
-    spawned it, and the next part's number (None at the end): every line reachable, page by page."""
+    spawned it, as spine items (its entries, and the marks of lines that could not be read), and
+    the next part's number (None at the end): every line reachable, page by page."""
     if agent.source_id is None:
         return [], None
     size = paging.PAGE_ENTRIES
-    entries = list(
+    run = list(
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
         .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
         .order_by("offset", "index")[part * size : (part + 1) * size + 1]
     )
-    following = part + 1 if len(entries) > size else None
-    entries = entries[:size]
+    following = part + 1 if len(run) > size else None
+    entries = run[:size]
     items = prepare_spine(agent.source_id, [Item(entry=entry) for entry in entries])
-    return [item.entry for item in items], following
+    if line_gaps.may_have_gaps(agent.source, entries):
+        lower = position_of(entries[0]) if part > 0 and entries else None
+        upper = position_of(run[size]) if following is not None else None
+        items = place_gaps(items, line_gaps.gaps_between(agent.source, lower, upper))
+    return items, following
 
 
 def subagents_by_tool_use(agents: list[Subagent]) -> dict[str, Subagent]:

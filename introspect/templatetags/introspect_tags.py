@@ -14,6 +14,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from introspect.rules import channels, entry_kinds, tool_cards, usage
+from introspect.rules import highlight as highlighting  # the `highlight` tag below marks search hits
 from lib import converters, render
 
 register = template.Library()
@@ -126,8 +127,9 @@ def get_item(mapping: dict, key: str):
 
 
 @register.simple_tag
-def highlight(text: str, spans: list[str] | None, limit: int = 4000):
-    """The text, escaped, with each recorded span marked where it occurs (case-insensitive)."""
+def highlight(text: str, spans: list[str] | None, limit: int | None = 4000):
+    """The text, escaped, with each recorded span marked where it occurs (case-insensitive);
+    its first `limit` characters (None: all of it)."""
     text = (text or "")[:limit]
     spans = [span for span in (spans or []) if span]
     if not spans:
@@ -155,29 +157,104 @@ def markdown(text: str):
     return render.render_markdown(text or "")
 
 
-def markdown_block(text: str | None, limit: int = 20000, *, is_open: bool = False):
-    """Agent Markdown (a Task result, a compaction summary) clamped like every long card: its first
-    PREVIEW_LINES source lines rendered, the whole behind "show all N lines" (works without JS),
-    open from the start when `is_open`."""
-    text = (text or "")[:limit]
+# A prompt, reply, thinking or summary up to LONG_TEXT characters is drawn whole in place; a longer
+# one as its first PREVIEW_CHARS or so, with the whole text behind "show all (N characters)" (a
+# <details>: no JavaScript needed). Never cut silently: a dashboard page draws up to PAGE_CHARS of
+# one text (a transcript line may hold 64 MiB) and says how many more the exports hold; the HTML
+# export (its context's `whole_texts`) draws every character.
+LONG_TEXT = 20_000
+PREVIEW_CHARS = 1_500
+PAGE_CHARS = 2_000_000  # as a code box draws at most (rules/highlight.MAX_CODE_CHARS)
+# Past this, Markdown is shown as the plain text it is: rendering it would take seconds a page.
+MARKDOWN_CHARS = 200_000
+
+
+def _whole(
+    text: str, *, markdown: bool, spans: list[str] | None = None, cap: int | None = PAGE_CHARS
+) -> SafeString:
+    """`text` as Markdown or as escaped text with `spans` marked, its first `cap` characters (None:
+    all) and a note of the rest."""
+    part = text if cap is None else text[:cap]
+    if not markdown:
+        drawn = highlight(part, spans, limit=None)
+    elif len(part) > MARKDOWN_CHARS:
+        drawn = format_html('<pre class="long-plain">{}</pre>', part)
+    else:
+        drawn = render.render_markdown(part)
+    if len(part) == len(text):
+        return drawn
+    return format_html(
+        '{}<p class="muted code-note">… {} more characters not drawn here: the exports (HTML, Markdown, '
+        "JSON) hold the whole text</p>",
+        drawn,
+        f"{len(text) - len(part):,}",
+    )
+
+
+def long_text(
+    text: str | None,
+    spans: list[str] | None = None,
+    *,
+    markdown: bool = False,
+    is_open: bool = False,
+    cap: int | None = PAGE_CHARS,
+):
+    """`text` whole (up to `cap`), as Markdown (`markdown`) or as escaped text with `spans` marked
+    (a prompt), collapsed behind "show all (N characters)" when it is longer than LONG_TEXT."""
+    text = text or ""
+    if len(text) <= LONG_TEXT:
+        return _whole(text, markdown=markdown, spans=spans, cap=None)
+    head, _ = render.clamp(text, PREVIEW_CHARS)
+    return format_html(
+        '<div class="text-preview">{}</div><details class="show-all long-text"{}><summary>'
+        '<span class="show-all-closed">show all ({} characters)</span><span class="show-all-open">'
+        'all {} characters{}</span></summary><div class="text-whole">{}</div></details>',
+        _whole(head.rstrip() + " …", markdown=markdown, spans=spans, cap=None),
+        _open_attr(is_open),
+        f"{len(text):,}",
+        f"{len(text):,}",
+        " (as plain text: too long to render as Markdown)" if markdown and len(text) > MARKDOWN_CHARS else "",
+        _whole(text, markdown=markdown, spans=spans, cap=cap),
+    )
+
+
+def page_cap(context) -> int | None:
+    """How much of one text the render draws: all of it in the HTML export, PAGE_CHARS on a page."""
+    return None if context.get("whole_texts") else PAGE_CHARS
+
+
+@register.simple_tag(takes_context=True, name="long_text")
+def long_text_tag(context, text: str | None, spans: list[str] | None = None, markdown: bool = False):
+    """`{% long_text entry.text markdown=True %}`, `{% long_text entry.text entry.prompt_spans %}`:
+    `long_text`, open in the entry a search hit opened."""
+    return long_text(text, spans, markdown=markdown, is_open=opened(context), cap=page_cap(context))
+
+
+def markdown_block(text: str | None, *, is_open: bool = False, cap: int | None = PAGE_CHARS):
+    """Agent Markdown (a Task result) clamped like every long card: its first PREVIEW_LINES source
+    lines rendered, the whole (up to `cap`) behind "show all N lines" (works without JS), open from
+    the start when `is_open`. Few lines but many characters: collapsed as `long_text` is."""
+    text = text or ""
     lines = text.splitlines()
-    if len(lines) <= tool_cards.PREVIEW_LINES + 2:
-        return format_html('<div class="markdown">{}</div>', render.render_markdown(text))
-    head = "\n".join(lines[: tool_cards.PREVIEW_LINES])
+    if len(lines) <= highlighting.PREVIEW_LINES + 2:
+        return format_html(
+            '<div class="markdown">{}</div>', long_text(text, markdown=True, is_open=is_open, cap=cap)
+        )
+    head, _ = render.clamp("\n".join(lines[: highlighting.PREVIEW_LINES]), LONG_TEXT)
     return format_html(
         '<div class="markdown markdown--preview">{}</div>'
         '<details class="show-all"{}><summary>show all {} lines</summary><div class="markdown">{}</div></details>',
         render.render_markdown(head),
         _open_attr(is_open),
         len(lines),
-        render.render_markdown(text),
+        _whole(text, markdown=True, cap=cap),
     )
 
 
 @register.simple_tag(takes_context=True, name="markdown_block")
-def markdown_block_tag(context, text: str | None, limit: int = 20000):
+def markdown_block_tag(context, text: str | None):
     """`{% markdown_block text %}`: `markdown_block`, open in the entry a search hit opened."""
-    return markdown_block(text, limit, is_open=opened(context))
+    return markdown_block(text, is_open=opened(context), cap=page_cap(context))
 
 
 def opened(context) -> bool:
@@ -258,19 +335,19 @@ def code_block(
     language: str = "text",
     start: int | None = None,
     *,
-    budget: tool_cards.HighlightBudget | None = None,
+    budget: highlighting.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
     is_open: bool = False,
 ):
     """A text as a numbered, highlighted code box: PREVIEW_LINES lines, the rest behind "show all N lines"
     (open from the start when `is_open`).
 
-    The lines are HTML from rules/tool_cards.py (Pygments output or `html.escape`), so the text is
+    The lines are HTML from rules/highlight.py (Pygments output or `html.escape`), so the text is
     escaped once there and marked safe only here. Works without JavaScript: a <details> holds the rest.
     With a `budget`, a box past it is drawn plain, says so, and names `url()`, where its coloured
     version is served (the page's script swaps it in when the box comes into view).
     """
-    block = tool_cards.code_block(text or "", language or "text", start=start, budget=budget)
+    block = highlighting.code_block(text or "", language or "text", start=start, budget=budget)
     if not block.total_lines:
         return format_html('<p class="muted code-empty">{}</p>', "(no output)" if text is None else "(empty)")
     last = block.start + block.total_lines - 1
@@ -323,9 +400,9 @@ def _colour_url(url: Callable[[], str] | None) -> SafeString:
     return format_html(' data-colour-url="{}"', url()) if url is not None else mark_safe("")
 
 
-def _deferred_note(budget: tool_cards.HighlightBudget | None) -> SafeString:
+def _deferred_note(budget: highlighting.HighlightBudget | None) -> SafeString:
     # No silent degradation: a reader without JavaScript learns why this box has no colours.
-    size = budget.size if budget is not None else tool_cards.HIGHLIGHT_PAGE_BUDGET
+    size = budget.size if budget is not None else highlighting.HIGHLIGHT_PAGE_BUDGET
     return format_html(
         '<p class="muted code-note code-note--plain">plain text for now: a page colours {} of code at '
         "most, and that went to the boxes above; this one is coloured when it scrolls into view "
@@ -340,16 +417,16 @@ _BUDGET = "introspect_tags.highlight_budget"
 _URL_TAIL = "/0/code/slot/"
 
 
-def page_budget(context) -> tool_cards.HighlightBudget:
+def page_budget(context) -> highlighting.HighlightBudget:
     """The highlighting budget of the render `context` belongs to."""
     root = context.render_context.dicts[0]
     budget = root.get(_BUDGET)
     if budget is None:
-        budget = root[_BUDGET] = tool_cards.HighlightBudget()
+        budget = root[_BUDGET] = highlighting.HighlightBudget()
     return budget
 
 
-def _lazy(context, entry, slot: str) -> tuple[tool_cards.HighlightBudget | None, Callable[[], str] | None]:
+def _lazy(context, entry, slot: str) -> tuple[highlighting.HighlightBudget | None, Callable[[], str] | None]:
     """The page's budget and where the entry's box is served coloured (asked only for a box that
     is deferred), or (None, None) for a box nothing names: such a box is always coloured in place."""
     session = context.get("session")
@@ -384,7 +461,7 @@ def code_block_tag(
     return code_block(text, language, start, budget=budget, url=url, is_open=opened(context))
 
 
-def _diff_rows(rows: tuple[tool_cards.DiffRow, ...], numbered: bool) -> str:
+def _diff_rows(rows: tuple[highlighting.DiffRow, ...], numbered: bool) -> str:
     # f-strings, not format_html_join: a diff has up to 2,000 rows and nothing here needs escaping
     # (kind and marker come from closed sets, the numbers are ints, `html` is HTML already).
     def number(value: int | None) -> str:
@@ -412,12 +489,12 @@ def diff_block(
     diff,
     language: str = "text",
     *,
-    budget: tool_cards.HighlightBudget | None = None,
+    budget: highlighting.HighlightBudget | None = None,
     url: Callable[[], str] | None = None,
     is_open: bool = False,
 ):
     """A diff (DiffLine tuples) as a highlighted table clamped like `code_block` (and deferred like it)."""
-    block = tool_cards.diff_block(tuple(diff or ()), language or "text", budget=budget)
+    block = highlighting.diff_block(tuple(diff or ()), language or "text", budget=budget)
     if not block.head:
         return ""
     rows = (*block.head, *block.rest)

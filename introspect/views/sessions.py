@@ -293,14 +293,16 @@ def entry_code(request: HtmxHttpRequest, session_id: str, entry_id: int, slot: s
 @require_safe
 def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) -> HttpResponse:
     agent = get_object_or_404(
-        Subagent.objects.select_related("session", "spawn_entry"), session__sid=session_id, agent_id=agent_id
+        Subagent.objects.select_related("session", "spawn_entry", "source"),
+        session__sid=session_id,
+        agent_id=agent_id,
     )
     ask = SubagentPageForm.read(request)
-    entries, next_part = subagents.subagent_conversation(agent, part=ask["part"])
+    items, next_part = subagents.subagent_conversation(agent, part=ask["part"])
     context = {
         "session": agent.session,
         "agent": agent,
-        "entries": entries,
+        "items": items,
         "next_part": next_part,
         "summary": subagents.subagent_summary(agent),
         "subagents": {},

@@ -17,7 +17,7 @@ from django.utils import timezone
 from ledger.importer.adr_questions import read_questions, store_questions
 from ledger.models import AdrRecord, AdrRelation
 from ledger.records import parse
-from lib import bulk, fit, safefs
+from lib import bulk, column_fit, safefs
 from lib.hashing import sha256
 
 DEFAULT_DIRS = ("doc/adr", "docs/adr", "docs/decisions", ".ai/repo/adrs", "docs/architecture")
@@ -209,7 +209,7 @@ def fill(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes,
     row.problems = list(doc.problems) + (
         [f"{doc.quarantine[0]}: {doc.quarantine[1]}"] if doc.quarantine else []
     )
-    row.problems += fit.fit_instance(row)  # the file keeps the value; the column cannot
+    row.problems += column_fit.fit_instance(row)  # the file keeps the value; the column cannot
 
 
 def documents_json(value):

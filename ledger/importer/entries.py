@@ -19,7 +19,7 @@ from django.utils import timezone
 from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document, split_document
 from ledger.models import LedgerEntry, LedgerEntryVersion
-from lib import fit, safefs
+from lib import column_fit, safefs
 from lib.hashing import sha256
 
 ENTRY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})Z_e(\d+)\.md$")
@@ -144,7 +144,7 @@ def import_ledger(root: Path) -> DocumentResult:
                     parsed.ts,
                 )
                 entry.phase, entry.transcript_path, entry.body = parsed.phase, parsed.transcript, parsed.body
-                entry.flags = fit.fit_instance(entry)
+                entry.flags = column_fit.fit_instance(entry)
                 entry.save()
                 LedgerEntryVersion.objects.get_or_create(
                     entry=entry,

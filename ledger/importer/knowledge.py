@@ -22,7 +22,7 @@ from django.utils import timezone
 from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document, split_document
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
-from lib import bulk, fit, frontmatter, safefs
+from lib import bulk, column_fit, frontmatter, safefs
 from lib.hashing import sha256
 
 KNOWLEDGE_KEYS = (
@@ -303,7 +303,7 @@ def apply_file(
     record.superseded_by = str(data.get("superseded_by") or "")
     record.about = str(data.get("about") or "")
     record.body, record.frontmatter = parsed.body, json.loads(json.dumps(data, default=str))
-    overlong = fit.fit_instance(record)  # the file keeps the value; the column cannot
+    overlong = column_fit.fit_instance(record)  # the file keeps the value; the column cannot
     if overlong:
         record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
     link_provenance(record, SessionsBySid() if sessions is None else sessions)
@@ -361,7 +361,7 @@ def recover_audit(record: KnowledgeRecord, parsed: Knowledge) -> None:
         ReviewAction.objects.create(
             record=record,
             verb=ReviewAction.Verb.RECOVER,
-            reviewer_name=fit.cut(
+            reviewer_name=column_fit.cut(
                 line[len(marker) :].split(" via ", 1)[0].strip(), ReviewAction, "reviewer_name"
             ),
             note=line,

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from ledger.importer.document import DocumentResult, markdown, read_document, split_document
 from ledger.models import Memory, MemoryVersion
-from lib import fit, safefs
+from lib import column_fit, safefs
 from lib.hashing import sha256
 
 
@@ -137,7 +137,7 @@ def import_folder(folder: MemoryFolder, result: DocumentResult) -> list[int]:
                     content=raw.decode("utf-8", "replace"),
                     mem_name=parsed.name,
                     description=parsed.description,
-                    mem_type=fit.cut(parsed.mem_type, MemoryVersion, "mem_type"),
+                    mem_type=column_fit.cut(parsed.mem_type, MemoryVersion, "mem_type"),
                     frontmatter=parsed.frontmatter or {},
                     quarantine_reason=parsed.quarantine[0] if parsed.quarantine else "",
                     quarantine_detail=parsed.quarantine[1] if parsed.quarantine else "",

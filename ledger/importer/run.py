@@ -15,7 +15,16 @@ from django.conf import settings
 
 from introspect.importer import loader, problems
 from introspect.models import Project
-from ledger.importer import adr_load, document, entries, knowledge, memory, memory_provenance, mj, passlog
+from ledger.importer import (
+    adr_load,
+    document,
+    entries,
+    knowledge,
+    majordomus_ledger,
+    memory,
+    memory_provenance,
+    passlog,
+)
 from ledger.models import KnowledgeEvent
 from lib import safefs
 from lib.locations import SAMPLE_HOME, Locations
@@ -103,7 +112,7 @@ def import_documents(locs: Locations, *, ledger_dir: Path | None = None) -> Ledg
     problems.record("memory", result.memory.problems)
     repos = repositories(locs)
     mj_problems: list[safefs.Problem] = []
-    for source in mj.sources(repos, mj_problems):
+    for source in majordomus_ledger.sources(repos, mj_problems):
         found = loader.import_file(source)
         result.mj_lines += found.counts.imported
         if found.problem is not None:

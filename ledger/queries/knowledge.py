@@ -90,14 +90,18 @@ def similar(record: KnowledgeRecord) -> list[KnowledgeRecord]:
 
 
 def pipeline_events() -> list[KnowledgeEvent]:
-    """The deriver's last 20 events."""
-    return list(KnowledgeEvent.objects.select_related("session").order_by("-at")[:20])
+    """The deriver's last 20 events (those of one instant newest written first: a pass stamps many)."""
+    return list(KnowledgeEvent.objects.select_related("session").order_by("-at", "-pk")[:20])
 
 
 def pipeline_failures() -> list:
     """The deriver's failed boundaries, and majordomus' last 20 `provider.event.failed` lines."""
-    ours = list(KnowledgeEvent.objects.filter(kind=KnowledgeEvent.Kind.FAILED).select_related("session"))
-    theirs = list(MjLedgerLine.objects.filter(event="provider.event.failed").order_by("-ts_raw")[:20])
+    ours = list(
+        KnowledgeEvent.objects.filter(kind=KnowledgeEvent.Kind.FAILED)
+        .select_related("session")
+        .order_by("-at", "-pk")
+    )
+    theirs = list(MjLedgerLine.objects.filter(event="provider.event.failed").order_by("-ts_raw", "-pk")[:20])
     return ours + theirs
 
 

@@ -15,12 +15,9 @@ from pathlib import Path
 
 import orjson
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "fixtures"
-    / "transcripts"
-    / "oneryalcin_fasthooks_sample_main_transcript.jsonl"
-)
+from tests.fixtures import TRANSCRIPTS
+
+FIXTURE = TRANSCRIPTS / "oneryalcin_fasthooks_sample_main_transcript.jsonl"
 SID = "9a1b2c3d-0025-4000-8000-00000000f1a7"
 PROJECT = "-workspace"  # the fixture's cwd, as Claude Code names its folder
 COPIES = 10

@@ -254,3 +254,31 @@ def clip_around(tab, tool_use_id: str) -> dict:
         "width": tab.page.viewport_size["width"],
         "height": height,
     }
+
+
+LONG_PROMPT_SESSION = "e7d6c5b4-0000-4000-8000-0000000010a6"
+
+
+def test_a_long_prompt_opens_whole_from_show_all_without_javascript(browser, live_server, sample_home):
+    prompt = "".join(f"step {n} " for n in range(4_000)) + "LAST-WORD"  # 33,899 characters
+    folder = sample_home / ".claude/projects/-home-dev-src-long"
+    folder.mkdir()
+    line = {
+        "type": "user",
+        "uuid": "p-long",
+        "sessionId": LONG_PROMPT_SESSION,
+        "timestamp": "2026-02-10T21:11:10.500Z",
+        "message": {"role": "user", "content": prompt},
+    }
+    (folder / f"{LONG_PROMPT_SESSION}.jsonl").write_bytes(orjson.dumps(line) + b"\n{torn\n")
+    call_command("ingest", stdout=StringIO())
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/sessions/{LONG_PROMPT_SESSION}/")
+    quote = page.locator("blockquote.prompt")
+    assert quote.locator(".text-preview").is_visible() and "LAST-WORD" not in quote.inner_text()
+    quote.get_by_text(f"show all ({len(prompt):,} characters)").click()
+    assert quote.locator(".text-whole").inner_text().endswith("LAST-WORD")
+    assert not quote.locator(".text-preview").is_visible()  # the whole takes the preview's place
+    assert page.locator(".entry--gap").inner_text().startswith("not read line 2 of")
+    context.close()

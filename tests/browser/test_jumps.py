@@ -26,8 +26,9 @@ PLACE = """(id) => { const r = document.getElementById(id).getBoundingClientRect
           window: window.innerHeight, end: window.scrollY + window.innerHeight >= root.scrollHeight - 2}; }"""
 
 
-def press_and_wait(page, key: str, timeout: float = 5000) -> str:
-    """Press `key` and wait for the current prompt to change; the new one ('' when nothing moved)."""
+def press_and_wait(page, key: str, timeout: float = 15000) -> str:
+    """Press `key` and wait for the current prompt to change; the new one ('' when nothing moved).
+    The wait is a timeout, not a measurement: `n` past a page loads the next one from a busy server."""
     before = page.evaluate(CURRENT)
     page.keyboard.press(key)
     try:

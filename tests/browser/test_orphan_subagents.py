@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import shutil
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from lib import locations
 from tests.browser.conftest import Page
+from tests.fixtures import TRANSCRIPTS
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "fixtures"
-    / "transcripts"
-    / "marot_spotter_agent-acompact-e1f845.jsonl"
-)
+FIXTURE = TRANSCRIPTS / "marot_spotter_agent-acompact-e1f845.jsonl"
 ORPHAN, AGENT = "4d5611e5-241a-462a-8d15-5122611a9569", "acompact-e1f845"
 WIDTHS = (390, 1280, 1920)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from io import StringIO
 
@@ -12,7 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from introspect.models import Session
-from tests.introspect.importer.test_transcripts import FIXTURES, TREE
+from tests.fixtures import TREE, lay_out_tree
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -231,13 +230,7 @@ def test_it_shows_every_sample_session_without_errors(tab):
 
 def test_it_shows_the_real_fixture_transcripts(tab, sample_home):
 
-    if not FIXTURES.is_dir():
-        pytest.skip("shared/fixtures is not beside this checkout")
-
-    projects = sample_home / ".claude/projects"
-    for folder, (session, name) in TREE.items():
-        (projects / folder).mkdir()
-        shutil.copy(FIXTURES / name, projects / folder / f"{session}.jsonl")
+    lay_out_tree(sample_home / ".claude/projects")
     call_command("ingest", stdout=StringIO())
     for n, (folder, (session, _)) in enumerate(TREE.items(), start=1):
         tab.go(f"/sessions/{session}/")

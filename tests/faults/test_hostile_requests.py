@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import inspect
 import re
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
 from django.urls import resolve, reverse
 
-from ledger.models import KnowledgeRecord
+from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
 from tests.faults.hostile import every_page, hostile  # noqa: F401 (the fixture, named in usefixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("hostile")]
@@ -29,6 +30,25 @@ NUMBERS = ["99999999999999999999", "-99999999999999999999", "-1e999", "nan", "in
 DATES = ["9999-12-31", "0001-01-01", "99999-01-01", "2026-02-30"]
 LONG = ["x" * 5000, "9" * 5000]
 NULS = ["\x00", "a\x00b"]
+
+
+@pytest.fixture
+def written(request, settings) -> tuple[Path, ...]:
+    """Where a review act writes: the hostile HOME's project (its records) and waysweb's own knowledge."""
+    return (request.getfixturevalue("hostile"), settings.WAYSWEB_LOCATIONS.own_knowledge)
+
+
+def on_disk(roots: tuple[Path, ...]) -> dict[Path, bytes]:
+    """Every file under `roots` and its bytes."""
+    return {path: path.read_bytes() for root in roots for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def in_db() -> dict[str, list[dict]]:
+    """Every knowledge and decision record as its row says, and every review act written."""
+    return {
+        model.__name__: list(model.objects.order_by("pk").values())
+        for model in (KnowledgeRecord, ReviewAction, AdrRecord, AdrAction)
+    }
 
 
 def parameters(view) -> set[str]:
@@ -71,29 +91,46 @@ def test_it_answers_400_to_a_nul_in_the_path(client):
     assert client.get(reverse("introspect:session-detail", args=["\x00"])).status_code == 404
 
 
-def test_it_answers_400_to_a_nul_in_a_form_before_any_write(reviewer):
+def test_it_answers_400_to_a_nul_in_a_login_form_and_signs_nobody_in(reviewer):
     client = Client()
-    assert client.post("/accounts/login/", {"username": "rita\x00", "password": "x"}).status_code == 400
+    response = client.post("/accounts/login/", {"username": f"{reviewer.username}\x00", "password": "x"})
+    assert response.status_code == 400
+    assert "_auth_user_id" not in client.session
+
+
+def test_it_answers_400_to_a_nul_in_a_form_before_any_write(reviewer, written):
+    client = Client()
     client.force_login(reviewer)
     record = KnowledgeRecord.objects.filter(status="candidate").first()
+    files, rows = on_disk(written), in_db()
+    assert Path(record.path) in files
     response = client.post(
         reverse("ledger:candidate-promote", args=[record.pk]),
         {"evidence": "seen\x00", "klass": "fact", "loaded_sha256": record.sha256},
     )
     assert response.status_code == 400
+    # The record unchanged on disk and in the database, and no review act written.
+    assert on_disk(written) == files
+    assert in_db() == rows
     record.refresh_from_db()
     assert record.status == "candidate"
 
 
-def test_it_ignores_a_successor_too_large_for_a_column(reviewer):
+def test_it_reads_a_successor_too_large_for_a_column_as_none_picked_and_writes_nothing(reviewer, written):
     client = Client()
     client.force_login(reviewer)
-    pk = resolve(dict(every_page(client))["ledger:record-detail"]).kwargs["pk"]
+    record = AdrRecord.objects.get(pk=resolve(dict(every_page(client))["ledger:record-detail"]).kwargs["pk"])
+    files, rows = on_disk(written), in_db()
+    assert Path(record.path) in files
     response = client.post(
-        reverse("ledger:record-status", args=[pk]),
-        {"verb": "supersede", "successor": "99999999999999999999", "loaded_sha256": ""},
+        reverse("ledger:record-status", args=[record.pk]),
+        {"verb": "supersede", "successor": "99999999999999999999", "loaded_sha256": record.sha256},
     )
-    assert response.status_code in (200, 409)
+    # Refused as a supersede without a successor is: the page again, saying what to pick.
+    assert response.status_code == 200
+    assert "pick the record (in the same repository) that supersedes this one" in response.text
+    assert on_disk(written) == files
+    assert in_db() == rows
 
 
 def test_it_answers_head_on_every_page_as_get_without_the_body(client):

@@ -22,7 +22,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from introspect.importer import health, loader, wayfiles
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 from introspect.models import Project, SourceProblem, Spill, TranscriptEntry, Way, WaysEvent
 from ledger.importer import adr_load
 from ledger.importer import knowledge as knowledge_files
@@ -36,7 +36,7 @@ from ledger.models import (
     ReviewAction,
 )
 from ledger.records import parse as adr_parse
-from lib import fit, locations, safefs
+from lib import column_fit, locations, safefs
 from tests.conftest import Home, append, gzip_member
 from tests.faults.conftest import (
     BASE_DIR,
@@ -520,7 +520,7 @@ def test_making_the_same_knowledge_a_decision_record_twice_is_one_record(home, c
 
 
 def overlong(model, name: str) -> str:
-    return "x" * (fit.limits(model)[name][0] + 1)
+    return "x" * (column_fit.limits(model)[name][0] + 1)
 
 
 EVENT_STRINGS = {
@@ -541,7 +541,7 @@ EVENT_STRINGS = {
 def test_every_events_column_takes_an_overlong_value_flagged_not_fatal(home):
     """Every bounded column the importer fills from an events line, fed a value one longer."""
     inputs = set(EVENT_STRINGS.values()) | {"schema_gen"}
-    written = {name for name in fit.limits(WaysEvent) if name not in ("sha256",)}
+    written = {name for name in column_fit.limits(WaysEvent) if name not in ("sha256",)}
     assert written == inputs  # a new bounded column must be added to this test
     lines = []
     for key, column in EVENT_STRINGS.items():
@@ -640,7 +640,9 @@ def transcript_lines() -> tuple[list[bytes], dict[str, int]]:
 def test_every_transcript_column_takes_an_overlong_value_flagged_not_fatal(home):
     lines, columns = transcript_lines()
     unfed = {"session_key", "sha256"}  # from the file name, and computed
-    assert set(fit.limits(TranscriptEntry)) - unfed == set(columns)  # a new bounded column must be added here
+    assert set(column_fit.limits(TranscriptEntry)) - unfed == set(
+        columns
+    )  # a new bounded column must be added here
     valid = jsonl(entry("s1", 50))
     append(home.transcript("/p", "s1"), *lines, valid)
     append(home.live, event(0, session="s1"))

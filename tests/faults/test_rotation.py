@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from introspect.derive.sources import events_in_order
+from introspect.derive.session_inputs import events_in_order
 from introspect.models import Quarantine, RawLine, Session, SourceFile, WaysEvent
 from tests.conftest import append, gzip_member
 from tests.faults.conftest import assert_counters_add_up, assert_rows, event, expected, ingest, sha

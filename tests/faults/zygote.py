@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.management import call_command, load_command_class
 from django.db import DatabaseError, connection
 
-from introspect.importer import loader
+from introspect.importer import batch
 from introspect.importer.run import Options
 from waysweb.passes import sessions_pass
 
@@ -43,7 +43,7 @@ def bypass() -> None:
     for _ in range(500):
         try:
             result = sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
-        except loader.CheckpointMoved:
+        except batch.CheckpointMoved:
             conflicts += 1
             continue
         except DatabaseError as exc:

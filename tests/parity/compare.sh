@@ -5,7 +5,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel)
-fixtures=$(cd "$repo/.." && pwd)/shared/fixtures
+# The fixtures of this checkout, the same files for both commits (an old commit may predate them).
+fixtures=$repo/tests/fixtures
 out=${3:-$(mktemp -d /tmp/waysweb-compare.XXXX)}
 for side in old new; do
   commit=$([ "$side" = old ] && echo "$1" || echo "$2")

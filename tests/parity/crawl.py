@@ -1,9 +1,9 @@
-"""Crawl every page of the bundled sample and of the shared fixtures with one checkout's code.
+"""Crawl every page of the bundled sample and of the fixture transcripts with one checkout's code.
 
 A refactor promises "behaviour unchanged"; this is how it is checked. Run it in two checkouts (the
 commit before and the commit after) and diff the two output folders — `compare.sh OLD NEW` does all
 of it. For each corpus (the sample as `serve --demo` shows it, and the real transcripts of
-../shared/fixtures) it imports into a fresh database, then, anonymously and logged in as a reviewer,
+tests/fixtures) it imports into a fresh database, then, anonymously and logged in as a reviewer,
 follows every same-site link from `/` breadth first, writing each answer (status, content type, body)
 to a file named after its URL; and it writes `manage.py introspect list|dump|fires|replay` for every
 session. Per-request values (CSRF tokens, CSP nonces) are masked; nothing else is.
@@ -34,7 +34,10 @@ def corpus_env(corpus: str, work: Path, fixtures: Path) -> dict[str, str]:
         home = work / "home-fixtures"
         projects = home / ".claude" / "projects" / "-fixtures"
         projects.mkdir(parents=True)
-        for transcript in sorted((fixtures / "transcripts").glob("*.jsonl")):
+        # The hook log too, as the shared folder kept it beside them: the corpus earlier crawls read.
+        for transcript in sorted(
+            [*(fixtures / "transcripts").glob("*.jsonl"), *(fixtures / "hook-logs").glob("*.jsonl")]
+        ):
             shutil.copy(transcript, projects / transcript.name)
         env.update(HOME=str(home))
     Path(env["HOME"]).mkdir(parents=True, exist_ok=True)
@@ -44,9 +47,7 @@ def corpus_env(corpus: str, work: Path, fixtures: Path) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument(
-        "--fixtures", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "fixtures"
-    )
+    parser.add_argument("--fixtures", type=Path, default=Path(__file__).resolve().parents[1] / "fixtures")
     parser.add_argument("--limit", type=int, default=6000, help="URLs per corpus and identity")
     args = parser.parse_args()
     if args.out.exists():

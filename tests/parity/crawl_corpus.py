@@ -19,6 +19,19 @@ import django
 
 django.setup()
 
+# Pages name their static files through the manifest, as `serve` builds it (waysweb/static_build.py:
+# once per build, in the data directory); before that module existed, serve collected into STATIC_ROOT.
+try:
+    from django.conf import settings as _settings
+
+    from waysweb import static_build
+
+    static_build.serve_from(Path(_settings.DATA_DIR) / "static")
+except ImportError:
+    from django.core.management import call_command as _collect
+
+    _collect("collectstatic", interactive=False, verbosity=0)
+
 import argparse
 import hashlib
 import re
@@ -33,6 +46,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from introspect.models import Session
+from waysweb import passes
 
 FROZEN_AT = "2026-12-01T12:00:00+00:00"
 MASKS = [
@@ -87,6 +101,9 @@ def masked(body: bytes) -> bytes:
 
 def import_and_crawl(out: Path, limit: int) -> None:
     call_command("migrate", verbosity=0)
+    # One derive, at the pass's end: deriving as files land follows the wall clock, and the order
+    # sessions are first derived in numbers their projects (the ids in ?project= links).
+    passes.DERIVE_EVERY_SECS = float("inf")
     call_command("ingest", stdout=StringIO(), stderr=StringIO())
     commands = out / "commands"
     commands.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ import orjson
 from introspect.importer import gzip_tail, parser, schema, transcripts, wayfiles
 from introspect.rules import timestamps
 from introspect.rules.join import project_slug
-from ledger.importer import document, entries, knowledge, mj
+from ledger.importer import document, entries, knowledge, majordomus_ledger
 from ledger.records import parse as adrs
 from sample import formats
 
@@ -592,7 +592,7 @@ def test_it_writes_majordomus_ledger_lines_with_the_envelope_event_first():
     )
     line = formats.mj_line(*pairs, ("provider", "claude"), ("event", "PreCompact"), ("provider_session", SID))
     assert line.count('"event":') == 2  # a dict could not hold both (knowledge-and-records.md §7.1)
-    assert mj.parse_mj_line(line.encode()) == {
+    assert majordomus_ledger.parse_mj_line(line.encode()) == {
         "ts": "2026-11-05T14:11:29Z",
         "event": "provider.event.received",
         "head": "5d6e7f8",
@@ -609,7 +609,7 @@ def test_it_writes_majordomus_ledger_lines_with_the_envelope_event_first():
         ),
         ("outcome", "completed"),
     )
-    assert "session" not in mj.parse_mj_line(closed.encode())
+    assert "session" not in majordomus_ledger.parse_mj_line(closed.encode())
 
 
 def test_it_quotes_yaml_scalars_so_they_read_back_as_written():

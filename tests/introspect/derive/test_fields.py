@@ -19,17 +19,14 @@ from django.core.management import call_command
 
 from introspect.models import Session
 from introspect.rules import pricing
+from tests.fixtures import TRANSCRIPTS
 
 pytestmark = pytest.mark.django_db
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO / "tests" / "fixtures" / "transcripts"  # copies of shared/fixtures/transcripts
 SAMPLE_PROJECTS = REPO / "sample" / "home" / ".claude" / "projects"
 FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 ONE_HOUR = "ephemeral_1h_input_tokens"
-needs_fixtures = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout"
-)
 
 
 def expected_usage(files: list[Path]) -> tuple[tuple[int, ...], Decimal | None]:
@@ -109,11 +106,10 @@ def session_ids(path: Path) -> list[str]:
     return found
 
 
-@needs_fixtures
 def test_each_fixture_transcripts_totals_and_cost_are_its_messages_final_counts(home):
     projects = home.root / ".claude" / "projects"
     laid_out = {}
-    for n, path in enumerate(sorted(FIXTURES.glob("*.jsonl")), start=1):
+    for n, path in enumerate(sorted(TRANSCRIPTS.glob("*.jsonl")), start=1):
         ids = session_ids(path)
         if not any(json.loads(raw).get("type") == "assistant" for raw in path.read_bytes().splitlines()):
             continue  # the fasthooks hook log is not a transcript
@@ -148,10 +144,9 @@ def test_each_sample_sessions_totals_and_cost_cover_its_trunk_and_subagent_files
     assert with_subagents == 1  # the subagent's own messages (another model) are in its session's totals
 
 
-@needs_fixtures
 def test_a_fixtures_output_is_its_final_rows_not_ccusages_first_rows(home):
     # marot/spotter's subagent.jsonl (Claude Code 2.1.38): 28 usage lines, 12 messages.
-    source = FIXTURES / "marot_spotter_subagent.jsonl"
+    source = TRANSCRIPTS / "marot_spotter_subagent.jsonl"
     target = home.root / ".claude" / "projects" / "-p" / "491e126e-1e71-469c-ade2-fcc8af567c74.jsonl"
     target.parent.mkdir(parents=True)
     shutil.copy(source, target)

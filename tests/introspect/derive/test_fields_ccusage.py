@@ -26,10 +26,10 @@ import pytest
 from django.core.management import call_command
 
 from introspect.models import Session
+from tests.fixtures import FIXTURES, TRANSCRIPTS
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 REFERENCE = FIXTURES / "ccusage"
 SAMPLE_PROJECTS = FIXTURES.parents[1] / "sample" / "home" / ".claude" / "projects"
 TOKENS = {
@@ -50,7 +50,7 @@ def lay_out_fixtures(projects: Path) -> None:
     tree = json.loads((REFERENCE / "fixtures-tree.json").read_text())
     for rel_path, name in tree.items():
         (projects / rel_path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(FIXTURES / "transcripts" / name, projects / rel_path)
+        shutil.copy(TRANSCRIPTS / name, projects / rel_path)
 
 
 def assert_equal_to_ccusage(rows: dict[str, dict]) -> None:

@@ -13,17 +13,13 @@ import pytest
 from django.core.management import call_command
 
 from introspect.models import Session, Subagent
+from tests.fixtures import TRANSCRIPTS
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transcripts"
 COMPACTED = "oneryalcin_fasthooks_sample_main_transcript.jsonl"  # a manual /compact (2.0.76)
 COMPACTED_SID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 SUBAGENT = "marot_spotter_subagent.jsonl"  # opus trunk with Haiku side calls (2.1.38)
-
-needs_fixtures = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout"
-)
 
 
 def ingest() -> None:
@@ -41,11 +37,10 @@ def stamp(value: str) -> datetime:
 def copy_trunk(home, name: str, sid: str) -> Path:
     target = home.root / ".claude" / "projects" / "-workspace" / f"{sid}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(FIXTURES / name, target)
+    shutil.copy(TRANSCRIPTS / name, target)
     return target
 
 
-@needs_fixtures
 def test_a_claude_code_only_session_has_its_transcripts_facts(home):
     lines = lines_of(copy_trunk(home, COMPACTED, COMPACTED_SID))
     ingest()
@@ -88,7 +83,6 @@ def test_a_claude_code_only_session_has_its_transcripts_facts(home):
     assert session.window_k == 200 and not session.window_observed  # Haiku 4.5: 200K, and the peak fits
 
 
-@needs_fixtures
 def test_every_model_of_the_trunk_and_its_subagent_files_is_listed(home):
     sid = "491e126e-1e71-469c-ade2-fcc8af567c74"
     trunk = lines_of(copy_trunk(home, SUBAGENT, sid))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from introspect.importer import sources
+from introspect.importer import discovery
 from lib import safefs
 
 
@@ -14,14 +14,14 @@ def trunk(folder, sid: str):
 
 
 def listed(projects, cache):
-    return sorted(s.rel_path for s in sources.transcript_sources(projects, cache=cache))
+    return sorted(s.rel_path for s in discovery.transcript_sources(projects, cache=cache))
 
 
 def test_it_reuses_a_folder_listing_until_a_directory_changes(tmp_path, monkeypatch):
     projects = tmp_path / "projects"
     trunk(projects / "-p", "s1")
     trunk(projects / "-q", "s2")
-    cache = sources.ListingCache()
+    cache = discovery.ListingCache()
     assert listed(projects, cache) == ["-p/s1.jsonl", "-q/s2.jsonl"]
     calls = []
     real = safefs.entries
@@ -39,7 +39,7 @@ def test_it_sees_a_subagent_file_land_in_a_session_folder_however_deep(tmp_path)
     projects = tmp_path / "projects"
     trunk(projects / "-p", "s1")
     (projects / "-p" / "s1").mkdir()  # a session folder, empty for now
-    cache = sources.ListingCache()
+    cache = discovery.ListingCache()
     assert listed(projects, cache) == ["-p/s1.jsonl"]
     nested = projects / "-p" / "s1" / "subagents" / "workflows"
     nested.mkdir(parents=True)
@@ -53,8 +53,8 @@ def test_a_listing_from_the_cache_reports_its_problems_again(tmp_path):
     trunk(projects / "-p", "s1")
     (projects / "-p" / "s2.jsonl").symlink_to(tmp_path / "outside.jsonl")
     (tmp_path / "outside.jsonl").write_text("{}\n")
-    cache = sources.ListingCache()
+    cache = discovery.ListingCache()
     for _ in range(2):
         problems: list = []
-        sources.transcript_sources(projects, problems, cache=cache)
+        discovery.transcript_sources(projects, problems, cache=cache)
         assert [p.path for p in problems] == [str(projects / "-p" / "s2.jsonl")]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from introspect.importer import gzip_tail, loader, tailer
-from introspect.importer.sources import LIVE_RANK, Source
+from introspect.importer import batch, gzip_tail, loader, tailer
+from introspect.importer.discovery import LIVE_RANK, Source
 from introspect.models import RawLine, SourceFile, WaysEvent
+from lib import bulk
+from lib.hashing import sha256
 from tests.conftest import append, gzip_member, line
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +29,7 @@ def live(home) -> Source:
 
 def test_it_rolls_back_rows_when_the_process_dies_before_the_checkpoint(home, monkeypatch):
     append(home.live, *LINES)
-    original = loader.bulk.insert_rows
+    original = bulk.insert_rows
 
     def rows_then_crash(rows, **kwargs):
         original(rows, **kwargs)
@@ -54,8 +56,8 @@ def test_it_refuses_a_batch_whose_checkpoint_another_importer_moved(home):
     row = SourceFile.objects.get()
     append(home.live, line(ts="2026-11-02T10:01:00Z", event="session_start", session="s"))
     chunk = tailer.read_chunk(home.live, loader.checkpoint_of(row))
-    with pytest.raises(loader.CheckpointMoved):
-        loader.load_batch(row, chunk, expected_offset=row.offset - 1)
+    with pytest.raises(batch.CheckpointMoved):
+        batch.load_batch(row, chunk, expected_offset=row.offset - 1)
     assert WaysEvent.objects.count() == 5
     assert SourceFile.objects.get().offset == row.offset
 
@@ -63,13 +65,13 @@ def test_it_refuses_a_batch_whose_checkpoint_another_importer_moved(home):
 def test_it_commits_in_batches_of_at_most_batch_lines(home, monkeypatch):
     append(home.live, *(line(ts="2026-11-02T10:00:00Z", event="x", n=i) for i in range(2500)))
     batches = []
-    original = loader.load_batch
+    original = batch.load_batch
 
     def counting(row, chunk, **kwargs):
         batches.append(len(chunk.lines))
         return original(row, chunk, **kwargs)
 
-    monkeypatch.setattr(loader, "load_batch", counting)
+    monkeypatch.setattr(batch, "load_batch", counting)
     loader.import_file(live(home))
     assert batches == [1000, 1000, 500]
     assert WaysEvent.objects.count() == 2500
@@ -104,14 +106,14 @@ def member_position(row: SourceFile) -> tuple[int, int, int]:
 def test_it_commits_an_archive_member_in_batches_of_at_most_batch_lines(home, monkeypatch):
     source = archive(home, gzip_member(*MANY))
     positions = []
-    original = loader.load_batch
+    original = batch.load_batch
 
     def recording(row, chunk, **kwargs):
         out = original(row, chunk, **kwargs)
         positions.append((len(chunk.lines), member_position(row)))
         return out
 
-    monkeypatch.setattr(loader, "load_batch", recording)
+    monkeypatch.setattr(batch, "load_batch", recording)
     loader.import_file(source)
     size = home.archive("2026-11-01").stat().st_size
     # Inside the member the checkpoint is its start plus the lines (and bytes) committed of it.
@@ -124,7 +126,7 @@ def test_it_commits_an_archive_member_in_batches_of_at_most_batch_lines(home, mo
 
 def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same_rows(home, monkeypatch):
     source = archive(home, gzip_member(*MANY))
-    original = loader.bulk.insert_rows
+    original = bulk.insert_rows
     batches = []
 
     def second_batch_dies(rows, **kwargs):
@@ -145,7 +147,7 @@ def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same
     result = loader.import_file(source)  # a new run: the member is inflated again and skipped into
     assert (result.counts.imported, result.counts.duplicate) == (1500, 0)
     assert sorted(RawLine.objects.values_list("offset", "index", "sha256")) == [
-        (0, i, loader.sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)
+        (0, i, sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)
     ]
     assert sorted(WaysEvent.objects.values_list("order_offset", "order_index")) == [
         (0, i) for i in range(2500)
@@ -173,8 +175,8 @@ def test_it_refuses_a_batch_whose_member_position_another_importer_moved(home):
         chunk = tail.chunk(None, max_lines=10)
     SourceFile.objects.filter(pk=row.pk).update(offset=0, member_bytes=5, member_lines=1)
     row.refresh_from_db()
-    with pytest.raises(loader.CheckpointMoved):
-        loader.load_batch(row, chunk, expected_offset=0, expected_member_bytes=0)
+    with pytest.raises(batch.CheckpointMoved):
+        batch.load_batch(row, chunk, expected_offset=0, expected_member_bytes=0)
     assert member_position(row) == (0, 5, 1)
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import orjson
 
 from introspect.importer import loader, progress
-from introspect.importer.sources import Source
+from introspect.importer.discovery import Source
 
 
 class Clock:

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.db import models, transaction
 
-from introspect.importer import sources
+from introspect.importer import discovery
 from introspect.importer.run import Options, PassResult
 from introspect.models import RawLine, Session, SourceFile, TranscriptEntry, Turn, WaysEvent
 from lib import locations
@@ -54,7 +54,7 @@ def tree(home):
     home.two = home.transcript("/home/dev/web", S2)
     append(home.one, said("u1", 1, "first"))
     append(home.two, said("v1", 1, "other"))
-    home.cache = sources.ListingCache()
+    home.cache = discovery.ListingCache()
     passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False, listings=home.cache))
     return home
 

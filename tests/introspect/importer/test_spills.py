@@ -7,6 +7,7 @@ import importlib
 import os
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -15,6 +16,7 @@ from django.db.models import F
 
 from introspect.importer import spills
 from introspect.models import SourceFile, Spill, TranscriptEntry
+from lib.hashing import sha256
 from tests.faults.conftest import entry, jsonl, spill_stub
 
 pytestmark = pytest.mark.django_db
@@ -183,6 +185,50 @@ def test_a_spill_refused_by_the_root_keeps_its_reason_and_is_never_read(home, tm
     spill = Spill.objects.get()
     assert (spill.found, spill.text, spill.problem) == (False, "", "leaves_root")
     assert spill.problem_label == "skipped: leaves its root"
+
+
+def test_a_stub_names_only_a_plain_file_name_each_once():
+    def stub(path: str) -> str:
+        return f"<persisted-output>\nOutput too large. Full output saved to: {path}\n</persisted-output>"
+
+    text = "".join(
+        stub(path)
+        for path in (
+            "~/.claude/projects/-p/s1/tool-results/out-1.txt",
+            "/anywhere/else/../../etc/passwd",  # a path is data: only its last part is looked up
+            "~/.claude/projects/-p/s1/tool-results/out-1.txt",
+            "~/.claude/projects/-p/s1/tool-results/$(rm -rf ~)",
+        )
+    )
+    assert spills.named_spills(text) == ["out-1.txt", "passwd"]
+    assert spills.named_spills("Full output saved to: out.txt") == []  # no stub around it
+    assert spills.named_spills(None) == []
+
+
+def test_a_spill_is_looked_for_in_its_sessions_tool_results_folder_only():
+    kind = SourceFile.Kind
+    assert spills.spill_folder(kind.TRANSCRIPT, "/projects", "-p/s1.jsonl") == Path(
+        "/projects/-p/s1/tool-results"
+    )
+    assert spills.spill_folder(
+        kind.SUBAGENT_TRANSCRIPT, "/projects", "-p/s1/subagents/agent-a.jsonl"
+    ) == Path("/projects/-p/s1/tool-results")
+    # A legacy subagent file beside the sessions has no session folder; an events log has none.
+    assert spills.spill_folder(kind.SUBAGENT_TRANSCRIPT, "/projects", "-p/agent-a.jsonl") is None
+    assert spills.spill_folder(kind.EVENTS, "/state", "events.jsonl") is None
+
+
+def test_a_spill_larger_than_the_cap_is_kept_up_to_it_as_text_without_nuls(home, monkeypatch):
+    monkeypatch.setattr(spills, "MAX_SPILL_BYTES", 8)
+    folder = session_with_stubs(home, "big.bin")
+    folder.mkdir(parents=True)
+    data = b"ab\x00\xffcdef and the rest"
+    (folder / "big.bin").write_bytes(data)
+    ingest()
+    spill = Spill.objects.get()
+    assert (spill.found, spill.size, spill.truncated) == (True, len(data), True)  # the size on disk
+    assert spill.text == "ab\ufffd\ufffdcdef"
+    assert spill.sha256 == sha256(b"ab\x00\xffcdef")  # of the bytes kept, as read
 
 
 def test_migration_0022_gives_each_stub_line_its_placeholders_and_makes_every_spill_not_found_due(home):

@@ -7,63 +7,39 @@ import shutil
 from io import StringIO
 from pathlib import Path
 
+import orjson
 import pytest
 from django.core.management import call_command
 
 from introspect.importer import transcripts
 from introspect.models import Quarantine, Session, SourceFile, Spill, Subagent, TranscriptEntry
+from tests.fixtures import TRANSCRIPTS, TREE, lay_out_tree
 
 pytestmark = pytest.mark.django_db
 
-# Copies of shared/fixtures/transcripts (tests/fixtures/transcripts/PROVENANCE.md). Each session's
-# tokens and cost against ccusage 20's: tests/introspect/derive/test_fields_ccusage.py.
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
-# One transcript per folder.
-TREE = {
-    "fixture-1": (
-        "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
-        "d-kimuson_claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
-    ),
-    "fixture-2": ("4d5611e5-241a-462a-8d15-5122611a9569", "marot_spotter_agent-acompact-e1f845.jsonl"),
-    "fixture-3": ("491e126e-1e71-469c-ade2-fcc8af567c74", "marot_spotter_subagent.jsonl"),
-    "fixture-4": ("d6e0bada-1959-4eec-a9d2-0bfade768d8f", "marot_spotter_tool_heavy.jsonl"),
-    "fixture-5": (
-        "c45af7b1-cb7c-4e51-93db-8cbb250a877a",
-        "oneryalcin_fasthooks_sample_main_transcript.jsonl",
-    ),
-}
-
-needs_fixtures = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout"
-)
+# Each session's tokens and cost against ccusage 20's: tests/introspect/derive/test_fields_ccusage.py.
 
 
 def lay_out(home) -> Path:
-    projects = home.root / ".claude" / "projects"
-    for folder, (session, name) in TREE.items():
-        (projects / folder).mkdir(parents=True)
-        shutil.copy(FIXTURES / name, projects / folder / f"{session}.jsonl")
-    return projects
+    return lay_out_tree(home.root / ".claude" / "projects")
 
 
 def ingest() -> None:
     call_command("ingest", stdout=StringIO())
 
 
-@needs_fixtures
 def test_it_accounts_for_every_line_of_the_real_transcripts(home):
     lay_out(home)
     ingest()
     for folder, (session, name) in TREE.items():
         source = SourceFile.objects.get(rel_path=f"{folder}/{session}.jsonl")
-        physical = (FIXTURES / name).read_bytes().count(b"\n")
+        physical = (TRANSCRIPTS / name).read_bytes().count(b"\n")
         assert source.lines_seen == physical
         assert source.imported + source.quarantined + source.inert + source.duplicate == physical
-        assert source.offset == (FIXTURES / name).stat().st_size
+        assert source.offset == (TRANSCRIPTS / name).stat().st_size
     assert not Quarantine.objects.exists()
 
 
-@needs_fixtures
 def test_it_links_subagents_to_the_tool_call_that_spawned_them(home):
     lay_out(home)
     ingest()
@@ -76,13 +52,12 @@ def test_it_links_subagents_to_the_tool_call_that_spawned_them(home):
         assert agent.spawn_entry.tool_use_id == agent.tool_use_id
 
 
-@needs_fixtures
 def test_it_reads_a_subagent_file_under_its_session_as_a_sidechain(home):
     projects = home.root / ".claude" / "projects"
     session, _ = TREE["fixture-2"]
     target = projects / "-home-x" / session / "subagents" / "agent-acompact-e1f845.jsonl"
     target.parent.mkdir(parents=True)
-    shutil.copy(FIXTURES / "marot_spotter_agent-acompact-e1f845.jsonl", target)
+    shutil.copy(TRANSCRIPTS / "marot_spotter_agent-acompact-e1f845.jsonl", target)
     ingest()
     source = SourceFile.objects.get()
     assert (source.kind, source.session_key, source.agent_key) == (
@@ -95,7 +70,6 @@ def test_it_reads_a_subagent_file_under_its_session_as_a_sidechain(home):
     assert Session.objects.get(sid=session).origin == "transcript"
 
 
-@needs_fixtures
 def test_it_keeps_compaction_boundaries_summaries_tool_errors_and_inline_sidechains(home):
     lay_out(home)
     ingest()
@@ -321,3 +295,13 @@ def test_it_reads_spilled_hook_output_from_the_sessions_own_folder_only(home):
     assert found.found and found.text == "# Way\nthe whole body"
     passwd = Spill.objects.get(entry__uuid="m2")
     assert passwd.name == "passwd" and not passwd.found and passwd.text == ""
+
+
+def test_it_keeps_a_texts_start_in_the_column_and_gives_it_whole_from_the_line():
+    prompt = "word " * 6_000  # 30,000 characters
+    line = orjson.dumps(user_line([{"type": "text", "text": prompt}]))
+
+    assert transcripts.fields_of(orjson.loads(line)).text == prompt[: transcripts.TEXT_LIMIT]
+    assert transcripts.maybe_cut(prompt[: transcripts.TEXT_LIMIT]) and not transcripts.maybe_cut("short")
+    assert transcripts.whole_text(line) == prompt
+    assert transcripts.whole_text(b"") is None  # a row kept without its raw line

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 from io import StringIO
-from pathlib import Path
 from types import SimpleNamespace
 
 import orjson
@@ -13,12 +12,13 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from introspect.queries import conversation, session_list
+from introspect.importer.transcripts import TEXT_LIMIT
+from introspect.queries import conversation, entry_cards, line_gaps, session_list
+from tests.fixtures import TRANSCRIPTS
 from tests.introspect import plain_session
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "transcripts"
 COMPACTED = "oneryalcin_fasthooks_sample_main_transcript.jsonl"
 SID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 
@@ -29,11 +29,10 @@ def found(q: str) -> list[str]:
     ]
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout")
 def test_it_finds_a_claude_code_session_by_a_word_of_any_prompt(home):
     target = home.root / ".claude" / "projects" / "-workspace" / f"{SID}.jsonl"
     target.parent.mkdir(parents=True)
-    shutil.copy(FIXTURES / COMPACTED, target)
+    shutil.copy(TRANSCRIPTS / COMPACTED, target)
     call_command("ingest", stdout=StringIO())
     prompts = [
         o["message"]["content"]
@@ -126,3 +125,39 @@ def test_it_numbers_each_fire_turn_by_the_conversation_turn_it_sits_in():
     conversation.number_fires(items)
 
     assert (fire.conversation_turn, loose.conversation_turn) == (2, None)
+
+
+def test_it_puts_each_unread_line_before_the_first_entry_not_before_it_in_the_file():
+    def at(offset: int) -> conversation.Item:
+        return conversation.Item(entry=SimpleNamespace(offset=offset, index=0))
+
+    def gap(offset: int) -> line_gaps.LineGap:
+        return line_gaps.LineGap(
+            (offset, 0), line=0, file="f", reason="r", quarantine_id=offset, status_page=1
+        )
+
+    fire = conversation.Item(fire=SimpleNamespace())
+    items = [at(100), fire, at(300), at(500)]
+
+    placed = conversation.place_gaps(items, [gap(200), gap(300), gap(900)])
+
+    # The one at 300 is a torn line's lost part, before the record recovered from the same line.
+    assert [item.gap.position[0] if item.gap else item for item in placed] == [
+        items[0],
+        fire,
+        200,
+        300,
+        items[2],
+        items[3],
+        900,
+    ]
+
+
+def test_it_reads_a_stored_text_that_fills_the_column_whole_from_its_raw_line():
+    whole = "x" * 25_000
+    cut = SimpleNamespace(text=whole[:TEXT_LIMIT], line=orjson.dumps({"type": "user", "message": whole}))
+    short = SimpleNamespace(text="short", line=b"never parsed: a short text is whole")
+
+    entry_cards.whole_texts([cut, short])
+
+    assert (cut.text, short.text) == (whole, "short")

@@ -16,12 +16,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 
-from introspect.rules import tool_cards
+from introspect.rules import highlight, tool_cards
 from introspect.templatetags.introspect_tags import (
+    PAGE_CHARS,
     card,
     clip,
     code_block,
     diff_block,
+    long_text,
     markdown_block,
     opened,
     timestamp,
@@ -128,9 +130,9 @@ def test_it_numbers_a_read_from_its_start_line():
 
 
 def test_it_says_where_the_colours_stop():
-    html = code_block("\n".join(["x = 1"] * (tool_cards.HIGHLIGHT_MAX_LINES + 5)), "python")
+    html = code_block("\n".join(["x = 1"] * (highlight.HIGHLIGHT_MAX_LINES + 5)), "python")
 
-    assert f"colours stop after line {tool_cards.HIGHLIGHT_MAX_LINES}" in html
+    assert f"colours stop after line {highlight.HIGHLIGHT_MAX_LINES}" in html
 
 
 def test_it_keeps_hostile_text_inert_in_a_code_box():
@@ -241,7 +243,7 @@ def render_entries(*entries) -> str:
 
 
 def test_it_draws_a_box_past_the_page_budget_plain_and_says_why(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
 
     html = render_entries(read_entry(7, "import os  # <b>bold</b>\n"))
 
@@ -253,7 +255,7 @@ def test_it_draws_a_box_past_the_page_budget_plain_and_says_why(monkeypatch):
 
 
 def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 20)  # room for the first text only
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 20)  # room for the first text only
 
     html = render_entries(read_entry(1, "import os\n"), read_entry(2, "import sys\n"))
 
@@ -264,7 +266,7 @@ def test_it_spends_one_budget_over_all_the_entries_of_a_render(monkeypatch):
 
 @pytest.mark.parametrize("sid", ["s1", "a b", "team/alice/run-1", "..", "~YWJj", "séance-日本", "x#top?q=1"])
 def test_it_names_a_deferred_box_by_the_url_its_route_reverses_to(monkeypatch, sid):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
     template = Template('{% load introspect_tags %}{% code_block text "python" entry=entry slot="content" %}')
     context = {"text": "import os", "session": SimpleNamespace(sid=sid), "entry": SimpleNamespace(pk=42)}
 
@@ -274,7 +276,7 @@ def test_it_names_a_deferred_box_by_the_url_its_route_reverses_to(monkeypatch, s
 
 
 def test_it_colours_a_box_that_names_no_entry_whatever_the_budget(monkeypatch):
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
     template = Template('{% load introspect_tags %}{% code_block text "python" %}')
 
     html = template.render(Context({"text": "import os", "session": SimpleNamespace(sid="s")}))
@@ -446,6 +448,68 @@ def test_the_opened_entry_is_the_one_drawn_or_the_result_drawn_in_its_card():
     assert opened(Context({"open_uuid": "r1", "entry": other, "result_entry": hit}))  # the call's card
     assert not opened(Context({"open_uuid": "r1", "entry": other}))
     assert not opened(Context({"entry": hit}))  # no hit on the page
+
+
+def test_it_draws_a_long_prompt_as_its_start_and_the_whole_behind_show_all():
+    text = "\n".join(f"line {n} <b>" for n in range(1, 3001))  # 31,893 characters
+    preview, _, whole = long_text(text).partition("<details")
+    assert "line 1 &lt;b&gt;" in preview and "line 200 " not in preview and preview.endswith(" …</div>")
+    assert f"show all ({len(text):,} characters)" in whole and escape(text) in whole
+    marked = long_text(text, ["line 2999"])
+    assert '<mark title="matched span recorded when the way fired">line 2999</mark>' in marked
+
+
+def test_it_draws_a_text_up_to_the_limit_whole_in_place():
+    text = "word " * 4_000  # 20,000 characters
+    assert long_text(text) == escape(text)
+    assert "show all" not in long_text(text, markdown=True)
+
+
+def test_it_renders_long_markdown_whole_behind_show_all_and_never_cuts_it():
+    text = "".join(f"Paragraph {n} **bold**.\n\n" for n in range(1, 1501))
+    html = long_text(text, markdown=True)
+    assert "<strong>bold</strong>" in html and "Paragraph 1500 <strong>" in html
+    assert f"show all ({len(text):,} characters)" in html
+
+
+def test_it_shows_markdown_too_long_to_render_as_plain_text_whole():
+    text = "# Title\n" + "x" * 250_000
+    html = long_text(text, markdown=True)
+    assert '<pre class="long-plain"># Title\n' + "x" * 250_000 + "</pre>" in html
+    assert "as plain text: too long to render as Markdown" in html
+
+
+def test_a_page_draws_a_huge_text_to_its_cap_and_says_where_the_rest_is():
+    text = "abc " * 10_000  # 40,000 characters
+    capped = long_text(text, cap=25_000)
+    assert text[:25_000] in capped and text[:25_001] not in capped
+    assert (
+        "… 15,000 more characters not drawn here: the exports (HTML, Markdown, JSON) hold the whole text"
+        in capped
+    )
+    assert "show all (40,000 characters)" in capped
+    assert text in long_text(text, cap=None) and "not drawn here" not in long_text(text, cap=None)
+
+
+def test_the_html_export_draws_every_character_where_a_page_stops_at_its_cap():
+    template = Template("{% load introspect_tags %}{% long_text text markdown=True %}")
+    text = "word " * (PAGE_CHARS // 5 + 1_000)
+    page = template.render(Context({"text": text}))
+    export = template.render(Context({"text": text, "whole_texts": True}))
+    assert "5,000 more characters not drawn here" in page
+    assert text.strip() in export and "not drawn here" not in export
+
+
+def test_a_long_text_in_a_search_hits_entry_is_drawn_open():
+    text = "z" * 30_000
+    assert '<details class="show-all long-text" open>' in long_text(text, is_open=True)
+    assert '<details class="show-all long-text">' in long_text(text)
+
+
+def test_a_task_result_of_few_lines_but_many_characters_is_whole_behind_show_all():
+    text = "result " * 5_000
+    html = markdown_block(text)
+    assert text.strip() in html and "show all (35,000 characters)" in html
 
 
 def test_it_renders_a_short_agent_result_whole_and_sanitised():

@@ -20,15 +20,11 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from introspect.models import Session
+from tests.fixtures import TRANSCRIPTS
 
 pytestmark = pytest.mark.django_db
 
-FIXTURE = (
-    Path(__file__).resolve().parents[2]
-    / "fixtures"
-    / "transcripts"
-    / "marot_spotter_agent-acompact-e1f845.jsonl"
-)
+FIXTURE = TRANSCRIPTS / "marot_spotter_agent-acompact-e1f845.jsonl"
 SAMPLE = Path(__file__).resolve().parents[3] / "sample" / "home" / ".claude" / "projects"
 ORPHAN = "4d5611e5-241a-462a-8d15-5122611a9569"
 LINKED = "d9253f7d-53c6-40ee-932c-a3cba232d3a0"  # the sample's session with a subagent

@@ -19,7 +19,7 @@ from django.core.management import call_command
 from introspect.models import Session, TranscriptEntry
 from lib import locations
 from lib.converters import dom_id
-from tests.introspect.importer.test_transcripts import FIXTURES, TREE
+from tests.fixtures import TREE, lay_out_tree
 
 pytestmark = pytest.mark.django_db
 NEXT = re.compile(r'<a href="(\?turn=[^"]+)" rel="next"')
@@ -102,12 +102,8 @@ def test_every_sample_session_shows_every_entry_on_its_pages(client, tmp_path, s
     assert_every_entry_shown(client, sessions)
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures is not beside this checkout")
 def test_every_fixture_transcript_shows_every_entry_on_its_pages(client, home, settings):
-    projects = home.root / ".claude" / "projects"
-    for folder, (session, name) in TREE.items():
-        (projects / folder).mkdir(parents=True)
-        shutil.copy(FIXTURES / name, projects / folder / f"{session}.jsonl")
+    lay_out_tree(home.root / ".claude" / "projects")
     call_command("ingest", stdout=StringIO())
     sessions = list(Session.objects.exclude(transcript=None).select_related("transcript"))
     assert len(sessions) >= len(TREE)

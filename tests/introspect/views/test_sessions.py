@@ -15,7 +15,7 @@ from django.urls import resolve, reverse
 from django.utils import timezone
 
 from introspect.models import Session, TranscriptEntry
-from introspect.rules import tool_cards, usage
+from introspect.rules import highlight, usage
 from introspect.views import sessions as views
 from introspect.views import status as status_views
 from tests.conftest import append, line
@@ -889,11 +889,11 @@ def test_it_serves_each_box_a_page_drew_plain_and_the_page_then_reads_as_if_all_
 ):
     code_session(home)
     url = f"/sessions/{CODE_SID}/"
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 0)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 0)
     client.get(url)  # a returning browser: a first visit also asks for its seen mark, the next do not
     plain = client.get(url).content.decode()
-    tool_cards.clear_caches()
-    monkeypatch.setattr(tool_cards, "HIGHLIGHT_PAGE_BUDGET", 1 << 30)
+    highlight.clear_caches()
+    monkeypatch.setattr(highlight, "HIGHLIGHT_PAGE_BUDGET", 1 << 30)
     coloured = client.get(url).content.decode()
 
     fetched = []

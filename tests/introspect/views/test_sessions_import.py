@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from django.core.management import call_command
 
-from introspect.importer import activity, health, heartbeat, loader, progress
+from introspect.importer import activity, health, heartbeat, progress, stores
 from introspect.queries import session_list as queries
 from tests.conftest import append, line
 
@@ -63,7 +63,7 @@ def rows(body: str) -> list[str]:
 
 def test_a_session_read_but_not_derived_yet_is_not_listed_half_built(client, home):
     imported(home, "done-1")
-    loader.ensure_sessions({"bare-1", "bare-2"})  # rows a batch made; their derive has not run
+    stores.ensure_sessions({"bare-1", "bare-2"})  # rows a batch made; their derive has not run
     importing()
     body = client.get("/").content.decode()
     assert rows(body) == ["done-1"]

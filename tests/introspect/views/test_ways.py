@@ -1,4 +1,5 @@
-"""Way pages: the catalog tree, one way's numbers, generation labelling, escaping, bounded queries."""
+"""Way pages: the catalog and one way's page, generation labelling, escaping, bounded queries (the
+numbers they print: tests/introspect/queries/test_ways.py)."""
 
 from __future__ import annotations
 
@@ -14,136 +15,9 @@ from django.urls import resolve, reverse
 from introspect.queries import ways as way_queries
 from lib import charts
 from tests.conftest import append, line
+from tests.introspect.ways_home import S1, S2, imported
 
 pytestmark = pytest.mark.django_db
-
-S1, S2 = "sess-one-0000-aaaa", "sess-two-0000-bbbb"
-
-
-def imported(home) -> None:
-    """Two sessions a week apart that exercise every kind of row a way can have."""
-    append(
-        home.live,
-        # Session 1, ISO week 2026-W45: a semantic fire, a re-disclosure, a refire hold, then a
-        # compaction, a keyword fire and a re-disclosure whose token position was not recorded.
-        line(ts="2026-11-02T10:00:00Z", event="session_start", project="/src/alpha", session=S1),
-        line(
-            ts="2026-11-02T10:00:05Z",
-            event="way_fired",
-            way="d/a",
-            trigger="semantic:embedding:en",
-            fire_score="0.6220",
-            surface="commit this",
-            token_position="1000",
-            session=S1,
-        ),
-        line(
-            ts="2026-11-02T10:00:06Z",
-            event="way_nearmiss",
-            way="d/a",
-            prob_en="0.4791",
-            prob_multi="",
-            tau_s="0.5000",
-            margin="0.0209",
-            trigger="prompt",
-            session=S1,
-        ),
-        line(
-            ts="2026-11-02T10:05:00Z",
-            event="way_redisclosed",
-            way="d/a",
-            trigger="semantic:embedding:en",
-            fire_score="0.5500",
-            token_position="31000",
-            session=S1,
-        ),
-        line(
-            ts="2026-11-02T10:10:00Z",
-            event="way_suppressed",
-            way="d/a",
-            trigger="semantic:embedding:en",
-            reason="refire",
-            session=S1,
-        ),
-        line(
-            ts="2026-11-02T10:15:00Z",
-            event="way_fired",
-            way="ghost/only-events",
-            trigger="bash",
-            matched_span="git push",
-            session=S1,
-        ),
-        line(ts="2026-11-02T10:20:00Z", event="session_start", project="/src/alpha", session=S1),
-        line(
-            ts="2026-11-02T10:20:30Z",
-            event="way_fired",
-            way="d/a",
-            trigger="keyword",
-            matched_span="commit",
-            token_position="2000",
-            session=S1,
-        ),
-        line(ts="2026-11-02T10:30:00Z", event="way_redisclosed", way="d/a", trigger="keyword", session=S1),
-        # Session 2, ISO week 2026-W46: a keyword fire, a gated row, a judge block, and a near-miss
-        # from before ADR-156 (raw score against a per-model threshold).
-        line(ts="2026-11-10T09:00:00Z", event="session_start", project="/src/beta", session=S2),
-        line(
-            ts="2026-11-10T09:00:05Z",
-            event="way_fired",
-            way="d/a",
-            trigger="keyword",
-            matched_span="commit",
-            token_position="500",
-            session=S2,
-        ),
-        line(
-            ts="2026-11-10T09:05:00Z",
-            event="way_keyword_gated",
-            way="d/a",
-            matched_span="remember",
-            prob_en="0.0759",
-            prob_multi="",
-            floor="0.1500",
-            trigger="prompt",
-            session=S2,
-        ),
-        line(
-            ts="2026-11-10T09:10:00Z",
-            event="way_judged",
-            way="d/a",
-            p_yes="0.050",
-            threshold="0.30",
-            verdict="block",
-            session=S2,
-        ),
-        line(
-            ts="2026-11-10T09:15:00Z",
-            event="way_nearmiss",
-            way="d/a",
-            score_en="0.4410",
-            score_multi="",
-            thr_en="0.4600",
-            thr_multi="",
-            margin="0.0190",
-            trigger="prompt",
-            session=S2,
-        ),
-    )
-    home.way(
-        home.core_ways, "d/a", "description: commits\npattern: commit\nembed_threshold: 0.4\nrefire: 0.2"
-    )
-    home.way(home.user_ways, "d/a", "description: commits, user copy\npattern: \\bcommit\\b\nrefire: 0.3")
-    home.way(home.core_ways, "d/quiet", "pattern: never")
-    call_command("ingest", stdout=StringIO())
-
-
-def leaves(nodes) -> dict[str, way_queries.WayLeaf]:
-    out = {}
-    for node in nodes:
-        if node.way:
-            out[node.way.way_id] = node.way
-        out |= leaves(node.children)
-    return out
 
 
 def test_it_routes_way_ids_with_slashes():
@@ -154,65 +28,6 @@ def test_it_routes_way_ids_with_slashes():
     )
     match = resolve("/ways/softwaredev/delivery/commits/")
     assert match.kwargs == {"way_id": "softwaredev/delivery/commits"}
-
-
-def test_it_builds_the_catalog_tree_from_files_and_events(home):
-    imported(home)
-    tree = way_queries.way_tree()
-    assert [node.name for node in tree] == ["d", "ghost"]
-    d = tree[0]
-    assert [child.name for child in d.children] == ["a", "quiet"]
-    assert (d.fires, d.way_count) == (3, 2)
-    found = leaves(tree)
-    a = found["d/a"]
-    assert (a.fires, a.redisclosures, a.withheld, a.near_misses) == (3, 2, 3, 2)
-    assert a.root_kinds == ["user", "core"] and a.root_kind == "user"
-    assert a.last_fired.isoformat() == "2026-11-10T09:00:05+00:00"
-    assert found["ghost/only-events"].no_file and not found["ghost/only-events"].file_gone
-    assert found["d/quiet"].fires == 0 and found["d/quiet"].last_fired is None
-    assert [node.name for node in way_queries.way_tree(q="ghost")] == ["ghost"]
-
-
-def test_it_flags_a_way_whose_file_is_gone(home):
-    imported(home)
-    (home.core_ways / "d" / "quiet" / "quiet.md").unlink()
-    call_command("ingest", stdout=StringIO())
-    quiet = leaves(way_queries.way_tree())["d/quiet"]
-    assert quiet.file_gone and not quiet.no_file and quiet.root_kind == ""
-
-
-def test_it_counts_fires_per_iso_week_apart_from_redisclosures(home):
-    imported(home)
-    stats = way_queries.way_stats("d/a")
-    assert [(w.label, w.start, w.fires, w.redisclosures) for w in stats.weeks] == [
-        ("2026-W45", date(2026, 11, 2), 2, 2),
-        ("2026-W46", date(2026, 11, 9), 1, 0),
-    ]
-    c = stats.counts
-    assert (c.fires, c.redisclosures, c.gated, c.suppressed_refire, c.judge_blocked, c.near_misses) == (
-        3,
-        2,
-        1,
-        1,
-        1,
-        2,
-    )
-
-
-def test_it_fills_empty_weeks_between_fires(home):
-    append(
-        home.live,
-        line(ts="2026-11-02T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
-        line(ts="2026-11-24T10:00:00Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
-    )
-    call_command("ingest", stdout=StringIO())
-    weeks = way_queries.way_stats("d/w").weeks
-    assert [(w.label, w.fires) for w in weeks] == [
-        ("2026-W45", 1),
-        ("2026-W46", 0),
-        ("2026-W47", 0),
-        ("2026-W48", 1),
-    ]
 
 
 def test_it_charts_a_fire_in_the_calendars_last_week_and_shows_its_page(client, home):
@@ -281,16 +96,6 @@ def test_it_never_plots_raw_scores_against_the_calibrated_threshold(client, home
     assert 'class="tau"' in chart and "0.441" not in chart and "0.46" not in chart
     assert f'href="/sessions/{S1}/#turn-1"' in chart  # a fire's dot links to its turn
     assert "0.441" in response.content.decode()  # listed in the raw table instead
-
-
-def test_it_measures_redisclosure_distance_within_a_window(home):
-    imported(home)
-    latest, earlier = way_queries.way_stats("d/a").redisclosures
-    # Window 2: the keyword fire at 2000 tokens, then a re-disclosure with no token position.
-    assert (latest.window, latest.epoch, latest.previous_epoch, latest.token_position) == (2, 6, 5, 0)
-    assert latest.distance is None and latest.why_no_distance == "token position not recorded (0)"
-    # Window 1: the semantic fire at 1000 tokens, re-disclosed at 31000.
-    assert (earlier.window, earlier.epoch, earlier.previous_epoch, earlier.distance) == (1, 2, 1, 30000)
 
 
 def test_it_shows_resolution_shadowing_and_gone_fields(client, home):
@@ -477,14 +282,3 @@ def test_it_warns_only_when_the_content_changed_after_the_last_fire(client, home
     stats = way_queries.way_stats("d/a")
     assert stats.changed_after_last_fire and stats.primary.version_count == 2
     assert "the fires below were decided by an earlier version" in client.get("/ways/d/a/").content.decode()
-
-
-def test_it_nests_a_deep_way_id_no_deeper_than_the_tree_allows():
-    deep = "w/" * 150 + "leaf"
-    [top] = way_queries.build_tree([way_queries.WayLeaf(deep)])
-    node, depth = top, 1
-    while node.children:
-        [node] = node.children
-        depth += 1
-    assert depth == way_queries.MAX_TREE_DEPTH
-    assert node.way.way_id == node.path == deep  # the rest of the id is one node, slashes and all

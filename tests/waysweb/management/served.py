@@ -34,9 +34,12 @@ def sid(n: int) -> str:
     return f"{n:08d}-0000-4000-8000-{n:012d}"
 
 
-def write_history(home: Path, *, sessions: int = SESSIONS, turns: int = TURNS) -> None:
+def write_history(
+    home: Path, *, sessions: int = SESSIONS, turns: int = TURNS, oldest_turns: int | None = None
+) -> None:
     """`sessions` transcripts of one project, session n started on day n; each file's mtime is its
-    last line's time, as Claude Code leaves it."""
+    last line's time, as Claude Code leaves it. `oldest_turns` makes session 0, the file read last,
+    that long."""
     project = "/home/dev/src/app"
     for n in range(sessions):
         env = formats.envelope(
@@ -44,8 +47,12 @@ def write_history(home: Path, *, sessions: int = SESSIONS, turns: int = TURNS) -
         )
         start = DAY0 + timedelta(days=n)
         lines, parent = [], None
-        for turn in range(turns):
-            at = start + timedelta(minutes=2 * turn)
+        count = oldest_turns if n == 0 and oldest_turns else turns
+        # Two minutes a turn, or closer: the file's last line (its mtime) stays on its own day, so
+        # the files are read in session order, newest first.
+        step = min(timedelta(minutes=2), timedelta(hours=20) / count)
+        for turn in range(count):
+            at = start + step * turn
             prompt_uuid, reply_uuid = f"p-{n}-{turn}", f"r-{n}-{turn}"
             lines.append(
                 formats.transcript_prompt(
@@ -75,7 +82,7 @@ def write_history(home: Path, *, sessions: int = SESSIONS, turns: int = TURNS) -
         path = home / formats.transcript_path(project, sid(n))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(formats.jsonl(lines))
-        written = (start + timedelta(minutes=2 * turns)).timestamp()
+        written = (at + timedelta(seconds=30)).timestamp()
         os.utime(path, (written, written))
 
 

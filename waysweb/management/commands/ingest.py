@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
@@ -22,12 +24,13 @@ from rich.progress import (
 )
 
 from introspect.derive import sessions
-from introspect.importer import health, heartbeat, loader, sources, watch
+from introspect.importer import batch, discovery, health, heartbeat, loader, watch
 from introspect.importer.errors import caused_by_content, described, explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
 from introspect.importer.run import FAILED, Options, PassResult
 from lib import safefs, streams
+from lib.locations import Locations
 from waysweb import passes
 
 PROGRESS_EVERY_SECS = 1.0
@@ -111,25 +114,9 @@ class Command(BaseCommand):
         self.stopping = False
         self.verbosity = options["verbosity"]
         self.last_progress = 0.0
-        self.retries_left = LOCKED_RETRIES
         self.reported: set = set()
-        self.ledger_error = ""
         self.bar: Progress | None = None
-        opts = Options(
-            state_dir=options["state_dir"],
-            legacy=options["legacy"],
-            extra=tuple(options["events"]),
-            user_ways=options["user_ways"],
-            core_ways=options["core_ways"],
-            ways=not options["no_ways"],
-            claude_dir=options["claude_dir"],
-            transcripts=not options["no_transcripts"],
-            ignore_checkpoints=options["ignore_checkpoints"],
-            verify=options["verify"],
-            max_line=settings.WAYSWEB_MAX_LINE_BYTES,
-            # Following, the project folders are listed again only when their directories change.
-            listings=sources.ListingCache() if follow else None,
-        )
+        opts = pass_options(options, follow=follow)
         locs = settings.WAYSWEB_LOCATIONS
         # Which files each pass of a follower reads: those inotify says changed (watch.py), or all.
         changes = watch.Follow(
@@ -142,6 +129,27 @@ class Command(BaseCommand):
         handlers = {}
         if follow:
             handlers = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            with self.importer_run(follow=follow) as beat:
+                self.describe(locs, opts, follow)
+                follower = Follower(self, locs, opts, changes, beat, follow=follow)
+                while True:
+                    follower.run_once()
+                    if follower.over:
+                        break
+                    follower.wait()
+                    if self.stopping:
+                        break
+        finally:
+            changes.close()
+            self.close_bar()  # Ctrl-C in a single pass too: the terminal gets its cursor back
+            for sig, handler in handlers.items():  # a caller's own (a test's, a shell's) again
+                signal.signal(sig, handler)
+
+    @contextlib.contextmanager
+    def importer_run(self, *, follow: bool) -> Iterator[heartbeat.Heartbeat]:
+        """The importer lock held and the heartbeat kept for the run inside; an error that ends it
+        said on the Import status page and as a CommandError."""
         beat = None
         try:
             self.check_database()
@@ -149,46 +157,13 @@ class Command(BaseCommand):
                 # Only once the lock is ours: a second importer refused must not speak for the first.
                 beat = heartbeat.Heartbeat(follow=follow)
                 beat.started()
-                self.describe(locs, opts, follow)
-                self.catch_up = True  # a run killed or failed before its rebuild left sessions behind
-                first = True
-                last_ways = -WAYS_EVERY_SECS
-                only = None
-                while True:
-                    if follow and only is None:
-                        changes.before_whole_pass()
-                    # The way roots change rarely: rescan them on a whole pass every 30 s, not on every poll.
-                    started = time.monotonic()
-                    scan_ways = opts.ways and only is None and started - last_ways >= WAYS_EVERY_SECS
-                    pass_opts = dataclasses.replace(opts, only=only)
-                    result = self.import_once(
-                        locs, pass_opts, scan_ways=scan_ways, follow=follow, first=first
-                    )
-                    failure = health.last_failure() if result is None else None
-                    beat.after_pass(
-                        found=result is not None and result.found,
-                        error=failure["message"] if failure is not None else self.ledger_error,
-                        left=left_behind(result) if result is not None else beat.left,
-                    )
-                    if result is None:
-                        if self.stopping:
-                            break  # asked to stop while a pass kept failing: stop, not retry forever
-                        only = None  # a failed pass, waited out: a whole one resumes from the checkpoints
-                        continue
-                    last_ways = started if scan_ways else last_ways
-                    first = False
-                    opts = dataclasses.replace(opts, verify=False)  # once per run, not on every poll
-                    if not follow or self.stopping:
-                        break
-                    only = changes.next_pass(result)
-                    if self.stopping:
-                        break
+                yield beat
         except ImporterBusy as exc:
             raise CommandError(
                 f"{exc}. Only one importer runs at a time; stop the other one "
                 "(or let `manage.py serve` do the importing)."
             ) from exc
-        except (DatabaseError, loader.CheckpointMoved, OSError) as exc:
+        except (DatabaseError, batch.CheckpointMoved, OSError) as exc:
             message = explain(exc)
             health.record(message)
             if beat is not None:
@@ -201,10 +176,6 @@ class Command(BaseCommand):
         finally:
             if beat is not None:
                 beat.stopped()  # a clean end (or Ctrl-C); an error above has already said so
-            changes.close()
-            self.close_bar()  # Ctrl-C in a single pass too: the terminal gets its cursor back
-            for sig, handler in handlers.items():  # a caller's own (a test's, a shell's) again
-                signal.signal(sig, handler)
 
     def check_database(self) -> None:
         """Refuse a SQLite database file that is not there: connecting would create an empty one."""
@@ -220,70 +191,6 @@ class Command(BaseCommand):
 
     def on_signal(self, signum, frame) -> None:
         self.stopping = True
-
-    def import_once(
-        self, locs, opts: Options, *, scan_ways: bool, follow: bool, first: bool
-    ) -> PassResult | None:
-        """One pass. A pass that fails is retried (None) in --follow mode, and once a locked database
-        was waited out a few times; otherwise the error ends the command (nothing is half-written:
-        every batch commits its rows and checkpoint together)."""
-        pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
-        try:
-            if self.catch_up:
-                self.report_underived(sessions.rebuild_sessions(sessions.sessions_behind()).failed)
-                self.catch_up = False
-            result = passes.sessions_pass(
-                locs,
-                pass_opts,
-                on_file=self.report_file,
-                progress=self.report_progress,
-                record_only_changes=follow and not first,
-                on_progress=self.draw_progress,
-                stop=lambda: self.stopping,
-            )
-            # The ledger side (documents, derivation over every session) is heavier than a poll: in
-            # --follow it runs when sessions changed, and with the way rescan otherwise; not once
-            # asked to stop (Ctrl-C during a long first pass).
-            wanted = not follow or first or result.found or scan_ways
-            ledger = self.ledger_pass(locs) if wanted and not self.stopping else None
-        except (DatabaseError, OSError, loader.CheckpointMoved) as exc:
-            self.close_bar()
-            self.catch_up = True  # batches may have committed whose sessions were not rebuilt
-            if follow:
-                health.record(f"import pass failed ({one_line(exc)}); retrying")
-                self.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
-            elif isinstance(exc, OperationalError) and is_locked(exc) and self.retries_left:
-                self.retries_left -= 1
-                self.stderr.write(
-                    f"another writer holds the database ({one_line(exc)}); retrying in "
-                    f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits"
-                )
-            else:
-                raise
-            time.sleep(RETRY_SECS)
-            return None
-        health.clear()
-        if result.found or not follow:
-            self.report_pass(result)
-        if ledger is not None and (ledger.found or not follow):
-            self.report_ledger(ledger)
-        return result
-
-    def ledger_pass(self, locs):
-        """The ledger's documents and knowledge; an error their content raised is reported and the
-        pass goes on (the sessions are imported; the ledger is tried again on the next pass)."""
-        try:
-            ledger = passes.ledger_pass(locs)
-        except Exception as exc:
-            if not caused_by_content(exc):
-                raise
-            self.ledger_error = (
-                f"the ledger pass failed ({described(exc)}); it is tried again on the next pass"
-            )
-            self.stderr.write(f"  {self.ledger_error}")
-            return None
-        self.ledger_error = ""
-        return ledger
 
     def describe(self, locs, opts: Options, follow: bool) -> None:
         if self.verbosity < 1 or (follow and self.verbosity < 2):
@@ -437,6 +344,149 @@ class Command(BaseCommand):
             self.stderr.write(
                 f"  … and {len(fresh) - SHOW_PROBLEMS:,} more paths not read: see the Import status page"
             )
+
+
+class Follower:
+    """The passes of one run (healthchecks' sendalerts shape): `run_once()` is one pass and says
+    whether it found work; `wait()` waits for the next one. A pass that fails is retried in
+    --follow mode, and once a locked database was waited out a few times; otherwise the error ends
+    the command (nothing is half-written: every batch commits its rows and checkpoint together)."""
+
+    def __init__(
+        self,
+        command: Command,
+        locs: Locations,
+        opts: Options,
+        changes: watch.Follow,
+        beat: heartbeat.Heartbeat,
+        *,
+        follow: bool,
+    ):
+        self.command, self.locs, self.opts, self.changes, self.beat = command, locs, opts, changes, beat
+        self.follow = follow
+        self.first = True
+        self.last_ways = -WAYS_EVERY_SECS
+        self.only: frozenset[Path] | None = None  # the files the next pass reads; None for all
+        self.result: PassResult | None = None  # the last pass's, None when it failed
+        self.catch_up = True  # a run killed or failed before its rebuild left sessions behind
+        self.retries_left = LOCKED_RETRIES
+        self.ledger_error = ""
+
+    @property
+    def over(self) -> bool:
+        """Asked to stop, or (without --follow) the one pass done."""
+        return self.command.stopping or (self.result is not None and not self.follow)
+
+    def run_once(self) -> bool:
+        """One pass (of every source, or of the files that changed since the last); True when it
+        found work."""
+        if self.follow and self.only is None:
+            self.changes.before_whole_pass()
+        # The way roots change rarely: rescan them on a whole pass every 30 s, not on every poll.
+        started = time.monotonic()
+        scan_ways = self.opts.ways and self.only is None and started - self.last_ways >= WAYS_EVERY_SECS
+        result = self.result = self.import_once(
+            dataclasses.replace(self.opts, only=self.only), scan_ways=scan_ways
+        )
+        failure = health.last_failure() if result is None else None
+        self.beat.after_pass(
+            found=result is not None and result.found,
+            error=failure["message"] if failure is not None else self.ledger_error,
+            left=left_behind(result) if result is not None else self.beat.left,
+        )
+        if result is None:
+            self.only = None  # a failed pass, waited out: a whole one resumes from the checkpoints
+            return False
+        self.last_ways = started if scan_ways else self.last_ways
+        self.first = False
+        self.opts = dataclasses.replace(self.opts, verify=False)  # once per run, not on every poll
+        return result.found
+
+    def wait(self) -> None:
+        """Until the next pass is due (watch.Follow says which files it reads); at once after a
+        failed pass, which waited already."""
+        if self.result is not None:
+            self.only = self.changes.next_pass(self.result)
+
+    def import_once(self, opts: Options, *, scan_ways: bool) -> PassResult | None:
+        """One pass; None when it failed and is to be retried."""
+        command, locs, follow = self.command, self.locs, self.follow
+        pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
+        try:
+            if self.catch_up:
+                command.report_underived(sessions.rebuild_sessions(sessions.sessions_behind()).failed)
+                self.catch_up = False
+            result = passes.sessions_pass(
+                locs,
+                pass_opts,
+                on_file=command.report_file,
+                progress=command.report_progress,
+                record_only_changes=follow and not self.first,
+                on_progress=command.draw_progress,
+                stop=lambda: command.stopping,
+            )
+            # The ledger side (documents, derivation over every session) is heavier than a poll: in
+            # --follow it runs when sessions changed, and with the way rescan otherwise; not once
+            # asked to stop (Ctrl-C during a long first pass).
+            wanted = not follow or self.first or result.found or scan_ways
+            ledger = self.ledger_pass() if wanted and not command.stopping else None
+        except (DatabaseError, OSError, batch.CheckpointMoved) as exc:
+            command.close_bar()
+            self.catch_up = True  # batches may have committed whose sessions were not rebuilt
+            if follow:
+                health.record(f"import pass failed ({one_line(exc)}); retrying")
+                command.stderr.write(f"import pass failed ({one_line(exc)}); retrying")
+            elif isinstance(exc, OperationalError) and is_locked(exc) and self.retries_left:
+                self.retries_left -= 1
+                command.stderr.write(
+                    f"another writer holds the database ({one_line(exc)}); retrying in "
+                    f"{RETRY_SECS:.0f} s, the checkpoints are unchanged until a batch commits"
+                )
+            else:
+                raise
+            time.sleep(RETRY_SECS)
+            return None
+        health.clear()
+        if result.found or not follow:
+            command.report_pass(result)
+        if ledger is not None and (ledger.found or not follow):
+            command.report_ledger(ledger)
+        return result
+
+    def ledger_pass(self):
+        """The ledger's documents and knowledge; an error their content raised is reported and the
+        pass goes on (the sessions are imported; the ledger is tried again on the next pass)."""
+        try:
+            ledger = passes.ledger_pass(self.locs)
+        except Exception as exc:
+            if not caused_by_content(exc):
+                raise
+            self.ledger_error = (
+                f"the ledger pass failed ({described(exc)}); it is tried again on the next pass"
+            )
+            self.command.stderr.write(f"  {self.ledger_error}")
+            return None
+        self.ledger_error = ""
+        return ledger
+
+
+def pass_options(options: dict, *, follow: bool) -> Options:
+    """What every pass of this run reads, from the command's options."""
+    return Options(
+        state_dir=options["state_dir"],
+        legacy=options["legacy"],
+        extra=tuple(options["events"]),
+        user_ways=options["user_ways"],
+        core_ways=options["core_ways"],
+        ways=not options["no_ways"],
+        claude_dir=options["claude_dir"],
+        transcripts=not options["no_transcripts"],
+        ignore_checkpoints=options["ignore_checkpoints"],
+        verify=options["verify"],
+        max_line=settings.WAYSWEB_MAX_LINE_BYTES,
+        # Following, the project folders are listed again only when their directories change.
+        listings=discovery.ListingCache() if follow else None,
+    )
 
 
 def pluralize(count: int) -> str:

@@ -1,0 +1,219 @@
+"""Which imported rows a session is derived from: its events in event order, its trunk transcript."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
+
+from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
+from introspect.rules import join
+from lib import bulk, linepack
+
+# formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
+EVENT_ORDER = (
+    F("ts_raw").asc(nulls_first=True),
+    "order_rank",
+    "order_generation",
+    "order_offset",
+    "order_index",
+)
+
+
+def events_in_order(session: Session) -> list[WaysEvent]:
+    """The session's events in event order (formats-agent-ways.md §2.3 rule 4)."""
+    return list(WaysEvent.objects.filter(session=session).order_by(*EVENT_ORDER))
+
+
+class DeriveEvent(NamedTuple):
+    """The columns of an event that the derivation reads (rules/turns.py, derive/fields.py), as a
+    tuple: a 5,000-turn session's events are read in a tenth of the time model instances take."""
+
+    pk: int
+    event: str | None
+    way: str | None
+    trigger: str | None
+    ts_raw: str | None
+    ts: datetime | None
+    fire_score: float | None
+    matched_span: str | None
+    token_position: int | None
+    reason: str | None
+    verdict: str | None
+    p_yes: float | None
+    threshold: float | None
+    occurrences: int
+    project: str | None
+    model: str | None
+    order_rank: int
+    order_generation: int
+    order_offset: int
+    order_index: int
+    raw: str  # only a way_judged event's (judge_fields reads it); '' for every other
+
+
+DERIVE_EVENT_COLUMNS = (
+    "id",
+    *DeriveEvent._fields[1:-1],
+    Case(When(event="way_judged", then=F("raw")), default=Value(""), output_field=TextField()),
+)
+
+
+def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
+    """`events_in_order` as DeriveEvent tuples; with `after`, only those with a larger id."""
+    rows = WaysEvent.objects.filter(session=session)
+    if after:
+        rows = rows.filter(pk__gt=after)
+    return [DeriveEvent._make(row) for row in rows.order_by(*EVENT_ORDER).values_list(*DERIVE_EVENT_COLUMNS)]
+
+
+class TrunkLine(NamedTuple):
+    """The columns of a trunk line that the derivation reads (rules/join.py, derive/fields.py)."""
+
+    pk: int
+    type: str
+    subtype: str
+    uuid: str
+    parent_uuid: str
+    timestamp_raw: str
+    ts: datetime | None
+    version: str
+    cwd: str
+    model: str | None
+    hook_event: str
+    is_prompt: bool
+    text: str  # only a prompt's; '' for every other line
+    has_usage: bool
+    input_tokens: int | None
+    cache_read_input_tokens: int | None
+    cache_creation_input_tokens: int | None
+    raw: bytes  # only a compact_boundary's (compaction_marks reads its metadata); b'' otherwise
+    raw_compressed: bool
+
+    @property
+    def line(self) -> bytes:
+        return linepack.unpack(self.raw, self.raw_compressed)
+
+
+TRUNK_LINE_COLUMNS = (
+    "id",
+    *(
+        # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
+        Case(When(is_prompt=True, then=F("text")), default=Value(""), output_field=TextField())
+        if name == "text"
+        else name
+        for name in TrunkLine._fields[1:-2]
+    ),
+    Case(
+        When(type="system", subtype="compact_boundary", then=F("raw")),
+        default=Value(b""),
+        output_field=BinaryField(),
+    ),
+    "raw_compressed",
+)
+
+
+def trunk_line_chunks(trunk: SourceFile | None, size: int) -> Iterator[list[TrunkLine]]:
+    """The trunk's lines as TrunkLine tuples in file order, `size` at a time: a session of months
+    holds hundreds of thousands of lines, never all held at once (derive/trunk_facts.py)."""
+    if trunk is None:
+        return
+    rows = TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index")
+    page = rows
+    while chunk := list(page.values_list(*TRUNK_LINE_COLUMNS, "offset", "index")[:size]):
+        yield [TrunkLine._make(row[:-2]) for row in chunk]
+        offset, index = chunk[-1][-2:]
+        # A range on the unique (source, offset, index) index: each page starts where the last ended.
+        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
+
+
+def locate_trunk(sid: str, project: str) -> SourceFile | None:
+    """introspection.md §4.1: the project's slug folder first, else the first folder holding the file.
+
+    Like agent-ways, an id that would leave its folder when joined to a path (`/`, `..`) has none.
+    """
+    if not joinable(sid):
+        return None
+    rows = SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT, session_key=sid).order_by("generation")
+    return pick_trunk(sid, project, rows)
+
+
+def joinable(sid: str) -> bool:
+    return bool(sid) and "/" not in sid and "\\" not in sid and sid != ".."
+
+
+def pick_trunk(sid: str, project: str, rows: Iterable[SourceFile]) -> SourceFile | None:
+    """`locate_trunk` over the session's trunk files (kind transcript), read already, by generation."""
+    if not joinable(sid):
+        return None
+    candidates = {}
+    for row in rows:
+        candidates[row.rel_path] = row  # the newest generation of each path
+    if not candidates:
+        return None
+    if project:
+        slug = join.project_slug(project)
+        wanted = f"{slug}/{sid}.jsonl"
+        if wanted in candidates:
+            return candidates[wanted]
+        if len(slug) > 200:
+            prefixed = [path for path in candidates if path.startswith(slug[:200] + "-")]
+            if len(prefixed) == 1:
+                return candidates[prefixed[0]]
+    first = min(candidates, key=lambda path: path.split("/")[0])
+    return candidates[first]
+
+
+def transcript_files_of(sids: Iterable[str]) -> dict[str, list[SourceFile]]:
+    """Every transcript file (trunks and subagents, all generations, oldest first) of these
+    sessions, by session id, in one query."""
+    found: dict[str, list[SourceFile]] = {}
+    rows = SourceFile.objects.filter(kind__in=SourceFile.TRANSCRIPT_KINDS).order_by("generation", "pk")
+    for row in bulk.chunked_in(rows, "session_key", set(sids)):
+        found.setdefault(row.session_key, []).append(row)
+    for group in found.values():
+        group.sort(key=lambda row: (row.generation, row.pk))  # chunks come back in any order
+    return found
+
+
+def events_of(session_ids: Sequence[int]) -> dict[int, list[DeriveEvent]]:
+    """`derive_events` of many sessions, in one query, by session pk."""
+    found: dict[int, list[DeriveEvent]] = {}
+    rows = (
+        WaysEvent.objects.filter(session_id__in=list(session_ids))
+        .order_by("session_id", *EVENT_ORDER)
+        .values_list("session_id", *DERIVE_EVENT_COLUMNS)
+    )
+    for session_id, *row in rows:
+        found.setdefault(session_id, []).append(DeriveEvent._make(row))
+    return found
+
+
+def top_entry_ids(session_ids: Sequence[int]) -> dict[int, int]:
+    """The largest transcript-line id of each of these sessions that has any, in one query."""
+    return dict(
+        TranscriptEntry.objects.filter(session_id__in=list(session_ids))
+        .values("session_id")
+        .annotate(top=Max("id"))
+        .values_list("session_id", "top")
+    )
+
+
+def trunk_entries(trunk: SourceFile | None) -> list[TranscriptEntry]:
+    """Every line of the trunk file in file order, without the columns the derivation never reads."""
+    if trunk is None:
+        return []
+    return list(
+        TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index").defer("raw", "cwd", "flags")
+    )
+
+
+def subagent_entries(files: Iterable[SourceFile]) -> list[TranscriptEntry]:
+    """The lines of subagent files in time order (a session folder with no trunk: they are all it has)."""
+    return list(
+        TranscriptEntry.objects.filter(source__in=list(files))
+        .order_by(F("ts").asc(nulls_last=True), "source_id", "offset", "index")
+        .only("type", "ts", "cwd", "is_prompt", "text", "model")
+    )

@@ -1,0 +1,259 @@
+"""One batch of a file's lines into rows: the rows and the checkpoint move in one transaction.
+
+The checkpoint update is a compare-and-set on the offset the batch started from (inside a gzip
+member: the member's start and how far into it), so a crash rolls rows and offset back together
+and a second importer can never move an offset backwards (importer-reliability.md §3, §9).
+What a line becomes is its kind's store's business (importer/stores.py); here every line gets its
+RawLine row with its outcome, and what cannot be read its Quarantine row.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import F, Q
+
+from introspect.importer import parser, stores, tailer
+from introspect.models import Quarantine, RawLine, SourceFile
+from lib import bulk
+from lib.hashing import sha256
+
+
+class CheckpointMoved(Exception):
+    """Another importer committed past the offset this batch started from."""
+
+
+@dataclass
+class Counts:
+    lines: int = 0
+    imported: int = 0
+    quarantined: int = 0
+    inert: int = 0
+    duplicate: int = 0
+
+    def add(self, other: Counts) -> None:
+        for name in ("lines", "imported", "quarantined", "inert", "duplicate"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class BatchResult:
+    counts: Counts = field(default_factory=Counts)
+    sessions: set[str] = field(default_factory=set)
+
+
+def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int, int]]:
+    """(offset, index) of those of `lines` this generation already holds (a replay).
+
+    The lines of a gzip member share its offset, so they are looked up by index range per member:
+    by offset alone one batch would fetch every line of a member a million lines long.
+    """
+    spans: dict[int, tuple[int, int]] = {}
+    for line in lines:
+        low, high = spans.get(line.offset, (line.index, line.index))
+        spans[line.offset] = (min(low, line.index), max(high, line.index))
+    known = RawLine.objects.filter(source=row).values_list("offset", "index")
+    single = [o for o, span in spans.items() if span == (0, 0)]
+    if row.rel_path.endswith(".gz"):
+        seen = set(bulk.chunked_in(known.filter(index=0), "offset", single))
+    else:
+        # A plain file's line is its offset: rows imported before its index was fixed at 0 hold the
+        # line's place in a read buffer instead, and must still be recognised on a replay.
+        offsets = RawLine.objects.filter(source=row).values_list("offset", flat=True)
+        seen = {(offset, 0) for offset in bulk.chunked_in(offsets, "offset", single)}
+    ranged = [Q(offset=o, index__range=span) for o, span in spans.items() if span != (0, 0)]
+    for start in range(0, len(ranged), 200):  # three bound parameters each
+        seen.update(known.filter(functools.reduce(operator.or_, ranged[start : start + 200])))
+    return seen
+
+
+def may_hold(
+    row: SourceFile, chunk: tailer.Chunk, expected_offset: int, expected_member_bytes: int, replay: bool
+) -> bool:
+    """Whether this generation may already hold some of the chunk's lines.
+
+    Rows and the checkpoint commit together, so every committed line of a generation lies before
+    its committed position: a chunk read from that position on holds none of them (another
+    importer that committed meanwhile moved the position, and the compare-and-set refuses this
+    batch). Only a replay, or a chunk that starts before the position, needs the lookup.
+    """
+    if replay or not chunk.lines:
+        return replay
+    first = chunk.lines[0]
+    if first.offset > expected_offset:
+        return False
+    # At the position itself: a plain line, or a member's first line not yet committed.
+    past_member = expected_member_bytes == 0 or first.index >= row.member_lines
+    return not (first.offset == expected_offset and past_member)
+
+
+RAW_NAMES = ("source_id", "offset", "index", "sha256", "length", "outcome")
+
+
+@dataclass
+class Lines:
+    """A chunk's lines sorted out: what each became so far, and the records left for the store."""
+
+    counts: Counts = field(default_factory=Counts)
+    raw_rows: list[tuple] = field(default_factory=list)  # RAW_NAMES without the source; "" = from `outcomes`
+    quarantine: list[Quarantine] = field(default_factory=list)
+    candidates: list[tuple[tailer.Line, parser.Record]] = field(default_factory=list)
+    shas: list[str] = field(default_factory=list)  # each candidate record's sha256
+    outcomes: dict[tuple[int, int], str] = field(default_factory=dict)  # (offset, index) → outcome
+
+
+def load_batch(
+    row: SourceFile,
+    chunk: tailer.Chunk,
+    *,
+    expected_offset: int,
+    expected_member_bytes: int | None = None,
+    replay: bool = False,
+) -> BatchResult:
+    """Write one chunk's rows and advance the checkpoint, all in one transaction.
+
+    The checkpoint is compare-and-set on (`expected_offset`, `expected_member_bytes`, default the
+    row's): inside a gzip member the offset stays at the member's start while the member position
+    moves. With `replay` (re-reading from 0 with --ignore-checkpoints) the position only ever
+    moves forward. Rows are plain tuples, one `executemany` per table (lib/bulk.py).
+    """
+    if expected_member_bytes is None:
+        expected_member_bytes = row.member_bytes
+    out = BatchResult()
+    with transaction.atomic():
+        if may_hold(row, chunk, expected_offset, expected_member_bytes, replay):
+            seen = committed_lines(row, chunk.lines)
+        else:
+            seen = set()
+        lines = sort_lines(row, chunk, seen)
+        store = stores.store_for(row.kind)
+        new_rows = store.build(row, lines.candidates, lines.outcomes, out.sessions, shas=lines.shas)
+        for outcome in lines.outcomes.values():  # one outcome per physical line
+            setattr(lines.counts, outcome, getattr(lines.counts, outcome) + 1)
+        write_lines(row, lines)
+        store.write(row, new_rows)
+        move_checkpoint(row, chunk, lines.counts, expected_offset, expected_member_bytes, replay)
+    out.counts = lines.counts
+    return out
+
+
+def sort_lines(row: SourceFile, chunk: tailer.Chunk, seen: set[tuple[int, int]]) -> Lines:
+    """Each line of the chunk parsed: a replayed one counted, a too long or unreadable one
+    quarantined, the records of the others left for the store (their outcome "duplicate" until
+    the store finds one of them new)."""
+    lines = Lines()
+    counts = lines.counts
+    for line in chunk.lines:
+        counts.lines += 1
+        key = (line.offset, line.index)
+        if key in seen:
+            counts.duplicate += 1  # this very line was imported before (a replay)
+            continue
+        if line.too_long:
+            lines.quarantine.append(
+                quarantine_row(row, line, "too_long", f"{line.length} bytes", sha=line.too_long_sha256)
+            )
+            lines.raw_rows.append((line.offset, line.index, line.too_long_sha256, line.length, "quarantined"))
+            counts.quarantined += 1
+            continue
+        sha = sha256(line.data)  # the line's identity, hashed once: a record of the whole line shares it
+        parsed = parser.parse_line(line.data)
+        if parsed.quarantine is not None:
+            reason, detail = parsed.quarantine
+            lines.quarantine.append(quarantine_row(row, line, reason, detail, sha=sha))
+        if parsed.records:
+            for record in parsed.records:
+                lines.candidates.append((line, record))
+                lines.shas.append(sha if record.data is line.data else sha256(record.data))
+            lines.outcomes[key] = "duplicate"  # until one of its records turns out new
+        else:
+            lines.outcomes[key] = "inert" if parsed.inert else "quarantined"
+        lines.raw_rows.append((line.offset, line.index, sha, line.length, ""))
+    for damage in chunk.damage:
+        counts.lines += 1
+        counts.quarantined += 1
+        lines.quarantine.append(
+            Quarantine(
+                source=row,
+                offset=damage.offset,
+                index=-1,
+                length=damage.length,
+                sha256=sha256(damage.tail),
+                raw=damage.tail[: tailer.HEAD_KEEP] if len(damage.tail) > (1 << 20) else damage.tail,
+                reason="gzip_corrupt",
+                detail=damage.detail,
+                parser_version=parser.PARSER_VERSION,
+            )
+        )
+    return lines
+
+
+def write_lines(row: SourceFile, lines: Lines) -> None:
+    """Every line's RawLine row, its outcome settled by now, and the quarantined lines."""
+    source_id, outcomes = row.pk, lines.outcomes
+    bulk.insert_rows(
+        bulk.Rows(
+            RawLine,
+            RAW_NAMES,
+            [(source_id, o, i, h, n, outcome or outcomes[(o, i)]) for o, i, h, n, outcome in lines.raw_rows],
+        )
+    )
+    bulk.insert_ignore(lines.quarantine, batch_size=50)
+
+
+def move_checkpoint(
+    row: SourceFile,
+    chunk: tailer.Chunk,
+    counts: Counts,
+    expected_offset: int,
+    expected_member_bytes: int,
+    replay: bool,
+) -> None:
+    """Compare-and-set the generation's position to where the chunk ends, and add its counts;
+    CheckpointMoved when another importer moved it first (the transaction then rolls back)."""
+    reached = (chunk.next_offset, chunk.member_bytes, chunk.member_lines)
+    expected = (expected_offset, expected_member_bytes, row.member_lines)
+    new_offset, member_bytes, member_lines = max(reached, expected) if replay else reached
+    updated = SourceFile.objects.filter(
+        pk=row.pk, offset=expected_offset, member_bytes=expected_member_bytes
+    ).update(
+        offset=new_offset,
+        member_bytes=member_bytes,
+        member_lines=member_lines,
+        anchor=chunk.anchor if new_offset == chunk.next_offset else row.anchor,
+        head_fp=chunk.head_fp or row.head_fp,
+        dev=chunk.dev,
+        inode=chunk.inode,
+        size_seen=chunk.size,
+        mtime_ns=chunk.mtime_ns,
+        ctime_ns=chunk.ctime_ns,
+        lines_seen=F("lines_seen") + counts.lines,
+        imported=F("imported") + counts.imported,
+        quarantined=F("quarantined") + counts.quarantined,
+        inert=F("inert") + counts.inert,
+        duplicate=F("duplicate") + counts.duplicate,
+    )
+    if updated != 1:
+        raise CheckpointMoved(
+            f"{row.path}: another importer moved the checkpoint from {expected_offset}"
+            + (f" (+{expected_member_bytes} bytes into the member)" if expected_member_bytes else "")
+        )
+
+
+def quarantine_row(
+    row: SourceFile, line: tailer.Line, reason: str, detail: str, *, sha: str = ""
+) -> Quarantine:
+    return Quarantine(
+        source=row,
+        offset=line.offset,
+        index=line.index,
+        length=line.length,
+        sha256=sha or sha256(line.data),
+        raw=line.data,
+        reason=reason,
+        detail=detail[:2000],
+        parser_version=parser.PARSER_VERSION,
+    )

@@ -1,0 +1,157 @@
+"""Claude Code transcript lines as TranscriptEntry rows: the transcripts store (importer/stores.py).
+
+Every physical line is kept (a uuid repeated in another file is marked a copy); on SQLite the
+entries' text goes into the full-text index in the same transaction, and the spills a line names
+get their placeholders with it.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from django.conf import settings
+from django.db import connections, router
+
+from introspect.importer import parser, spills, stores, tailer, transcripts
+from introspect.models import SourceFile, TranscriptEntry
+from lib import bulk, column_fit, linepack
+from lib.hashing import sha256
+
+ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
+entry_row = operator.itemgetter(*ENTRY_NAMES)
+
+
+def store_entries(
+    row: SourceFile,
+    candidates: list[tuple[tailer.Line, parser.Record]],
+    outcomes: dict[tuple[int, int], str],
+    sessions: set[str],
+    *,
+    shas: list[str] | None = None,
+) -> bulk.Rows:
+    """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
+    if shas is None:
+        shas = [sha256(record.data) for _, record in candidates]
+    built: list[tuple[tailer.Line, parser.Record, dict, str, str]] = []
+    for (line, record), sha in zip(candidates, shas, strict=True):
+        parsed = transcripts.fields_of(record.obj)
+        fields = {name: getattr(parsed, name) for name in ENTRY_COLUMNS}
+        overlong = column_fit.fit(TranscriptEntry, fields)
+        fields["flags"] = [*record.flags, *parsed.flags, *overlong]
+        key = row.session_key or fields["line_session_id"] or ""
+        built.append((line, record, fields, key, sha))
+    by_key: dict[str, set[str]] = {}
+    for _, _, fields, key, _ in built:
+        if fields["uuid"]:
+            by_key.setdefault(key, set()).add(fields["uuid"])
+    known: set[tuple[str, str]] = set()
+    for key, uuids in by_key.items():
+        # By (session_key, uuid), the index entry_session_uuid: by uuid alone every batch would
+        # scan the whole table, a cold import growing with the square of its size.
+        others = TranscriptEntry.objects.filter(session_key=key).exclude(source=row)
+        known.update(bulk.chunked_in(others.values_list("session_key", "uuid"), "uuid", uuids))
+    ids = stores.ensure_sessions({key for *_, key, _ in built})
+    sessions |= set(ids)
+    keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
+    entries: list[tuple] = []
+    parts: dict[tuple[int, int], int] = {}
+    for line, record, fields, key, sha in built:
+        position = (line.offset, line.index)
+        part = parts[position] = parts.get(position, -1) + 1  # records recovered from one spliced line
+        copy = bool(fields["uuid"]) and (key, fields["uuid"]) in known
+        if fields["inert"]:
+            outcomes[position] = "inert"
+            if not fields["uuid"]:
+                continue  # no DAG node to keep: counted only
+        elif outcomes.get(position) != "imported":
+            outcomes[position] = "duplicate" if copy else "imported"
+        data = record.data if (not fields["inert"] or keep_inert) else b""
+        if line.nul_prefix:
+            fields["flags"].append(f"nul_prefix={line.nul_prefix}")
+        packed, compressed = linepack.pack(data)
+        fields.update(
+            source_id=row.pk,
+            offset=line.offset,
+            index=line.index + part,
+            session_id=ids.get(key),
+            session_key=key,
+            sha256=sha,
+            raw=packed,
+            raw_compressed=compressed,
+            is_copy=copy,
+        )
+        entries.append(entry_row(fields))
+    return bulk.Rows(TranscriptEntry, ENTRY_NAMES, entries)
+
+
+ENTRY_COLUMNS = (
+    "type",
+    "subtype",
+    "uuid",
+    "parent_uuid",
+    "logical_parent_uuid",
+    "line_session_id",
+    "timestamp_raw",
+    "ts",
+    "is_sidechain",
+    "agent_id",
+    "version",
+    "cwd",
+    "is_meta",
+    "is_compact_summary",
+    "is_prompt",
+    "prompt_id",
+    "request_id",
+    "message_id",
+    "model",
+    "hook_event",
+    "tool_use_id",
+    "tool_name",
+    "tool_result_id",
+    "is_error",
+    "spawned_agent_id",
+    "text",
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "ephemeral_5m_input_tokens",
+    "ephemeral_1h_input_tokens",
+    "speed",
+    "has_usage",
+    "inert",
+)
+
+
+ENTRY_TABLE = TranscriptEntry._meta.db_table
+FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0017)
+# Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
+FTS_FILL = (
+    f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "
+    f"SELECT id, text, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
+)
+
+
+def insert_entries(rows: bulk.Rows) -> None:
+    """Write transcript entries and, on SQLite, index their text with one statement per batch.
+
+    The caller's transaction holds SQLite's write lock (IMMEDIATE), so the rows above the largest
+    id read here are exactly this batch's new rows (a line already stored is skipped by its
+    unique key and never reaches the index twice); rows and index commit or roll back together.
+    """
+    connection = connections[router.db_for_write(TranscriptEntry)]
+    if connection.vendor != "sqlite":
+        bulk.insert_rows(rows)  # PostgreSQL: a GIN expression index, kept by the database itself
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT coalesce(max(id), 0) FROM {ENTRY_TABLE}")
+        (top,) = cursor.fetchone()
+        bulk.insert_rows(rows)
+        cursor.execute(FTS_FILL, [top])
+
+
+def write_entries(row: SourceFile, rows: bulk.Rows) -> None:
+    """The entries and their index, and the placeholders of the spills they name: with their lines,
+    or a kill in between loses them for good."""
+    insert_entries(rows)
+    spills.place(row, rows)
