@@ -399,7 +399,7 @@ class WaysEvent(models.Model):
                 name="event_session_order",
             ),
             models.Index(fields=["event", "way"]),
-            # A session page reads its near-misses in the page's time span (queries.sessions
+            # A session page reads its near-misses in the page's time span (queries.fire_turns
             # near_misses_by_turn): 3 % of the events, so only theirs are indexed.
             models.Index(
                 fields=["session", "ts"],
@@ -758,7 +758,7 @@ class TranscriptEntry(models.Model):
             models.Index(fields=["session", "source", "offset"], name="entry_session_order"),
             models.Index(fields=["session_key", "uuid"], name="entry_session_uuid"),
             models.Index(fields=["tool_use_id"], name="entry_tool_use"),
-            # The page pairs each call with its result (queries.sessions.pair_results).
+            # The page pairs each call with its result (queries.entry_cards.pair_results).
             models.Index(fields=["tool_result_id"], name="entry_tool_result"),
             # The conversation's turns: a page finds the prompt that opens turn N, and counts the
             # prompts before an entry (its turn number), in these rows only.
@@ -767,7 +767,7 @@ class TranscriptEntry(models.Model):
                 condition=models.Q(is_prompt=True, is_copy=False, inert=False),
                 name="entry_trunk_prompts",
             ),
-            # The rows of one message (its usage, queries.sessions.message_usages): assistant lines only.
+            # The rows of one message (its usage, queries.entry_cards.message_usages): assistant lines only.
             models.Index(
                 fields=["session", "message_id"],
                 name="entry_session_message",

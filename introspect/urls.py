@@ -8,6 +8,12 @@ app_name = "introspect"
 urlpatterns = [
     path("", sessions.session_list, name="session-list"),
     path("sessions/<id:session_id>/", sessions.session_detail, name="session-detail"),
+    path("sessions/<id:session_id>/live/turns/", sessions.session_turns_live, name="session-turns-live"),
+    path(
+        "sessions/<id:session_id>/live/conversation/",
+        sessions.session_conversation_live,
+        name="session-conversation-live",
+    ),
     path("sessions/<id:session_id>/seen/", sessions.session_seen, name="session-seen"),
     path("sessions/<id:session_id>/events/", sessions.session_events, name="session-events"),
     path("sessions/<id:session_id>/agents/<id:agent_id>/", sessions.subagent_detail, name="subagent-detail"),

@@ -2,9 +2,9 @@
 its subagents' conversations.
 
 The conversation is read a chunk at a time, each chunk prepared exactly as a page of the session
-page prepares its entries (queries/sessions.py: tool cards, paired results, spills, usage) with the
-fire turns placed on the spine the same way, so an export of thousands of turns costs a fixed
-number of queries per chunk and holds one chunk in memory. Each subagent's conversation is read
+page prepares its entries, by the same function (queries/conversation.prepare_spine: tool cards,
+paired results, spills, usage, fire turns placed on the spine), so an export of thousands of turns
+costs a fixed number of queries per chunk and holds one chunk in memory. Each subagent's conversation is read
 the same way, after the session's own (an export puts them in an appendix: export_formats.py).
 """
 
@@ -14,7 +14,19 @@ from collections.abc import Iterator
 
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session, Subagent, TranscriptEntry, Turn
-from introspect.queries import line_gaps, sessions
+from introspect.queries import line_gaps
+from introspect.queries.conversation import (
+    CONVERSATION_TYPES_HIDDEN,
+    Item,
+    conversation_entries,
+    from_position,
+    number_items,
+    place_gaps,
+    position_of,
+    prepare_spine,
+)
+from introspect.queries.fire_turns import with_rows
+from introspect.queries.subagents import subagent_summaries
 from introspect.rules import entry_kinds
 
 EXPORT_CHUNK = 500
@@ -36,9 +48,9 @@ def sessions_by_prefix(prefix: str) -> list[Session]:
     )
 
 
-def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list[sessions.Item]]:
-    """The session's conversation in file order as spine items (`sessions.Item`), `size` entries a
-    chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
+def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list[Item]]:
+    """The session's conversation in file order as spine items (`conversation.Item`), `size`
+    entries a chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
     without a transcript has only those) come last, so none is left out. A result shown inside
     its call (`entry.with_call`, as on the session page) stays in the list too, and so does a line
     of the input queue's bookkeeping (`entry.bookkeeping`): the JSON export lists every entry, the
@@ -48,20 +60,20 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
     Queries: two for the fire turns and their rows, then about four a chunk.
     """
     size = size or EXPORT_CHUNK
-    fires = list(sessions.with_rows(session.turns.all()).order_by("epoch"))
+    fires = list(with_rows(session.turns.all()).order_by("epoch"))
     by_prompt: dict[int, list[Turn]] = {}
     for fire in fires:
         by_prompt.setdefault(fire.prompt_entry_id or fire.nearest_prompt_id or 0, []).append(fire)
     placed: set[int] = set()
-    entries = sessions.conversation_entries(session) if session.transcript_id is not None else None
+    entries = conversation_entries(session) if session.transcript_id is not None else None
     turn, open_prompt, after = 0, None, None
     while entries is not None:
-        rest = entries if after is None else sessions.from_position(entries, after.offset, after.index + 1)
+        rest = entries if after is None else from_position(entries, after.offset, after.index + 1)
         run = list(rest[: size + 1])
         chunk, later = run[:size], (run[size] if len(run) > size else None)
         if not chunk:
             break
-        items, _ = sessions.number_items(chunk, turn=turn, part=0 if after is None else 1)
+        items, _ = number_items(chunk, turn=turn, part=0 if after is None else 1)
         if after is not None and not chunk[0].is_prompt:
             items[0].turn_start = None  # the turn open at the end of the last chunk goes on
         prompts = [entry.pk for entry in chunk if entry.is_prompt]
@@ -71,18 +83,23 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
             *([0] if after is None else []),
         ]
         chunk_fires = [f for key in keys for f in by_prompt.get(key, []) if f.epoch not in placed]
-        extra = sessions.pair_results(session.transcript_id, chunk)
-        sessions.for_display(chunk + extra)
+        items = prepare_spine(
+            session.transcript_id,
+            items,
+            chunk_fires,
+            later=later,
+            open_prompt=open_prompt,
+            turn=turn if after is not None else None,
+            every_entry=True,
+        )
+        # What the page does not draw of the input queue: the HTML and Markdown exports leave it out.
         for n in entry_kinds.hidden_queue_lines(chunk):
-            chunk[n].bookkeeping = True  # as on the page: the HTML and Markdown exports leave it out
-        sessions.mark_prompt_spans(chunk, chunk_fires)
-        items = sessions.place_fires(items, chunk_fires, later=later, open_prompt=open_prompt)
-        sessions.number_fires(items, turn if after is not None else None)
+            chunk[n].bookkeeping = True
         if line_gaps.may_have_gaps(session.transcript, chunk):
             # As on the page: what lies from the chunk's first entry up to the next chunk's.
-            lower = None if after is None else sessions.position_of(chunk[0])
-            upper = sessions.position_of(later) if later is not None else None
-            items = sessions.place_gaps(items, line_gaps.gaps_between(session.transcript, lower, upper))
+            lower = None if after is None else position_of(chunk[0])
+            upper = position_of(later) if later is not None else None
+            items = place_gaps(items, line_gaps.gaps_between(session.transcript, lower, upper))
         placed.update(item.fire.epoch for item in items if item.fire is not None)
         turn += len(prompts)
         open_prompt = prompts[-1] if prompts else open_prompt
@@ -92,7 +109,7 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
             break
     left = [fire for fire in fires if fire.epoch not in placed]
     if left:
-        yield [sessions.Item(fire=fire) for fire in left]
+        yield [Item(fire=fire) for fire in left]
 
 
 def subagent_runs(session: Session, *, size: int | None = None) -> list[SubagentRun]:
@@ -100,7 +117,7 @@ def subagent_runs(session: Session, *, size: int | None = None) -> list[Subagent
     stamped line; the agent id between equals): three queries, then about four a chunk as each
     run's `chunks` is read. A result shown inside its call is marked `with_call`, as on the page."""
     agents = list(Subagent.objects.filter(session=session).exclude(source=None).select_related("spawn_entry"))
-    summaries = sessions.subagent_summaries(agents)
+    summaries = subagent_summaries(agents)
 
     def started(agent: Subagent) -> tuple:
         at = summaries[agent.agent_id].started_at if agent.agent_id in summaries else None
@@ -124,17 +141,16 @@ def subagent_chunks(agent: Subagent, *, size: int) -> Iterator[list[TranscriptEn
     """A subagent's own transcript, every conversation line of it, `size` a chunk in file order."""
     lines = (
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
-        .exclude(type__in=sessions.CONVERSATION_TYPES_HIDDEN)
+        .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
         .order_by("offset", "index")
     )
     after = None
     while True:
-        rest = lines if after is None else sessions.from_position(lines, after.offset, after.index + 1)
+        rest = lines if after is None else from_position(lines, after.offset, after.index + 1)
         chunk = list(rest[:size])
         if not chunk:
             return
-        extra = sessions.pair_results(agent.source_id, chunk)
-        sessions.for_display(chunk + extra)
+        prepare_spine(agent.source_id, [Item(entry=entry) for entry in chunk], every_entry=True)
         yield chunk
         if len(chunk) < size:
             return

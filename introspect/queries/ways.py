@@ -273,10 +273,30 @@ class NearMiss:
     score_multi: float | None = None
     thr_en: float | None = None
     thr_multi: float | None = None
+    way: str | None = None  # the event's own field, printed as it is
 
     @property
     def calibrated(self) -> bool:
         return self.schema_gen == "calibrated"
+
+    @property
+    def raw(self) -> bool:
+        """Scored before ADR-156: a raw `score_*` against a per-model `thr_*`, no probability."""
+        return self.schema_gen == "raw_score"
+
+    @property
+    def score(self) -> float | None:
+        """The raw score shown for it: the English model's, else the multilingual one's."""
+        return self.score_en if self.score_en is not None else self.score_multi
+
+    @property
+    def threshold(self) -> float | None:
+        return self.thr_en if self.thr_en is not None else self.thr_multi
+
+    @property
+    def shown_probability(self) -> float | None:
+        """The probability shown beside τ: the English model's, else the multilingual one's."""
+        return self.prob_en if self.prob_en is not None else self.prob_multi
 
     @property
     def probability(self) -> float | None:
@@ -295,7 +315,7 @@ class NearMiss:
     def generation_label(self) -> str:
         if self.schema_gen == "calibrated":
             return "calibrated probability"
-        if self.schema_gen == "raw_score":
+        if self.raw:
             return "raw score, before ADR-156"
         return "no score recorded"
 
@@ -596,6 +616,26 @@ def sessions_for_way(rows) -> list[SessionFires]:
     return out
 
 
+def near_miss(event: WaysEvent, sid: str) -> NearMiss:
+    """A `way_nearmiss` event of session `sid` as the pages show it."""
+    return NearMiss(
+        ts=event.ts,
+        ts_raw=event.ts_raw or "",
+        sid=sid,
+        surface=event.trigger or "",
+        schema_gen=event.schema_gen or "",
+        margin=event.margin,
+        prob_en=event.prob_en,
+        prob_multi=event.prob_multi,
+        tau_s=event.tau_s,
+        score_en=event.score_en,
+        score_multi=event.score_multi,
+        thr_en=event.thr_en,
+        thr_multi=event.thr_multi,
+        way=event.way,
+    )
+
+
 def near_misses(way_id: str) -> tuple[list[NearMiss], list[NearMiss]]:
     """The latest near-misses, split by generation: (calibrated, raw-score or unscored)."""
     calibrated, raw = [], []
@@ -604,21 +644,7 @@ def near_misses(way_id: str) -> tuple[list[NearMiss], list[NearMiss]]:
         .select_related("session")
         .order_by("-ts_raw", "-pk")[:NEAR_MISS_LIMIT]
     ):
-        miss = NearMiss(
-            ts=event.ts,
-            ts_raw=event.ts_raw or "",
-            sid=event.session.sid if event.session else (event.session_key or ""),
-            surface=event.trigger or "",
-            schema_gen=event.schema_gen or "",
-            margin=event.margin,
-            prob_en=event.prob_en,
-            prob_multi=event.prob_multi,
-            tau_s=event.tau_s,
-            score_en=event.score_en,
-            score_multi=event.score_multi,
-            thr_en=event.thr_en,
-            thr_multi=event.thr_multi,
-        )
+        miss = near_miss(event, event.session.sid if event.session else (event.session_key or ""))
         (calibrated if miss.calibrated else raw).append(miss)
     return calibrated, raw
 

@@ -103,6 +103,13 @@ def dom_id(value) -> str:
 
 
 @register.filter
+def entry_anchor(entry) -> str:
+    """` id="u-…"`, the attribute a permalink (`#u-…`) and the live tail's swaps find an entry's card
+    by; nothing for a line without a uuid."""
+    return format_html(' id="u-{}"', dom_id(entry.uuid)) if entry.uuid else ""
+
+
+@register.filter
 def score(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}".rstrip("0").rstrip(".") if value != 0 else "0"
 

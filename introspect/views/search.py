@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
-from introspect.queries import search
-from introspect.queries import sessions as session_queries
+from introspect.queries import search, session_list
 from introspect.rules import entry_kinds
 from lib.htmx import HtmxHttpRequest, render_page
 from lib.params import date_param, int_param
@@ -32,7 +31,7 @@ def search_results(request: HtmxHttpRequest) -> HttpResponse:
         "filters": filters,
         "kinds": entry_kinds.FILTER_KINDS,
         "sorts": search.SORTS,
-        "projects": session_queries.projects_for_filter(),
+        "projects": session_list.projects_for_filter(),
         "nav": "search",
     }
     return render_page(request, "introspect/search.html", context, fragment="search-results")

@@ -11,9 +11,12 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import reswap, retarget
 
 from introspect import services
+from introspect.forms import ConversationTailForm, SessionPageForm, SubagentPageForm, TurnTailForm
 from introspect.models import Session, Subagent
-from introspect.queries import decision_scans
-from introspect.queries import sessions as queries
+from introspect.queries import conversation, decision_scans, entry_cards, subagents
+from introspect.queries import session_events as event_queries
+from introspect.queries import session_list as list_queries
+from introspect.queries import session_page as session_page_queries
 from lib import viewers
 from lib.converters import dom_id
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
@@ -26,7 +29,7 @@ MAX_TURNS = 2**31 - 1  # SeenMark.turns is a 32-bit column on PostgreSQL
 # without its body, and monitors, link checkers and `curl -I` send it.
 @require_safe
 def session_list(request: HtmxHttpRequest) -> HttpResponse:
-    filters = queries.SessionFilters(
+    filters = list_queries.SessionFilters(
         project=int_param(request, "project"),
         q=request.GET.get("q", "").strip()[:200],
         sort=request.GET.get("sort", "newest"),
@@ -36,23 +39,23 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
         transcript=request.GET.get("transcript", ""),
         live=request.GET.get("live") == "1",
     )
-    list_import = queries.session_list_import()
+    list_import = list_queries.session_list_import()
     if wants_fragment(request) and list_import.importing and request.GET.get("after") == list_import.cursor:
         # The poller's question, and nothing changed: a fresh poller in its own place, not the rows.
         response = render(
             request, "introspect/session_list.html#session-poller", {"list_import": list_import}
         )
         return retarget(reswap(response, "outerHTML"), "#session-poller")
-    page = queries.session_list_page(
+    page = list_queries.session_list_page(
         filters, page=int_param(request, "page", 1) or 1, viewer=viewers.viewer_of(request)
     )
     context = {
         "page": page,
         "filters": filters,
         "list_import": list_import,
-        "projects": queries.projects_for_filter(),
-        "models": queries.models_for_filter(),
-        "sorts": list(queries.SORTS),
+        "projects": list_queries.projects_for_filter(),
+        "models": list_queries.models_for_filter(),
+        "sorts": list(list_queries.SORTS),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_list.html", context, fragment="session-rows")
@@ -61,69 +64,114 @@ def session_list(request: HtmxHttpRequest) -> HttpResponse:
 @require_safe
 def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     """The conversation page by page (`turn`, `part`), a permalink to one entry (`u`), a fire turn
-    (`from`, redirected to the page that shows it), and the two live-follow tails."""
+    (`from`, redirected to the page that shows it) or the fire-turn list (`view=fires`)."""
     session = Session.objects.select_related("project", "transcript").filter(sid=session_id).first()
     if session is None:
         return short_id(request, session_id, "introspect:session-detail")
+    ask = SessionPageForm.read(request)
+    if ask["live_after"] is not None:
+        return turn_tail(request, session, after=ask["live_after"])
+    if ask["after"] is not None:
+        return conversation_tail(request, session, after=ask["after"], fire=ask["fire"])
     url = reverse("introspect:session-detail", args=[session.sid])
+    return jump(session, url, ask) or session_page(request, session, ask)
+
+
+@require_safe
+def session_turns_live(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    """Live follow of the fire-turn list: the turns after `after` (the last one again)."""
+    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    return turn_tail(request, session, after=TurnTailForm.read(request)["after"] or 0)
+
+
+@require_safe
+def session_conversation_live(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
+    """Live follow of the conversation: the entries after `after` and the fire turns from `fire`."""
+    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
+    ask = ConversationTailForm.read(request)
+    return conversation_tail(request, session, after=ask["after"] or (-1, 0), fire=ask["fire"])
+
+
+def turn_tail(request: HtmxHttpRequest, session: Session, *, after: int) -> HttpResponse:
+    tail = session_page_queries.session_live_tail(session, after=after)
+    context = {"session": session, **tail, "turn_poller": turn_poller(session, tail["fire_cursor"])}
     viewer = viewers.viewer_of(request)
-    live_after = int_param(request, "live_after")
-    if live_after is not None:
-        context = {"session": session, **queries.session_live_tail(session, after=live_after)}
-        if context["turns"] and viewer.known:
-            # What the open page follows, it has seen: the list shows no badge for it.
-            mark = queries.seen_mark(session, viewer)
-            services.seen_mark_move(
-                session=session, viewer=viewer, current=mark, turns=context["fire_cursor"]
-            )
-        return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
-    after = queries.parse_position(request.GET.get("after", ""))
-    if after is not None:
-        tail = queries.session_conversation_tail(
-            session, after=after, fire_after=int_param(request, "fire", 0) or 0
+    if context["turns"] and viewer.known:
+        # What the open page follows, it has seen: the list shows no badge for it.
+        mark = session_page_queries.seen_mark(session, viewer)
+        services.seen_mark_move(session=session, viewer=viewer, current=mark, turns=context["fire_cursor"])
+    return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
+
+
+def conversation_tail(
+    request: HtmxHttpRequest, session: Session, *, after: tuple[int, int], fire: int
+) -> HttpResponse:
+    tail = session_page_queries.session_conversation_tail(session, after=after, fire_after=fire)
+    # Asked without htmx, a tail draws the whole page template, whose page part has no page: its
+    # poller starts from the top, as it always has.
+    cursor = tail["cursor"] if wants_fragment(request) else ""
+    context = {
+        "session": session,
+        **tail,
+        "tools_collapsed": tools_collapsed(request),
+        "conversation_poller": conversation_poller(session, cursor, tail["fire_cursor"]),
+    }
+    viewer = viewers.viewer_of(request)
+    if tail["items"] and viewer.known:
+        services.seen_mark_move(
+            session=session,
+            viewer=viewer,
+            current=session_page_queries.seen_mark(session, viewer),
+            position=conversation.parse_position(tail["cursor"]),
+            turns=session.turn_count,
         )
-        context = {"session": session, **tail, "tools_collapsed": tools_collapsed(request)}
-        if tail["items"] and viewer.known:
-            services.seen_mark_move(
-                session=session,
-                viewer=viewer,
-                current=queries.seen_mark(session, viewer),
-                position=queries.parse_position(tail["cursor"]),
-                turns=session.turn_count,
-            )
-        return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
-    seen = seen_param(request)
-    found = search_words(request)
-    if (uuid := request.GET.get("u", "")[:64]) and (entry := queries.entry_by_uuid(session, uuid)):
-        turn, part = queries.turn_of_entry(session, entry)
+    return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
+
+
+# The pollers still ask the page's own URL (`live_after`; `after` and `fire`), which pages opened
+# before the tails had URLs of their own (session_turns_live, session_conversation_live) poll.
+def turn_poller(session: Session, fire_cursor: int) -> str:
+    return reverse("introspect:session-detail", args=[session.sid]) + f"?live_after={fire_cursor}"
+
+
+def conversation_poller(session: Session, cursor: str, fire_cursor: int) -> str:
+    url = reverse("introspect:session-detail", args=[session.sid])
+    return f"{url}?after={cursor or '-1.0'}&fire={fire_cursor}"
+
+
+def jump(session: Session, url: str, ask: dict) -> HttpResponse | None:
+    """A permalink to an entry, or a fire turn of a session with a conversation: a redirect to the
+    page of the conversation that shows it; None when there is no such place."""
+    if ask["u"] and (entry := conversation.entry_by_uuid(session, ask["u"])):
+        turn, part = conversation.turn_of_entry(session, entry)
         # From a search hit: the page says which entry to open whole (`hit`) and the words to mark.
-        hit = {"hit": uuid, **found} if found else {}
-        return redirect(page_url(url, turn, part, seen=seen, extra=hit) + f"#u-{dom_id(uuid)}")
-    fires_view = request.GET.get("view") == "fires"
-    epoch = int_param(request, "from")
-    if epoch is not None and not fires_view and session.transcript_id is not None:
-        place = queries.turn_of_fire(session, epoch)
+        hit = {"hit": ask["u"], **ask["search"]} if ask["search"] else {}
+        return redirect(page_url(url, turn, part, seen=ask["seen"], extra=hit) + f"#u-{dom_id(ask['u'])}")
+    epoch = ask["from"]
+    if epoch is not None and not ask["fires_view"] and session.transcript_id is not None:
+        place = conversation.turn_of_fire(session, epoch)
         if place is not None:
-            return redirect(page_url(url, *place, extra=found) + f"#turn-{epoch}")
-    turn = max(int_param(request, "turn", 0) or 0, 0)
-    part_value = request.GET.get("part", "")
-    part = (
-        queries.last_part_of(session, turn)
-        if part_value == "last"
-        else max(int_param(request, "part", 0) or 0, 0)
-    )
-    # Without a transcript there is no conversation: the fire turns are the page (from `from`).
-    fires_from = max(epoch or 1, 1) if fires_view or session.transcript_id is None else None
+            return redirect(page_url(url, *place, extra=ask["search"]) + f"#turn-{epoch}")
+    return None
+
+
+def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpResponse:
+    """A page of the conversation, or of the fire-turn list (a session without a transcript, or
+    `view=fires`, from fire turn `from`); a whole page moves the viewer's seen mark."""
+    turn = ask["turn"]
+    part = conversation.last_part_of(session, turn) if ask["last_part"] else ask["part"]
+    fires_from = max(ask["from"] or 1, 1) if ask["fires_view"] or session.transcript_id is None else None
     # A whole page counts from the viewer's mark; a later page of it (infinite scroll, the jump
     # link) from the mark the first page was drawn with, carried in `seen` / `seen_turns`, since
     # opening the first page has already moved the mark past it.
+    viewer = viewers.viewer_of(request)
     whole = not wants_fragment(request)
-    mark = queries.seen_mark(session, viewer) if whole else None
-    since = seen if seen is not None else (mark.position if mark else None)
-    since_turns = parse_int(request.GET.get("seen_turns"), low=0)
+    mark = session_page_queries.seen_mark(session, viewer) if whole else None
+    since = ask["seen"] if ask["seen"] is not None else (mark.position if mark else None)
+    since_turns = ask["seen_turns"]
     if since_turns is None and mark is not None:
         since_turns = mark.turns
-    page = queries.session_detail_page(
+    page = session_page_queries.session_detail_page(
         session, turn=turn, part=part, fires_from=fires_from, since=since, since_turns=since_turns
     )
     context = {
@@ -131,22 +179,28 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         **page,
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
-        "open_uuid": opened_entry(request),
+        "open_uuid": ask["hit"],
     }
     if whole:
         context["decisions"] = decision_scans.session_decisions(session)
+    if page["mode"] == "fires":
+        context["turn_poller"] = turn_poller(session, page["fire_cursor"])
+    else:
+        context["conversation_poller"] = conversation_poller(
+            session, page["page"].cursor, page["fire_cursor"]
+        )
     opening = whole and request.method == "GET"
     if opening and not viewer.known:
         # A browser that brought no viewer cookie gets one and no mark: a client that keeps no
         # cookies (a script, a crawler) would add a row on every request. The page asks for this
         # visit's mark once the browser holds the cookie (session_seen).
-        context["first_look"] = {"at": queries.newest_position(session), "turns": session.turn_count}
+        context["first_look"] = {"at": conversation.newest_position(session), "turns": session.turn_count}
     fragment = "turn-page" if page["mode"] == "fires" else "conversation-page"
     response = render_page(request, "introspect/session_detail.html", context, fragment=fragment)
     if opening:
         if viewer.known:
             # After rendering, so this visit's divider is drawn from where the last one stopped.
-            newest = queries.newest_position(session)
+            newest = conversation.newest_position(session)
             services.seen_mark_move(
                 session=session, viewer=viewer, position=newest, turns=session.turn_count, current=mark
             )
@@ -170,10 +224,10 @@ def session_seen(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     visit moves it). Nothing to show: 204."""
     session = get_object_or_404(Session, sid=session_id)
     viewer = viewers.viewer_of(request)
-    position = queries.parse_position(request.POST.get("at", ""))
+    position = conversation.parse_position(request.POST.get("at", ""))
     turns = parse_int(request.POST.get("turns"), low=0, high=MAX_TURNS)
     wanted = viewer.known and position is not None and turns is not None
-    if wanted and queries.seen_mark(session, viewer) is None:
+    if wanted and session_page_queries.seen_mark(session, viewer) is None:
         services.seen_mark_move(session=session, viewer=viewer, current=None, position=position, turns=turns)
     return HttpResponse(status=204)
 
@@ -182,7 +236,7 @@ def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
     """An id that is no session's, read as the start of one (the list shows 8 characters): the one
     session it starts is a redirect to its page (query string kept), several a page listing them,
     none the 404."""
-    matches = queries.sessions_by_prefix(prefix)
+    matches = list_queries.sessions_by_prefix(prefix)
     if not matches:
         raise Http404("no such session")
     if len(matches) == 1:
@@ -191,13 +245,6 @@ def short_id(request: HtmxHttpRequest, prefix: str, route: str) -> HttpResponse:
         return redirect(f"{url}?{query}" if query else url)
     context = {"prefix": prefix, "matches": matches, "route": route, "nav": "sessions"}
     return render(request, "introspect/session_prefix.html", context)
-
-
-def seen_param(request: HtmxHttpRequest) -> tuple[int, int] | None:
-    """`seen=<offset>.<index>`, a mark carried on a link; None when absent or malformed."""
-    offset, _, index = request.GET.get("seen", "").partition(".")
-    parsed = parse_int(offset, low=-1), parse_int(index or "0", low=0)
-    return None if None in parsed else parsed
 
 
 def page_url(
@@ -215,17 +262,6 @@ def page_url(
     return f"{url}?{urlencode(params)}" if params else url
 
 
-def search_words(request: HtmxHttpRequest) -> dict[str, str]:
-    """`q`, the words of the search a hit was opened from, to carry on to the page that shows it."""
-    words = request.GET.get("q", "").strip()[:200]
-    return {"q": words} if words else {}
-
-
-def opened_entry(request: HtmxHttpRequest) -> str:
-    """The uuid of the entry a search hit opened (`hit`, with `q`): its card is drawn whole."""
-    return request.GET.get("hit", "")[:64] if search_words(request) else ""
-
-
 @require_safe
 def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     session = Session.objects.select_related("project").filter(sid=session_id).first()
@@ -233,13 +269,13 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
         return short_id(request, session_id, "introspect:session-events")
     after = int_param(request, "after")
     if after is not None:
-        events = queries.events_after(session, after)
+        events = event_queries.events_after(session, after)
         context = {"session": session, "new_events": events, "cursor": events[-1].pk if events else after}
         return render_page(request, "introspect/session_events.html", context, fragment="event-tail")
     context = {
         "session": session,
-        "events": queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
-        "cursor": queries.last_event_id(session),
+        "events": event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
+        "cursor": event_queries.last_event_id(session),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
@@ -250,7 +286,7 @@ def entry_code(request: HtmxHttpRequest, session_id: str, entry_id: int, slot: s
     """One code box of an entry, coloured: the page drew it plain past its highlighting budget and
     its script swaps this in when the box comes into view (static/js/app.js)."""
     session = get_object_or_404(Session, sid=session_id)
-    box = queries.entry_code(session, entry_id, slot)
+    box = entry_cards.entry_code(session, entry_id, slot)
     if box is None:
         raise Http404("no such code box")
     return render(request, "introspect/partials/entry.html#code-box", {"box": box})
@@ -263,17 +299,17 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         session__sid=session_id,
         agent_id=agent_id,
     )
-    part = max(int_param(request, "part", 0) or 0, 0)
-    items, next_part = queries.subagent_conversation(agent, part=part)
+    ask = SubagentPageForm.read(request)
+    items, next_part = subagents.subagent_conversation(agent, part=ask["part"])
     context = {
         "session": agent.session,
         "agent": agent,
         "items": items,
         "next_part": next_part,
-        "summary": queries.subagent_summary(agent),
+        "summary": subagents.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
-        "open_uuid": opened_entry(request),
+        "open_uuid": ask["hit"],
     }
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")

@@ -14,7 +14,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from introspect.models import Project
-from introspect.queries import sessions as session_queries
+from introspect.queries import fire_turns
 from ledger.models import KnowledgeEvent, KnowledgeRecord, MjLedgerLine, ReviewAction
 from ledger.queries import records as record_queries
 from ledger.records.provenance import provenance_fields
@@ -120,7 +120,7 @@ def turns_page(record: KnowledgeRecord) -> int | None:
     """The first turn of the session page that shows the turns the record came from."""
     if not (record.session and record.turn_epochs):
         return None
-    size = session_queries.TURNS_PER_PAGE
+    size = fire_turns.TURNS_PER_PAGE
     first = record.turn_epochs[0]
     return first - (first - 1) % size
 

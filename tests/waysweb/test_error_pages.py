@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
-from introspect.queries import sessions as session_queries
+from introspect.queries import session_list as session_queries
 from waysweb import context_processors
 
 pytestmark = pytest.mark.django_db

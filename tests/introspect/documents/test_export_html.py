@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from introspect.documents import export_html
 from introspect.models import Session, TranscriptEntry
+from introspect.queries import conversation
 from introspect.queries import export as queries
 from lib import locations
 from lib.converters import dom_id
@@ -59,9 +60,7 @@ def exported(session: Session) -> str:
 def test_it_holds_every_entry_and_fire_turn_of_the_session(home):
     session = export_session(home)
     doc = Document(exported(session))
-    uuids = set(
-        queries.sessions.conversation_entries(session).exclude(uuid=None).values_list("uuid", flat=True)
-    )
+    uuids = set(conversation.conversation_entries(session).exclude(uuid=None).values_list("uuid", flat=True))
     assert uuids and {f"u-{dom_id(uuid)}" for uuid in uuids} <= doc.ids
     assert {f"turn-{epoch}" for epoch in session.turns.values_list("epoch", flat=True)} == {
         i for i in doc.ids if i.startswith("turn-")

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from introspect.models import Session, Subagent, TranscriptEntry
-from introspect.queries import sessions as queries
+from introspect.queries import conversation, entry_cards, subagents
 from tests.conftest import append
 
 pytestmark = pytest.mark.django_db
@@ -137,7 +137,7 @@ def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django
     write_session(home)
     entries = trunk_lines()
     with django_assert_num_queries(1):
-        queries.message_usages(entries)
+        entry_cards.message_usages(entries)
     by_uuid = {entry.uuid: entry.usage for entry in entries}
     assert by_uuid["u1"] is None and by_uuid["a1"] is None and by_uuid["a2"] is None
     usage = by_uuid["a3"]
@@ -150,7 +150,7 @@ def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django
 def test_a_message_cut_by_the_page_still_counts_all_its_lines(home):
     write_session(home)
     page = trunk_lines()[:3]  # the prompt and the first two lines of msg_1
-    queries.message_usages(page)
+    entry_cards.message_usages(page)
     assert page[-1].uuid == "a2" and page[-1].usage.output_tokens == 480
 
 
@@ -158,13 +158,13 @@ def test_it_reads_nothing_for_a_page_without_assistant_messages(home, django_ass
     write_session(home)
     entries = trunk_lines()[:1]
     with django_assert_num_queries(0):
-        queries.message_usages(entries)
+        entry_cards.message_usages(entries)
     assert entries[0].usage is None
 
 
 def test_the_session_page_entries_carry_their_usage(home):
     write_session(home)
-    page = queries.conversation_page(Session.objects.get(sid=SID), turn=0, part=0)
+    page = conversation.conversation_page(Session.objects.get(sid=SID), turn=0, part=0)
     entries = [item.entry for item in page.items if item.entry is not None]
     assert [(e.uuid, e.usage.output_tokens) for e in entries if e.usage] == [("a3", 480), ("a4", 7)]
 
@@ -173,7 +173,7 @@ def test_a_subagent_summary_covers_its_own_file(home, django_assert_num_queries)
     write_session(home)
     agent = Subagent.objects.get(agent_id="x1")
     with django_assert_num_queries(2):
-        summary = queries.subagent_summary(agent)
+        summary = subagents.subagent_summary(agent)
     assert summary.models == ["claude-haiku-4-5-20251001"]
     assert (summary.totals.input_tokens, summary.totals.output_tokens) == (12, 90 + 60 + 20)
     assert summary.totals.cost_usd == Decimal("0.017362")  # 12·1 + 170·5 + 6000·1.25 + 90000·0.1 per MTok
@@ -185,4 +185,4 @@ def test_a_subagent_without_a_file_has_no_summary(home):
     write_session(home)
     agent = Subagent.objects.get(agent_id="x1")
     agent.source = None
-    assert queries.subagent_summary(agent) is None
+    assert subagents.subagent_summary(agent) is None

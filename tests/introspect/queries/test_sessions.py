@@ -13,8 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from introspect.importer.transcripts import TEXT_LIMIT
-from introspect.queries import line_gaps
-from introspect.queries import sessions as queries
+from introspect.queries import conversation, entry_cards, line_gaps, session_list
 from tests.fixtures import TRANSCRIPTS
 from tests.introspect import plain_session
 
@@ -25,7 +24,9 @@ SID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
 
 
 def found(q: str) -> list[str]:
-    return [session.sid for session in queries.session_list_page(queries.SessionFilters(q=q), page=1)]
+    return [
+        session.sid for session in session_list.session_list_page(session_list.SessionFilters(q=q), page=1)
+    ]
 
 
 def test_it_finds_a_claude_code_session_by_a_word_of_any_prompt(home):
@@ -45,24 +46,24 @@ def test_it_finds_a_claude_code_session_by_a_word_of_any_prompt(home):
     assert found("Conversation compacted") == []  # a system line is not something the user typed
     assert found("no such words anywhere") == []
     with CaptureQueriesContext(connection) as queries_run:
-        list(queries.session_list_page(queries.SessionFilters(q="hello_world"), page=1))
+        list(session_list.session_list_page(session_list.SessionFilters(q="hello_world"), page=1))
     assert len(queries_run) <= 2  # the page and its count: one EXISTS, no query per session
 
 
 def test_a_cursor_that_does_not_fit_a_64_bit_column_reads_as_absent():
     # A viewer's seen mark stores the cursor the page followed: a forged one must never reach it.
-    assert queries.parse_position("120.3") == (120, 3)
-    assert queries.parse_position("120") == (120, 0)
-    assert queries.parse_position(f"{2**63}.0") is None
-    assert queries.parse_position(f"0.{2**63 - 1}") is None  # no room for the index's +1
-    assert queries.parse_position("0.-1") is None
-    assert queries.parse_position("a.b") is None
+    assert conversation.parse_position("120.3") == (120, 3)
+    assert conversation.parse_position("120") == (120, 0)
+    assert conversation.parse_position(f"{2**63}.0") is None
+    assert conversation.parse_position(f"0.{2**63 - 1}") is None  # no room for the index's +1
+    assert conversation.parse_position("0.-1") is None
+    assert conversation.parse_position("a.b") is None
 
 
 # --- a plain Claude Code session read as a reader does (issue 25) ----------------------------------
 
 
-def spine(page: queries.ConversationPage) -> list[tuple[int | None, str, str]]:
+def spine(page: conversation.ConversationPage) -> list[tuple[int | None, str, str]]:
     """The page as (turn heading, type, uuid-or-words) rows, in order."""
     return [
         (item.turn_start, item.entry.type, item.entry.uuid or item.entry.text)
@@ -74,7 +75,7 @@ def spine(page: queries.ConversationPage) -> list[tuple[int | None, str, str]]:
 def test_it_opens_a_turn_at_each_prompt_a_person_typed_and_none_at_an_interruption(home):
     session = plain_session.plain_session(home)
 
-    page = queries.conversation_page(session, turn=0, part=0)
+    page = conversation.conversation_page(session, turn=0, part=0)
 
     rows = spine(page)
     headings = [(turn, uuid) for turn, _, uuid in rows if turn is not None]
@@ -89,7 +90,7 @@ def test_it_opens_a_turn_at_each_prompt_a_person_typed_and_none_at_an_interrupti
 def test_it_draws_none_of_the_input_queues_bookkeeping(home):
     session = plain_session.plain_session(home)
 
-    page = queries.conversation_page(session, turn=0, part=0)
+    page = conversation.conversation_page(session, turn=0, part=0)
 
     # The enqueue's words are turn 2's prompt, the remove has none: neither is drawn.
     assert [row for row in spine(page) if row[1] == "queue-operation"] == []
@@ -102,11 +103,11 @@ def test_it_moves_a_turn_heading_off_a_line_it_does_not_draw():
         return SimpleNamespace(**(base | fields))
 
     items = [
-        queries.Item(entry=entry(1, "queue-operation", subtype="remove"), turn_start=3, continued=True),
-        queries.Item(entry=entry(2, "assistant", text="on it")),
+        conversation.Item(entry=entry(1, "queue-operation", subtype="remove"), turn_start=3, continued=True),
+        conversation.Item(entry=entry(2, "assistant", text="on it")),
     ]
 
-    [kept] = queries.drawn(items)
+    [kept] = conversation.drawn(items)
 
     assert (kept.entry.pk, kept.turn_start, kept.continued) == (2, 3, True)
 
@@ -115,30 +116,30 @@ def test_it_numbers_each_fire_turn_by_the_conversation_turn_it_sits_in():
     fire = SimpleNamespace(prompt_entry_id=None, nearest_prompt_id=7)
     loose = SimpleNamespace(prompt_entry_id=None, nearest_prompt_id=None)
     items = [
-        queries.Item(fire=loose),
-        queries.Item(entry=SimpleNamespace(pk=5), turn_start=1),
-        queries.Item(entry=SimpleNamespace(pk=7), turn_start=2),
-        queries.Item(fire=fire),
+        conversation.Item(fire=loose),
+        conversation.Item(entry=SimpleNamespace(pk=5), turn_start=1),
+        conversation.Item(entry=SimpleNamespace(pk=7), turn_start=2),
+        conversation.Item(fire=fire),
     ]
 
-    queries.number_fires(items)
+    conversation.number_fires(items)
 
     assert (fire.conversation_turn, loose.conversation_turn) == (2, None)
 
 
 def test_it_puts_each_unread_line_before_the_first_entry_not_before_it_in_the_file():
-    def at(offset: int) -> queries.Item:
-        return queries.Item(entry=SimpleNamespace(offset=offset, index=0))
+    def at(offset: int) -> conversation.Item:
+        return conversation.Item(entry=SimpleNamespace(offset=offset, index=0))
 
     def gap(offset: int) -> line_gaps.LineGap:
         return line_gaps.LineGap(
             (offset, 0), line=0, file="f", reason="r", quarantine_id=offset, status_page=1
         )
 
-    fire = queries.Item(fire=SimpleNamespace())
+    fire = conversation.Item(fire=SimpleNamespace())
     items = [at(100), fire, at(300), at(500)]
 
-    placed = queries.place_gaps(items, [gap(200), gap(300), gap(900)])
+    placed = conversation.place_gaps(items, [gap(200), gap(300), gap(900)])
 
     # The one at 300 is a torn line's lost part, before the record recovered from the same line.
     assert [item.gap.position[0] if item.gap else item for item in placed] == [
@@ -157,6 +158,6 @@ def test_it_reads_a_stored_text_that_fills_the_column_whole_from_its_raw_line():
     cut = SimpleNamespace(text=whole[:TEXT_LIMIT], line=orjson.dumps({"type": "user", "message": whole}))
     short = SimpleNamespace(text="short", line=b"never parsed: a short text is whole")
 
-    queries.whole_texts([cut, short])
+    entry_cards.whole_texts([cut, short])
 
     assert (cut.text, short.text) == (whole, "short")

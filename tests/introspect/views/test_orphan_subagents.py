@@ -126,6 +126,6 @@ def test_the_orphan_page_reads_a_bounded_number_of_queries(client, home, django_
     lay_out_orphan(home)
     ingest()
     # The fire-turn page of a session without a conversation, and two for its runs' usage however
-    # many there are (queries.sessions.subagent_summaries).
+    # many there are (queries.subagents.subagent_summaries).
     with django_assert_max_num_queries(11):
         assert client.get(reverse("introspect:session-detail", args=[ORPHAN])).status_code == 200

@@ -137,7 +137,7 @@ def test_it_shows_an_empty_state_before_anything_is_imported(client):
 
 
 def test_it_paginates_the_list(client, home, monkeypatch):
-    monkeypatch.setattr("introspect.queries.sessions.SESSIONS_PER_PAGE", 2)
+    monkeypatch.setattr("introspect.queries.session_list.SESSIONS_PER_PAGE", 2)
     imported(home)
     response = client.get("/", {"page": 2})
     assert [s.sid for s in response.context["page"].object_list] == ["sess-0000-aaaa-bbbb"]

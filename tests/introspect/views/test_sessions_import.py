@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from introspect.importer import activity, health, heartbeat, progress, stores
-from introspect.queries import sessions as queries
+from introspect.queries import session_list as queries
 from tests.conftest import append, line
 
 pytestmark = pytest.mark.django_db
