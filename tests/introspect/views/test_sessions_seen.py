@@ -247,10 +247,11 @@ def test_it_bounds_the_queries_of_a_page_with_unseen_entries(client, home, djang
     page(client, "/sessions/big/")
     home.transcript("/p", "big", entry("big", "late", "user", "one more thing", "2026-11-30T10:00:00.000Z"))
     call_command("ingest", stdout=StringIO())
-    # The page, the mark read and moved, the first unseen entry, its count and its page (3).
-    with django_assert_max_num_queries(27):
+    # The page (with the decision log's section), the mark read and moved, the first unseen entry,
+    # its count and its page (3).
+    with django_assert_max_num_queries(28):
         assert page(client, "/sessions/big/").jump
-    with django_assert_max_num_queries(22):  # seen: no divider, the mark unchanged
+    with django_assert_max_num_queries(23):  # seen: no divider, the mark unchanged
         assert page(client, "/sessions/big/").jump is None
 
 
