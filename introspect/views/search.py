@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
-from introspect.queries import search
+from introspect.queries import search, search_filters
 from introspect.queries import sessions as session_queries
 from introspect.rules import entry_kinds
 from lib.htmx import HtmxHttpRequest, render_page
@@ -17,7 +17,7 @@ HITS_PER_PAGE = 25
 @require_safe
 def search_results(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[: search.QUERY_CHARS]
-    filters = search.SearchFilters(
+    filters = search_filters.SearchFilters(
         kinds=tuple(request.GET.getlist("kind")),  # SearchFilters keeps the known ones
         project=int_param(request, "project"),
         since=date_param(request, "since"),
@@ -31,7 +31,7 @@ def search_results(request: HtmxHttpRequest) -> HttpResponse:
         "q": query,
         "filters": filters,
         "kinds": entry_kinds.FILTER_KINDS,
-        "sorts": search.SORTS,
+        "sorts": search_filters.SORTS,
         "projects": session_queries.projects_for_filter(),
         "nav": "search",
     }
