@@ -896,6 +896,25 @@ class Corpus:
             body = f"# {w.leaf.title()} check\n\n- Did the last edit follow the {w.leaf} way?"
             (root / formats.way_path(wid, check=True)).write_bytes(formats.way_file(front, body).encode())
 
+    def finish(self, tier: str, sid: str, project: str, terms: list[str], started: float) -> CorpusInfo:
+        """Write the way files and the events the sessions played, and say what was written."""
+        self.write_ways()
+        events_files, events_lines, events_bytes = self.write_events()
+        return CorpusInfo(
+            home=self.home,
+            tier=tier,
+            events_files=events_files,
+            transcript_files=self.transcript_files,
+            events_lines=events_lines,
+            events_bytes=events_bytes,
+            transcript_lines=self.transcript_lines,
+            transcript_bytes=self.transcript_bytes,
+            long_session_id=sid,
+            long_session_project=project,
+            search_terms=terms,
+            seconds=time.perf_counter() - started,
+        )
+
 
 class Session(TranscriptBuilder):
     order = ORDER
@@ -1852,24 +1871,22 @@ def generate(home: Path, tier: str, *, seed: int = 0) -> CorpusInfo:
     (home / MARKER).write_text(f"tier={tier} seed={seed}\n")
     c = Corpus(home, TIERS[tier], seed)
     long_sid = c.run()
-    c.write_ways()
-    events_files, events_lines, events_bytes = c.write_events()
     missing = [t for t, hits in c.term_hits.items() if not hits]
     assert not missing, f"search terms never used in a prompt: {missing}"
-    return CorpusInfo(
-        home=home,
-        tier=tier,
-        events_files=events_files,
-        transcript_files=c.transcript_files,
-        events_lines=events_lines,
-        events_bytes=events_bytes,
-        transcript_lines=c.transcript_lines,
-        transcript_bytes=c.transcript_bytes,
-        long_session_id=long_sid,
-        long_session_project=LONG_PROJECT,
-        search_terms=list(SEARCH_TERMS),
-        seconds=time.perf_counter() - started,
-    )
+    return c.finish(tier, long_sid, LONG_PROJECT, list(SEARCH_TERMS), started)
+
+
+def one_session(home: Path, megabytes: int, *, seed: int = 0) -> CorpusInfo:
+    """One ordinary session of about `megabytes` MiB of transcript (the line-size mix above, its
+    subagents and its agent-ways events), and the way files it fires: a session that ran for weeks,
+    with nothing else in the HOME (bench/rss.py --session-mb)."""
+    started = time.perf_counter()
+    home = Path(home)
+    home.mkdir(parents=True, exist_ok=True)
+    c = Corpus(home, TIERS["small"], seed)
+    s = Session(c, 1, c.projects[0], TRANSCRIPT_SPAN[0] * 1000, transcript=True)
+    s.play(None, byte_budget=megabytes << 20)
+    return c.finish(f"one session of {megabytes} MiB", s.sid, s.project, [], started)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,6 +3,7 @@
     uv run python bench/rss.py [--archive-mb 300] [--line-mb 50] [--only archive|line] [--work DIR]
     uv run python bench/rss.py --transcript-gb 2   # one trunk transcript of 2 GiB of ordinary turns instead
     uv run python bench/rss.py --tier large     # the whole bench corpus instead (~1 min to write, ~6 to import)
+    uv run python bench/rss.py --session-mb 600 --rebuild --result bench/results/DATE-rss-rebuild.json
 
 Writes a focused HOME (not the whole bench corpus, which takes ~6 min to import):
 - `events-2026-10-23.jsonl.gz`: ONE gzip member of `--archive-mb` MiB of distinct event lines (as agent-ways
@@ -10,9 +11,14 @@ Writes a focused HOME (not the whole bench corpus, which takes ~6 min to import)
 - a trunk transcript with a few ordinary lines and one tool result of `--line-mb` MB on a single line
   (the output twice, as Claude Code writes it: `message.content` and `toolUseResult.stdout`).
 With `--transcript-gb N`, one trunk transcript of N GiB of ordinary turns instead (a session that
-ran for months: every line of it is derived at once). Then runs `migrate` and `ingest` as child
-processes against a fresh SQLite database and prints each child's peak RSS (from `os.wait4`, so
-only that child is counted). Target: < 300 MB.
+ran for months: every line of it is derived at once). With `--session-mb N`, one ordinary session
+of bench/corpus.py of N MiB instead (its line-size mix, subagents and agent-ways events). Then
+runs `migrate` and `ingest` as child processes against a fresh SQLite database and prints each
+child's peak RSS (from `os.wait4`, so only that child is counted). With `--rebuild`, then marks
+every session as derived by an older version and runs `ingest` again: nothing new to read, every
+session rebuilt whole (as after a DERIVED_VERSION bump), the rebuild's own peak. `--result`
+writes the numbers as JSON.
+Target: < 300 MB.
 Not part of the test suite.
 """
 
@@ -20,9 +26,12 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
+import platform
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -256,10 +265,11 @@ def write_long_transcript(home: Path, gib: float) -> Path:
     return path
 
 
-def run_child(args: list[str], env: dict, work: Path) -> tuple[float, float, str]:
+def run_child(args: list[str], env: dict, work: Path, *, name: str = "") -> tuple[float, float, str]:
     """(seconds, peak RSS in MB, stdout) of one child process; `wait4` gives that child's own peak."""
     started = time.perf_counter()
-    out_path, err_path = work / f"{args[0]}.out", work / f"{args[0]}.err"
+    name = name or args[0]
+    out_path, err_path = work / f"{name}.out", work / f"{name}.err"
     with open(out_path, "w") as out, open(err_path, "w") as err:
         child = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err
@@ -280,16 +290,22 @@ def write_inputs(args: argparse.Namespace, home: Path) -> None:
             f"corpus {args.tier}: {info.events_lines:,} event lines ({info.events_bytes / 2**20:.0f} MiB), "
             f"{info.transcript_lines:,} transcript lines ({info.transcript_bytes / 2**20:.0f} MiB)"
         )
-    if args.transcript_gb:
+    if args.session_mb:
+        info = corpus.one_session(home, args.session_mb)
+        print(
+            f"one session: {info.transcript_lines:,} transcript lines ({info.transcript_bytes / 2**20:.0f} MiB, "
+            f"{len(info.transcript_files)} files), {info.events_lines:,} event lines"
+        )
+    elif args.transcript_gb:
         path = write_long_transcript(home, args.transcript_gb)
         print(f"transcript {path.stat().st_size / 2**30:.2f} GiB, {sum(1 for _ in path.open('rb')):,} lines")
-    elif not args.tier and args.only != "line":
+    elif not args.tier and not args.session_mb and args.only != "line":
         archive = write_archive(home, args.archive_mb)
         print(
             f"archive {archive.stat().st_size / 2**20:.1f} MiB compressed, "
             f"{args.archive_mb} MiB uncompressed (one member)"
         )
-    if not args.tier and not args.transcript_gb and args.only != "archive":
+    if not args.tier and not args.transcript_gb and not args.session_mb and args.only != "archive":
         transcript = write_transcript(home, args.line_mb)
         longest = max(len(line) for line in transcript.read_bytes().split(b"\n"))
         print(
@@ -313,6 +329,13 @@ def main() -> None:
     parser.add_argument(
         "--transcript-gb", type=float, help="one trunk transcript of this many GiB instead of the two inputs"
     )
+    parser.add_argument(
+        "--session-mb", type=int, help="one ordinary session of bench/corpus.py of this many MiB instead"
+    )
+    parser.add_argument(
+        "--rebuild", action="store_true", help="then every session rebuilt whole by a second ingest"
+    )
+    parser.add_argument("--result", type=Path, help="write the numbers to this JSON file")
     parser.add_argument("--write-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="waysweb-rss-"))
@@ -345,8 +368,67 @@ def main() -> None:
     print(f"migrate: {seconds:.1f} s, peak RSS {peak:.0f} MB")
     seconds, peak, out = run_child(["ingest", "--no-ways"], env, work)
     summary = next((line for line in out.splitlines() if line.startswith("Imported")), out.strip()[-300:])
+    files = list((home / ".claude").rglob("*.jsonl"))
+    lines = sum(line_count(path) for path in files)
+    rows = entry_rows(work / "db.sqlite3")
     print(f"ingest: {seconds:.1f} s, peak RSS {peak:.0f} MB (target < 300)\n  {summary}")
+    result = {
+        "inputs": inputs(args),
+        "transcript_bytes": sum(path.stat().st_size for path in files),
+        "transcript_lines": lines,
+        "transcript_rows": rows,
+        "import": {
+            "seconds": round(seconds, 1),
+            "peak_rss_mb": round(peak),
+            "lines_per_s": round(lines / seconds),
+        },
+    }
+    if args.rebuild:
+        sessions = mark_underived(work / "db.sqlite3")
+        seconds, peak, out = run_child(["ingest", "--no-ways"], env, work, name="rebuild")
+        print(f"rebuild of {sessions} sessions: {seconds:.1f} s, peak RSS {peak:.0f} MB (target < 300)")
+        result["rebuild"] = {
+            "sessions": sessions,
+            "seconds": round(seconds, 1),
+            "peak_rss_mb": round(peak),
+            "rows_per_s": round(rows / seconds),
+        }
+    if args.result:
+        result["commit"] = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        result["machine"] = f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
+        result["target_rss_mb"] = 300
+        args.result.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"written {args.result}")
     print(f"work directory: {work}")
+
+
+def inputs(args: argparse.Namespace) -> str:
+    if args.session_mb:
+        return f"bench/corpus.py one_session({args.session_mb} MiB)"
+    if args.transcript_gb:
+        return f"one trunk transcript of {args.transcript_gb} GiB (write_long_transcript)"
+    if args.tier:
+        return f"bench/corpus.py tier {args.tier}"
+    return f"archive {args.archive_mb} MiB, one line of {args.line_mb} MB (only: {args.only or 'both'})"
+
+
+def line_count(path: Path) -> int:
+    """Counted a MiB at a time: this process's peak carries over into the children it starts later."""
+    with open(path, "rb") as fh:
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+
+
+def entry_rows(database: Path) -> int:
+    with sqlite3.connect(database) as db:
+        return db.execute("SELECT count(*) FROM introspect_transcriptentry").fetchone()[0]
+
+
+def mark_underived(database: Path) -> int:
+    """Every session as built by version 0: the next pass rebuilds each whole (derive/sessions.py)."""
+    with sqlite3.connect(database) as db:
+        return db.execute("UPDATE introspect_session SET derived_version = 0").rowcount
 
 
 if __name__ == "__main__":

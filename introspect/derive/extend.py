@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 
-from introspect.derive import fields, session_inputs, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -35,6 +35,10 @@ ROWS = Q(event__in=turn_model.TURN_EVENTS) | Q(event="way_judged", verdict="bloc
 WHOLE_SECOND = timedelta(seconds=1, microseconds=-1)
 ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
+# Appended lines an extension reads at once; past them the session is rebuilt whole, in bounded
+# memory (derive/trunk_facts.py): an import pass derives between its batches, and a long
+# transcript's tail since the last derive can be tens of thousands of lines.
+LONGEST_TAIL = 2 * trunk_facts.CHUNK
 
 
 def event_order_key(event: WaysEvent) -> tuple:
@@ -53,12 +57,11 @@ def extend_session(session: Session) -> bool:
         return False
     if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
         return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
+    appended = TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
+    if appended[LONGEST_TAIL : LONGEST_TAIL + 1].exists():
+        return False  # held as model rows, a long tail outweighs a whole rebuild's chunks
     new_events = session_inputs.derive_events(session, after=session.built_event_id)
-    new_entries = list(
-        TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
-        .defer("raw", "flags")
-        .order_by("source_id", "offset", "index")
-    )
+    new_entries = list(appended.defer("raw", "flags").order_by("source_id", "offset", "index"))
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
     if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
         return False

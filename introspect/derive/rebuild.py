@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from introspect.derive import fields, session_inputs, subagents, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -25,9 +25,7 @@ def project_for(path: str) -> Project | None:
     if not path or len(path.encode("utf-8", "surrogatepass")) > safefs.MAX_PATH_BYTES:
         return None
     name = PurePosixPath(path.rstrip("/") or "/").name or path
-    project, _ = Project.objects.get_or_create(
-        path=path, defaults={"name": column_fit.cut(name, Project, "name")}
-    )
+    project, _ = Project.objects.get_or_create(path=path, defaults={"name": column_fit.cut(name, Project, "name")})
     return project
 
 
@@ -103,12 +101,12 @@ def plan(
     trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
     )
-    entries = session_inputs.trunk_lines(trunk)
-    prompts = join.PromptIndex(join.prompt_turns(entries))
-    unmatched = join.no_match_reason(entries, list(prompts.ordered))
+    lines = trunk_facts.read(trunk)
+    prompts = join.PromptIndex(trunk_facts.prompt_turns(trunk, lines.injections))
+    unmatched = lines.no_match_reason()
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
-    by_uuid = {entry.uuid: entry for entry in entries if entry.uuid}
-    nearest = NearestPrompt([entry for entry in entries if entry.is_prompt and entry.ts is not None])
+    by_uuid = trunk_facts.last_lines(trunk, {joined.user_uuid for joined in joins if joined.user_uuid})
+    nearest = NearestPrompt(lines.prompts)
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
     counts = fields.event_counts(events)
     last = events[-1] if events else None
@@ -117,7 +115,7 @@ def plan(
 
     # A session folder holding subagent files but no trunk: its subagents' lines stand in for the
     # trunk's (start, project, first prompt), in time order.
-    side = [] if entries or events else session_inputs.subagent_entries(agent_files.values())
+    side = [] if lines.lines or events else session_inputs.subagent_entries(agent_files.values())
 
     session.origin = (
         Session.Origin.EVENTS if origin else Session.Origin.INFERRED if events else Session.Origin.TRANSCRIPT
@@ -125,28 +123,26 @@ def plan(
     session.recorded_project = recorded_project
     session.transcript = trunk
     session.transcript_status = fields.transcript_status(trunk)
-    session.peak_context_tokens = fields.peak_context(entries)
-    fields.apply_model(session, join.last_model(entries) or "")
-    session.first_prompt = fields.first_prompt(entries or side)
+    session.peak_context_tokens = lines.peak_context
+    fields.apply_model(session, lines.last_model or "")
+    session.first_prompt = lines.first_prompt if lines.lines else fields.first_prompt(side)
     session.title = fields.title(trunk, session.first_prompt)
-    session.compaction_marks = fields.compaction_marks(entries)
+    session.compaction_marks = lines.compaction_marks
     session.transcript_compactions = len(session.compaction_marks)
-    session.message_count = fields.message_count(entries)
+    session.message_count = lines.message_count
     # No transcript line has this session: no usage to read, and only the fires' models.
     fields.apply_usage(session, fields.session_usage(session) if built_entry_id else fields.NO_USAGE)
-    if not events and (entries or side):
-        first_cwd = next((e.cwd for e in entries or side if e.cwd), "")
+    if not events and (lines.lines or side):
+        first_cwd = lines.first_cwd if lines.lines else next((e.cwd for e in side if e.cwd), "")
         first_project = first_project or first_cwd
     session.origin_ts = (origin.ts_raw or "") if origin else ""
-    valid_ts = [event.ts for event in events if event.ts is not None] or [
-        entry.ts for entry in entries or side if entry.ts is not None
-    ]
+    valid_ts = [event.ts for event in events if event.ts is not None] or (
+        lines.dates if lines.lines else [entry.ts for entry in side if entry.ts is not None]
+    )
     session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
     # The newest dated line of either source (events, trunk transcript): what "live" reads
     # (Session.live_since). The events may stop while the conversation goes on.
-    session.last_event_at = max(
-        [*valid_ts, *(entry.ts for entry in entries if entry.ts is not None)], default=None
-    )
+    session.last_event_at = max([*valid_ts, *lines.dates], default=None)
     session.duration_secs = (
         duration(origin, last)
         if events
@@ -200,17 +196,17 @@ class NearestPrompt:
     its prompt). Prompts sorted by second with a running maximum of file position, so each turn
     costs a bisect instead of a pass over every prompt."""
 
-    def __init__(self, prompts: list[session_inputs.TrunkLine]):
+    def __init__(self, prompts: list[trunk_facts.PromptLine]):
         by_second = sorted(enumerate(prompts), key=lambda item: item[1].ts.replace(microsecond=0))
         self.seconds = [entry.ts.replace(microsecond=0) for _, entry in by_second]
-        self.latest: list[session_inputs.TrunkLine] = []
+        self.latest: list[trunk_facts.PromptLine] = []
         best = -1
         for position, entry in by_second:
             if position > best:
                 best, chosen = position, entry
             self.latest.append(chosen)
 
-    def at(self, second) -> session_inputs.TrunkLine | None:
+    def at(self, second) -> trunk_facts.PromptLine | None:
         found = bisect_right(self.seconds, second)
         return self.latest[found - 1] if found else None
 

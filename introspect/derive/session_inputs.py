@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -100,8 +100,7 @@ class TrunkLine(NamedTuple):
 TRUNK_LINE_COLUMNS = (
     "id",
     *(
-        # A prompt's text only (fields.first_prompt): a tool result's can be megabytes, and a 2 GB
-        # transcript's lines are all held at once here.
+        # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
         Case(When(is_prompt=True, then=F("text")), default=Value(""), output_field=TextField())
         if name == "text"
         else name
@@ -116,16 +115,18 @@ TRUNK_LINE_COLUMNS = (
 )
 
 
-def trunk_lines(trunk: SourceFile | None) -> list[TrunkLine]:
-    """`trunk_entries` as TrunkLine tuples."""
+def trunk_line_chunks(trunk: SourceFile | None, size: int) -> Iterator[list[TrunkLine]]:
+    """The trunk's lines as TrunkLine tuples in file order, `size` at a time: a session of months
+    holds hundreds of thousands of lines, never all held at once (derive/trunk_facts.py)."""
     if trunk is None:
-        return []
-    rows = (
-        TranscriptEntry.objects.filter(source=trunk)
-        .order_by("offset", "index")
-        .values_list(*TRUNK_LINE_COLUMNS)
-    )
-    return [TrunkLine._make(row) for row in rows]
+        return
+    rows = TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index")
+    page = rows
+    while chunk := list(page.values_list(*TRUNK_LINE_COLUMNS, "offset", "index")[:size]):
+        yield [TrunkLine._make(row[:-2]) for row in chunk]
+        offset, index = chunk[-1][-2:]
+        # A range on the unique (source, offset, index) index: each page starts where the last ended.
+        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
 
 
 def locate_trunk(sid: str, project: str) -> SourceFile | None:

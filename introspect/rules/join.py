@@ -117,12 +117,20 @@ def version_tuple(version: str) -> tuple[int, ...]:
 
 def no_match_reason(entries: Sequence, turns: Sequence[PromptTurn]) -> str:
     """Why a turn without a match is heuristic: old transcripts never have the injection lines."""
-    if not entries:
+    if not entries or turns or any(entry.type == "attachment" for entry in entries):
+        return unmatched_reason(has_lines=bool(entries), has_attachments=True)
+    versions = [version_tuple(entry.version) for entry in entries if entry.version]
+    return unmatched_reason(has_lines=True, has_attachments=False, newest=max(versions, default=None))
+
+
+def unmatched_reason(*, has_lines: bool, has_attachments: bool, newest: tuple[int, ...] | None = None) -> str:
+    """`no_match_reason` from what it reads of the lines: whether there are any, whether any is an
+    attachment (every prompt turn starts at one), and the newest Claude Code version they name
+    (None: none names one); what a reader of the lines a chunk at a time keeps (derive/trunk_facts.py)."""
+    if not has_lines:
         return NO_TRANSCRIPT
-    if not turns and not any(entry.type == "attachment" for entry in entries):
-        versions = [version_tuple(entry.version) for entry in entries if entry.version]
-        if not versions or max(versions) < ATTACHMENTS_SINCE:
-            return PREDATES
+    if not has_attachments and (newest is None or newest < ATTACHMENTS_SINCE):
+        return PREDATES
     return NO_INJECTION
 
 

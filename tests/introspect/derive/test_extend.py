@@ -449,6 +449,35 @@ def test_a_claude_code_only_session_growing_ends_as_a_whole_rebuild(home, extend
     assert session.models_seen == "claude-haiku-4-5-20251001, claude-sonnet-4-20250514"
 
 
+def test_a_tail_longer_than_an_extension_reads_at_once_rebuilds_the_session_whole(
+    home, extended, monkeypatch
+):
+    monkeypatch.setattr(extend, "LONGEST_TAIL", 3)
+    trunk = home.transcript(
+        "/home/dev/app", SID, user("u1", None, 1, "first prompt"), injected("i1", "u1", 1)
+    )
+    grow(home, start(0), fire(2, "a/one"))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    short = [reply("a1", "i1", 3, {"type": "text", "text": "ok"}), user("u2", "a1", 20, "second prompt")]
+    append(trunk, *(orjson.dumps(added) + b"\n" for added in short))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    assert extended[-1] is True
+    long = [
+        injected("i2", "u2", 20),
+        reply("a2", "i2", 21, {"type": "text", "text": "ok"}),
+        user("u3", "a2", 40, "third prompt"),
+        injected("i3", "u3", 40),
+    ]
+    append(trunk, *(orjson.dumps(added) + b"\n" for added in long))
+    append(home.live, fire(41, "a/two"))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+
+    assert extended[-1] is False
+    grown = snapshot()
+    assert grown["turns"][-1][6] == "keyed"
+    assert grown == rebuilt_whole()
+
+
 def streamed(uuid: str, parent: str, second: int, output: int, model: str = "claude-opus-4-6") -> bytes:
     """A line of the response msg_s1 as it streams: the same ids, output grown to `output`."""
     line = reply(uuid, parent, second, {"type": "text", "text": uuid}, message_id="s1")
