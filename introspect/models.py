@@ -5,6 +5,11 @@ Three layers, each derived from the one before and rebuilt from it when needed:
    physical line), `Quarantine` (lines that could not be imported, with the reason);
 2. logical records: `WaysEvent` (one per distinct events-log line), `Way` (the way catalog);
 3. derived views: `Session`, `Window`, `Turn`, `TurnWay`, rebuilt per touched session.
+
+Why one long module: it is the Django app's `models` module, the schema in one place. Its classes are
+declarations (fields, indexes, constraints, each with its `help_text`), read together with the
+migrations that follow them; behaviour lives in the layers above. A `models/` package would only
+scatter the three layers above across files that each re-export into `__init__`.
 """
 
 from __future__ import annotations

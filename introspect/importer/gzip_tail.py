@@ -5,6 +5,11 @@ from the file in bounded pieces, never read or inflated whole: memory stays one 
 longest accepted line whatever the member's size, and no member inflates past `BOMB_RATIO` times
 the bytes it took (a decompression bomb stops there). A damaged member keeps every line decoded
 before the damage. Batches are the tailer's `Chunk`s, so the loader reads both kinds alike.
+
+Why it is long: one job, reading an archive in bounded memory. The member probe, the inflation with
+its salvage of a damaged piece and the bomb cap, and the tail that resumes a member between batches
+share one invariant (no line lost before the damage, none read twice after a restart) and are
+tested as one (tests/introspect/importer/test_gzip_tail.py).
 """
 
 from __future__ import annotations

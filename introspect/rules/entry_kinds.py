@@ -3,7 +3,7 @@
 `card` names the card partials/entry.html draws; `search_kind` is the word a search hit is labelled
 with and filtered by. Both read the same flags in the same order, so a line the session page draws
 as a tool call is the line search calls "tool input". The SQL that filters search by kind
-(queries/search.py KIND_SQL) mirrors `search_kind` and is tested against it.
+(queries/search_filters.py KIND_SQL) mirrors `search_kind` and is tested against it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ formats-claude-code.md §7: one `tool_use` block per assistant line, `tool_resul
 lines, and the structured `toolUseResult` beside them, the richest source for rendering.
 Everything here is text for autoescaped templates and `<pre>`; the code boxes are drawn as HTML
 lines by rules/highlight.py.
+
+Why one long module: its one job is reading the tool-call and tool-result line shapes into cards; the
+private readers below (`_block`, `_content_text`, the diff builders) serve only these builders and
+change with the shapes they read. Syntax colouring and its cache already live apart (highlight.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
-from introspect.queries import search, session_list
+from introspect.queries import search, search_filters, session_list
 from introspect.rules import entry_kinds
 from lib.htmx import HtmxHttpRequest, render_page
 from lib.params import date_param, int_param
@@ -16,7 +16,7 @@ HITS_PER_PAGE = 25
 @require_safe
 def search_results(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[: search.QUERY_CHARS]
-    filters = search.SearchFilters(
+    filters = search_filters.SearchFilters(
         kinds=tuple(request.GET.getlist("kind")),  # SearchFilters keeps the known ones
         project=int_param(request, "project"),
         since=date_param(request, "since"),
@@ -30,7 +30,7 @@ def search_results(request: HtmxHttpRequest) -> HttpResponse:
         "q": query,
         "filters": filters,
         "kinds": entry_kinds.FILTER_KINDS,
-        "sorts": search.SORTS,
+        "sorts": search_filters.SORTS,
         "projects": session_list.projects_for_filter(),
         "nav": "search",
     }

@@ -11,20 +11,9 @@ from __future__ import annotations
 import json
 import re
 
-from ledger.records.parse import (
-    _BULLET,
-    FRONT_MATTER_FORMATS,
-    STATUSES,
-    AdrDoc,
-    _as_list,
-    _front_matter_range,
-    _headings,
-    _pick_status,
-    _section_end,
-    _status_section,
-    _text,
-    canonical_id,
-)
+from ledger.records import scan
+from ledger.records.parse import _BULLET, FRONT_MATTER_FORMATS, STATUSES, AdrDoc, _as_list, _text
+from ledger.records.refs import canonical_id
 from lib import frontmatter
 
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(.*)$")
@@ -96,7 +85,7 @@ def _with_comment(original: str, replacement: str) -> str:
 def _set_key(
     lines: list[str], cr: str, key: str, rendered: str, *, after: tuple[str, ...] = (), insert: bool = True
 ) -> None:
-    start, end = _front_matter_range(lines)
+    start, end = scan.front_matter_range(lines)
     keys = _fm_keys(lines, start, end)
     if key in keys:
         index, stop = keys[key]
@@ -110,7 +99,7 @@ def _set_key(
 
 def _append_to_list(lines: list[str], cr: str, key: str, item: str, *, after: tuple[str, ...]) -> None:
     """Add one entry to a front-matter list, in the style it is written (flow, block, scalar, missing)."""
-    start, end = _front_matter_range(lines)
+    start, end = scan.front_matter_range(lines)
     keys = _fm_keys(lines, start, end)
     if key not in keys:
         position = max((keys[name][1] for name in after if name in keys), default=end)
@@ -135,13 +124,13 @@ def _append_to_list(lines: list[str], cr: str, key: str, item: str, *, after: tu
 
 def _status_site(lines: list[str], doc: AdrDoc) -> str:
     """Where this file keeps its status: `frontmatter`, `bullet` or `section`."""
-    fenced = _front_matter_range(lines)
+    fenced = scan.front_matter_range(lines)
     if fenced and "status" in _fm_keys(lines, *fenced):
         return "frontmatter"
     if "status" in doc.header:
         return "bullet"
     body_start = fenced[1] + 1 if fenced else 0
-    if _status_section(lines, body_start) is not None:
+    if scan.status_section(lines, body_start) is not None:
         return "section"
     if doc.format in FRONT_MATTER_FORMATS:
         return "frontmatter"
@@ -149,13 +138,13 @@ def _status_site(lines: list[str], doc: AdrDoc) -> str:
 
 
 def _ensure_front_matter(lines: list[str], cr: str) -> None:
-    if _front_matter_range(lines) is None:
+    if scan.front_matter_range(lines) is None:
         lines[0:0] = [f"---{cr}", f"---{cr}", cr]
 
 
 def _bullet_zone(lines: list[str]) -> tuple[int, int]:
-    fenced = _front_matter_range(lines)
-    heads = _headings(lines, fenced[1] + 1 if fenced else 0)
+    fenced = scan.front_matter_range(lines)
+    heads = scan.headings(lines, fenced[1] + 1 if fenced else 0)
     h1 = next((index for level, _, index in heads if level == 1), None)
     first_h2 = next((index for level, _, index in heads if level == 2), len(lines))
     return (h1 + 1 if h1 is not None else 0), first_h2
@@ -195,12 +184,12 @@ def _insert_paragraph(lines: list[str], after: int, text: str, cr: str) -> None:
 
 
 def _nygard_section(lines: list[str], cr: str):
-    fenced = _front_matter_range(lines)
+    fenced = scan.front_matter_range(lines)
     body_start = fenced[1] + 1 if fenced else 0
-    found = _status_section(lines, body_start)
+    found = scan.status_section(lines, body_start)
     if found is not None:
         return found
-    heads = _headings(lines, body_start)
+    heads = scan.headings(lines, body_start)
     at = next((index for level, _, index in heads if level == 2), None)
     block = [f"## Status{cr}", cr]
     if at is None:
@@ -210,12 +199,12 @@ def _nygard_section(lines: list[str], cr: str):
             lines.extend([cr, *block[:1]])
     else:
         lines[at:at] = block
-    return _status_section(lines, body_start)
+    return scan.status_section(lines, body_start)
 
 
 def _set_section_status(lines: list[str], cr: str, text: str) -> None:
     heading, _, paragraphs = _nygard_section(lines, cr)
-    chosen = _pick_status(lines, paragraphs)[0]
+    chosen = scan.pick_status(lines, paragraphs)[0]
     if chosen is None:
         _insert_paragraph(lines, heading, text, cr)
     else:
@@ -224,14 +213,14 @@ def _set_section_status(lines: list[str], cr: str, text: str) -> None:
 
 def _add_links_bullet(lines: list[str], cr: str, text: str) -> None:
     """`* Supersedes [..](..)` in the `## Links` section (MADR 2 / Log4brains), created if missing."""
-    fenced = _front_matter_range(lines)
-    heads = _headings(lines, fenced[1] + 1 if fenced else 0)
+    fenced = scan.front_matter_range(lines)
+    heads = scan.headings(lines, fenced[1] + 1 if fenced else 0)
     start, end = _bullet_zone(lines)
     marks = [m.group(1) for i in range(start, end) if (m := _BULLET.match(lines[i].rstrip("\r")))]
     mark = marks[0] if marks else "*"
     for position, (level, heading, index) in enumerate(heads):
         if level == 2 and heading.lower() == "links":
-            stop = _section_end(heads, position, 2, len(lines))
+            stop = scan.section_end(heads, position, 2, len(lines))
             last = max((i for i in range(index + 1, stop) if lines[i].strip()), default=None)
             if last is None:
                 _insert_paragraph(lines, index, f"{mark} {text}", cr)
@@ -335,7 +324,7 @@ def add_superseded_by(
     else:
         text = f"{_spelling(raw, 'Superceded by', 'Superseded by')} {link}"
         heading, _, paragraphs = _nygard_section(lines, cr)
-        _chosen, full, plain = _pick_status(lines, paragraphs)
+        _chosen, full, plain = scan.pick_status(lines, paragraphs)
         if full:
             _insert_paragraph(lines, paragraphs[full[-1]][1], text, cr)
         elif plain:

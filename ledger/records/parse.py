@@ -5,8 +5,9 @@ writes `contract: adr/v1`, and they are different formats. A record's identity i
 `id`, then the number in the H1, then the number prefix of the file name, then the slug), never its path.
 
 `parse_adr` never raises: a document that cannot be read comes back with a quarantine reason and as much
-identity as its path gives. The scanning helpers here (headings outside fences, the front matter block,
-the status section) are also the writers' (records/edit.py): they find the lines the parser read.
+identity as its path gives. The lines it reads are found by scan.py (headings outside fences, the front
+matter block, the status section), which the writers (edit.py, questions.py) share; ids and references
+are read by refs.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,16 @@ from dataclasses import dataclass, field
 from datetime import date as Date
 from pathlib import PurePosixPath
 
+from ledger.records import scan
+from ledger.records.refs import (
+    canonical_id,
+    dedupe,
+    normalise_ref,
+    number_in_file_name,
+    number_of,
+    refs_in,
+    stem,
+)
 from lib import frontmatter
 
 MAX_DOCUMENT_BYTES = 1 << 20
@@ -48,33 +59,16 @@ _STATUS_WORDS = {
     "abandoned": "abandoned",
     "archived": "archived",
 }
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)>\s]*)>?(?:\s+\"[^\"\n]*\")?\s*\)")
-_BARE_ID = re.compile(r"(?<![\w/.-])ADR[-\s_]?\d{1,5}(?:\.\d{1,3})?(?:#[\w.-]+)?(?![\w])", re.I)
-_REF_IN_TEXT = re.compile(f"{_LINK.pattern}|{_BARE_ID.pattern}", re.I)
-_NUMBER = re.compile(r"^\s*(?:adr[\s:_-]*)?0*(\d{1,5})(\.\d{1,3})?(?![0-9A-Za-z])(#[\w.-]+)?", re.I)
-_DATE_PREFIX = re.compile(r"^\s*(?:\d{4}-\d{2}-\d{2}|\d{6,})")
-_FILE_NUMBER = re.compile(r"^(?:adr[-_ ]?)?(\d{1,5}(?:\.\d{1,3})?)(?=[-_ .])", re.I)
 _H1_ADR = re.compile(r"^ADR[-\s_]?(\d{1,5}(?:\.\d{1,3})?)(?!\d)\s*(?:[:.)\-–—]\s*|\s+|$)(.*)$", re.I)
 _H1_BARE = re.compile(r"^(\d{1,5}(?:\.\d{1,3})?)(?:[.:)]\s+|\s+[-–—:]\s+)(.*)$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(
     r"^\s*([*+-])\s+(status|date|deciders|decision-makers|tags|technical story|consulted"
     r"|informed)\s*:\s*(.*?)\s*$",
     re.I,
 )
 _NYGARD_DATE = re.compile(r"^\s*date\s*:\s*(.+?)\s*$", re.I)
-_DECL = re.compile(
-    r"^\s*(?:>\s*)*(?:[-*+]\s+)?(?:\*\*|__)?"
-    r"(super[sc]edes|super[sc]eded\s+by|amends|amended\s+by)"
-    r"(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*(.*)$",
-    re.I,
-)
 _BANNER_SUPERSEDED = re.compile(r"super[sc]eded\s+by\s*:?\s*(.*)$", re.I)
 _DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
-_TYPED = re.compile(r"^([A-Za-z]+):(?!//)\s*(.+)$")
-_CITED = re.compile(r"^(RUL|SPEC)-(\S+)$", re.I)
 
 
 @dataclass
@@ -108,110 +102,6 @@ class AdrDoc:
         return self.status in IN_FORCE and any("#" in ref for ref in self.superseded_by)
 
 
-# --------------------------------------------------------------------------------------------- ids, refs
-
-
-def canonical_id(text: object) -> str | None:
-    """`ADR-0086` for `ADR-0086`, `adr-0086`, `0086`, `86`, `ADR 86`, `[86](0086-x.md)`; None if no number.
-
-    Sub-records keep their part (`ADR-0304.1`), section references their anchor (`ADR-0167#4`). Dates
-    (`2020-09-24`, `20200924-…`, Log4brains file names) are not numbers.
-    """
-    if text is None or isinstance(text, bool):
-        return None
-    if isinstance(text, int | float):
-        text = str(text)
-    if not isinstance(text, str):
-        return None
-    text = text.strip()
-    link = _LINK.match(text) if text.startswith("[") else None
-    if link:
-        return canonical_id(link.group(1)) or canonical_id(_basename(link.group(2)))
-    if _DATE_PREFIX.match(text):
-        return None
-    match = _NUMBER.match(text)
-    if not match:
-        return None
-    return f"ADR-{int(match.group(1)):04d}{match.group(2) or ''}{match.group(3) or ''}"
-
-
-def normalise_ref(value: object) -> str | None:
-    """One `related`/`supersedes` entry: an ADR as its canonical id, a typed ref as `prefix:rest`, a
-    Log4brains link as the target's slug; anything else as written."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return canonical_id(value)
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    link = _LINK.match(text) if text.startswith("[") else None
-    if link:
-        found = canonical_id(link.group(1)) or canonical_id(_basename(link.group(2)))
-        if found:
-            return found
-        target = link.group(2)
-        if target and "://" not in target:
-            path, _, anchor = target.partition("#")
-            return _stem(_basename(path)) + (f"#{anchor}" if anchor else "")
-        return link.group(1).strip() or None
-    typed = _TYPED.match(text)
-    if typed:
-        prefix = typed.group(1).lower()
-        if prefix == "adr":
-            return canonical_id(typed.group(2)) or text
-        return f"{prefix}:{typed.group(2).strip()}"
-    cited = _CITED.match(text)
-    if cited:
-        return f"{cited.group(1).lower()}:{cited.group(2)}"
-    return canonical_id(text) or text
-
-
-def refs_in(text: str) -> list[str]:
-    """ADR references in running text: Markdown links and `ADR-N` mentions, in order."""
-    found = []
-    for match in _REF_IN_TEXT.finditer(text):
-        ref = normalise_ref(match.group(0))
-        if ref:
-            found.append(ref)
-    if not found:
-        bare = canonical_id(text.strip().rstrip(".").strip())
-        if bare:
-            found.append(bare)
-    return _dedupe(found)
-
-
-def _basename(target: str) -> str:
-    return PurePosixPath(target.replace("\\", "/")).name if target else ""
-
-
-def _stem(name: str) -> str:
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
-def _dedupe(items: list[str]) -> list[str]:
-    seen, out = set(), []
-    for item in items:
-        if item and item not in seen:
-            seen.add(item)
-            out.append(item)
-    return out
-
-
-def _number_of(canonical: str) -> str | None:
-    match = re.match(r"^ADR-(\d+)(\.\d+)?", canonical)
-    return f"{int(match.group(1))}{match.group(2) or ''}" if match else None
-
-
-def _file_number(name: str) -> str | None:
-    if _DATE_PREFIX.match(name):
-        return None
-    match = _FILE_NUMBER.match(name)
-    return match.group(1) if match else None
-
-
 # --------------------------------------------------------------------------------------------- status
 
 
@@ -219,112 +109,11 @@ def normalise_status(raw: str, *, archived_path: bool = False) -> str:
     """The §11 enum for a raw status; a file under `archive/` is archived whatever it says."""
     if archived_path:
         return "archived"
-    text = _COMMENT.sub("", raw if isinstance(raw, str) else str(raw or "")).strip().lower()
+    text = scan.COMMENT.sub("", raw if isinstance(raw, str) else str(raw or "")).strip().lower()
     if "|" in text:  # an unfilled template: "[proposed | rejected | accepted]"
         return "unknown"
     word = re.match(r"[\W_]*([a-z]+)", text)
     return _STATUS_WORDS.get(word.group(1), "unknown") if word else "unknown"
-
-
-# --------------------------------------------------------------------------------------------- scanning
-
-
-def _headings(lines: list[str], start: int = 0) -> list[tuple[int, str, int]]:
-    """(level, text, line index) of ATX headings outside code fences."""
-    found, fence = [], None
-    for index in range(start, len(lines)):
-        line = lines[index].rstrip("\r")
-        opener = _FENCE.match(line)
-        if fence:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opener:
-            fence = opener.group(1)
-            continue
-        match = _HEADING.match(line)
-        if match:
-            found.append((len(match.group(1)), (match.group(2) or "").strip(), index))
-    return found
-
-
-def _section_end(heads: list[tuple[int, str, int]], position: int, level: int, total: int) -> int:
-    for other_level, _, index in heads[position + 1 :]:
-        if other_level <= level:
-            return index
-    return total
-
-
-def _paragraphs(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
-    """(first, last) line indices of blank-line separated blocks in lines[start:end]."""
-    blocks, first = [], None
-    for index in range(start, end):
-        if lines[index].strip():
-            if first is None:
-                first = index
-        elif first is not None:
-            blocks.append((first, index - 1))
-            first = None
-    if first is not None:
-        blocks.append((first, end - 1))
-    return blocks
-
-
-def _front_matter_range(lines: list[str]) -> tuple[int, int] | None:
-    """(first key line, closing fence line) when the document opens with a closed `---` block."""
-    if not lines or lines[0].lstrip("\ufeff").rstrip("\r") != "---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].rstrip("\r") == "---":
-            return 1, index
-    return None
-
-
-def _status_section(lines: list[str], body_start: int):
-    """The Nygard `## Status` section: (heading index, end index, paragraphs) or None."""
-    heads = _headings(lines, body_start)
-    for position, (level, text, index) in enumerate(heads):
-        if level == 2 and text.lower().rstrip(":") == "status":
-            end = _section_end(heads, position, 2, len(lines))
-            return index, end, _paragraphs(lines, index + 1, end)
-    return None
-
-
-def _declaration(line: str) -> tuple[str, list[str]] | None:
-    """("supersedes"|"superseded_by"|"amends"|"amended_by", refs) for a link line, else None."""
-    match = _DECL.match(line)
-    if not match:
-        return None
-    rest = match.group(2).strip()
-    if not rest or not (rest.startswith("[") or re.match(r"(?:adr\b|adr[-\s_]?\d|\d)", rest, re.I)):
-        return None
-    refs = refs_in(rest)
-    if not refs:
-        return None
-    verb = re.sub(r"\s+", " ", match.group(1).lower()).replace("superced", "supersed")
-    kind = {
-        "supersedes": "supersedes",
-        "superseded by": "superseded_by",
-        "amends": "amends",
-        "amended by": "amended_by",
-    }[verb]
-    return kind, refs
-
-
-def _pick_status(
-    lines: list[str], paragraphs: list[tuple[int, int]]
-) -> tuple[int | None, list[int], list[int]]:
-    """Which status-section paragraph holds the status: a whole-record "Superseded by" wins, else the
-    first paragraph that is not a link line. Returns (chosen, superseded-by paragraphs, plain paragraphs)."""
-    full, plain = [], []
-    for position, (first, _) in enumerate(paragraphs):
-        declared = _declaration(lines[first].rstrip("\r"))
-        if declared is None:
-            plain.append(position)
-        elif declared[0] == "superseded_by" and any("#" not in ref for ref in declared[1]):
-            full.append(position)
-    chosen = full[0] if full else (plain[0] if plain else None)
-    return chosen, full, plain
 
 
 def _text(value: object) -> str:
@@ -351,7 +140,7 @@ def _date(value: object) -> str:
 
 
 def _split_names(text: str, *, commas_only: bool) -> list[str]:
-    text = _COMMENT.sub("", text).strip().strip("[]")
+    text = scan.COMMENT.sub("", text).strip().strip("[]")
     parts = re.split(r"\s*,\s*" if commas_only else r"[\s,]+", text)
     return [part.strip() for part in parts if part.strip()]
 
@@ -378,15 +167,15 @@ def parse_adr(raw: bytes, *, rel_path: str) -> AdrDoc:
 def _parse(raw: bytes, doc: AdrDoc) -> None:
     """Fill `doc` from the file, one step per part of a record; each step may add problems, in order."""
     path = PurePosixPath(doc.path.replace("\\", "/"))
-    doc.slug = _stem(path.name)
+    doc.slug = stem(path.name)
     archived = "archive" in path.parts[:-1]
-    file_number = _file_number(path.name)
+    file_number = number_in_file_name(path.name)
     text = _decode(raw, doc)
     if text is None:
         _identify(doc, None, None, file_number)
         return
     # Comments vanish but keep their line breaks, so line numbers still match the file.
-    lines = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
+    lines = scan.COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
     fm, fm_text, body_start = _read_front_matter(doc, lines)
     header = _read_header(doc, lines, body_start)
     doc.format = _detect(
@@ -445,7 +234,7 @@ def _read_front_matter(doc: AdrDoc, lines: list[str]) -> tuple[dict, str, int]:
     fm: dict = {}
     fm_text = ""
     body_start = 0
-    fenced = _front_matter_range(lines)
+    fenced = scan.front_matter_range(lines)
     if lines and lines[0].rstrip("\r") == "---" and fenced is None:
         doc.quarantine = doc.quarantine or ("yaml_invalid", "front matter is not closed")
     elif fenced is not None:
@@ -469,7 +258,7 @@ def _read_front_matter(doc: AdrDoc, lines: list[str]) -> tuple[dict, str, int]:
 
 def _read_header(doc: AdrDoc, lines: list[str], body_start: int) -> _Header:
     """The headings, the H1, and what sits between it and the first H2 (bullets, a Nygard date)."""
-    heads = _headings(lines, body_start)
+    heads = scan.headings(lines, body_start)
     h1 = next(((text_, index) for level, text_, index in heads if level == 1), None)
     first_h2 = next((index for level, _, index in heads if level == 2), len(lines))
     header_zone = range(h1[1] + 1 if h1 else body_start, first_h2)
@@ -492,7 +281,7 @@ def _read_header(doc: AdrDoc, lines: list[str], body_start: int) -> _Header:
         h1_match=_H1_ADR.match(h1_text) or _H1_BARE.match(h1_text),
         bullets=bullets,
         nygard_date=nygard_date,
-        status_section=_status_section(lines, body_start),
+        status_section=scan.status_section(lines, body_start),
     )
 
 
@@ -526,7 +315,7 @@ def _read_sections(doc: AdrDoc, lines: list[str], header: _Header) -> None:
     for position, (lvl, heading, index) in enumerate(heads):
         if lvl != level or (level == 1 and fmt != "majordomus" and h1 and index == h1[1]):
             continue
-        end = _section_end(heads, position, level, len(lines))
+        end = scan.section_end(heads, position, level, len(lines))
         text_ = "\n".join(line.rstrip("\r") for line in lines[index + 1 : end])
         doc.sections.append((heading, text_.strip("\n")))
 
@@ -539,9 +328,9 @@ def _read_status(doc: AdrDoc, fm: dict, lines: list[str], header: _Header, *, ar
         if fm.get("status") is not None and not doc.raw_status:
             doc.problems.append("status is not text")
     elif "status" in bullets:
-        doc.raw_status = _COMMENT.sub("", bullets["status"]).strip()
+        doc.raw_status = scan.COMMENT.sub("", bullets["status"]).strip()
     elif status_section is not None:
-        chosen = _pick_status(lines, status_section[2])[0]
+        chosen = scan.pick_status(lines, status_section[2])[0]
         if chosen is not None:
             first, last = status_section[2][chosen]
             doc.raw_status = " ".join(line.strip() for line in lines[first : last + 1])
@@ -570,8 +359,8 @@ def _read_people(doc: AdrDoc, fm: dict, header: _Header) -> None:
     for key in ("deciders", "decision-makers"):
         if key in bullets:
             doc.deciders.extend(_split_names(bullets[key], commas_only=True))
-    doc.deciders = _dedupe(doc.deciders)
-    doc.tags = _dedupe(
+    doc.deciders = dedupe(doc.deciders)
+    doc.tags = dedupe(
         [_text(tag) for tag in _as_list(fm.get("tags")) if _text(tag)]
         + (_split_names(bullets["tags"], commas_only=False) if "tags" in bullets else [])
     )
@@ -621,7 +410,7 @@ def _identify(doc: AdrDoc, fm_id: object, h1_number: str | None, file_number: st
         doc.problems.append(f"H1 number {from_h1} differs from id {doc.id}")
     if from_file and doc.id and from_file != doc.id and (from_fm or from_h1):
         doc.problems.append(f"file name number {from_file} differs from id {doc.id}")
-    doc.number = _number_of(doc.id)
+    doc.number = number_of(doc.id)
 
 
 def _collect_edges(doc: AdrDoc, fm: dict, lines: list[str], body_start: int) -> None:
@@ -641,21 +430,11 @@ def _collect_edges(doc: AdrDoc, fm: dict, lines: list[str], body_start: int) -> 
             related.append(ref)
         elif item is not None:
             doc.problems.append(f"related entry {item!r:.60} is not a reference")
-    status_decl = _BANNER_SUPERSEDED.match(_COMMENT.sub("", doc.raw_status).strip())
+    status_decl = _BANNER_SUPERSEDED.match(scan.COMMENT.sub("", doc.raw_status).strip())
     if status_decl:
         edges["superseded_by"].extend(refs_in(status_decl.group(1)))
-    fence = None
-    for index in range(body_start, len(lines)):
-        line = lines[index].rstrip("\r")
-        opener = _FENCE.match(line)
-        if fence:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opener:
-            fence = opener.group(1)
-            continue
-        declared = _declaration(line)
+    for _, line in scan.unfenced(lines, body_start):
+        declared = scan.declaration(line)
         if declared:
             edges[declared[0]].extend(declared[1])
         elif line.lstrip().startswith(">"):
@@ -664,8 +443,8 @@ def _collect_edges(doc: AdrDoc, fm: dict, lines: list[str], body_start: int) -> 
                 edges["superseded_by"].extend(refs_in(banner.group(1)))
     own = {doc.id}
     for key, refs in edges.items():
-        setattr(doc, key, [ref for ref in _dedupe(refs) if ref.split("#")[0] not in own or "#" in ref])
-    doc.related = _dedupe(related)
+        setattr(doc, key, [ref for ref in dedupe(refs) if ref.split("#")[0] not in own or "#" in ref])
+    doc.related = dedupe(related)
 
 
 def _check(doc: AdrDoc, fm: dict, fmt: str) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ledger.records.parse import _COMMENT, _FENCE, _front_matter_range, _headings, _section_end
+from ledger.records import scan
 
 MADR_FORMATS = ("madr", "madr2", "log4brains")
 
@@ -102,12 +102,12 @@ def lines_of(raw: bytes) -> list[str]:
     """The file's lines as the scan reads them: comments blanked with their line breaks kept, so line
     numbers still match the file."""
     text = bytes(raw).decode("utf-8", "replace").removeprefix("\ufeff")
-    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
+    return scan.COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
 
 
 def _body_heads(lines: list[str]) -> list[tuple[int, str, int]]:
-    fenced = _front_matter_range(lines)
-    return _headings(lines, fenced[1] + 1 if fenced else 0)
+    fenced = scan.front_matter_range(lines)
+    return scan.headings(lines, fenced[1] + 1 if fenced else 0)
 
 
 def items(lines: list[str]) -> list[Item]:
@@ -117,7 +117,7 @@ def items(lines: list[str]) -> list[Item]:
     for position, (level, text, index) in enumerate(heads):
         if not _QUESTION_SECTION.search(text) or _ITEM.match(lines[index].rstrip("\r")):
             continue
-        end = _section_end(heads, position, level, len(lines))
+        end = scan.section_end(heads, position, level, len(lines))
         found += _items_in(lines, index + 1, end, heads)
     seen, unique = set(), []
     for item in found:  # a nested question section would list its items twice
@@ -129,17 +129,8 @@ def items(lines: list[str]) -> list[Item]:
 
 def _items_in(lines: list[str], start: int, end: int, heads) -> list[Item]:
     heading_at = {index: level for level, _, index in heads}
-    starts, fence = [], None
-    for index in range(start, end):
-        line = lines[index].rstrip("\r")
-        opener = _FENCE.match(line)
-        if fence or opener:
-            # Inside a code block nothing is a question, however it looks.
-            if fence and opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
-                fence = None
-            elif not fence:
-                fence = opener.group(1)
-            continue
+    starts = []
+    for index, line in scan.unfenced(lines, start, end):  # inside a code block nothing is a question
         match = _ITEM.match(line)
         if match and (index in heading_at or not match.group("hashes")):
             starts.append((index, match))
@@ -271,7 +262,7 @@ def madr_sections(lines: list[str]) -> dict[str, tuple[int, int]]:
     for position, (level, text, index) in enumerate(heads):
         name = text.lower().rstrip(":")
         if level == 2 and name in ("considered options", "decision outcome"):
-            out[name] = (index, _section_end(heads, position, level, len(lines)))
+            out[name] = (index, scan.section_end(heads, position, level, len(lines)))
     return out
 
 

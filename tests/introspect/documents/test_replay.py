@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -976,14 +975,3 @@ def test_it_serves_no_frames_for_a_window_the_session_does_not_have():
         window=4,
     )
     assert doc["frames"] == [] and doc["frames_total"] == 6 and doc["window"] == 4
-
-
-def test_the_bisected_timeline_reads_what_the_walk_reads_even_when_time_goes_back():
-    rng = random.Random(7)
-    for _ in range(200):
-        entries = [(BASE + timedelta(seconds=rng.randrange(0, 60)), rng.randrange(0, 900)) for _ in range(12)]
-        timeline = replay.Timeline.of(entries)
-        for second in range(-1, 62):
-            at_second = BASE + timedelta(seconds=second)
-            assert timeline.k_at(at_second) == replay.token_k_at(entries, at_second)
-    assert replay.Timeline.of([]).k_at(BASE) == 0

@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from introspect.models import Session, TranscriptEntry, Turn
-from introspect.queries import search
+from introspect.queries import search, search_filters, search_results, search_text
 from introspect.rules import entry_kinds
 from introspect.views import search as search_views
 from tests.conftest import append, line
@@ -147,11 +147,11 @@ def imported(home, *, prompt_text: str = "please commit this change") -> None:
     call_command("ingest", stdout=StringIO())
 
 
-def only(results: search.SearchResults, kind: str) -> list[search.Hit]:
+def only(results: search_results.SearchResults, kind: str) -> list[search_results.Hit]:
     return [hit for hit in results.hits if hit.kind == kind]
 
 
-def marked(hit: search.Hit) -> list[str]:
+def marked(hit: search_results.Hit) -> list[str]:
     return [text for text, is_match in hit.snippet if is_match]
 
 
@@ -238,7 +238,7 @@ def test_it_lists_way_hits_before_text_hits_and_pages_across_both(home):
 
 def test_it_stops_counting_at_the_cap(home, monkeypatch):
     imported(home)
-    monkeypatch.setattr(search, "TEXT_COUNT_CAP", 1)
+    monkeypatch.setattr(search_text, "TEXT_COUNT_CAP", 1)
 
     results = search.search("the")
     beyond = search.search("the", limit=1, offset=1)
@@ -249,15 +249,12 @@ def test_it_stops_counting_at_the_cap(home, monkeypatch):
 
 def test_it_says_how_far_it_counted_when_it_stops(home, client, monkeypatch):
     imported(home)
-    monkeypatch.setattr(search, "TEXT_COUNT_CAP", 1)
+    monkeypatch.setattr(search_text, "TEXT_COUNT_CAP", 1)
 
     body = client.get("/search/", {"q": "the"}).content.decode()
 
     assert "1+ result" in body and "only the first 1 are counted and paged" in body
     assert "counted and paged" not in client.get("/search/", {"q": "refactor"}).content.decode()
-    big = search.SearchResults(hits=[], total=10_000, query="the", capped=True)
-    assert (big.count_label, big.total_label) == ("10,000+", "10,000")
-    assert search.SearchResults(hits=[], total=1204, query="x").count_label == "1,204"
 
 
 def test_it_shows_a_line_near_unkeyed_turns_under_the_first_of_them(home):
@@ -380,7 +377,9 @@ def test_it_follows_updates_and_deletes_and_skips_inert_and_copied_lines(home):
     assert search.search("pytest").total == 1
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:  # raises when the index and its postings disagree
-            cursor.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('integrity-check')")
+            cursor.execute(
+                f"INSERT INTO {search_text.FTS_TABLE}({search_text.FTS_TABLE}) VALUES ('integrity-check')"
+            )
 
 
 def test_it_links_a_subagent_line_to_the_subagent_page(home, client):
@@ -395,17 +394,6 @@ def test_it_links_a_subagent_line_to_the_subagent_page(home, client):
     assert (hit.kind, hit.subagent, hit.epoch) == ("reply", "abc123", None)
     assert hit.url == f"/sessions/{S}/agents/abc123/?hit=sa1&q=numbat#u-sa1"
     assert client.get(hit.url.split("#")[0]).status_code == 200
-
-
-def test_it_links_entries_by_permalink_and_fire_turns_by_their_epoch():
-    assert search.session_url("abc", 3, "turn-3") == "/sessions/abc/?from=3#turn-3"
-    assert search.session_url("abc", 120, "u-x", uuid="x") == "/sessions/abc/?u=x#u-x"
-    assert search.session_url("abc", None, "") == "/sessions/abc/"
-    # The search words ride along, for the page to open the hit's card at them and mark them.
-    assert (
-        search.session_url("abc", 120, "u-x", uuid="x", terms=["rate", "lim"])
-        == "/sessions/abc/?u=x&q=rate+lim#u-x"
-    )
 
 
 def test_it_renders_the_page_and_the_fragment(home, client):
@@ -450,9 +438,13 @@ def test_it_indexes_each_new_entry_once_when_the_same_lines_are_read_again(home)
     call_command("ingest", "--ignore-checkpoints", stdout=StringIO())
 
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT rowid FROM {search.FTS_TABLE} WHERE {search.FTS_TABLE} MATCH 'commit'")
+        cursor.execute(
+            f"SELECT rowid FROM {search_text.FTS_TABLE} WHERE {search_text.FTS_TABLE} MATCH 'commit'"
+        )
         indexed = [rowid for (rowid,) in cursor.fetchall()]
-        cursor.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('integrity-check')")
+        cursor.execute(
+            f"INSERT INTO {search_text.FTS_TABLE}({search_text.FTS_TABLE}) VALUES ('integrity-check')"
+        )
     assert indexed == [TranscriptEntry.objects.get(uuid="u1").pk]
     assert search.search("commit").total == 2
 
@@ -468,8 +460,8 @@ def test_it_keeps_the_sync_triggers_after_every_migration():
             [TranscriptEntry._meta.db_table],
         )
         names = {row[0] for row in cursor.fetchall()}
-    assert {f"{search.FTS_TABLE}_{suffix}" for suffix in ("ad", "au")} <= names
-    assert f"{search.FTS_TABLE}_ai" not in names
+    assert {f"{search_text.FTS_TABLE}_{suffix}" for suffix in ("ad", "au")} <= names
+    assert f"{search_text.FTS_TABLE}_ai" not in names
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL full-text search")
@@ -574,7 +566,7 @@ def test_it_narrows_to_one_kind(home, kind, uuid):
     every_kind(home)
     assert search.search("wombat").total == 6
 
-    [hit] = search.search("wombat", filters=search.SearchFilters(kinds=(kind,))).hits
+    [hit] = search.search("wombat", filters=search_filters.SearchFilters(kinds=(kind,))).hits
 
     assert (hit.kind, hit.uuid) == (kind, uuid)
 
@@ -582,7 +574,9 @@ def test_it_narrows_to_one_kind(home, kind, uuid):
 def test_it_narrows_to_several_kinds_at_once(home):
     every_kind(home)
 
-    results = search.search("wombat", filters=search.SearchFilters(kinds=("result", "way", "nonsense")))
+    results = search.search(
+        "wombat", filters=search_filters.SearchFilters(kinds=("result", "way", "nonsense"))
+    )
 
     assert results.filters.kinds == ("result", "way")
     assert sorted(hit.kind for hit in results.hits) == ["result", "way"]
@@ -595,7 +589,7 @@ def test_its_kind_conditions_agree_with_the_line_classification(home):
     table = connection.ops.quote_name(TranscriptEntry._meta.db_table)
 
     with connection.cursor() as cursor:
-        for kind, condition in search.KIND_SQL.items():
+        for kind, condition in search_filters.KIND_SQL.items():
             cursor.execute(f"SELECT e.id FROM {table} e WHERE {condition}")
             matched = {pk for (pk,) in cursor.fetchall()}
             assert matched == {entry.pk for entry in entries if entry_kinds.search_kind(entry) == kind}, kind
@@ -610,9 +604,9 @@ def test_it_narrows_to_a_project(home):
     other = Session.objects.get(sid=S2).project
 
     everywhere = search.search("commit")
-    there = search.search("commit", filters=search.SearchFilters(project=other.pk))
+    there = search.search("commit", filters=search_filters.SearchFilters(project=other.pk))
     here = search.search(
-        "commit", filters=search.SearchFilters(project=Session.objects.get(sid=S).project_id)
+        "commit", filters=search_filters.SearchFilters(project=Session.objects.get(sid=S).project_id)
     )
 
     assert {hit.session_sid for hit in everywhere.hits} == {S, S2}
@@ -634,7 +628,7 @@ def test_it_narrows_to_a_day_range_including_both_ends(home):
     call_command("ingest", stdout=StringIO())
 
     def days(since: date | None, until: date | None) -> set[str]:
-        results = search.search("commit", filters=search.SearchFilters(since=since, until=until))
+        results = search.search("commit", filters=search_filters.SearchFilters(since=since, until=until))
         return {hit.uuid or hit.kind for hit in results.hits}
 
     assert days(date(2026, 7, 3), date(2026, 7, 3)) == {"u1", "way"}
@@ -655,7 +649,7 @@ def test_it_sorts_by_relevance_or_newest_first(home):
     call_command("ingest", stdout=StringIO())
 
     best = search.search("numbat")
-    newest = search.search("numbat", filters=search.SearchFilters(sort="newest"))
+    newest = search.search("numbat", filters=search_filters.SearchFilters(sort="newest"))
 
     assert [hit.uuid for hit in best.hits] == ["old", "new"]
     assert [hit.uuid for hit in newest.hits] == ["new", "old"]
@@ -665,11 +659,11 @@ def test_it_merges_way_turns_and_lines_by_time_when_newest_first(home):
     imported(home)  # a way turn at 16:40:02 (commits) and the prompt at :01
 
     best = search.search("commit")
-    newest = search.search("commit", filters=search.SearchFilters(sort="newest"))
+    newest = search.search("commit", filters=search_filters.SearchFilters(sort="newest"))
     home.transcript(P, S, prompt("u9", "r2", 45, "commit again"))
     call_command("ingest", stdout=StringIO())
     pages = [
-        search.search("commit", filters=search.SearchFilters(sort="newest"), limit=1, offset=n)
+        search.search("commit", filters=search_filters.SearchFilters(sort="newest"), limit=1, offset=n)
         for n in range(3)
     ]
 
@@ -684,7 +678,9 @@ def test_it_reads_a_sorted_filtered_page_in_as_many_queries_however_many_it_show
     for n in range(3, 13):
         home.transcript(P, f"{S[:-2]}{n:02d}", prompt(f"x{n}", None, n, f"the numbat {n} is hungry"))
     call_command("ingest", stdout=StringIO())
-    filters = search.SearchFilters(sort="newest", kinds=("prompt", "reply", "way"), since=date(2026, 7, 1))
+    filters = search_filters.SearchFilters(
+        sort="newest", kinds=("prompt", "reply", "way"), since=date(2026, 7, 1)
+    )
 
     with CaptureQueriesContext(connection) as one:
         assert len(search.search("refactor", filters=filters).hits) == 1
@@ -700,17 +696,17 @@ def test_it_heads_each_session_group_with_its_title_project_and_start(home):
     [group] = search.search("commit").groups
 
     session = Session.objects.get(sid=S)
-    assert group.full_title == session.title and len(session.title) > search.TITLE_CHARS
-    assert group.title.endswith("…") and len(group.title) <= search.TITLE_CHARS
+    assert group.full_title == session.title and len(session.title) > search_results.TITLE_CHARS
+    assert group.title.endswith("…") and len(group.title) <= search_results.TITLE_CHARS
     assert session.title.startswith(group.title[:-1]) and session.title[len(group.title) - 1] == " "
     assert (group.project, group.started) == ("proj", session.started_at)
 
 
 def test_its_filters_keep_only_known_kinds_and_sorts():
-    filters = search.SearchFilters(kinds=("way", "bogus", "prompt"), sort="sideways")
+    filters = search_filters.SearchFilters(kinds=("way", "bogus", "prompt"), sort="sideways")
 
     assert (filters.kinds, filters.sort) == (("prompt", "way"), "relevance")
     assert (filters.wants_text, filters.wants_ways, filters.active) == (True, True, True)
-    assert not search.SearchFilters().active
-    assert not search.SearchFilters(kinds=("way",)).wants_text
-    assert not search.SearchFilters(kinds=("reply",)).wants_ways
+    assert not search_filters.SearchFilters().active
+    assert not search_filters.SearchFilters(kinds=("way",)).wants_text
+    assert not search_filters.SearchFilters(kinds=("reply",)).wants_ways

@@ -157,41 +157,6 @@ def test_it_falls_back_to_the_file_name_then_the_slug():
     assert parse.parse_adr(body, rel_path="use-junit.md").id == "use-junit"
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("ADR-0086", "ADR-0086"),
-        ("adr-0086", "ADR-0086"),
-        ("0086", "ADR-0086"),
-        ("86", "ADR-0086"),
-        ("ADR 86", "ADR-0086"),
-        ("[86](0086-x.md)", "ADR-0086"),
-        ("[3. Use Go](0003-use-go.md)", "ADR-0003"),
-        ("ADR-304.1", "ADR-0304.1"),
-        ("ADR-167#4", "ADR-0167#4"),
-        (86, "ADR-0086"),
-        ("ADR-12345", "ADR-12345"),
-        ("20200924-use-log4brains", None),
-        ("2020-09-24", None),
-        ("use-log4brains", None),
-        ("", None),
-        (None, None),
-        (True, None),
-        ("3D rendering", None),
-    ],
-)
-def test_it_normalises_ids(text, expected):
-    assert parse.canonical_id(text) == expected
-
-
-def test_it_normalises_typed_references():
-    assert parse.normalise_ref("rul:035") == "rul:035"
-    assert parse.normalise_ref("RUL-035") == "rul:035" and parse.normalise_ref("SPEC-106") == "spec:106"
-    assert parse.normalise_ref("adr:86") == "ADR-0086"
-    assert parse.normalise_ref("file:src/x.rs") == "file:src/x.rs"
-    assert parse.normalise_ref("[Use X](20210101-use-x.md)") == "20210101-use-x"
-
-
 # ----------------------------------------------------------------------------------------- status
 
 
