@@ -324,6 +324,10 @@ def sessions_with_evidence(pks: list[int]) -> set[int]:
     )
 
 
+def by_sid(session: Session) -> str:
+    return session.sid
+
+
 def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     """Every boundary not derived yet (a failed one is tried again on the next pass); each result, or
     the failure, is a visible event.
@@ -343,7 +347,9 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
             done.add((session_id, window, trigger))
     due = [
         (session, window, trigger)
-        for session in (sessions if sessions is not None else Session.objects.all())
+        # In session-id order: the events are written in this order, and a page lists those of one
+        # instant by it; the order the rows were imported in differs from one import to the next.
+        for session in sorted(sessions if sessions is not None else Session.objects.all(), key=by_sid)
         for window, trigger in boundaries(session)
         if (session.pk, window, trigger) not in done
     ]
