@@ -51,9 +51,18 @@ def in_db() -> dict[str, list[dict]]:
     }
 
 
+# A view that reads its query string through a form (introspect/forms.py): `SomeForm.read(request)`.
+FORM_READS = re.compile(r"\b(\w+Form)\.read\(")
+
+
 def parameters(view) -> set[str]:
-    """The query parameters a view reads, from its source."""
-    return set(READS.findall(inspect.getsource(inspect.unwrap(view)))) | ALWAYS
+    """The query parameters a view reads, from its source: read one by one, or by a form's fields."""
+    view = inspect.unwrap(view)
+    source = inspect.getsource(view)
+    found = set(READS.findall(source)) | ALWAYS
+    for name in FORM_READS.findall(source):
+        found |= set(getattr(inspect.getmodule(view), name)({}).fields)
+    return found
 
 
 def test_it_finds_the_parameters_each_page_reads(client):
