@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import orjson
-from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models import BinaryField, Case, F, Q, TextField, Value, When
 from django.db.models.functions import Substr
 
 from introspect.derive import fields
@@ -46,7 +46,11 @@ COLUMNS = (
     "model",
     *fields.USAGE_COLUMNS,
     # A tool call's line only: its input is what a retry and an edit are told by.
-    Case(When(type="assistant", tool_use_id__isnull=False, then=F("raw")), default=Value(b"")),
+    Case(
+        When(type="assistant", tool_use_id__isnull=False, then=F("raw")),
+        default=Value(b""),
+        output_field=BinaryField(),
+    ),
     "raw_compressed",
     "offset",
     "index",

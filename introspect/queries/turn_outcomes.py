@@ -10,6 +10,7 @@ from decimal import Decimal
 from urllib.parse import quote
 
 from introspect.models import Session, TurnOutcome
+from introspect.rules import corrections
 from introspect.rules import outcome_signals as signals
 
 # The counted signals in the order they are shown, with the words for one and for more.
@@ -64,6 +65,11 @@ class TurnSignals:
     cost_title: str = signals.DEFINITIONS[signals.COST]
     duration_title: str = signals.DEFINITIONS[signals.DURATION]
 
+    @property
+    def shown(self) -> bool:
+        """Whether the turn has anything to show (turn 0, before any prompt, usually has not)."""
+        return bool(self.marks or self.tokens or self.cost_usd is not None or self.duration_secs is not None)
+
 
 def entry_link(uuid: str) -> str:
     """The session page's permalink to an entry: the page (turn, part) that holds it, at its card."""
@@ -90,7 +96,9 @@ def signals_of(row: TurnOutcome) -> TurnSignals:
             label = label or f"{count} {one if count == 1 else many}"
             marks.append(mark(name, label, signals.DEFINITIONS[name], causes.get(name, [])))
     if row.correction_cue:
-        title = f"{signals.DEFINITIONS[signals.CORRECTION]} Matched: {row.correction_cue}."
+        title = (
+            f"{signals.DEFINITIONS[signals.CORRECTION]} Matched: {row.correction_cue}. {corrections.MEASURED}"
+        )
         marks.append(mark(signals.CORRECTION, "corrected", title, causes.get(signals.CORRECTION, [])))
     marks.sort(key=lambda found: SHOWN_ORDER.index(found.name))
     return TurnSignals(

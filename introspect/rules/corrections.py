@@ -24,6 +24,17 @@ DEFINITION = (
     "turn's prompt with changes."
 )
 
+# Measured on tests/introspect/rules/correction_labels.jsonl (its test holds the rule to them): of
+# the prompts the rule marks, how many a person marked (precision); of those a person marked, how
+# many the rule marks (recall). Shown beside every correction mark.
+LABELLED_PROMPTS = 121
+PRECISION = (6, 6)
+RECALL = (6, 7)
+MEASURED = (
+    f"Measured on {LABELLED_PROMPTS} prompts labelled by hand: precision {PRECISION[0]} of {PRECISION[1]}, "
+    f"recall {RECALL[0]} of {RECALL[1]}."
+)
+
 NEGATION = re.compile(
     r"^\W*(no|nope|nah|nein|wrong|falsch|stop|wait|hold on|undo|revert|roll ?back|don'?t|do not|"
     r"never ?mind|that'?s not|that is not|this is not|not that|not like that)\b",

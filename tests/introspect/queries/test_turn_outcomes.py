@@ -46,6 +46,7 @@ def test_each_signal_links_its_causes_and_says_what_it_counts():
     assert (
         correction.title.startswith(signals.DEFINITIONS[signals.CORRECTION]) and "fault" in correction.title
     )
+    assert "precision 6 of 6, recall 6 of 7" in correction.title
     assert (interrupt.label, retry.label) == ("interrupted", "1 retry")
 
 

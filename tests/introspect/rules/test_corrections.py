@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from introspect.rules import corrections
 from introspect.rules.corrections import correction_cue, is_correction
 
 LABELS = Path(__file__).with_name("correction_labels.jsonl")
-# Measured on correction_labels.jsonl when the rule was written (121 prompts, 7 corrections):
-# 6 found, 0 false, 1 missed ("I can't commit to a migration date yet, leave the rollout section open").
-MEASURED_PRECISION = 1.0
-MEASURED_RECALL = 6 / 7
+# Measured when the rule was written (121 prompts, 7 corrections): 6 found, 0 false, 1 missed ("I
+# can't commit to a migration date yet, leave the rollout section open"); the page shows them.
 
 
 def labelled():
@@ -21,7 +20,7 @@ def labelled():
 
 def test_the_sample_is_large_enough_and_holds_both_classes():
     rows = labelled()
-    assert len(rows) >= 60
+    assert len(rows) == corrections.LABELLED_PROMPTS >= 60
     assert {row["correction"] for row in rows} == {True, False}
     assert len({row["prompt"] for row in rows}) == len(rows)
 
@@ -32,8 +31,10 @@ def test_precision_and_recall_on_the_labelled_sample_stay_at_the_measured_values
     true_positive = sum(1 for row, yes in zip(rows, said, strict=True) if yes and row["correction"])
     precision = true_positive / sum(said)
     recall = true_positive / sum(1 for row in rows if row["correction"])
-    assert precision >= MEASURED_PRECISION
-    assert recall >= MEASURED_RECALL - 1e-9
+    assert (true_positive, sum(said)) == corrections.PRECISION  # as the page states them
+    assert (true_positive, sum(1 for row in rows if row["correction"])) == corrections.RECALL
+    assert precision >= corrections.PRECISION[0] / corrections.PRECISION[1]
+    assert recall >= corrections.RECALL[0] / corrections.RECALL[1]
 
 
 @pytest.mark.parametrize(
