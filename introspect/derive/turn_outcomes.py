@@ -73,6 +73,8 @@ def lines_of(
     while chunk := list(page.values_list(*COLUMNS)[:CHUNK]):
         for row in chunk:
             yield row[0], line_of(row)
+        if len(chunk) < CHUNK:
+            return  # the last chunk: no query to find nothing after it
         offset, index = chunk[-1][-2:]
         page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
 

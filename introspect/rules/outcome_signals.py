@@ -30,14 +30,14 @@ COST = "cost"
 DURATION = "duration"
 
 DEFINITIONS = {
-    TOOL_ERRORS: "Tool results in this turn marked as an error (is_error), or a Bash result whose exit "
+    TOOL_ERRORS: "Tool results on the trunk in this turn marked as an error (is_error), or a Bash result whose exit "
     "code is not 0; a call the person refused is an interrupt, not an error.",
     INTERRUPTS: "Times the person stopped the agent in this turn ([Request interrupted by user…], "
     "Esc or a refused tool call).",
     CORRECTION: corrections.DEFINITION,
-    RETRIES: "Tool calls in this turn that repeat an earlier call of the same tool that failed, with "
+    RETRIES: "Tool calls on the trunk in this turn that repeat an earlier call of the same tool that failed, with "
     "a near-identical input (90 % alike or more).",
-    CHURN: "Edits in this turn to a file already edited twice in it (the third and later), and edits "
+    CHURN: "Edits on the trunk in this turn to a file already edited twice in it (the third and later), and edits "
     "that undo an earlier edit of the same file.",
     COMPACTIONS: "The context was compacted inside this turn (a compact_boundary line).",
     TOKENS: "Tokens of this turn's assistant messages on the trunk (in + out + cache read + cache "

@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from introspect.derive import rebuild
+from introspect.derive import rebuild, turn_outcomes
 from introspect.models import Session, TranscriptEntry, TurnOutcome
 from introspect.rules import outcome_signals as signals
 from tests.fixtures import TRANSCRIPTS
@@ -68,3 +68,14 @@ def test_a_rebuild_writes_the_same_rows_again(session):
     before = stored(session)
     rebuild.rebuild_session(session)
     assert stored(session) == before
+
+
+def test_the_rows_are_the_same_however_the_lines_are_chunked(session, monkeypatch):
+    whole = [
+        (r.number, r.prompt_entry_id, r.tool_errors, r.tokens, r.causes)
+        for r in turn_outcomes.plan(session, session.transcript)
+    ]
+    for size in (1, 3, 7):
+        monkeypatch.setattr(turn_outcomes, "CHUNK", size)
+        chunked = turn_outcomes.plan(session, session.transcript)
+        assert [(r.number, r.prompt_entry_id, r.tool_errors, r.tokens, r.causes) for r in chunked] == whole
