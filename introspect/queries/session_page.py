@@ -206,4 +206,10 @@ def session_live_tail(session: Session, *, after: int) -> dict:
 def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_after: int) -> dict:
     """Live follow of the conversation: new entries and fire turns since the cursors."""
     tail = conversation_tail(session, after=after, fire_after=fire_after)
-    return {**turn_context(session, tail["fires"], items=tail["items"]), **tail}
+    # A turn the tail opens has its signals so far (one query, only when it opens any).
+    headings = (item.turn_start for item in tail["items"] if item.turn_start is not None)
+    return {
+        **turn_context(session, tail["fires"], items=tail["items"]),
+        **tail,
+        "turn_signals": turn_outcomes.turn_signals(session, headings),
+    }

@@ -68,3 +68,45 @@ def test_a_quiet_turn_has_no_trouble_marks(body):
     quiet = TurnOutcome.objects.filter(session__sid=SID, number__gt=0, tool_errors=0, compactions=0).first()
     assert quiet is not None
     assert "signal--tool_errors" not in marks_under(body, quiet.number)
+
+
+def line(sid: str, uuid: str, kind: str, second: int, content, message_id: str = "") -> dict:
+    message = {"role": kind, "content": content}
+    if message_id:
+        message["id"] = message_id
+    stamp = f"2026-11-01T10:00:{second:02d}.000Z"
+    return {"type": kind, "uuid": uuid, "sessionId": sid, "timestamp": stamp, "message": message}
+
+
+def test_a_turn_the_live_tail_opens_has_its_marks_and_the_next_prompt_marks_the_turn_it_corrects(
+    client, home
+):
+    sid = "live-0000-aaaa-bbbb-cccc"
+    home.transcript("/p", sid, line(sid, "p1", "user", 0, "run the bucket tests"))
+    call_command("ingest", stdout=StringIO())
+    body = client.get(f"/sessions/{sid}/").content.decode()
+    after = re.search(r"\?after=([\d.]+)&amp;fire=(\d+)", body)
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest"}}
+    failed = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "Exit code 1\n1 failed",
+        "is_error": True,
+    }
+    home.transcript(
+        "/p",
+        sid,
+        line(sid, "c1", "assistant", 2, [call], message_id="m1"),
+        line(sid, "r1", "user", 3, [failed]),
+        line(sid, "p2", "user", 9, "still failing, same assertion"),
+    )
+    call_command("ingest", stdout=StringIO())
+    assert TurnOutcome.objects.get(session__sid=sid, number=1).correction_cue == "fault"
+    tail = client.get(
+        f"/sessions/{sid}/", {"after": after.group(1), "fire": after.group(2)}, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert 'id="t-2"' in tail and 'class="turn-signals"' in marks_under(tail, 2)
+    # Turn 1 is drawn already: its new marks show when the page is drawn again.
+    again = client.get(f"/sessions/{sid}/").content.decode()
+    turn_one = marks_under(again, 1)
+    assert 'href="?u=r1">1 tool error</a>' in turn_one and 'href="?u=p2">corrected</a>' in turn_one
