@@ -629,6 +629,45 @@ class TurnWay(models.Model):
         return not self.gated and not self.suppressed
 
 
+class TurnOutcome(models.Model):
+    """The outcome signals of one conversation turn (rules/outcome_signals.py), from the trunk's lines.
+
+    Stored rather than computed on the page: a turn may run over several pages (and its correction
+    is read from the next turn's prompt), and the effectiveness page compares them over thousands of
+    turns. `causes` names the lines behind each signal (signal → their uuids), for the page's links.
+    """
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turn_outcomes")
+    number = models.PositiveIntegerField(
+        help_text="the conversation turn; 0: the lines before the first prompt"
+    )
+    prompt_entry = models.ForeignKey(
+        "TranscriptEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tool_errors = models.PositiveIntegerField(default=0)
+    interrupts = models.PositiveIntegerField(default=0)
+    retries = models.PositiveIntegerField(default=0)
+    churn = models.PositiveIntegerField(default=0)
+    compactions = models.PositiveIntegerField(default=0)
+    correction_cue = models.CharField(
+        max_length=16, blank=True, default="", help_text="rules/corrections.py's cue; '' for none"
+    )
+    tokens = models.BigIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=18, decimal_places=8, null=True, blank=True)
+    unpriced_messages = models.IntegerField(default=0)
+    duration_secs = models.FloatField(null=True, blank=True)
+    causes = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="turn_outcome_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"outcome of turn {self.number} of {self.session_id}"
+
+
 class Way(models.Model):
     """A way file found under a way root today (criteria are current, not as fired)."""
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Count, Q
 
-from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_outcomes, turn_rows
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -83,6 +83,8 @@ def extend_session(session: Session) -> bool:
             rebuild_tail(session, trunk, last_turn, tail)
         if new_entries:
             add_entries(session, trunk, new_entries, trunk_new)
+            if trunk_new:
+                turn_outcomes.extend(session, trunk)
             if agent_files is not None:
                 subagents.rebuild_subagents(session, trunk, agent_files, metas)
         refresh_turn_counts(session)

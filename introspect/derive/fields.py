@@ -17,10 +17,11 @@ from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import entry_kinds, join, usage
 
 # Bump when the derived rows change meaning or shape: the next import pass rebuilds every session.
+# 8: the outcome signals of each conversation turn (derive/turn_outcomes.py)
 # 7: an interruption is no prompt, a prompt queued while the agent worked is one (turns, joins, titles)
 # 6: 1-hour cache writes, long-context tiers and fast mode priced apart (rules/pricing.py);
 # 5: an interruption marker is not the first prompt; 4: usage per message, final row
-DERIVED_VERSION = 7
+DERIVED_VERSION = 8
 USAGE_FIELDS = usage.FIELDS
 # The columns of a usage row (rules.usage.Row) after message id, request id and model.
 USAGE_COLUMNS = (*usage.FIELDS, *usage.SPLIT, "speed")

@@ -12,8 +12,8 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_rows
-from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnWay, Window
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_outcomes, turn_rows
+from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnOutcome, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 from lib import column_fit, safefs
@@ -43,6 +43,7 @@ class Plan:
     trunk: SourceFile | None
     agent_files: dict[str, SourceFile]
     metas: dict[str, dict]
+    outcomes: list[TurnOutcome]
 
 
 def rebuild_session(session: Session) -> None:
@@ -77,6 +78,8 @@ def rebuild_many(sessions: list[Session]) -> None:
         Window.objects.filter(session_id__in=ids).delete()
         TurnWay.objects.filter(turn__session_id__in=ids).delete()
         Turn.objects.filter(session_id__in=ids).delete()  # their rows are gone: nothing cascades
+        TurnOutcome.objects.filter(session_id__in=ids).delete()
+        TurnOutcome.objects.bulk_create(row for item in plans for row in item.outcomes)
         Window.objects.bulk_create(
             Window(session=item.session, number=number, start_ts=start.ts_raw or "")
             for item in plans
@@ -190,6 +193,7 @@ def plan(
         trunk=trunk,
         agent_files=agent_files,
         metas=metas,
+        outcomes=turn_outcomes.plan(session, trunk),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from introspect.models import SeenMark, Session, Subagent, Turn
-from introspect.queries import providers
+from introspect.queries import providers, turn_outcomes
 from introspect.queries.conversation import (
     ConversationPage,
     Item,
@@ -114,11 +114,13 @@ def session_detail_page(
     for agent in shown:
         agent.summary = summaries.get(agent.agent_id)
     unseen = unseen_entries(session, page, since) if since is not None else None
+    headings = (item.turn_start for item in page.items if item.turn_start is not None)
     return {
         **header,
         **context,
         "mode": "conversation",
         "page": page,
+        "turn_signals": turn_outcomes.turn_signals(session, headings),
         "fire_cursor": session.turn_count,
         "unseen": unseen,
         "next_query": page_query(*page.next, seen=unseen.since if unseen else None) if page.next else "",
@@ -204,4 +206,10 @@ def session_live_tail(session: Session, *, after: int) -> dict:
 def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_after: int) -> dict:
     """Live follow of the conversation: new entries and fire turns since the cursors."""
     tail = conversation_tail(session, after=after, fire_after=fire_after)
-    return {**turn_context(session, tail["fires"], items=tail["items"]), **tail}
+    # A turn the tail opens has its signals so far (one query, only when it opens any).
+    headings = (item.turn_start for item in tail["items"] if item.turn_start is not None)
+    return {
+        **turn_context(session, tail["fires"], items=tail["items"]),
+        **tail,
+        "turn_signals": turn_outcomes.turn_signals(session, headings),
+    }

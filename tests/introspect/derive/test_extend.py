@@ -13,7 +13,7 @@ from django.conf import settings
 
 from introspect.derive import extend, rebuild
 from introspect.importer.run import Options
-from introspect.models import Session, Spill, Subagent, Turn, TurnWay, WaysEvent, Window
+from introspect.models import Session, Spill, Subagent, Turn, TurnOutcome, TurnWay, WaysEvent, Window
 from tests.conftest import append, line
 from waysweb import passes
 
@@ -107,6 +107,25 @@ def snapshot() -> dict:
                 "link",
             )
         ),
+        "turn_outcomes": sorted(
+            (row[0], *row[1:-1], repr(row[-1]))
+            for row in TurnOutcome.objects.values_list(
+                "session__sid",
+                "number",
+                "prompt_entry_id",
+                "tool_errors",
+                "interrupts",
+                "retries",
+                "churn",
+                "compactions",
+                "correction_cue",
+                "tokens",
+                "cost_usd",
+                "unpriced_messages",
+                "duration_secs",
+                "causes",
+            )
+        ),
         "spills": sorted(
             Spill.objects.values_list("entry_id", "name", "found", "size", "sha256", "truncated")
         ),
@@ -160,7 +179,7 @@ def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home,
     )
 
     grown = snapshot()
-    assert grown["turns"] and grown["turn_ways"] and grown["subagents"]
+    assert grown["turns"] and grown["turn_ways"] and grown["subagents"] and grown["turn_outcomes"]
     assert extended.count(True) > 20, extended  # the tail path really ran, not only whole rebuilds
     assert grown == rebuilt_whole()
 

@@ -410,10 +410,11 @@ def test_it_pages_the_conversation_by_whole_turns_and_keeps_queries_flat_as_the_
 ):
     long_session(home, 120, sid="big")  # 3 entries a turn: prompt, hook context, reply
     long_session(home, 5, sid="small")
-    # 20, and one for the memory the session wrote (ledger's provider, ledger/queries/memory.py).
-    with django_assert_max_num_queries(21) as small:
+    # 20, and one for the memory the session wrote (ledger's provider, ledger/queries/memory.py), one
+    # for the outcome signals of the turns shown (queries/turn_outcomes.py: one however many turns).
+    with django_assert_max_num_queries(22) as small:
         client.get("/sessions/small/")
-    with django_assert_max_num_queries(21) as big:
+    with django_assert_max_num_queries(22) as big:
         # A browser of its own, as the first: a first visit writes its viewer's mark, a later one reads it too.
         response = Client().get("/sessions/big/")
     assert len(big.captured_queries) == len(small.captured_queries)

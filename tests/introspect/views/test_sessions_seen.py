@@ -248,10 +248,10 @@ def test_it_bounds_the_queries_of_a_page_with_unseen_entries(client, home, djang
     home.transcript("/p", "big", entry("big", "late", "user", "one more thing", "2026-11-30T10:00:00.000Z"))
     call_command("ingest", stdout=StringIO())
     # The page (with the decision log's section), the mark read and moved, the first unseen entry,
-    # its count and its page (3).
-    with django_assert_max_num_queries(28):
+    # its count and its page (3); one for the outcome signals of the turns shown (queries/turn_outcomes.py).
+    with django_assert_max_num_queries(29):
         assert page(client, "/sessions/big/").jump
-    with django_assert_max_num_queries(23):  # seen: no divider, the mark unchanged
+    with django_assert_max_num_queries(24):  # seen: no divider, the mark unchanged
         assert page(client, "/sessions/big/").jump is None
 
 

@@ -1,0 +1,81 @@
+"""Each conversation turn's outcome signals are stored with the session's other derived rows: one
+row per turn the page numbers, the lines behind each signal named, the same after a rebuild."""
+
+from __future__ import annotations
+
+import shutil
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from introspect.derive import rebuild, turn_outcomes
+from introspect.models import Session, TranscriptEntry, TurnOutcome
+from introspect.rules import outcome_signals as signals
+from tests.fixtures import TRANSCRIPTS
+
+pytestmark = pytest.mark.django_db
+
+SID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"  # fasthooks: a missing file, a missing python, a /compact
+
+
+@pytest.fixture
+def session(home) -> Session:
+    target = home.root / ".claude" / "projects" / "-workspace" / f"{SID}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(TRANSCRIPTS / "oneryalcin_fasthooks_sample_main_transcript.jsonl", target)
+    call_command("ingest", stdout=StringIO())
+    return Session.objects.get(sid=SID)
+
+
+def stored(session: Session) -> list[tuple]:
+    return list(
+        TurnOutcome.objects.filter(session=session)
+        .order_by("number")
+        .values_list("number", "prompt_entry_id", "tool_errors", "compactions", "tokens", "causes")
+    )
+
+
+def test_every_conversation_turn_has_one_row_keyed_to_its_prompt(session):
+    prompts = list(
+        TranscriptEntry.objects.filter(source=session.transcript, is_prompt=True, is_copy=False, inert=False)
+        .order_by("offset", "index")
+        .values_list("pk", flat=True)
+    )
+    rows = stored(session)
+    numbered = [(number, prompt) for number, prompt, *_ in rows if number > 0]
+    assert numbered == list(enumerate(prompts, start=1))
+
+
+def test_the_failed_commands_name_their_results_and_the_compaction_its_boundary(session):
+    rows = {
+        number: (errors, compactions, causes) for number, _, errors, compactions, _, causes in stored(session)
+    }
+    assert {n: errors for n, (errors, _, _) in rows.items() if errors} == {4: 1, 5: 1}
+    failed = TranscriptEntry.objects.get(uuid=rows[4][2][signals.TOOL_ERRORS][0], source=session.transcript)
+    assert failed.is_error and "nonexistent.txt" in failed.text
+    boundaries = TranscriptEntry.objects.filter(source=session.transcript, subtype="compact_boundary").count()
+    assert sum(compactions for _, compactions, _ in rows.values()) == boundaries > 0
+
+
+def test_the_turns_tokens_add_up_to_the_trunks(session):
+    assert sum(row[4] for row in stored(session)) == session.input_tokens + session.output_tokens + (
+        session.cache_read_input_tokens + session.cache_creation_input_tokens
+    )
+
+
+def test_a_rebuild_writes_the_same_rows_again(session):
+    before = stored(session)
+    rebuild.rebuild_session(session)
+    assert stored(session) == before
+
+
+def test_the_rows_are_the_same_however_the_lines_are_chunked(session, monkeypatch):
+    whole = [
+        (r.number, r.prompt_entry_id, r.tool_errors, r.tokens, r.causes)
+        for r in turn_outcomes.plan(session, session.transcript)
+    ]
+    for size in (1, 3, 7):
+        monkeypatch.setattr(turn_outcomes, "CHUNK", size)
+        chunked = turn_outcomes.plan(session, session.transcript)
+        assert [(r.number, r.prompt_entry_id, r.tool_errors, r.tokens, r.causes) for r in chunked] == whole
