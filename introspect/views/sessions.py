@@ -181,8 +181,13 @@ def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpR
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": ask["hit"],
     }
+    # The decision log: its section atop a whole page, and on every page of the conversation (a later
+    # one loaded in place too) each prompt's decision turn.
+    decisions = decision_scans.session_decisions(session) if whole or page["mode"] != "fires" else None
     if whole:
-        context["decisions"] = decision_scans.session_decisions(session)
+        context["decisions"] = decisions
+    if page["mode"] != "fires":
+        decision_scans.place_on(page["page"].items, decisions)
     if page["mode"] == "fires":
         context["turn_poller"] = turn_poller(session, page["fire_cursor"])
     else:
