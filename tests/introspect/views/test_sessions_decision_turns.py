@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from introspect.models import DecisionRecord
+from introspect.models import DecisionRecord, Session
+from introspect.queries import conversation
 
 pytestmark = pytest.mark.django_db
 S08 = "624f720e-9e95-4496-9c1a-bbb81681fbd4"
@@ -56,3 +57,14 @@ def test_the_turns_cost_at_most_the_three_queries_the_section_had(client, sample
     with CaptureQueriesContext(connection) as without:
         client.get(f"/sessions/{S08}/")
     assert len(with_log) - len(without) <= 2  # the one query for the records is paid either way
+
+
+def test_a_prompt_the_live_tail_brings_has_its_decision_turn_under_it(client, sample):
+    session = Session.objects.get(sid=S08)
+    last = list(conversation.trunk_prompts(session))[-2]
+    tail = client.get(
+        f"/sessions/{S08}/live/conversation/",
+        {"after": f"{last.offset}.{last.index}", "fire": session.turn_count},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert tail.count('class="decision-turn"') == 1 and "<html" not in tail
