@@ -68,3 +68,12 @@ def test_a_prompt_the_live_tail_brings_has_its_decision_turn_under_it(client, sa
         headers={"HX-Request": "true"},
     ).content.decode()
     assert tail.count('class="decision-turn"') == 1 and "<html" not in tail
+
+
+def test_an_ancestor_block_gives_the_ancestors_figures_as_the_ancestors(client, sample):
+    words = text(client.get("/sessions/1b42442e-838e-4e3a-84ea-1c80d37e1214/").content.decode())
+    assert (
+        "the judge did not see it: its ancestor softwaredev/delivery was blocked "
+        "(the ancestor's p_yes 0.05 against threshold 0.3, enforce)"
+    ) in words
+    assert "judge p_yes 0.05 against threshold 0.3 (enforce)" in words  # the ancestor's own block
