@@ -16,6 +16,7 @@ each part has its module:
     sample/knowledge.py    its knowledge: policy, candidates, curated records
     sample/adrs.py         the ADR collections
     sample/event_logs.py   the live, archived and legacy event logs
+    sample/decision_log.py the decision log (decisions.jsonl and its archive), told from the events
     sample/ways.py         the way files
     sample/texts/          the prose the modules above read (sample/texts.py)
 
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sample.adrs import adr_collections
+from sample.decision_log import decision_log
 from sample.event_logs import extra_events, fix_plus00, write_logs
 from sample.knowledge import knowledge_records
 from sample.ledger import ledger_entries
@@ -90,6 +92,7 @@ def build(out: Path) -> Home:
     knowledge_records(h, episodes)
     adr_collections(h, episodes.by_session)
     write_logs(h)
+    decision_log(h)
     for root, rel, text in WAYS:
         h.put_text(f"{root}/{rel}", text)
 

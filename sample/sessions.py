@@ -74,6 +74,9 @@ class Session(TranscriptBuilder):
         self.turn_ends: dict[int, tuple[datetime, int]] = {}
         self.compaction_starts: list[tuple[datetime, int]] = []  # (PreCompact time, preTokens)
         self.opened: datetime | None = None  # the trunk's first line: when a majordomus episode opened
+        # What each prompt hook and subagent dispatch logged, for the decision log (sample/decision_log.py):
+        # ("prompt", hook time, rows) or ("task", dispatch time, rows, agent id); read, never drawn from rng.
+        self.scan_points: list[tuple] = []
         self.trunk = Thread(self.envelope(None), model, None, base or pending)
         h.sessions.append(self)
 
@@ -182,7 +185,9 @@ class Session(TranscriptBuilder):
         self.adv(300, 800)
         fires = self.state_fires(th) + list(fires)
         hook_at = self.clock
+        logged = len(self.h.events)
         bodies = self.hook(fires, th, {"prompt": text})
+        self.scan_points.append(("prompt", hook_at, self.h.events[logged:], None))
         self.hook_time = hook_at
         if bodies:
             self.adv(400, 1200)
@@ -331,7 +336,9 @@ class Session(TranscriptBuilder):
         self.adv(300, 900)
         u = self.user(sub, spec["prompt"])
         sub.pending += len(spec["prompt"]) // 4
+        logged = len(self.h.events)
         bodies = self.hook(spec.get("dispatch", ()), sub, {"prompt": spec["prompt"]})
+        self.scan_points.append(("task", began, self.h.events[logged:], agent_id))
         if bodies:
             self.adv(100, 400)
             self.attach(sub, "SubagentStart", "SubagentStart", None, bodies, parent=u)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import shutil
 import zlib
+from io import StringIO
 from pathlib import Path
 
 import orjson
 import pytest
+from django.core.management import call_command
 
 from introspect.rules import highlight
 from introspect.rules.join import project_slug
@@ -102,3 +105,13 @@ def home(tmp_path, settings) -> Home:
     root.mkdir()
     settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(root)})
     return Home(root)
+
+
+@pytest.fixture
+def sample(tmp_path, settings) -> Path:
+    """The bundled sample imported: sessions with transcripts, so their pages show the conversation."""
+    home = tmp_path / "home"
+    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
+    call_command("ingest", stdout=StringIO())
+    return home

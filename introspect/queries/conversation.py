@@ -73,6 +73,8 @@ class Item:
     continued: bool = False
     first_unseen: bool = False  # the "new since your last visit" divider goes before it
     notes: list[providers.Note] = field(default_factory=list)  # other apps' notes on this very entry
+    decision: object | None = None  # on a prompt: the decision turn tied to it (queries/decision_scans.py)
+    turn_source: str = ""  # on a prompt, where the session has both logs: which one saw its turn
 
     @property
     def turn_link(self) -> str:

@@ -107,6 +107,10 @@ def conversation_tail(
     request: HtmxHttpRequest, session: Session, *, after: tuple[int, int], fire: int
 ) -> HttpResponse:
     tail = session_page_queries.session_conversation_tail(session, after=after, fire_after=fire)
+    if any(item.entry is not None and item.entry.is_prompt for item in tail["items"]):
+        # A new prompt gets its decision turn as a page does (queries paid only when one arrives);
+        # a scan logged after its prompt was drawn shows on the next load of the page.
+        decision_scans.place_on(tail["items"], decision_scans.session_decisions(session))
     # Asked without htmx, a tail draws the whole page template, whose page part has no page: its
     # poller starts from the top, as it always has.
     cursor = tail["cursor"] if wants_fragment(request) else ""
@@ -181,8 +185,13 @@ def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpR
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": ask["hit"],
     }
+    # The decision log: its section atop a whole page, and on every page of the conversation (a later
+    # one loaded in place too) each prompt's decision turn.
+    decisions = decision_scans.session_decisions(session) if whole or page["mode"] != "fires" else None
     if whole:
-        context["decisions"] = decision_scans.session_decisions(session)
+        context["decisions"] = decisions
+    if page["mode"] != "fires":
+        decision_scans.place_on(page["page"].items, decisions)
     if page["mode"] == "fires":
         context["turn_poller"] = turn_poller(session, page["fire_cursor"])
     else:

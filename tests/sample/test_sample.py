@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from introspect.rules.decision_stats import RESULTS
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample"
 HOME = SAMPLE / "home"
@@ -561,3 +563,40 @@ def test_a_session_writes_the_notes_projects_auto_memory_with_its_own_tool_calls
     assert calls == [("Write", "reading.md"), ("Write", "MEMORY.md"), ("Edit", "reading.md")]
     # style.md has no call: the demo's "changed outside a recorded session"
     assert "finished" in (memory / "reading.md").read_text()
+
+
+def decision_records() -> list[dict]:
+    """The decision log's records: its archive, then the live file (decisions-and-effectiveness.md §1.8)."""
+    blobs = [gzip.decompress(p.read_bytes()) for p in sorted(STATE.glob("decisions-2*.jsonl.gz"))]
+    blobs.append((STATE / "decisions.jsonl").read_bytes())
+    return [json.loads(line) for blob in blobs for line in blob.split(b"\n") if line]
+
+
+def test_the_decision_log_has_every_outcome_a_judge_fallback_dispatches_and_pulls():
+    records = decision_records()
+    scans = [r for r in records if r["kind"] == "scan"]
+    results = {o["result"] for s in scans for o in s["outcomes"]}
+    assert results >= set(RESULTS)  # every result upstream's stats name
+    assert all(len(s["candidates"]) == 5 for s in scans if s["turn_start"])
+    assert {s["judge"]["status"] for s in scans if "judge" in s} >= {"judged", "fallback", "idle"}
+    assert any(s["judge"].get("capped") for s in scans if "judge" in s)
+    assert any(s["surface"] == "task" and not s["turn_start"] and "judge" not in s for s in scans)
+    pulls = [r for r in records if r["kind"] == "pull"]
+    ids = {s["scan_id"] for s in scans}
+    assert any(p["scan_id"] is None for p in pulls)
+    assert any(p["scan_id"] and p["scan_id"] not in ids for p in pulls)  # names a scan no longer in the log
+    assert any(p["out_of_band"] for p in pulls) and any(not p["stamped"] and p["reason"] for p in pulls)
+
+
+def test_each_decision_turn_starts_at_a_prompt_its_events_logged():
+    """A scan's fires are the rows its prompt hook logged, at the same second (nothing invented)."""
+    fired = {(r["session"], r["way"], r["ts"]) for r in events() if r["event"] == "way_fired"}
+    for scan in decision_records():
+        if scan["kind"] != "scan":
+            continue
+        for outcome in scan["outcomes"]:
+            if outcome["result"] == "fired":
+                assert any(
+                    (scan["session"], outcome["way"]) == (session, way) and ts[:16] == scan["ts"][:16]
+                    for session, way, ts in fired
+                ), (scan["scan_id"], outcome["way"])

@@ -3,17 +3,13 @@ the `?` overlay listing the keys that work on the page at hand."""
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from html.parser import HTMLParser
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from introspect.models import Session, Subagent
-from lib import locations
 
 pytestmark = pytest.mark.django_db
 
@@ -140,15 +136,6 @@ def test_the_help_lists_only_the_keys_every_page_has_on_a_page_without_rows(clie
 )
 def test_a_list_page_adds_its_row_keys_to_the_help(client, url, rows):
     assert frame(client, url).keys == rows + EVERY_PAGE_KEYS
-
-
-@pytest.fixture
-def sample(tmp_path, settings):
-    """The bundled sample imported: sessions with transcripts, so their pages show the conversation."""
-    home = tmp_path / "home"
-    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
-    call_command("ingest", stdout=StringIO())
 
 
 def test_a_conversation_page_adds_prompt_jumps_and_the_replay_keys(client, sample):

@@ -55,3 +55,12 @@ def test_import_status_lists_the_decision_log_and_its_archive_with_their_counts(
     imported(home)
     page = client.get("/status/").content.decode()
     assert "decisions archive" in page and "decisions.jsonl" in page
+
+
+def test_a_session_without_a_transcript_lists_its_decision_turns_tied_to_no_prompt(client, home):
+    imported(home)
+    page = client.get("/sessions/s1/").content.decode()
+    assert "Decision turns tied to no prompt" in page
+    assert page.count('class="decision-turn"') == 2  # its two turn_start scans
+    assert page.count("heuristic: no transcript") == 2
+    assert "decision-disagreements" not in page  # no fire turns: nothing to confirm against
