@@ -139,3 +139,9 @@ def test_the_sections_cost_a_bounded_number_of_queries(client, home):
         html = page(client, "d/a")
     assert "41 recall_miss" in html
     assert len(many) == len(few) <= len(without) + 7
+
+
+def test_import_status_lists_the_findings_ledger_with_its_counts(client, home):
+    imported(home, decisions=False, ledger=findings({"way": "d/a"}) + b'{"way":"d/a"}\n')
+    status = client.get("/status/").content.decode()
+    assert "findings.jsonl" in status and "missing_field" in status
