@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 
 from introspect.importer import parser, tailer
-from introspect.importer.decision_rows import clean
+from introspect.importer.decision_rows import clean, placed
 from introspect.models import Finding, SourceFile
 from introspect.rules import finding_records
 from lib import bulk, column_fit
@@ -80,13 +80,5 @@ def finding_values(row: SourceFile, line: tailer.Line, record: parser.Record, sh
         values[name] = clean(value, name, flags)
     values["evidence_sessions"] = [clean(sid, "evidence_sessions", flags) for sid in evidence.sessions]
     flags += column_fit.fit(Finding, values)
-    values.update(
-        sha256=sha,
-        source_id=row.pk,
-        order_generation=row.generation,
-        order_offset=line.offset,
-        order_index=line.index,
-        raw=record.data.decode("utf-8", "replace"),
-        flags=flags,
-    )
+    values.update(placed(row, line, record, sha, flags))
     return values
