@@ -8,7 +8,7 @@ class IntrospectConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import decision_rows, entry_rows, event_rows, stores
+        from introspect.importer import decision_rows, entry_rows, event_rows, finding_rows, stores
         from introspect.models import SourceFile
 
         # The line importer's own stores, registered as ledger registers its majordomus ledger.
@@ -23,3 +23,5 @@ class IntrospectConfig(AppConfig):
                 write=decision_rows.write_decisions,
                 parse=decision_rows.parse_decision_line,
             )
+        for kind in SourceFile.FINDING_KINDS:
+            stores.register_store(kind, finding_rows.store_findings, parse=finding_rows.parse_finding_line)

@@ -51,6 +51,7 @@ class SourceFile(models.Model):
         MJ_LEDGER = "mj_ledger"
         DECISIONS = "decisions"
         DECISIONS_ARCHIVE = "decisions_archive"
+        FINDINGS = "findings"
 
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -61,6 +62,7 @@ class SourceFile(models.Model):
     EVENT_KINDS = (Kind.EVENTS, Kind.EVENTS_ARCHIVE, Kind.EVENTS_LEGACY, Kind.EVENTS_EXTRA)
     TRANSCRIPT_KINDS = (Kind.TRANSCRIPT, Kind.SUBAGENT_TRANSCRIPT)
     DECISION_KINDS = (Kind.DECISIONS, Kind.DECISIONS_ARCHIVE)
+    FINDING_KINDS = (Kind.FINDINGS,)
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     host = models.CharField(max_length=255, default="", help_text="WAYSWEB_HOST of the importer that read it")
@@ -536,6 +538,47 @@ class DecisionOutcome(models.Model):
             models.UniqueConstraint(fields=["record", "position"], name="decision_outcome_unique"),
         ]
         indexes = [models.Index(fields=["way", "result"], name="decision_outcome_way")]
+
+
+class Finding(models.Model):
+    """One row of agent-ways' findings ledger (`findings.jsonl`, ADR-201): a claimed (way, control)
+    with its criterion and firing evidence, as one `ways-audit assemble --write` run snapshotted it
+    (decisions-and-effectiveness.md §2, §8.7).
+
+    Every snapshot row is kept; the current state of a (way, control) is its row with the latest
+    `assembled_at` (queries/way_findings.py). Identity is the sha256 of the line: the same snapshot
+    line read twice is one row.
+    """
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+")
+    order_generation = models.PositiveIntegerField()
+    order_offset = models.BigIntegerField()
+    order_index = models.IntegerField()
+    raw = models.TextField()
+    flags = models.JSONField(default=list, blank=True)
+
+    way = models.CharField(max_length=512)
+    control = models.CharField(max_length=512)
+    criterion = models.TextField(null=True, blank=True, help_text="the claim's satisfied_when; NULL: none")
+    tier = models.CharField(max_length=16, help_text="outcome (a criterion exists) or process")
+    # u64 upstream: NULL (and flagged) past what a signed 64-bit column holds.
+    evidence_total = models.BigIntegerField(null=True, blank=True, help_text="way_fired events")
+    evidence_sessions = models.JSONField(default=list, blank=True)
+    first_seen = models.CharField(max_length=64, null=True, blank=True)
+    last_seen = models.CharField(max_length=64, null=True, blank=True)
+    determination = models.CharField(max_length=64, null=True, blank=True)
+    assessed_by = models.TextField(null=True, blank=True)
+    assessed_at = models.CharField(max_length=64, null=True, blank=True)
+    basis = models.TextField(null=True, blank=True)
+    assembled_at = models.CharField(max_length=64, help_text="as written; compared as text (RFC 3339 Z)")
+    assembled_by = models.CharField(max_length=255)
+
+    class Meta:
+        indexes = [models.Index(fields=["way", "control", "assembled_at"], name="finding_way_control")]
+
+    def __str__(self) -> str:
+        return f"{self.way} {self.control} @ {self.assembled_at}"
 
 
 class Window(models.Model):

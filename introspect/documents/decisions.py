@@ -17,10 +17,10 @@ def stats_document(*, project: str | None = None, days: int | None = None, now: 
     if not decision_log.present():
         return {"decisions": decision_stats.json_value(None)}
     window, span = decision_stats.days_window(days, int(time.time()) if now is None else now)
-    report = decision_stats.report(decision_log.stream_lines(), window=window, project=project, span=span)
+    report = decision_stats.report(decision_log.stream_records(), window=window, project=project, span=span)
     return {"decisions": decision_stats.json_value(report)}
 
 
 def decisions_document(session: str) -> dict:
     """The session's turns and pulls as upstream's reader groups and judges them over the whole log."""
-    return session_document(decision_log.stream_lines(), session)
+    return session_document(decision_log.stream_records(), session)

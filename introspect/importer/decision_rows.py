@@ -225,16 +225,18 @@ def record_values(
         flags.append(timestamps.OUT_OF_RANGE)
     if "overlong:ts_raw" in flags:
         ts = None
-    values.update(
-        sha256=sha,
-        source_id=row.pk,
-        order_rank=row.rank,
-        order_generation=row.generation,
-        order_offset=line.offset,
-        order_index=line.index,
-        raw=record.data.decode("utf-8", "replace"),
-        flags=flags,
-        ts=ts,
-        session_id=None,
-    )
+    values.update(placed(row, line, record, sha, flags), order_rank=row.rank, ts=ts, session_id=None)
     return values, (candidate_rows, outcome_rows)
+
+
+def placed(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str, flags: list[str]) -> dict:
+    """A line's identity, where it was read, the line itself and its flags, as its row's columns."""
+    return {
+        "sha256": sha,
+        "source_id": row.pk,
+        "order_generation": row.generation,
+        "order_offset": line.offset,
+        "order_index": line.index,
+        "raw": record.data.decode("utf-8", "replace"),
+        "flags": flags,
+    }

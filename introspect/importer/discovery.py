@@ -21,6 +21,7 @@ from lib.locations import Locations
 ARCHIVE_NAME = re.compile(r"^events-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
 DECISIONS_ARCHIVE_NAME = re.compile(r"^decisions-([0-9]{4})-([0-9]{2})-([0-9]{2})\.jsonl\.gz$", re.ASCII)
 DECISIONS_LIVE = "decisions.jsonl"
+FINDINGS_LIVE = "findings.jsonl"
 LIVE_RANK = 100_000_000
 LEGACY_RANK = LIVE_RANK + 1
 EXTRA_RANK = LIVE_RANK + 2
@@ -326,6 +327,22 @@ def decision_sources(
         elif entry.name == DECISIONS_LIVE:
             live.append(Source("decisions", state, DECISIONS_LIVE, LIVE_RANK))
     return live + sorted(archives, key=lambda source: (-source.rank, source.rel_path))
+
+
+def finding_sources(
+    locs: Locations, *, state_dir: Path | None = None, problems: list[safefs.Problem] | None = None
+) -> list[Source]:
+    """agent-ways' findings ledger, `findings.jsonl` in the state directory (decisions-and-effectiveness.md
+    §2.1): appended by `ways-audit assemble --write`, never rotated nor archived."""
+    problems = [] if problems is None else problems
+    state = state_dir or locs.state_dir
+    if not safefs.is_dir(state):
+        return []
+    return [
+        Source("findings", state, FINDINGS_LIVE, LIVE_RANK)
+        for entry in safefs.entries(state, state, problems, want=lambda name: name == FINDINGS_LIVE)
+        if entry.kind == "file"
+    ]
 
 
 def decision_archive_day(name: str) -> date | None:

@@ -23,7 +23,8 @@ from lib.locations import Locations
 EVENT_KINDS = SourceFile.EVENT_KINDS
 TRANSCRIPT_KINDS = SourceFile.TRANSCRIPT_KINDS
 DECISION_KINDS = SourceFile.DECISION_KINDS
-LINE_KINDS = EVENT_KINDS + TRANSCRIPT_KINDS + DECISION_KINDS  # the kinds a pass reads
+FINDING_KINDS = SourceFile.FINDING_KINDS
+LINE_KINDS = EVENT_KINDS + TRANSCRIPT_KINDS + DECISION_KINDS + FINDING_KINDS  # the kinds a pass reads
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def import_pass(
             problems=event_problems,
         )
         found += discovery.decision_sources(locs, state_dir=options.state_dir, problems=event_problems)
+        found += discovery.finding_sources(locs, state_dir=options.state_dir, problems=event_problems)
         if options.transcripts:
             for projects in projects_dirs(locs, options):
                 found += discovery.transcript_sources(

@@ -116,6 +116,7 @@ def roots(locs: Locations, options: Options) -> Roots:
         archives=True,
         own=options.state_dir is None,
     )
+    add(options.state_dir or locs.state_dir, discovery.FINDINGS_LIVE, own=options.state_dir is None)
     if options.legacy is not None:
         legacy = safefs.real(options.legacy)
         add(legacy.parent, legacy.name, own=False)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from introspect.rules.agent_fmt_when import parse_utc_iso
-from introspect.rules.decision_records import Record, Rejected, parse_line
+from introspect.rules.decision_records import Pull, Record, Rejected, Scan, parse_line
 
 LIVE_NAME = "decisions.jsonl"
 ARCHIVE_PREFIX = "decisions-"
@@ -55,7 +55,7 @@ def source_order(names: Iterable[str]) -> list[str]:
 class Records:
     """The records of `lines` (every source's lines, in source order) that fall in `window`."""
 
-    def __init__(self, lines: Iterable[bytes | str], window: Window | None = None) -> None:
+    def __init__(self, lines: Iterable[bytes | str | Record], window: Window | None = None) -> None:
         self._lines = iter(lines)
         self.window = window or Window()
         self.skipped = 0
@@ -67,7 +67,8 @@ class Records:
 
     def __next__(self) -> Record:
         for line in self._lines:
-            parsed = parse_line(line)
+            # A record the caller typed already (from the imported columns) is taken as it is.
+            parsed = line if isinstance(line, Scan | Pull) else parse_line(line)
             if parsed is None:
                 continue
             if isinstance(parsed, Rejected):

@@ -7,7 +7,10 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
+from introspect.models import SourceFile
 from introspect.queries import ways as way_queries
+from introspect.queries.way_decisions import way_decisions
+from introspect.queries.way_findings import way_findings
 from lib import charts, render
 from lib.htmx import HtmxHttpRequest, render_page
 
@@ -23,10 +26,15 @@ def way_list(request: HtmxHttpRequest) -> HttpResponse:
 @require_safe
 def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
     stats = way_queries.way_stats(way_id)
-    if not stats.known:
-        raise Http404("No way file and no event with this id")
+    kinds = set(SourceFile.objects.values_list("kind", flat=True).distinct())
+    decisions = way_decisions(way_id, present=bool(kinds & set(SourceFile.DECISION_KINDS)))
+    findings = way_findings(way_id, present=bool(kinds & set(SourceFile.FINDING_KINDS)))
+    if not stats.known and decisions.empty and not findings.controls:
+        raise Http404("No way file, no event, no decision and no finding with this id")
     context = {
         "stats": stats,
+        "decisions": decisions,
+        "findings": findings,
         "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",
         "weeks_chart": charts.weekly_bars(
             [(week.label, week.fires, week.redisclosures) for week in stats.weeks]

@@ -257,6 +257,8 @@ class FileDatabase:
             "(SELECT count(*) FROM introspect_decisioncandidate c WHERE c.record_id = t.id), "
             "(SELECT count(*) FROM introspect_decisionoutcome o WHERE o.record_id = t.id) "
             "FROM introspect_decisionrecord t",
+            "findings": "SELECT sha256, way, control, evidence_total, order_generation, order_offset, order_index "
+            "FROM introspect_finding",
             "sources": 'SELECT kind, rel_path, generation, status, "offset", member_bytes, member_lines, lines_seen, '
             "imported, quarantined, inert, duplicate FROM introspect_sourcefile",
             "sessions": "SELECT sid, origin, event_count, way_fires, turn_count, total_fires, distinct_ways, "

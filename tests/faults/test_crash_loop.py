@@ -129,6 +129,8 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
     first.append((decisions_archive, gzip_member(*trimmed[250:])))
     skipped = [b'{"kind":"verdict"}\n', b'{"kind":"scan","epoch":-1}\n', b'{"kind":"scan",\n', b"\n"]
     first.append((DECISIONS, b"".join([*trimmed[350:], *skipped, *kept])))
+    # The findings ledger: a snapshot per `ways-audit assemble --write`, a line upstream refuses.
+    first.append((FINDINGS, b"".join([*snapshot(0), b'{"way":"d/a"}\n'])))
     plan = Corpus([first])
     torn: dict[str, bytes] = {}
     next_uuid = 1000
@@ -147,6 +149,12 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
             cut = len(decisions) - rnd.randint(1, 30)
             decisions, torn[DECISIONS] = decisions[:cut], decisions[cut:]
         appends.append((DECISIONS, decisions))
+        if stage % 5 == 0:
+            findings = b"".join(snapshot(stage))
+            if rnd.random() < 0.5:  # a snapshot torn until the next stage
+                cut = len(findings) - rnd.randint(1, 30)
+                findings, torn[FINDINGS] = findings[:cut], findings[cut:]
+            appends.append((FINDINGS, findings))
         if stage % 6 == 0:
             member = gzip_member(*(ev() for _ in range(60)))
             half = len(member) // 2 if rnd.random() < 0.5 else len(member)
@@ -168,6 +176,30 @@ def build_corpus(stages: int, seed: int = SEED) -> Corpus:
 
 
 DECISIONS = ".local/state/agent-ways/decisions.jsonl"
+FINDINGS = ".local/state/agent-ways/findings.jsonl"
+
+
+def snapshot(run: int) -> list[bytes]:
+    """One `ways-audit assemble --write` run: a row per claimed (way, control), as finding.rs writes it."""
+    evidence = {"total": run, "sessions": ["s1"], "first_seen": None, "last_seen": None}
+    return [
+        jsonl(
+            {
+                "way": way,
+                "control": control,
+                "criterion": None,
+                "tier": "process",
+                "evidence": evidence,
+                "determination": None,
+                "assessed_by": None,
+                "assessed_at": None,
+                "basis": None,
+                "assembled_at": f"2026-10-30T{run // 60 % 24:02d}:{run % 60:02d}:00Z",
+                "assembled_by": "ways-audit",
+            }
+        )
+        for way, control in (("d/a", "NIST CM-3"), ("d/a", "SOC 2 CC8.1"), ("d/n", "NIST AC-2"))
+    ]
 
 
 def scan(n: int, session: str) -> bytes:

@@ -121,7 +121,7 @@ def test_it_watches_the_folders_that_exist_and_the_logs_named_on_the_command_lin
 
     assert found.trees == (home.root / ".claude" / "projects",)
     assert [(folder.path, folder.names, folder.own) for folder in found.folders] == [
-        (home.state, {"events.jsonl", "decisions.jsonl"}, True),
+        (home.state, {"events.jsonl", "decisions.jsonl", "findings.jsonl"}, True),
         (elsewhere, {"more.jsonl"}, False),  # by its real path, as the importer names the source
     ]
     assert not roots_of(home, transcripts=False).trees
