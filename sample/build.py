@@ -17,6 +17,7 @@ each part has its module:
     sample/adrs.py         the ADR collections
     sample/event_logs.py   the live, archived and legacy event logs
     sample/decision_log.py the decision log (decisions.jsonl and its archive), told from the events
+    sample/findings.py     the findings ledger (findings.jsonl), two assembler runs over the events
     sample/ways.py         the way files
     sample/texts/          the prose the modules above read (sample/texts.py)
 
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from sample.adrs import adr_collections
 from sample.decision_log import decision_log
 from sample.event_logs import extra_events, fix_plus00, write_logs
+from sample.findings import findings_ledger
 from sample.knowledge import knowledge_records
 from sample.ledger import ledger_entries
 from sample.majordomus import majordomus_repo
@@ -93,6 +95,7 @@ def build(out: Path) -> Home:
     adr_collections(h, episodes.by_session)
     write_logs(h)
     decision_log(h)
+    findings_ledger(h)
     for root, rel, text in WAYS:
         h.put_text(f"{root}/{rel}", text)
 

@@ -145,3 +145,22 @@ def test_import_status_lists_the_findings_ledger_with_its_counts(client, home):
     imported(home, decisions=False, ledger=findings({"way": "d/a"}) + b'{"way":"d/a"}\n')
     status = client.get("/status/").content.decode()
     assert "findings.jsonl" in status and "missing_field" in status
+
+
+def test_the_sample_shows_each_claimed_control_at_its_latest_snapshot(client, sample):
+    """The bundled sample's ledger holds two assembler runs; the way page shows the second's evidence."""
+    text = page(client, "softwaredev/delivery/commits")
+    assert "NIST CM-3" in text and "NIST CM-5" in text
+    assert "commits follow conventional format" in text
+    assert "2026-11-09" in text  # the latest run's snapshot, not the first's
+    assert "No findings ledger imported" not in text
+    found = way_findings("softwaredev/delivery/commits", present=True).controls
+    assert {r.snapshots for r in found} == {2}
+    rows = {(r.control, r.evidence_total) for r in found}
+    latest = [
+        orjson.loads(raw)
+        for raw in (sample / ".local/state/agent-ways/findings.jsonl").read_bytes().splitlines()
+        if b'"softwaredev/delivery/commits"' in raw and b"2026-11-09" in raw
+    ]
+    assert rows == {(f["control"], f["evidence"]["total"]) for f in latest}
+    assert all(total > 0 for _, total in rows)
