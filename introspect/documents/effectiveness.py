@@ -9,7 +9,7 @@ from introspect.rules import way_arms as arms
 from introspect.rules.arm_statistics import Difference, Interval
 
 NOTE = (
-    "Correlations, not effects: the matcher and the judge chose which turns showed a way, not chance, "
+    "Correlations, not effects. The matcher and the judge chose which turns showed a way, not chance, "
     "so a difference between the arms says what went with showing it, never what showing it caused."
 )
 SOURCES = {
