@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from io import StringIO
 
+import orjson
 from django.core.management import call_command
 
 from tests.conftest import append, line
@@ -82,3 +83,36 @@ def build(home) -> None:
     append(home.live, *event_lines())
     home.way(home.core_ways, "w/often", "description: commits\nrefire: 0.5", OFTEN_BODY)
     call_command("ingest", stdout=StringIO())
+
+
+def decision_lines() -> list[bytes]:
+    """The same session's decision log: a turn-start scan per prompt (logged a second after it) where
+    `w/often` fires on turns 1–12 and is a near-miss on 13–24, and `w/judged` fires on turns 1–10
+    and is blocked by the judge on 11–20. A session with a decision log is read from it alone."""
+    out = []
+    for turn in range(1, TURNS + 1):
+        outcomes = [
+            {"way": "w/often", "result": "fired", "rank": 1, "channel": "keyword"}
+            if turn in SHOWN
+            else {"way": "w/often", "result": "near_miss", "prob_en": 0.4, "tau_s": 0.5, "shortfall": 0.1}
+        ]
+        if turn <= 10:
+            outcomes.append({"way": "w/judged", "result": "fired", "rank": 2, "channel": "keyword"})
+        elif turn <= 20:
+            outcomes.append(
+                {"way": "w/judged", "result": "judge_block", "rank": 2, "channel": "keyword", "p_yes": 0.1,
+                 "threshold": 0.3, "mode": "enforce"}
+            )  # fmt: skip
+        scan = {
+            "ts": stamp(turn, 1).replace(".000Z", "Z"), "kind": "scan", "scan_id": f"scan-{turn}",
+            "session": SID, "agent": "main", "epoch": turn, "turn_start": True, "token_position": 1000 * turn,
+            "surface": "prompt", "hook_event": "UserPromptSubmit", "scope": "agent", "project": PROJECT,
+            "candidates": [], "outcomes": outcomes,
+        }  # fmt: skip
+        out.append(orjson.dumps(scan) + b"\n")
+    return out
+
+
+def build_with_decisions(home) -> None:
+    append(home.state / "decisions.jsonl", *decision_lines())
+    build(home)

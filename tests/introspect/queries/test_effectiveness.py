@@ -59,3 +59,15 @@ def test_the_numbers_take_a_bounded_number_of_queries(home, django_assert_max_nu
     corpus.build(home)
     with django_assert_max_num_queries(5):
         effectiveness(project=corpus.PROJECT, days=10_000)
+
+
+def test_a_session_with_a_decision_log_is_read_from_it(home):
+    corpus.build_with_decisions(home)
+    report = effectiveness()
+    assert {w.way for w in report.ways} == {"w/often", "w/judged"}  # w/rare is only in the event log
+    judged = arms_of(report, "w/judged")
+    assert judged.exposure == {"fired": 10, "judge_block": 10}
+    errors = rate(judged, signals.TOOL_ERRORS)
+    # Shown on turns 1–10 (errors on 1–6); blocked on 11–20 (errors on 13–14).
+    assert (errors.shown_hits, errors.shown_n, errors.other_hits, errors.other_n) == (6, 10, 2, 10)
+    assert arms_of(report, "w/often").exposure == {"fired": 12, "near_miss": 12}
