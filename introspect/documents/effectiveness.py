@@ -21,6 +21,8 @@ SOURCES = {
     "to, else by the clock (placed_by_time counts those)",
     "intervals": "95 %: Wilson per arm, Newcombe's hybrid score for a difference of rates, Welch's "
     "normal interval for a difference of means",
+    "pulls": "the decision log's ways_read pulls of the way; out_of_band: those inside its refire window, "
+    "evidence that its `refire:` is longer than the work needs (ADR-701 §8)",
     "estimated_tokens": f"the way's body today, in characters, times its fires, over {arms.CHARS_PER_TOKEN}",
 }
 
@@ -73,6 +75,8 @@ def way_document(way: arms.WayArms) -> dict:
         "shown_turns": len(way.shown),
         "not_shown_turns": len(way.other),
         "placed_by_time": way.placed_by_time,
+        "pulls": way.pulls,
+        "out_of_band": way.out_of_band,
         "injected_chars": way.injected_chars,
         "estimated_tokens": way.estimated_tokens,
         "less_trouble_when_shown": way.helps,

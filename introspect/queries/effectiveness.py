@@ -5,8 +5,8 @@ Where the arms come from, per session: its decision log when it has one (each sc
 its event log (the fire turns' rows, and near-misses). A fire turn joined to its prompt by key sits
 in that prompt's conversation turn; a heuristic fire turn, a near-miss event and a decision scan are
 placed by the clock (the last prompt at most 3 s after them), and the page counts how many were.
-Five queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
-and the ways' body lengths.
+Six queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
+pulls, and the ways' body lengths.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from introspect.models import DecisionOutcome, TurnOutcome, TurnWay, Way, WaysEvent
+from introspect.models import DecisionOutcome, DecisionRecord, TurnOutcome, TurnWay, Way, WaysEvent
 from introspect.rules import outcome_signals as signals
 from introspect.rules import way_arms as arms
 from introspect.rules.arm_statistics import MIN_TURNS
@@ -172,6 +172,19 @@ def from_events(frame: Frame, found: dict, places: dict, skip: set[int]) -> None
             add(way_of(found, way), "near_miss", by_clock(places, session_id, ts), by_time=True)
 
 
+def from_pulls(frame: Frame, found: dict) -> None:
+    """Each way's pulls and out-of-band reads (a way only pulled is listed too, with no arms)."""
+    rows = DecisionRecord.objects.filter(session_filter("session__", frame), kind=DecisionRecord.Kind.PULL)
+    if frame.since:
+        rows = rows.filter(ts__gte=frame.since)
+    if frame.way:
+        rows = rows.filter(way=frame.way)
+    for way, out_of_band in rows.exclude(way="").values_list("way", "out_of_band"):
+        entry = way_of(found, way)
+        entry.pulls += 1
+        entry.out_of_band += out_of_band
+
+
 def body_lengths(ways: set[str]) -> dict[str, int]:
     """Each way's body length in characters, from the file that resolves its id (project, user, core)."""
     rows = Way.objects.filter(way_id__in=ways, present=True).annotate(chars=Length("body"))
@@ -195,6 +208,7 @@ def effectiveness(
     found: dict[str, arms.WayArms] = {}
     with_log = from_decisions(frame, found, places)
     from_events(frame, found, places, with_log)
+    from_pulls(frame, found)
     lengths = body_lengths(set(found))
     for entry in found.values():
         entry.injected_chars = lengths.get(entry.way, 0)

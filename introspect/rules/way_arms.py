@@ -98,6 +98,8 @@ class WayArms:
     other: set = field(default_factory=set)
     placed_by_time: int = 0  # outcomes placed in a turn by the clock, not by a key
     fires: int = 0
+    pulls: int = 0  # ways_read pulls of it in the decision log
+    out_of_band: int = 0  # of them, re-read inside its refire window (`refire:` longer than the work needs)
     injected_chars: int = 0  # the way's body, as read today
     rates: list[RateArms] = field(default_factory=list)
     means: list[MeanArms] = field(default_factory=list)

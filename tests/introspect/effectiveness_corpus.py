@@ -110,6 +110,13 @@ def decision_lines() -> list[bytes]:
             "candidates": [], "outcomes": outcomes,
         }  # fmt: skip
         out.append(orjson.dumps(scan) + b"\n")
+    for turn, out_of_band in ((3, True), (4, False)):  # two pulls of w/often, one inside its refire window
+        pull = {
+            "ts": stamp(turn, 30).replace(".000Z", "Z"), "kind": "pull", "session": SID, "agent": "main",
+            "way": "w/often", "scan_id": f"scan-{turn}", "window": "open", "out_of_band": out_of_band,
+            "stamped": True, "epoch": turn,
+        }  # fmt: skip
+        out.append(orjson.dumps(pull) + b"\n")
     return out
 
 

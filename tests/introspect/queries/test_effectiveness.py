@@ -57,7 +57,7 @@ def test_a_way_with_three_turns_is_too_few_to_say(report):
 
 def test_the_numbers_take_a_bounded_number_of_queries(home, django_assert_max_num_queries):
     corpus.build(home)
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         effectiveness(project=corpus.PROJECT, days=10_000)
 
 
@@ -70,4 +70,6 @@ def test_a_session_with_a_decision_log_is_read_from_it(home):
     errors = rate(judged, signals.TOOL_ERRORS)
     # Shown on turns 1–10 (errors on 1–6); blocked on 11–20 (errors on 13–14).
     assert (errors.shown_hits, errors.shown_n, errors.other_hits, errors.other_n) == (6, 10, 2, 10)
-    assert arms_of(report, "w/often").exposure == {"fired": 12, "near_miss": 12}
+    often = arms_of(report, "w/often")
+    assert often.exposure == {"fired": 12, "near_miss": 12}
+    assert (often.pulls, often.out_of_band) == (2, 1)
