@@ -18,7 +18,8 @@ SOURCES = {
     "exposure": "the decision log's scan outcomes for sessions that have one, else the event log's "
     "fire-turn rows and near-misses",
     "turns": "conversation turns (rules/outcome_signals.py), placed by the prompt a fire turn is keyed "
-    "to, else by the clock (placed_by_time counts those)",
+    "to, else by the clock (placed_by_time counts those); an outcome in no stored turn (before the first "
+    "prompt, a session without its transcript) counts in the exposure only",
     "intervals": "95 %: Wilson per arm, Newcombe's hybrid score for a difference of rates, Welch's "
     "normal interval for a difference of means",
     "pulls": "the decision log's ways_read pulls of the way; out_of_band: those inside its refire window, "
