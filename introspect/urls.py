@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from introspect.views import api, exports, search, sessions, status, ways
+from introspect.views import api, effectiveness, exports, search, sessions, status, ways
 
 app_name = "introspect"
 urlpatterns = [
@@ -25,6 +25,8 @@ urlpatterns = [
     path("status/", status.import_status, name="import-status"),
     path("search/", search.search_results, name="search-results"),
     path("ways/", ways.way_list, name="way-list"),
+    # Before the way page: "effectiveness" would otherwise be read as a way id.
+    path("ways/effectiveness/", effectiveness.effectiveness_page, name="way-effectiveness"),
     path("ways/<wayid:way_id>/", ways.way_detail, name="way-detail"),
     path("api/sessions/", api.api_session_list, name="api-session-list"),
     path("api/sessions/<id:session_id>/dump.json", api.api_session_dump, name="api-session-dump"),

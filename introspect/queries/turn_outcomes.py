@@ -22,14 +22,7 @@ COUNTED = (
     (signals.COMPACTIONS, "compacted", "compactions"),
 )
 
-SHOWN_ORDER = (
-    signals.TOOL_ERRORS,
-    signals.CORRECTION,
-    signals.INTERRUPTS,
-    signals.RETRIES,
-    signals.CHURN,
-    signals.COMPACTIONS,
-)
+SHOWN_ORDER = signals.TURN_SIGNALS
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ COMPACTIONS = "compactions"
 TOKENS = "tokens"
 COST = "cost"
 DURATION = "duration"
+# The signals a turn has or has not, trouble first: the order the page shows them and compares them in.
+TURN_SIGNALS = (TOOL_ERRORS, CORRECTION, INTERRUPTS, RETRIES, CHURN, COMPACTIONS)
 
 DEFINITIONS = {
     TOOL_ERRORS: "Tool results on the trunk in this turn marked as an error (is_error), or a Bash result whose exit "

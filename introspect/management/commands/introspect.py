@@ -1,5 +1,6 @@
-"""`manage.py introspect dump|list|fires|replay|stats|decisions`: agent-ways' `ways session … --json`
-(and `ways tune stats --json`'s decisions section), from the database.
+"""`manage.py introspect dump|list|fires|replay|stats|decisions|effectiveness`: agent-ways' `ways session
+… --json` (and `ways tune stats --json`'s decisions section), from the database; `effectiveness` is
+waysweb's own (the effectiveness page's numbers, documents/effectiveness.py).
 
 stdout carries exactly one JSON document; error documents are printed the same way and the
 command exits 0, as upstream does (introspection.md §10.3). Scripts test for the `error` key.
@@ -12,6 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from introspect.documents import build as documents
 from introspect.documents import decisions
+from introspect.documents.effectiveness import report_document
+from introspect.queries.effectiveness import effectiveness
 
 
 class Command(BaseCommand):
@@ -19,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(
-            dest="action", required=True, metavar="{dump,list,fires,replay,stats,decisions}"
+            dest="action", required=True, metavar="{dump,list,fires,replay,stats,decisions,effectiveness}"
         )
         dump = actions.add_parser("dump", help="the SessionIntrospection model of a session")
         self.session_arguments(dump)
@@ -45,6 +48,13 @@ class Command(BaseCommand):
         logged = actions.add_parser("decisions", help="a session's decision turns and pulls with their class")
         logged.add_argument("session", help="session id")
         logged.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
+        effect = actions.add_parser(
+            "effectiveness", help="per way, shown vs matched-not-shown turns' signals"
+        )
+        effect.add_argument("--json", action="store_true", help="accepted; the output is always JSON")
+        effect.add_argument("--project", help="sessions of this project (or under it)")
+        effect.add_argument("--days", type=int, help="turns from the first of the last N UTC days on")
+        effect.add_argument("--way", help="only this way id")
 
     def session_arguments(self, parser) -> None:
         parser.add_argument("session", nargs="?", help="session id (default: the newest session)")
@@ -53,10 +63,13 @@ class Command(BaseCommand):
         parser.add_argument("--matched", action="store_true", help="include judged-out and held rows")
 
     def handle(self, *args, action: str, **options) -> None:
+        if action in ("stats", "effectiveness") and options["days"] is not None and options["days"] < 0:
+            raise CommandError("--days must not be negative")
         if action == "stats":
-            if options["days"] is not None and options["days"] < 0:
-                raise CommandError("--days must not be negative")
             document = decisions.stats_document(project=options["project"], days=options["days"])
+        elif action == "effectiveness":
+            report = effectiveness(project=options["project"], days=options["days"], way=options["way"])
+            document = report_document(report)
         elif action == "decisions":
             document = decisions.decisions_document(options["session"])
         elif action == "list":

@@ -1,0 +1,216 @@
+"""The effectiveness page's numbers (decisions-and-effectiveness.md §8.5): per way, its exposure and
+its two arms over conversation turns for every outcome signal, in a window of days and a project.
+
+Where the arms come from, per session: its decision log when it has one (each scan's outcomes), else
+its event log (the fire turns' rows, and near-misses). A fire turn joined to its prompt by key sits
+in that prompt's conversation turn; a heuristic fire turn, a near-miss event and a decision scan are
+placed by the clock (the last prompt at most 3 s after them), and the page counts how many were.
+Six queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
+pulls, and the ways' body lengths.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.utils import timezone
+
+from introspect.models import DecisionOutcome, DecisionRecord, TurnOutcome, TurnWay, Way, WaysEvent
+from introspect.rules import outcome_signals as signals
+from introspect.rules import way_arms as arms
+from introspect.rules.arm_statistics import MIN_TURNS
+from introspect.rules.timestamps import shifted
+
+SCAN_LEAD = timedelta(seconds=3)  # a scan is logged up to 3 s before its prompt's line (fire_turns)
+RESOLUTION = {Way.RootKind.PROJECT: 0, Way.RootKind.USER: 1, Way.RootKind.CORE: 2}
+
+
+@dataclass(frozen=True)
+class Frame:
+    project: str | None
+    days: int | None
+    way: str | None
+    since: datetime | None
+    minimum: int = MIN_TURNS
+
+
+@dataclass(frozen=True)
+class Report:
+    frame: Frame
+    turns: int  # conversation turns in the frame
+    ways: list[arms.WayArms]
+
+
+def since_for(days: int | None, now: datetime | None = None) -> datetime | None:
+    """00:00 UTC of the first of the last `days` UTC calendar days (as `introspect stats --days`)."""
+    if days is None:
+        return None
+    now = (now or timezone.now()).astimezone(UTC)
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight - timedelta(days=max(days - 1, 0))
+
+
+def session_filter(prefix: str, frame: Frame) -> Q:
+    """Sessions of the project (the path or under it), by the session reached through `prefix`."""
+    if not frame.project:
+        return Q()
+    root = frame.project.rstrip("/\\")
+    field = f"{prefix}project__path"
+    return Q(**{field: root}) | Q(**{f"{field}__startswith": root + "/"})
+
+
+def stored_turns(frame: Frame) -> tuple[dict, dict]:
+    """The frame's conversation turns by key, and each session's prompt times for placing by clock."""
+    rows = TurnOutcome.objects.filter(session_filter("session__", frame), prompt_entry__isnull=False)
+    if frame.since:
+        rows = rows.filter(prompt_entry__ts__gte=frame.since)
+    turns: dict[tuple[int, int], arms.Turn] = {}
+    by_prompt: dict[int, tuple[int, int]] = {}
+    clocks: dict[int, list[tuple[datetime, int]]] = {}
+    for row in rows.values(
+        "session_id", "number", "prompt_entry_id", "prompt_entry__ts", "tool_errors", "interrupts",
+        "retries", "churn", "compactions", "correction_cue", "tokens", "cost_usd",
+    ):  # fmt: skip
+        key = (row["session_id"], row["number"])
+        had = {name for name in arms.RATE_SIGNALS if name != signals.CORRECTION and row[name]}
+        if row["correction_cue"]:
+            had.add(signals.CORRECTION)
+        cost = row["cost_usd"]
+        turns[key] = arms.Turn(key, frozenset(had), row["tokens"], float(cost) if cost is not None else None)
+        by_prompt[row["prompt_entry_id"]] = key
+        if row["prompt_entry__ts"] is not None:
+            clocks.setdefault(row["session_id"], []).append((row["prompt_entry__ts"], row["number"]))
+    for times in clocks.values():
+        times.sort()
+    return turns, {"by_prompt": by_prompt, "clocks": clocks}
+
+
+def by_clock(places: dict, session_id: int, ts: datetime | None) -> tuple[int, int] | None:
+    """The conversation turn in progress at `ts` (its prompt at most SCAN_LEAD after it)."""
+    times = places["clocks"].get(session_id)
+    if not times or ts is None:
+        return None
+    at = bisect_right(times, (shifted(ts, SCAN_LEAD), float("inf"))) - 1
+    return (session_id, times[at][1]) if at >= 0 else None
+
+
+def way_of(found: dict[str, arms.WayArms], way: str) -> arms.WayArms:
+    if way not in found:
+        found[way] = arms.WayArms(way)
+    return found[way]
+
+
+def add(entry: arms.WayArms, result: str, key: tuple[int, int] | None, *, by_time: bool) -> None:
+    entry.exposure[result] = entry.exposure.get(result, 0) + 1
+    if result in arms.SHOWN_RESULTS:
+        entry.fires += 1
+    if key is None:
+        return
+    if result in arms.SHOWN_RESULTS:
+        entry.shown.add(key)
+    elif result in arms.NOT_SHOWN_RESULTS:
+        entry.other.add(key)
+    else:
+        return
+    entry.placed_by_time += by_time
+
+
+def from_decisions(frame: Frame, found: dict, places: dict) -> set[int]:
+    """Each scan outcome of the frame; the sessions that have a decision log."""
+    rows = DecisionOutcome.objects.filter(session_filter("record__session__", frame), record__kind="scan")
+    rows = rows.filter(record__session__isnull=False)
+    if frame.since:
+        rows = rows.filter(record__ts__gte=frame.since)
+    if frame.way:
+        rows = rows.filter(way=frame.way)
+    sessions: set[int] = set()
+    for way, result, session_id, ts in rows.values_list("way", "result", "record__session_id", "record__ts"):
+        sessions.add(session_id)
+        add(way_of(found, way), result, by_clock(places, session_id, ts), by_time=True)
+    return sessions
+
+
+def event_result(row: dict) -> str:
+    """A fire turn's row as the decision log's result would name it."""
+    if row["gated"]:
+        return "keyword_gated"
+    if row["suppressed"]:
+        reason = row["suppressed"]
+        return (
+            "held_context_cap" if "cap" in reason else "judge_block" if "judge" in reason else "held_refire"
+        )
+    return "redisclosed" if row["redisclosed"] else "fired"
+
+
+def from_events(frame: Frame, found: dict, places: dict, skip: set[int]) -> None:
+    """The fire turns' rows and the near-misses of sessions without a decision log."""
+    rows = TurnWay.objects.filter(session_filter("turn__session__", frame)).exclude(turn__session_id__in=skip)
+    misses = WaysEvent.objects.filter(session_filter("session__", frame), event="way_nearmiss")
+    misses = misses.exclude(session_id__in=skip).filter(session__isnull=False)
+    if frame.since:
+        rows, misses = rows.filter(turn__ts__gte=frame.since), misses.filter(ts__gte=frame.since)
+    if frame.way:
+        rows, misses = rows.filter(way_id=frame.way), misses.filter(way=frame.way)
+    for row in rows.values(
+        "way_id",
+        "gated",
+        "suppressed",
+        "redisclosed",
+        "turn__session_id",
+        "turn__ts",
+        "turn__prompt_entry_id",
+    ):
+        keyed = places["by_prompt"].get(row["turn__prompt_entry_id"])
+        key = keyed or by_clock(places, row["turn__session_id"], row["turn__ts"])
+        add(way_of(found, row["way_id"]), event_result(row), key, by_time=keyed is None)
+    for way, session_id, ts in misses.values_list("way", "session_id", "ts"):
+        if way:
+            add(way_of(found, way), "near_miss", by_clock(places, session_id, ts), by_time=True)
+
+
+def from_pulls(frame: Frame, found: dict) -> None:
+    """Each way's pulls and out-of-band reads (a way only pulled is listed too, with no arms)."""
+    rows = DecisionRecord.objects.filter(session_filter("session__", frame), kind=DecisionRecord.Kind.PULL)
+    if frame.since:
+        rows = rows.filter(ts__gte=frame.since)
+    if frame.way:
+        rows = rows.filter(way=frame.way)
+    for way, out_of_band in rows.exclude(way="").values_list("way", "out_of_band"):
+        entry = way_of(found, way)
+        entry.pulls += 1
+        entry.out_of_band += out_of_band
+
+
+def body_lengths(ways: set[str]) -> dict[str, int]:
+    """Each way's body length in characters, from the file that resolves its id (project, user, core)."""
+    rows = Way.objects.filter(way_id__in=ways, present=True).annotate(chars=Length("body"))
+    found: dict[str, tuple[int, int]] = {}
+    for way_id, kind, chars in rows.values_list("way_id", "root_kind", "chars"):
+        rank = RESOLUTION.get(kind, 3)
+        if way_id not in found or rank < found[way_id][0]:
+            found[way_id] = (rank, chars or 0)
+    return {way: chars for way, (_, chars) in found.items()}
+
+
+def effectiveness(
+    *,
+    project: str | None = None,
+    days: int | None = None,
+    way: str | None = None,
+    now: datetime | None = None,
+) -> Report:
+    frame = Frame(project=project or None, days=days, way=way or None, since=since_for(days, now))
+    turns, places = stored_turns(frame)
+    found: dict[str, arms.WayArms] = {}
+    with_log = from_decisions(frame, found, places)
+    from_events(frame, found, places, with_log)
+    from_pulls(frame, found)
+    lengths = body_lengths(set(found))
+    for entry in found.values():
+        entry.injected_chars = lengths.get(entry.way, 0)
+        arms.measure(entry, turns, frame.minimum)
+    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()))
