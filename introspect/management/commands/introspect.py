@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from introspect.documents import build as documents
 from introspect.documents import decisions
+from introspect.rules import secrets
 
 
 class Command(BaseCommand):
@@ -80,4 +81,5 @@ class Command(BaseCommand):
                 )
             else:
                 document = documents.replay_document(session, matched=options["matched"])
-        self.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        # Masked as a whole (rules/secrets.py reads JSON-escaped text): events and prompts may hold secrets.
+        self.stdout.write(secrets.mask_text(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()))
