@@ -49,10 +49,11 @@ class LineScan:
         found = secrets.find_secrets(text)
         if not found:
             return data
+        # Every finding is noted, the false positives too (the Secrets page lists them as such).
+        self.findings.extend((*place, "", span.kind, span.fingerprint) for span in found)
         found = secrets.shown(found, self.allowed)
         if not found:
             return data
-        self.findings.extend((*place, "", span.kind, span.fingerprint) for span in found)
         fields["text"] = secrets.mask_text(fields["text"], self.allowed)
         if self.masked_only:
             return secrets.mask(text, found).encode("utf-8", "surrogateescape")
@@ -68,8 +69,6 @@ def spill_text(pk: int, name: str, text: str) -> str:
     if not settings.WAYSWEB_SECRET_SCAN:
         return text
     found = secrets.find_secrets(text)
-    if found:
-        found = secrets.shown(found, allowed_keys())
     if not found:
         return text
     place = TranscriptEntry.objects.filter(spills__pk=pk).values_list(
@@ -83,4 +82,6 @@ def spill_text(pk: int, name: str, text: str) -> str:
                 [(source_id, offset, index, session_id, name, span.kind, span.fingerprint) for span in found],
             )
         )
-    return secrets.mask(text, found) if settings.WAYSWEB_SECRETS_MASKED_ONLY else text
+    if not settings.WAYSWEB_SECRETS_MASKED_ONLY:
+        return text
+    return secrets.mask(text, secrets.shown(found, allowed_keys()))
