@@ -14,7 +14,15 @@ import orjson
 import pytest
 
 from introspect.rules.secret_kinds import entropy
-from introspect.rules.secrets import Secret, find_secrets, finding_key, fingerprint, mask, mask_line, mask_text
+from introspect.rules.secrets import (
+    Secret,
+    find_secrets,
+    finding_key,
+    fingerprint,
+    mask,
+    mask_line,
+    mask_text,
+)
 
 RNG = random.Random(30)
 ALNUM = string.ascii_letters + string.digits
