@@ -10,13 +10,13 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseForbidden
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
 from introspect.models import SecretFinding
 from introspect.queries import secret_findings
-from lib.htmx import HtmxHttpRequest, render_page
+from lib.htmx import HtmxHttpRequest
 
 REVIEWER = "ledger.review_knowledge"
 
@@ -37,7 +37,7 @@ def reviewer_required(view):
 @require_safe
 def secrets_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {"page": secret_findings.secrets_page(), "nav": "secrets"}
-    return render_page(request, "introspect/secrets.html", context)
+    return render(request, "introspect/secrets.html", context)
 
 
 @require_POST
