@@ -55,7 +55,8 @@ def test_the_corpus_holds_twenty_kinds_and_more():
 def spill_stub(name: str) -> str:
     return (
         f"<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
-        f"~/.claude/projects/-home-dev-vault/{SID}/tool-results/{name}\n\nPreview (first 2KB):\nenv\n</persisted-output>"
+        f"~/.claude/projects/-home-dev-vault/{SID}/tool-results/{name}\n\n"
+        "Preview (first 2KB):\nenv\n</persisted-output>"
     )
 
 
