@@ -18,6 +18,9 @@ migration = importlib.import_module("introspect.migrations.0026_secrets")
 
 
 def fts_hits(word: str) -> int:
+    """Rows of the full-text index holding `word` (SQLite's FTS5 table; PostgreSQL indexes the column)."""
+    if connection.vendor != "sqlite":
+        return TranscriptEntry.objects.filter(text__contains=word).count()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM introspect_transcriptentry_fts WHERE introspect_transcriptentry_fts MATCH %s",
