@@ -836,6 +836,11 @@ class TranscriptEntry(models.Model):
     raw = models.BinaryField(help_text="the line; compressed when raw_compressed (lib/linepack.py)")
     raw_compressed = models.BooleanField(default=False)
     flags = models.JSONField(default=list, blank=True)
+    # Nullable, so SQLite adds it in place. Read with the row: a page scans only the lines that hold a
+    # secret or were never scanned (queries/secret_masks.py), at no extra query.
+    has_secret = models.BooleanField(
+        null=True, blank=True, help_text="the importer's scan found a secret in the line; null: not scanned"
+    )
 
     class Meta:
         constraints = [

@@ -43,10 +43,12 @@ class LineScan:
     def line(self, data: bytes, fields: dict, place: tuple[int, int, int, int | None]) -> bytes:
         """Scan a line about to be stored: mask `fields["text"]` in place when it holds a secret, note
         the findings at `place` (source id, offset, index, session id), and answer the bytes to store."""
+        fields["has_secret"] = None
         if not self.enabled or not data:
             return data
         text = data.decode("utf-8", "surrogateescape")
         found = secrets.find_secrets(text)
+        fields["has_secret"] = bool(found)
         if not found:
             return data
         # Every finding is noted, the false positives too (the Secrets page lists them as such).

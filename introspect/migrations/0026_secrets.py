@@ -37,6 +37,7 @@ def rescan(apps, schema_editor) -> None:
         )
         if not chunk:
             break
+        entry_model.objects.filter(pk__gte=chunk[0][0], pk__lte=chunk[-1][0]).update(has_secret=False)
         last = chunk[-1][0]
         findings = []
         for pk, source_id, offset, index, session_id, text, raw, compressed in chunk:
@@ -54,7 +55,7 @@ def rescan(apps, schema_editor) -> None:
                 )
                 for span in found
             ]  # fmt: skip
-            update = {"text": secrets.mask_text(text)}
+            update = {"text": secrets.mask_text(text), "has_secret": True}
             if masked_only:
                 update["raw"], update["raw_compressed"] = linepack.pack(
                     secrets.mask(line, secrets.find_secrets(line)).encode("utf-8", "surrogateescape")
@@ -208,6 +209,15 @@ class Migration(migrations.Migration):
                     )
                 ],
             },
+        ),
+        migrations.AddField(
+            model_name="transcriptentry",
+            name="has_secret",
+            field=models.BooleanField(
+                blank=True,
+                help_text="the importer's scan found a secret in the line; null: not scanned",
+                null=True,
+            ),
         ),
         migrations.RunPython(rescan, migrations.RunPython.noop),
     ]

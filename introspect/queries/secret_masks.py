@@ -1,10 +1,12 @@
 """Secrets masked where stored text becomes display text: the one call every page, live tail and
 export makes on the entries and spills it shows (entry_cards.for_display, entry_code).
 
-Computed on read, over exactly what is shown, so nothing depends on how or when a row was imported
-(a line stored before the scanner, or by an importer with WAYSWEB_SECRET_SCAN off, is masked all the
-same). A line with no secret costs one scan (rules/secrets.py: an anchor prefilter, ~5-8 MB/s); the
-false positives people marked are read (one query) only when something was found.
+Computed on read over what is shown, but only for the lines the importer's scan found a secret in or
+never scanned (`TranscriptEntry.has_secret` true or null: a line stored by an importer with
+WAYSWEB_SECRET_SCAN off is masked all the same). Scanning every shown line cost 25-440 ms for 400
+entries (0.4-2.5 MB of lines) of the bench corpus, 30-50 % of for_display; a line found clean at
+import now costs nothing. Spills are scanned on read (few, not flagged). The false positives people
+marked are read (one query) only when something was found.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def mask_entries(entries: Iterable[Any], allowed: Allowed | None = None) -> None
     The text is read out of the line, so a line with no secret has a text with none."""
     allowed = allowed or Allowed()
     for entry in entries:
+        if getattr(entry, "has_secret", None) is False:
+            continue  # scanned at import, nothing found (None: never scanned, so scanned here)
         try:
             line = entry.line
         except ValueError:  # a corrupt compressed row (lib/linepack.CorruptLine): nothing to show

@@ -38,6 +38,7 @@ def test_it_masks_and_notes_what_an_import_before_it_stored(home, settings):
     assert token in TranscriptEntry.objects.get(uuid="p1").text
     assert fts_hits(token) > 0
     assert not SecretFinding.objects.exists()
+    assert not TranscriptEntry.objects.exclude(has_secret=None).exists()
 
     migration.rescan(apps, None)
 
@@ -45,6 +46,10 @@ def test_it_masks_and_notes_what_an_import_before_it_stored(home, settings):
     assert fts_hits(token) == 0  # the index followed the column
     assert set(SecretFinding.objects.values_list("kind", flat=True)) == set(corpus.SECRETS)
     assert SecretFinding.objects.filter(spill_name="env.txt").count() == len(corpus.SECRETS)
+    # Every line scanned: a page reads again only those that hold one.
+    assert TranscriptEntry.objects.get(uuid="p1").has_secret is True
+    assert TranscriptEntry.objects.get(uuid="c2").has_secret is False
+    assert not TranscriptEntry.objects.filter(has_secret=None).exists()
     # Run again (a re-applied migration): nothing added.
     count = SecretFinding.objects.count()
     migration.rescan(apps, None)

@@ -185,6 +185,11 @@ def test_the_exports_written_by_the_command_hold_no_secret(corpus, tmp_path):
         assert leaks(stdout.getvalue()) == [], action
 
 
+def test_a_page_scans_again_only_the_lines_found_to_hold_a_secret(corpus):
+    assert TranscriptEntry.objects.get(uuid="p1").has_secret is True
+    assert TranscriptEntry.objects.get(uuid="c2").has_secret is False  # `env`: read as stored
+
+
 def test_every_kind_is_a_finding_in_every_place(corpus):
     kinds = set(SecretFinding.objects.values_list("kind", flat=True))
     assert kinds == set(SECRETS)
