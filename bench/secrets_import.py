@@ -61,7 +61,9 @@ def main() -> None:
     for n in range(args.rounds):
         for scan in (False, True):
             seconds, findings = cold_import(args.home, work / "db", scan)
-            print(f"round {n + 1}  detection {'on ' if scan else 'off'}  {seconds:6.1f} s  findings {findings}")
+            print(
+                f"round {n + 1}  detection {'on ' if scan else 'off'}  {seconds:6.1f} s  findings {findings}"
+            )
 
 
 if __name__ == "__main__":
