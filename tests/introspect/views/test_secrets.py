@@ -258,3 +258,14 @@ def test_team_mode_stores_no_secret(home, settings):
     stored += list(Spill.objects.values_list("text", flat=True))
     assert leaks("\n".join(stored)) == []
     assert SecretFinding.objects.filter(kind="private-key").exists()
+
+
+def test_the_secrets_page_lists_findings_by_session_and_kind_in_few_queries(
+    corpus, client, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(8):  # count, findings, entries per file (2), marked, their count
+        page = client.get("/secrets/").content.decode()
+    assert f"{SecretFinding.objects.count()} findings" in page
+    assert "GitHub token ×" in page and f'href="/sessions/{SID}/?u=p1#u-p1"' in page
+    assert f"/sessions/{SID}/agents/{AGENT}/?hit=s1#u-s1" in page
+    assert leaks(page) == []
