@@ -87,3 +87,9 @@ def spill_text(pk: int, name: str, text: str) -> str:
     if not settings.WAYSWEB_SECRETS_MASKED_ONLY:
         return text
     return secrets.mask(text, secrets.shown(found, allowed_keys()))
+
+
+def stored_text(text: str) -> str:
+    """A read-only document's text as it is to be stored (ledger entries, memory files): masked in team
+    mode, so it never leaves this machine; as read otherwise (pages mask it as they show it)."""
+    return secrets.mask_text(text) if settings.WAYSWEB_SECRETS_MASKED_ONLY else text

@@ -22,6 +22,7 @@ from django.core.management import call_command
 
 from introspect.models import SecretFalsePositive, SecretFinding, SecretReveal, Spill, TranscriptEntry
 from introspect.rules import secrets
+from ledger.models import LedgerEntry, LedgerEntryVersion, MemoryVersion
 from tests.conftest import append
 from tests.introspect.plain_session import Lines
 from tests.introspect.rules.test_secrets import CASES, KIND_OF
@@ -256,6 +257,11 @@ def test_team_mode_stores_no_secret(home, settings):
     ingest()
     stored = [bytes(e.line).decode("utf-8", "replace") + e.text for e in TranscriptEntry.objects.all()]
     stored += list(Spill.objects.values_list("text", flat=True))
+    # The read-only documents too: ledger entries and memory files.
+    stored += list(LedgerEntry.objects.values_list("body", flat=True))
+    stored += list(LedgerEntryVersion.objects.values_list("content", flat=True))
+    stored += list(MemoryVersion.objects.values_list("content", flat=True))
+    assert len(stored) >= 15  # 10 lines, a spill, an entry and its version, 2 memory files
     assert leaks("\n".join(stored)) == []
     assert SecretFinding.objects.filter(kind="private-key").exists()
 
