@@ -1,4 +1,4 @@
-"""0027: lines stored before the scanner are scanned once: their text (and so the search index) masked,
+"""0028: lines stored before the scanner are scanned once: their text (and so the search index) masked,
 a finding per secret, as a new import leaves them."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.introspect.views import test_secrets as corpus
 
 pytestmark = pytest.mark.django_db
 
-migration = importlib.import_module("introspect.migrations.0027_secrets")
+migration = importlib.import_module("introspect.migrations.0028_secrets")
 
 
 def fts_hits(word: str) -> int:

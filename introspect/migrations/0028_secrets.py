@@ -81,7 +81,7 @@ def rescan(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("introspect", "0026_turn_outcomes"),
+        ("introspect", "0027_findings"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
