@@ -836,6 +836,11 @@ class TranscriptEntry(models.Model):
     raw = models.BinaryField(help_text="the line; compressed when raw_compressed (lib/linepack.py)")
     raw_compressed = models.BooleanField(default=False)
     flags = models.JSONField(default=list, blank=True)
+    # Nullable, so SQLite adds it in place. Read with the row: a page scans only the lines that hold a
+    # secret or were never scanned (queries/secret_masks.py), at no extra query.
+    has_secret = models.BooleanField(
+        null=True, blank=True, help_text="the importer's scan found a secret in the line; null: not scanned"
+    )
 
     class Meta:
         constraints = [
@@ -1017,3 +1022,58 @@ class SeenMark(models.Model):
     @property
     def position(self) -> tuple[int, int]:
         return self.offset, self.index
+
+
+class SecretFinding(models.Model):
+    """A secret the importer found in a stored line or spill (introspect/rules/secrets.py): where, what
+    kind, and the value's hash. Never the value: a page reads it back from the line when a reviewer
+    reveals it. Keyed by the line's position, as its entry is, so importing a line again adds nothing."""
+
+    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="+", db_index=False)
+    offset = models.BigIntegerField()
+    index = models.IntegerField(default=0)
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    spill_name = models.CharField(
+        max_length=255, blank=True, default="", help_text="empty: in the line itself"
+    )
+    kind = models.CharField(max_length=64, help_text="secret_kinds.Kind.name")
+    fingerprint = models.CharField(max_length=64, help_text="sha256 of the value (secrets.fingerprint)")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "offset", "index", "spill_name", "kind", "fingerprint"],
+                name="secret_finding_unique",
+            ),
+        ]
+
+
+class SecretFalsePositive(models.Model):
+    """A value a person said is no secret: not masked anywhere from then on, imports to come included.
+    Remembered by `secrets.finding_key` (kind and the value's hash), never by where it was seen."""
+
+    key = models.CharField(max_length=160, unique=True)
+    kind = models.CharField(max_length=64)
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    marked_by_name = models.CharField(max_length=150, blank=True, default="")
+    at = models.DateTimeField(auto_now_add=True)
+
+
+class SecretReveal(models.Model):
+    """The audit of one masked value shown to a reviewer: who, when, which session, line and kind."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    user_name = models.CharField(max_length=150, help_text="kept even if the user is renamed")
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    entry = models.ForeignKey(
+        TranscriptEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    spill_name = models.CharField(max_length=255, blank=True, default="")
+    kind = models.CharField(max_length=64)
+    fingerprint = models.CharField(max_length=64)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]

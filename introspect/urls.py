@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from introspect.views import api, effectiveness, exports, search, sessions, status, ways
+from introspect.views import api, effectiveness, exports, search, secrets, sessions, status, ways
 
 app_name = "introspect"
 urlpatterns = [
@@ -24,6 +24,9 @@ urlpatterns = [
     ),
     path("status/", status.import_status, name="import-status"),
     path("search/", search.search_results, name="search-results"),
+    path("secrets/", secrets.secrets_list, name="secrets"),
+    path("secrets/<int:finding_id>/reveal/", secrets.secret_reveal, name="secret-reveal"),
+    path("secrets/<int:finding_id>/not-a-secret/", secrets.secret_not_a_secret, name="secret-not-a-secret"),
     path("ways/", ways.way_list, name="way-list"),
     # Before the way page: "effectiveness" would otherwise be read as a way id.
     path("ways/effectiveness/", effectiveness.effectiveness_page, name="way-effectiveness"),

@@ -306,6 +306,31 @@ def check_importer(failure: dict | None) -> Iterator[Finding]:
         )
 
 
+def check_secrets(alias: str = "default") -> Iterator[Finding]:
+    """Which secrets mode is on (settings.WAYSWEB_SECRETS_MASKED_ONLY, WAYSWEB_SECRET_SCAN)."""
+    shared = connections[alias].vendor != "sqlite"
+    if not settings.WAYSWEB_SECRET_SCAN:
+        yield Finding(
+            WARN,
+            "secrets",
+            "detection at import is off: pages and exports still mask secrets, but the search index may hold them",
+            "unset WAYSWEB_SECRET_SCAN",
+        )
+    if settings.WAYSWEB_SECRETS_MASKED_ONLY:
+        yield Finding(OK, "secrets", "team mode: lines are stored with secrets masked (none can be revealed)")
+    elif shared:
+        yield Finding(
+            WARN,
+            "secrets",
+            "local mode on a shared database: secrets are stored as read, masked only when shown",
+            "set WAYSWEB_SECRETS_MASKED_ONLY=1 so a secret never leaves the machine that imported it",
+        )
+    else:
+        yield Finding(
+            OK, "secrets", "local mode: secrets are stored as read and masked on every page and export"
+        )
+
+
 def run(locs: Locations, data_dir: Path) -> list[Finding]:
     """Every check; the import checks only when the database answers and is migrated."""
     findings: list[Finding] = []
@@ -313,6 +338,7 @@ def run(locs: Locations, data_dir: Path) -> list[Finding]:
         lambda: check_sources(locs),
         lambda: check_storage(data_dir),
         check_database,
+        check_secrets,
     ]
     for step in steps:
         findings.extend(step())

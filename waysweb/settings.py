@@ -173,6 +173,14 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database()}
+# Secrets (introspect/rules/secrets.py) are masked on every page, search and export whatever this says.
+# Detection at import (WAYSWEB_SECRET_SCAN) finds them for the Secrets page and keeps them out of the
+# search index. Team mode (WAYSWEB_SECRETS_MASKED_ONLY, on by default on a shared PostgreSQL) stores
+# the masked line only, so a secret never leaves the machine that imported it: nothing can be revealed.
+WAYSWEB_SECRET_SCAN = env_bool("WAYSWEB_SECRET_SCAN", True)
+WAYSWEB_SECRETS_MASKED_ONLY = env_bool(
+    "WAYSWEB_SECRETS_MASKED_ONLY", DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3"
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

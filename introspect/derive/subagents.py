@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry
+from introspect.rules import secrets
 from lib import bulk, column_fit, safefs
 
 META_CAP = 65536
@@ -93,7 +94,9 @@ def rebuild_subagents(
                     Subagent,
                     "agent_type",
                 ),
-                description=str(spawn_input.get("description") or meta.get("description") or ""),
+                description=secrets.mask_text(
+                    str(spawn_input.get("description") or meta.get("description") or "")
+                ),
             )
         )
     Subagent.objects.bulk_create(rows)

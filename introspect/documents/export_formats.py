@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from introspect.documents import export_html, export_json, export_markdown
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
+from introspect.rules import secrets
 
 # The session's chunks of spine items (queries.export.export_chunks) and its subagent runs
 # (queries.export.subagent_runs), which every format puts in an appendix after the conversation.
@@ -47,8 +48,12 @@ FORMATS = {
 def export_parts(
     fmt: str, session: Session, chunks: Iterable[list], runs: Sequence[SubagentRun] = ()
 ) -> Iterator[bytes]:
-    """The document of `session` in format `fmt` (a key of FORMATS), as bytes to write in order."""
-    return FORMATS[fmt].build(session, chunks, runs)
+    """The document of `session` in format `fmt` (a key of FORMATS), as bytes to write in order.
+
+    Every part is masked once more as written (rules/secrets.mask_line): the entries were masked
+    when prepared (queries/secret_masks.py); this catches what reaches an export by another road (a
+    title, a fire turn's prompt, a subagent's description). No export ever holds a revealed value."""
+    return (secrets.mask_line(part) for part in FORMATS[fmt].build(session, chunks, runs))
 
 
 def export_filename(session: Session, fmt: str) -> str:

@@ -8,17 +8,25 @@ get their placeholders with it.
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connections, router
 
-from introspect.importer import parser, spills, stores, tailer, transcripts
+from introspect.importer import parser, secret_rows, spills, stores, tailer, transcripts
 from introspect.models import SourceFile, TranscriptEntry
 from lib import bulk, column_fit, linepack
 from lib.hashing import sha256
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
 entry_row = operator.itemgetter(*ENTRY_NAMES)
+
+
+@dataclass
+class EntryRows(bulk.Rows):
+    """The entries of a batch and the secrets found in their lines (importer/secret_rows.py)."""
+
+    findings: bulk.Rows | None = None
 
 
 def store_entries(
@@ -54,6 +62,7 @@ def store_entries(
     sessions |= set(ids)
     keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
     entries: list[tuple] = []
+    scan = secret_rows.LineScan()
     parts: dict[tuple[int, int], int] = {}
     for line, record, fields, key, sha in built:
         position = (line.offset, line.index)
@@ -68,6 +77,7 @@ def store_entries(
         data = record.data if (not fields["inert"] or keep_inert) else b""
         if line.nul_prefix:
             fields["flags"].append(f"nul_prefix={line.nul_prefix}")
+        data = scan.line(data, fields, (row.pk, line.offset, line.index + part, ids.get(key)))
         packed, compressed = linepack.pack(data)
         fields.update(
             source_id=row.pk,
@@ -81,7 +91,7 @@ def store_entries(
             is_copy=copy,
         )
         entries.append(entry_row(fields))
-    return bulk.Rows(TranscriptEntry, ENTRY_NAMES, entries)
+    return EntryRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
 
 
 ENTRY_COLUMNS = (
@@ -154,4 +164,6 @@ def write_entries(row: SourceFile, rows: bulk.Rows) -> None:
     """The entries and their index, and the placeholders of the spills they name: with their lines,
     or a kill in between loses them for good."""
     insert_entries(rows)
+    if isinstance(rows, EntryRows) and rows.findings:
+        bulk.insert_rows(rows.findings)
     spills.place(row, rows)

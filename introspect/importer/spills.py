@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
+from introspect.importer import secret_rows
 from introspect.models import SourceFile, Spill, TranscriptEntry
 from lib import bulk, safefs
 from lib.hashing import sha256
@@ -159,7 +160,7 @@ def look(pk: int, name: str, looks: int, folder: Path | None, root: Path, now: d
             size=size,
             truncated=len(data) > MAX_SPILL_BYTES,
             sha256=sha256(kept),
-            text=kept.decode("utf-8", "replace").replace("\x00", "\ufffd"),
+            text=secret_rows.spill_text(pk, name, kept.decode("utf-8", "replace").replace("\x00", "\ufffd")),
             problem="",
             due_at=None,
             looks=F("looks") + 1,

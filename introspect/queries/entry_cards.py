@@ -7,13 +7,15 @@ from __future__ import annotations
 from introspect.derive import fields
 from introspect.importer import transcripts
 from introspect.models import Session, Spill, TranscriptEntry
+from introspect.queries import secret_masks
 from introspect.rules import system_lines, tool_cards, usage
 from lib import bulk
 
 
 def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
-    """Tool calls and results parsed into display cards (introspect/rules/tool_cards.py), each
-    entry's spilled outputs as `spill_list` (one query for all of them), each assistant
+    """Secrets masked in every line, text and spill first (queries/secret_masks.py); then tool calls
+    and results parsed into display cards (introspect/rules/tool_cards.py), each entry's spilled
+    outputs as `spill_list` (one query for all of them), each assistant
     message's usage on its last line (message_usages, one more), and each text the `text` column
     holds only the start of read whole from its raw line (whole_texts).
 
@@ -23,6 +25,9 @@ def for_display(entries: list[TranscriptEntry]) -> list[TranscriptEntry]:
     if entries:
         for spill in Spill.objects.filter(entry_id__in=[entry.pk for entry in entries]).order_by("pk"):
             spilled.setdefault(spill.entry_id, []).append(spill)
+    masks = secret_masks.Allowed()  # secrets masked before any text is read for display
+    secret_masks.mask_entries(entries, masks)
+    secret_masks.mask_spills((spill for group in spilled.values() for spill in group), masks)
     whole_texts(entries)
     for entry in entries:
         entry.spill_list = spilled.get(entry.pk, [])
@@ -104,4 +109,7 @@ def entry_code(session: Session, entry_id: int, slot: str) -> tool_cards.CodeBox
     """One code box of an entry of `session` (trunk or subagent file), or None: what a page that
     drew the box plain, past its highlighting budget, fetches coloured. One query."""
     entry = TranscriptEntry.objects.filter(pk=entry_id, session=session).first()
-    return tool_cards.code_box(entry, slot) if entry is not None else None
+    if entry is None:
+        return None
+    secret_masks.mask_entries([entry])
+    return tool_cards.code_box(entry, slot)

@@ -10,8 +10,8 @@ Transcripts hold text twice over: as the agent saw it (real newlines) and as the
 a quote may be escaped, and no value's characters include a backslash, so an escape ends it.
 
 `group` of a kind is the part that is secret: the password of a database URL, not its host; the value
-of `PASSWORD=…`, not the name. `keep_tail` says whether a mask may show its last four characters (see
-`secrets.mask`): yes for long machine-made tokens, no for what a person chose or what has a fixed end.
+of `PASSWORD=…`, not the name. `keep_tail` (long machine-made tokens, not what a person chose or what
+has a fixed end) is no longer read: a mask keeps no character of the secret part (`secrets.marker`).
 """
 
 from __future__ import annotations

@@ -43,13 +43,10 @@ ANY_ANCHOR = re.compile(
 )
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
-KEEPS_TAIL = {kind.name: kind.keep_tail for kind in KINDS}
 # JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
 # one private key has one fingerprint whether it was read from the line or from its decoded text.
 UNESCAPE = re.compile(r"\\([nrt\"\\/])")
 UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
-TAIL = 4
-DOTS = "····"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +116,41 @@ def merge(spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     return [(start, end, rank) for start, end, rank in merged]
 
 
-def marker(secret: str, kind: str) -> str:
-    """`[secret: github-token ····a1b2]`, or `[secret: assignment]` where the tail must not show.
+# The part of a token that is the same for every token of its kind (`sk-ant-api03-`, `ghp_`, `AKIA`):
+# public, so a mask keeps it to say what the value was. Kinds whose whole span is secret (a password, a
+# URL's password, an assignment's value, an AWS secret key) keep nothing.
+PUBLIC_PREFIX = re.compile(
+    r"sk-ant-[a-z]{2,10}[0-9]{0,3}-|sk-(?:proj|svcacct|admin)-|(?:sk|rk)_(?:live|test)_|sk-|gh[pousr]_|github_pat_"
+    r"|gl[a-z]{2,5}-|xox[a-z]-|xapp-|hooks\.slack\.com/(?:services|workflows)/|AIza|AKIA|ASIA|ABIA|ACCA|npm_"
+    r"|SG\.|SK|hf_|pypi-|do[opr]_v1_|eyJ|-----BEGIN[ A-Z0-9]{0,20}PRIVATE KEY(?: BLOCK)?-----"
+)
+PREFIXED = frozenset(
+    {
+        "private-key", "anthropic-key", "openai-key", "github-token", "gitlab-token", "slack-token",
+        "slack-webhook", "stripe-key", "google-api-key", "aws-access-key-id", "npm-token", "sendgrid-key",
+        "twilio-key", "huggingface-token", "pypi-token", "digitalocean-token", "jwt",
+    }
+)  # fmt: skip
+HIDDEN = "…••••"
 
-    The last four characters tell two keys of one kind apart (the way GitHub and Stripe list keys),
-    and of a long machine-made token they give away about 24 of its 120 or more random bits. They are
-    kept only for such tokens: of a password a person chose they are a large share of it, and a
-    private key, a JWT or an Azure key end in fixed or padding characters that tell nothing apart.
+
+def marker(secret: str, kind: str) -> str:
+    """`sk-ant-api03-…•••• (Anthropic key, masked)`: the kind's public prefix, if it has one, and what it was.
+
+    Nothing of the secret part is kept: not its length, not its last characters (of a password a
+    person chose they are a large share of it). The ellipsis makes the marker a stand-in to the rules
+    (secret_kinds.STAND_IN), so a masked text masked again is unchanged.
     """
-    if KEEPS_TAIL[kind] and len(secret) >= 20:
-        return f"[secret: {kind} {DOTS}{secret[-TAIL:]}]"
-    return f"[secret: {kind}]"
+    prefix = ""
+    if kind in PREFIXED and (found := PUBLIC_PREFIX.match(secret)) is not None:
+        prefix = found.group()
+    return f"{prefix}{HIDDEN} ({LABELS[kind]}, masked)"
+
+
+def finding_key(kind: str, fingerprint: str) -> str:
+    """What a person's "not a secret" is remembered by: the kind and the value's hash, never the value,
+    so it holds for the same value wherever (and however often) it is imported again."""
+    return f"{kind}:{fingerprint}"
 
 
 def mask(text: str, spans: list[Secret]) -> str:
@@ -142,3 +163,22 @@ def mask(text: str, spans: list[Secret]) -> str:
         at = span.end
     parts.append(text[at:])
     return "".join(parts)
+
+
+def shown(spans: list[Secret], allowed: frozenset[str] | set[str] = frozenset()) -> list[Secret]:
+    """The spans still masked: all but those a person marked "not a secret" (`allowed` finding keys)."""
+    return [span for span in spans if finding_key(span.kind, span.fingerprint) not in allowed]
+
+
+def mask_text(text: str, allowed: frozenset[str] | set[str] = frozenset()) -> str:
+    """`text` as a page, a search index or an export may hold it: every secret masked but those allowed."""
+    spans = shown(find_secrets(text), allowed)
+    return mask(text, spans) if spans else text
+
+
+def mask_line(line: bytes, allowed: frozenset[str] | set[str] = frozenset()) -> bytes:
+    """A transcript's JSON line with its secrets masked in place, still one JSON line (no span leaves
+    its string: no kind's value holds an unescaped quote, and a marker holds none)."""
+    text = line.decode("utf-8", "surrogateescape")
+    masked = mask_text(text, allowed)
+    return line if masked is text else masked.encode("utf-8", "surrogateescape")

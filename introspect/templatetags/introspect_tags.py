@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from introspect.queries import secret_masks
 from introspect.rules import channels, entry_kinds, tool_cards, usage
 from introspect.rules import highlight as highlighting  # the `highlight` tag below marks search hits
 from lib import converters, render
@@ -149,6 +150,13 @@ def highlight(text: str, spans: list[str] | None, limit: int | None = 4000):
         pos = end
     out.append(escape(text[pos:]))
     return mark_safe("".join(str(part) for part in out))
+
+
+@register.filter
+def masked(text: str) -> str:
+    """Text a page shows outside a transcript's cards (memory, ledger entries, records) with its
+    secrets masked (queries/secret_masks.py; values marked no secret left as they are)."""
+    return secret_masks.Allowed().text(text or "")
 
 
 @register.filter

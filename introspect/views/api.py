@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from introspect.documents import build as documents
+from introspect.rules import secrets
 from lib.params import flag, float_param, int_param
 
 
@@ -14,7 +15,10 @@ def json_response(document: dict) -> HttpResponse:
     # Error documents are answers, not failures (upstream exits 0): 200 with the `error` key,
     # except an unknown named session, which is a plain 404 for HTTP clients.
     status = 404 if document.get("error") == "no events for session" else 200
-    return HttpResponse(orjson.dumps(document), content_type="application/json", status=status)
+    # Masked as a whole, as `manage.py introspect` prints it: events and prompts may hold secrets.
+    return HttpResponse(
+        secrets.mask_line(orjson.dumps(document)), content_type="application/json", status=status
+    )
 
 
 @require_safe

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from introspect.importer import secret_rows
 from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import LedgerEntry, LedgerEntryVersion
@@ -144,13 +145,17 @@ def import_ledger(root: Path) -> DocumentResult:
                     parsed.timestamp,
                     parsed.ts,
                 )
-                entry.phase, entry.transcript_path, entry.body = parsed.phase, parsed.transcript, parsed.body
+                entry.phase, entry.transcript_path = parsed.phase, parsed.transcript
+                entry.body = secret_rows.stored_text(parsed.body)
                 entry.flags = column_fit.fit_instance(entry)
                 entry.save()
                 LedgerEntryVersion.objects.get_or_create(
                     entry=entry,
                     sha256=digest,
-                    defaults={"content": raw.decode("utf-8", "replace"), "first_seen": now},
+                    defaults={
+                        "content": secret_rows.stored_text(raw.decode("utf-8", "replace")),
+                        "first_seen": now,
+                    },
                 )
             if parsed.session:
                 result.sessions.add(parsed.session)

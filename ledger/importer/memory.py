@@ -17,6 +17,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from introspect.importer import secret_rows
 from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import Memory, MemoryVersion
 from ledger.records.document import split_document
@@ -135,7 +136,7 @@ def import_folder(folder: MemoryFolder, result: DocumentResult) -> list[int]:
                     memory=memory,
                     number=(last.number + 1) if last else 1,
                     sha256=digest,
-                    content=raw.decode("utf-8", "replace"),
+                    content=secret_rows.stored_text(raw.decode("utf-8", "replace")),
                     mem_name=parsed.name,
                     description=parsed.description,
                     mem_type=column_fit.cut(parsed.mem_type, MemoryVersion, "mem_type"),

@@ -227,3 +227,18 @@ def test_it_names_the_paths_the_importer_would_not_read(home, tmp_path):
     out = doctor()
     assert "1 paths under the imported roots were not read (skipped: leaves its root 1)" in out
     assert str(home.legacy) in out and "see Not read on /status/" in out
+
+
+def test_it_says_which_secrets_mode_is_on(home, settings):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    call_command("ingest", stdout=StringIO())
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = True
+    assert "team mode: lines are stored with secrets masked" in doctor()
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = False
+    out = doctor()
+    if connection.vendor == "sqlite":
+        assert "ok    secrets      local mode: secrets are stored as read" in out
+    else:  # a shared database holding what one machine read: said, with the fix
+        assert "local mode on a shared database" in out and "WAYSWEB_SECRETS_MASKED_ONLY=1" in out
+    settings.WAYSWEB_SECRET_SCAN = False
+    assert "detection at import is off" in doctor()

@@ -15,6 +15,7 @@ from introspect.documents import build as documents
 from introspect.documents import decisions
 from introspect.documents.effectiveness import report_document
 from introspect.queries.effectiveness import effectiveness
+from introspect.rules import secrets
 
 
 class Command(BaseCommand):
@@ -93,4 +94,5 @@ class Command(BaseCommand):
                 )
             else:
                 document = documents.replay_document(session, matched=options["matched"])
-        self.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        # Masked as a whole (rules/secrets.py reads JSON-escaped text): events and prompts may hold secrets.
+        self.stdout.write(secrets.mask_text(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()))

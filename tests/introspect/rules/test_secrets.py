@@ -14,7 +14,15 @@ import orjson
 import pytest
 
 from introspect.rules.secret_kinds import entropy
-from introspect.rules.secrets import Secret, find_secrets, fingerprint, mask
+from introspect.rules.secrets import (
+    Secret,
+    find_secrets,
+    finding_key,
+    fingerprint,
+    mask,
+    mask_line,
+    mask_text,
+)
 
 RNG = random.Random(30)
 ALNUM = string.ascii_letters + string.digits
@@ -174,19 +182,38 @@ def test_a_mask_keeps_every_other_character_as_it_was():
     line = orjson.dumps({"stdout": f"GH={token}\nDB_PASSWORD={password}\n— done ✓"}).decode()
     spans = find_secrets(line)
     masked = mask(line, spans)
-    assert masked == line.replace(token, f"[secret: github-token ····{token[-4:]}]").replace(
-        password, "[secret: assignment]"
+    assert masked == line.replace(token, "ghp_…•••• (GitHub token, masked)").replace(
+        password, "…•••• (secret assignment, masked)"
     )
     # Still one JSON line, its text masked.
-    assert orjson.loads(masked)["stdout"].endswith("[secret: assignment]\n— done ✓")
+    assert orjson.loads(masked)["stdout"].endswith("…•••• (secret assignment, masked)\n— done ✓")
 
 
-def test_a_mask_shows_no_tail_of_a_password_a_private_key_or_a_jwt():
-    key, token = pem(), jwt()
-    text = f"{key}\nsession={token}\npostgres://app:Hunter22xyz@db/app"
+def test_a_mask_keeps_a_public_prefix_only_and_nothing_of_a_password_a_private_key_or_a_jwt():
+    key, token, anthropic = pem(), jwt(), "sk-ant-api03-" + rand(93, URLSAFE) + "AA"
+    text = f"{key}\nsession={token}\npostgres://app:Hunter22xyz@db/app\n{anthropic}"
     assert mask(text, find_secrets(text)) == (
-        "[secret: private-key]\nsession=[secret: jwt]\npostgres://app:[secret: database-url]@db/app"
+        "-----BEGIN RSA PRIVATE KEY-----…•••• (private key, masked)\n"
+        "session=eyJ…•••• (JSON web token, masked)\n"
+        "postgres://app:…•••• (database password, masked)@db/app\n"
+        "sk-ant-api03-…•••• (Anthropic key, masked)"
     )
+
+
+def test_a_false_positive_a_person_marked_stays_as_it_was():
+    token, other = "ghp_" + rand(36), "ghp_" + rand(36)
+    text = f"{token} {other}"
+    allowed = {finding_key("github-token", fingerprint(token))}
+    assert mask_text(text, allowed) == f"{token} ghp_…•••• (GitHub token, masked)"
+
+
+def test_a_json_line_masked_stays_one_json_line():
+    password = "Zq8!" + rand(12)
+    line = orjson.dumps({"stdout": f'export "DB_PASSWORD={password}"\n✓'})
+    masked = mask_line(line)
+    assert password.encode() not in masked
+    assert orjson.loads(masked)["stdout"].startswith('export "DB_PASSWORD=…••••')
+    assert mask_line(b'{"a": "nothing"}') == b'{"a": "nothing"}'
 
 
 def test_a_mask_of_no_spans_is_the_text():
@@ -233,6 +260,7 @@ def test_a_masked_text_holds_no_secret_any_more():
     text = f"GH={'ghp_' + rand(36)}\nDB_PASSWORD={'Zq8!' + rand(12)}\n{pem()}"
     masked = mask(text, find_secrets(text))
     assert find_secrets(masked) == []
+    assert mask_text(masked) == masked  # masking twice changes nothing
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,202 @@
+"""The Secrets page: what the importer found (SecretFinding), by session and kind, each with a link to
+its place in the conversation; the values people marked "not a secret"; and the two acts on a finding
+(revealing its value to a reviewer, audited; marking it a false positive, remembered by kind and hash).
+
+Findings are stored at import, not computed here: this page lists every session's, and a scan of every
+stored line on each visit would cost the whole database (~5-8 MB/s, bench/secrets.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+
+from introspect.importer import parser, secret_rows, transcripts
+from introspect.models import (
+    SecretFalsePositive,
+    SecretFinding,
+    SecretReveal,
+    Session,
+    SourceFile,
+    Spill,
+    TranscriptEntry,
+)
+from introspect.queries.search_results import session_url
+from introspect.rules import entry_kinds, secrets
+from lib import converters
+
+SHOWN = 1000  # findings on the page; more are counted
+
+
+@dataclass(frozen=True)
+class Finding:
+    pk: int
+    kind: str
+    label: str
+    key: str
+    false_positive: bool
+    where: str  # "prompt", "tool output", "spill tool-results/x.txt"
+    url: str
+    revealable: bool
+
+
+@dataclass
+class SessionFindings:
+    sid: str
+    title: str
+    url: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[tuple[str, int]]:
+        """Each kind's label and how many findings of it, most first."""
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            counts[finding.label] = counts.get(finding.label, 0) + 1
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+@dataclass(frozen=True)
+class SecretsPage:
+    sessions: list[SessionFindings]
+    total: int
+    false_positives: int
+    masked_only: bool
+
+
+def entries_at(findings: list[SecretFinding]) -> dict[tuple[int, int, int], TranscriptEntry]:
+    """The entries at the findings' positions (source, offset, index), one query per source."""
+    by_source: dict[int, set[int]] = {}
+    for finding in findings:
+        by_source.setdefault(finding.source_id, set()).add(finding.offset)
+    found = {}
+    for source_id, offsets in by_source.items():
+        rows = TranscriptEntry.objects.filter(source_id=source_id, offset__in=offsets).select_related(
+            "source"
+        )
+        for entry in rows.defer("raw"):
+            found[(entry.source_id, entry.offset, entry.index)] = entry
+    return found
+
+
+def place_url(session: Session | None, entry: TranscriptEntry | None) -> str:
+    """The finding's card in the conversation (a subagent's page for a subagent's line)."""
+    if session is None:
+        return ""
+    if entry is None or not entry.uuid:
+        return reverse("introspect:session-detail", args=[session.sid])
+    anchor = f"u-{converters.dom_id(entry.uuid)}"
+    if entry.source.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT and entry.source.agent_key:
+        url = reverse("introspect:subagent-detail", args=[session.sid, entry.source.agent_key])
+        return f"{url}?{urlencode({'hit': entry.uuid})}#{anchor}"
+    return session_url(session.sid, None, anchor, uuid=entry.uuid)
+
+
+def where(entry: TranscriptEntry | None, spill_name: str) -> str:
+    if spill_name:
+        return f"spilled output {spill_name}"
+    if entry is None:
+        return "a line no longer stored"
+    kind = entry_kinds.kind_label(entry_kinds.search_kind(entry))
+    return f"{kind} ({entry.tool_name})" if entry.tool_name else kind
+
+
+def secrets_page() -> SecretsPage:
+    allowed = secret_rows.allowed_keys()
+    total = SecretFinding.objects.count()
+    findings = list(
+        SecretFinding.objects.select_related("session").order_by("session_id", "kind", "pk")[:SHOWN]
+    )
+    entries = entries_at(findings)
+    sessions: dict[int | None, SessionFindings] = {}
+    for finding in findings:
+        session = finding.session
+        group = sessions.get(finding.session_id)
+        if group is None:
+            group = sessions[finding.session_id] = SessionFindings(
+                sid=session.sid if session else "",
+                title=(session.title if session else "") or "(no session)",
+                url=reverse("introspect:session-detail", args=[session.sid]) if session else "",
+            )
+        entry = entries.get((finding.source_id, finding.offset, finding.index))
+        key = secrets.finding_key(finding.kind, finding.fingerprint)
+        group.findings.append(
+            Finding(
+                pk=finding.pk,
+                kind=finding.kind,
+                label=secrets.LABELS.get(finding.kind, finding.kind),
+                key=key,
+                false_positive=key in allowed,
+                where=where(entry, finding.spill_name),
+                url=place_url(session, entry),
+                revealable=not settings.WAYSWEB_SECRETS_MASKED_ONLY and entry is not None,
+            )
+        )
+    return SecretsPage(
+        sessions=list(sessions.values()),
+        total=total,
+        false_positives=SecretFalsePositive.objects.count(),
+        masked_only=settings.WAYSWEB_SECRETS_MASKED_ONLY,
+    )
+
+
+class NotRevealable(LookupError):
+    """The value is no longer stored (team mode keeps masked lines only, or the line is gone)."""
+
+
+def finding_value(finding: SecretFinding) -> tuple[str, TranscriptEntry | None]:
+    """The secret's characters, read back from its line or spill (JSON escapes undone), and its entry."""
+    entry = entries_at([finding]).get((finding.source_id, finding.offset, finding.index))
+    if entry is None:
+        raise NotRevealable("the line is no longer stored")
+    entry = TranscriptEntry.objects.get(pk=entry.pk)
+    if finding.spill_name:
+        spill = Spill.objects.filter(entry=entry, name=finding.spill_name).first()
+        text = spill.text if spill else ""
+    else:
+        text = bytes(entry.line).decode("utf-8", "surrogateescape")
+    for span in secrets.find_secrets(text):
+        if span.kind == finding.kind and span.fingerprint == finding.fingerprint:
+            value = text[span.start : span.end]
+            return secrets.UNESCAPE.sub(lambda m: secrets.UNESCAPED[m.group(1)], value), entry
+    raise NotRevealable("the value is stored masked only (team mode)")
+
+
+def reveal(finding_id: int, user) -> str:
+    """The value of one finding, for a reviewer; the reveal audited (SecretReveal) before it is answered."""
+    finding = SecretFinding.objects.get(pk=finding_id)
+    value, entry = finding_value(finding)
+    SecretReveal.objects.create(
+        user=user,
+        user_name=user.get_username(),
+        session_id=finding.session_id,
+        entry=entry,
+        spill_name=finding.spill_name,
+        kind=finding.kind,
+        fingerprint=finding.fingerprint,
+    )
+    return value
+
+
+def mark_false_positive(finding_id: int, user) -> SecretFalsePositive:
+    """Remember the finding's value (kind and hash) as no secret, and unmask the text column of every
+    line that holds it (what search indexes and lists show); pages unmask it as they read."""
+    finding = SecretFinding.objects.get(pk=finding_id)
+    key = secrets.finding_key(finding.kind, finding.fingerprint)
+    with transaction.atomic():
+        marked, _ = SecretFalsePositive.objects.get_or_create(
+            key=key, defaults={"kind": finding.kind, "marked_by": user, "marked_by_name": user.get_username()}
+        )
+        allowed = secret_rows.allowed_keys()
+        same = SecretFinding.objects.filter(kind=finding.kind, fingerprint=finding.fingerprint, spill_name="")
+        for entry in entries_at(list(same)).values():
+            entry = TranscriptEntry.objects.get(pk=entry.pk)
+            records = parser.parse_line(entry.line).records
+            if records:
+                text = transcripts.fields_of(records[0].obj).text
+                TranscriptEntry.objects.filter(pk=entry.pk).update(text=secrets.mask_text(text, allowed))
+    return marked

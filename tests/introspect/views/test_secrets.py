@@ -1,0 +1,277 @@
+"""Secrets never reach a page, a search, an export or (in team mode) the database; a reviewer may reveal
+one, audited; a value marked no secret is shown as it is, in lines imported later too.
+
+The corpus: one real-shaped secret of each kind tests/introspect/rules/test_secrets.py makes (made up
+when the tests run, never live), written into a prompt, a reply, a tool call's input, its output, a
+spilled output, a subagent's lines, a memory file and a ledger entry. Every page reachable from the
+session list, the ledger and memory indexes, the Secrets page, search, each export format and each
+JSON document is read and searched for every secret, as written and as JSON or HTML would escape it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from io import StringIO
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import orjson
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.management import call_command
+
+from introspect.models import SecretFalsePositive, SecretFinding, SecretReveal, Spill, TranscriptEntry
+from introspect.rules import secrets
+from ledger.models import LedgerEntry, LedgerEntryVersion, MemoryVersion
+from tests.conftest import append
+from tests.introspect.plain_session import Lines
+from tests.introspect.rules.test_secrets import CASES, KIND_OF
+
+pytestmark = pytest.mark.django_db
+
+SID = "5ec0e7a1-0000-4000-8000-000000000030"
+AGENT = "feedc0de"
+PROJECT = "/home/dev/vault"
+# One case per kind: 24 kinds.
+ONE_PER_KIND = {KIND_OF[case]: CASES[case] for case in reversed(CASES)}
+SECRETS = {kind: secret for kind, (_, secret) in ONE_PER_KIND.items()}
+BLOCK = "\n".join(around.format(secret) for around, secret in ONE_PER_KIND.values())
+HREF = re.compile(r'href="([^"#]*)')
+SKIP = ("/static/", "/accounts/", "/admin/", "/login", "/logout")
+
+
+def forms(secret: str) -> set[str]:
+    """How a secret would read on a page or in a file: as is, JSON-escaped, HTML-escaped, and its
+    first line (a private key's body is one line in a page's <pre>)."""
+    escaped = orjson.dumps(secret).decode()[1:-1]
+    core = max(secret.splitlines(), key=len)
+    return {secret, escaped, html.escape(secret), html.escape(escaped), core}
+
+
+def test_the_corpus_holds_twenty_kinds_and_more():
+    assert len(SECRETS) >= 20
+    assert {span.kind for span in secrets.find_secrets(BLOCK)} == set(SECRETS)
+
+
+def spill_stub(name: str) -> str:
+    return (
+        f"<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
+        f"~/.claude/projects/-home-dev-vault/{SID}/tool-results/{name}\n\n"
+        "Preview (first 2KB):\nenv\n</persisted-output>"
+    )
+
+
+def write_corpus(home) -> None:
+    t = Lines()
+    t.user("p1", "deploy with these:\n" + BLOCK)
+    t.assistant("a1", "msg_1", {"type": "text", "text": "I see these credentials:\n" + BLOCK})
+    t.call("c1", "msg_2", "toolu_1", "Bash", {"command": "cat .env\n" + BLOCK, "description": "env"}, None)
+    t.result("r1", "toolu_1", "$ cat .env\n" + BLOCK, extra={"stdout": BLOCK, "stderr": ""})
+    t.call("c2", "msg_3", "toolu_2", "Bash", {"command": "env", "description": "print env"}, None)
+    t.result("r2", "toolu_2", spill_stub("env.txt"))
+    t.call(
+        "c3",
+        "msg_4",
+        "toolu_3",
+        "Task",
+        {"description": "check", "prompt": "look", "subagent_type": "x"},
+        None,
+    )
+    t.result(
+        "r3",
+        "toolu_3",
+        f"done\nagentId: {AGENT} (for resuming)",
+        extra={"agentId": AGENT, "status": "completed"},
+    )
+    for line in t.lines:
+        line["sessionId"] = SID
+    path = home.transcript(PROJECT, SID, *t.lines)
+    folder = path.with_suffix("") / "tool-results"
+    folder.mkdir(parents=True)
+    (folder / "env.txt").write_text("$ env\n" + BLOCK + "\n")
+    s = Lines(minute=1, sidechain=True, agent=AGENT)
+    s.user("s1", "look at\n" + BLOCK)
+    s.assistant("s2", "smsg_1", {"type": "text", "text": "found\n" + BLOCK})
+    for line in s.lines:
+        line["sessionId"] = SID
+    append(
+        path.with_suffix("") / "subagents" / f"agent-{AGENT}.jsonl",
+        *(orjson.dumps(x) + b"\n" for x in s.lines),
+    )
+    memory = home.root / ".claude" / "projects" / "-home-dev-vault" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- [deploy](deploy.md): how we deploy\n")
+    (memory / "deploy.md").write_text("---\nname: deploy\ndescription: how\n---\n\n" + BLOCK + "\n")
+    ledger = home.root / ".claude" / "ledger" / "-home-dev-vault"
+    ledger.mkdir(parents=True)
+    (ledger / "2026-03-04T1000Z_e001.md").write_text(
+        f"---\nsession: {SID}\nepoch: 1\ncontext_pct: 10\ntimestamp: 2026-03-04T10:00:00Z\nphase: progress\n---\n\n"
+        + BLOCK
+        + "\n"
+    )
+
+
+def ingest() -> None:
+    call_command("ingest", stdout=StringIO(), stderr=StringIO())
+
+
+def leaks(body: str) -> list[str]:
+    return [kind for kind, secret in SECRETS.items() if any(form in body for form in forms(secret))]
+
+
+def crawl(client, starts: list[str], limit: int = 400) -> dict[str, str]:
+    """Every page reachable from `starts` by links on the site (GET, same origin), up to `limit`."""
+    seen: dict[str, str] = {}
+    queue = list(starts)
+    while queue and len(seen) < limit:
+        url = urldefrag(queue.pop(0))[0]
+        if not url or url in seen or urlparse(url).netloc or url.startswith(SKIP):
+            continue
+        response = client.get(url)
+        if response.status_code in (301, 302):
+            queue.append(urljoin(url, response["Location"]))
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        seen[url] = body.decode("utf-8", "replace")
+        if response.get("Content-Type", "").startswith("text/html"):
+            queue += [urljoin(url, html.unescape(href)) for href in HREF.findall(seen[url])]
+    return seen
+
+
+@pytest.fixture
+def corpus(home, settings):
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = False
+    write_corpus(home)
+    ingest()
+    assert Spill.objects.filter(found=True).exists()
+    return home
+
+
+def test_no_page_search_or_export_shows_a_secret(corpus, client):
+    starts = [
+        "/",
+        f"/sessions/{SID}/",
+        f"/sessions/{SID}/agents/{AGENT}/",
+        "/ledger/",
+        "/ledger/memory/",
+        "/secrets/",
+    ]
+    starts += [f"/sessions/{SID}/export.{fmt}" for fmt in ("html", "md", "json")]
+    starts += [f"/api/sessions/{SID}/{doc}.json" for doc in ("dump", "replay", "fires")] + ["/api/sessions/"]
+    for secret in SECRETS.values():
+        word = re.sub(r"[^A-Za-z0-9]+", " ", secret).split()[-1][:12]
+        starts.append(f"/search/?q={word}")
+    pages = crawl(client, starts)
+    assert len(pages) > 40
+    shown = {url: leaks(body) for url, body in pages.items()}
+    assert {url: kinds for url, kinds in shown.items() if kinds} == {}
+    # The pages did show the places, masked.
+    session = pages[f"/sessions/{SID}/"]
+    assert "(GitHub token, masked)" in session and "(Anthropic key, masked)" in session
+
+
+def test_the_search_index_never_holds_a_secret(corpus):
+    texts = "\n".join(TranscriptEntry.objects.values_list("text", flat=True))
+    assert leaks(texts) == []
+    assert "(Anthropic key, masked)" in texts
+
+
+def test_the_exports_written_by_the_command_hold_no_secret(corpus, tmp_path):
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"x.{fmt}"
+        call_command("export", SID, "--format", fmt, "--output", str(out), stdout=StringIO())
+        assert leaks(out.read_text()) == [], fmt
+    for action in ("dump", "replay", "fires", "list"):
+        stdout = StringIO()
+        call_command("introspect", action, *([SID] if action != "list" else []), stdout=stdout)
+        assert leaks(stdout.getvalue()) == [], action
+
+
+def test_a_page_scans_again_only_the_lines_found_to_hold_a_secret(corpus):
+    assert TranscriptEntry.objects.get(uuid="p1").has_secret is True
+    assert TranscriptEntry.objects.get(uuid="c2").has_secret is False  # `env`: read as stored
+
+
+def test_every_kind_is_a_finding_in_every_place(corpus):
+    kinds = set(SecretFinding.objects.values_list("kind", flat=True))
+    assert kinds == set(SECRETS)
+    assert SecretFinding.objects.filter(spill_name="env.txt").count() == len(SECRETS)
+
+
+def reviewer(client) -> User:
+    user = User.objects.create_user("rev", password="x")
+    user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
+    client.force_login(user)
+    return user
+
+
+def test_a_reviewer_reveals_one_value_audited_and_not_cached(corpus, client):
+    finding = SecretFinding.objects.filter(kind="github-token", spill_name="").first()
+    response = client.post(f"/secrets/{finding.pk}/reveal/")
+    assert response.status_code == 302  # not logged in: to the login page, nothing revealed
+    assert not SecretReveal.objects.exists()
+    user = reviewer(client)
+    response = client.post(f"/secrets/{finding.pk}/reveal/")
+    assert response.status_code == 200
+    assert SECRETS["github-token"] in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
+    (audit,) = SecretReveal.objects.all()
+    assert (audit.user, audit.kind, audit.session.sid) == (user, "github-token", SID)
+    assert audit.entry is not None and audit.fingerprint == finding.fingerprint
+    assert client.get(f"/secrets/{finding.pk}/reveal/").status_code == 405
+
+
+def test_a_viewer_may_not_reveal(corpus, client):
+    client.force_login(User.objects.create_user("viewer", password="x"))
+    finding = SecretFinding.objects.first()
+    assert client.post(f"/secrets/{finding.pk}/reveal/").status_code == 403
+    assert not SecretReveal.objects.exists()
+
+
+def test_a_false_positive_stays_unmasked_after_a_re_import(corpus, client, home):
+    reviewer(client)
+    token = SECRETS["github-token"]
+    finding = SecretFinding.objects.filter(kind="github-token", spill_name="").first()
+    assert client.post(f"/secrets/{finding.pk}/not-a-secret/").status_code == 302
+    assert SecretFalsePositive.objects.filter(kind="github-token").exists()
+    # Imported again: the same value in a line written later.
+    t = Lines(minute=5)
+    t.user("p9", f"and again {token}")
+    for line in t.lines:
+        line["sessionId"] = SID
+    append(
+        home.root / ".claude" / "projects" / "-home-dev-vault" / f"{SID}.jsonl",
+        *(orjson.dumps(x) + b"\n" for x in t.lines),
+    )
+    ingest()
+    later = TranscriptEntry.objects.get(uuid="p9")
+    assert token in later.text  # searchable, unmasked
+    assert token in TranscriptEntry.objects.get(uuid="p1").text  # and the lines before, unmasked too
+    page = client.get(f"/sessions/{SID}/?turn=2").content.decode()
+    assert token in page
+    assert SECRETS["anthropic-key"] not in page  # the others stay masked
+
+
+def test_team_mode_stores_no_secret(home, settings):
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = True
+    write_corpus(home)
+    ingest()
+    stored = [bytes(e.line).decode("utf-8", "replace") + e.text for e in TranscriptEntry.objects.all()]
+    stored += list(Spill.objects.values_list("text", flat=True))
+    # The read-only documents too: ledger entries and memory files.
+    stored += list(LedgerEntry.objects.values_list("body", flat=True))
+    stored += list(LedgerEntryVersion.objects.values_list("content", flat=True))
+    stored += list(MemoryVersion.objects.values_list("content", flat=True))
+    assert len(stored) >= 15  # 10 lines, a spill, an entry and its version, 2 memory files
+    assert leaks("\n".join(stored)) == []
+    assert SecretFinding.objects.filter(kind="private-key").exists()
+
+
+def test_the_secrets_page_lists_findings_by_session_and_kind_in_few_queries(
+    corpus, client, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(8):  # count, findings, entries per file (2), marked, their count
+        page = client.get("/secrets/").content.decode()
+    assert f"{SecretFinding.objects.count()} findings" in page
+    assert "GitHub token ×" in page and f'href="/sessions/{SID}/?u=p1#u-p1"' in page
+    assert f"/sessions/{SID}/agents/{AGENT}/?hit=s1#u-s1" in page
+    assert leaks(page) == []
