@@ -31,7 +31,7 @@ from introspect.queries.fire_turns import (
     ways_by_id,
     window_spans,
 )
-from introspect.queries.subagents import loose_subagents, subagent_summaries, subagents_by_tool_use
+from introspect.queries.subagents import loose_subagents, subagents_by_tool_use
 from lib.viewers import Viewer
 
 
@@ -59,10 +59,16 @@ def turn_context(
     return {
         "turns": turns,
         "ways": ways,
-        "subagents": subagents_by_tool_use(agents),
+        # The page's own calls show their run's facts; a live tail's do not.
+        "subagents": subagents_by_tool_use(agents, summarised=tool_uses(items or []) if header else set()),
         "loose_subagents": loose_subagents(agents) if header else [],
         "header_notes": notes.header,
     }
+
+
+def tool_uses(items: list[Item]) -> set[str]:
+    """The tool_use ids of the calls among `items`."""
+    return {item.entry.tool_use_id for item in items if item.entry is not None and item.entry.tool_use_id}
 
 
 def session_detail_page(
@@ -106,13 +112,6 @@ def session_detail_page(
         }
     page = conversation_page(session, turn=turn, part=part)
     context = turn_context(session, page.fires, header=True, items=page.items)
-    on_page = {
-        item.entry.tool_use_id for item in page.items if item.entry is not None and item.entry.tool_use_id
-    }
-    shown = [agent for tool_use, agent in context["subagents"].items() if tool_use in on_page]
-    summaries = subagent_summaries(shown)
-    for agent in shown:
-        agent.summary = summaries.get(agent.agent_id)
     unseen = unseen_entries(session, page, since) if since is not None else None
     headings = (item.turn_start for item in page.items if item.turn_start is not None)
     return {
