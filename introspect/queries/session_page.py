@@ -24,9 +24,9 @@ from introspect.queries.conversation import (
 )
 from introspect.queries.fire_turns import (
     TURNS_PER_PAGE,
-    attach_evidence,
     near_misses_by_turn,
     peak_context,
+    turn_cards,
     turns_page,
     ways_by_id,
     window_spans,
@@ -44,7 +44,6 @@ def turn_context(
     turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
-    attach_evidence(turns, ways, session)
     misses = near_misses_by_turn(session, turns)
     notes = providers.session_notes(session, turns, header=header)
     placed: set[int] = set()
@@ -52,12 +51,15 @@ def turn_context(
         if item.entry is not None and item.entry.pk in notes.by_entry:
             item.notes = notes.by_entry[item.entry.pk]
             placed.update(id(note.item) for note in item.notes)
-    for turn in turns:
-        turn.notes = [note for note in notes.by_turn.get(turn.pk, []) if id(note.item) not in placed]
-        turn.near_misses = misses.get(turn.pk, [])
+    under_turns = {
+        pk: [note for note in turn_notes if id(note.item) not in placed]
+        for pk, turn_notes in notes.by_turn.items()
+    }
     agents = list(Subagent.objects.filter(session=session).order_by("agent_id"))
     return {
         "turns": turns,
+        # What the turn-row partial draws of each turn it is given (by epoch).
+        "turn_cards": turn_cards(turns, ways, session, misses=misses, notes=under_turns),
         "ways": ways,
         # The page's own calls show their run's facts; a live tail's do not.
         "subagents": subagents_by_tool_use(agents, summarised=tool_uses(items or []) if header else set()),
