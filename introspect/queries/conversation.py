@@ -6,16 +6,15 @@ session page, its live tail, a subagent's pages and every export)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db.models import Q, QuerySet
 
 from introspect.models import Session, TranscriptEntry, Turn
 from introspect.queries import line_gaps, providers
-from introspect.queries.entry_cards import for_display, pair_results
+from introspect.queries.entry_cards import EntryCard, entry_cards
 from introspect.queries.fire_turns import TURNS_PER_PAGE, with_rows
 from introspect.rules import conversation as paging
-from introspect.rules import entry_kinds
 from lib import params
 
 CONVERSATION_TYPES_HIDDEN = ("ai-title", "custom-title", "progress")
@@ -67,6 +66,7 @@ class Item:
     mark of a line that could not be read (queries/line_gaps.py)."""
 
     entry: TranscriptEntry | None = None
+    card: EntryCard | None = None  # the entry prepared for display (prepare_spine)
     fire: Turn | None = None
     gap: line_gaps.LineGap | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
@@ -285,21 +285,23 @@ def prepare_spine(
 ) -> list[Item]:
     """A stretch of a spine (`source_id`'s entries as numbered items) made ready to draw, the one way
     the session page, its live tail, a subagent's pages and every export do it: each tool call given
-    its result (pair_results, a result on a later page read too), the entries prepared for display
-    (for_display), the items the page draws (`drawn`; `every_entry` keeps them all, for an export),
-    each prompt marked with the keyword spans its fire turns matched, and `fires` placed on the
+    its result and the entries prepared for display, each prompt with the keyword spans its fire
+    turns matched (entry_cards: each item's `card`), the items the page draws (`drawn`;
+    `every_entry` keeps them all, for an export), and `fires` placed on the
     spine (place_fires: `later`, `open_prompt`), then `trailing` after it, each numbered with the
     conversation turn it sits in (`turn`: the one the stretch continues).
 
     `spans_from`: the fire turns whose spans mark the prompts when they are more than those placed
     (the live tail: a turn it swaps in place may be keyed to a prompt it draws).
     """
-    entries = [item.entry for item in items]
-    extra = pair_results(source_id, entries)
-    for_display(entries + extra)
+    cards = entry_cards(
+        source_id,
+        [item.entry for item in items],
+        prompt_spans=prompt_spans(fires if spans_from is None else spans_from),
+    )
+    items = [replace(item, card=card) for item, card in zip(items, cards, strict=True)]
     if not every_entry:
         items = drawn(items)
-    mark_prompt_spans(entries, fires if spans_from is None else spans_from)
     items = place_fires(items, list(fires), later=later, open_prompt=open_prompt)
     items += [Item(fire=fire) for fire in trailing]
     number_fires(items, turn)
@@ -324,11 +326,10 @@ def drawn(items: list[Item]) -> list[Item]:
     """The items the page draws: not a result already drawn inside its call's card, nor the input
     queue's bookkeeping (rules/entry_kinds.hidden_queue_lines). A turn heading on an item left out
     moves to the next one drawn."""
-    hidden = entry_kinds.hidden_queue_lines([item.entry for item in items])
     kept: list[Item] = []
     heading: Item | None = None
-    for n, item in enumerate(items):
-        if n in hidden or getattr(item.entry, "with_call", False):
+    for item in items:
+        if item.card.bookkeeping or item.card.with_call:
             heading = heading or (item if item.turn_start is not None else None)
             continue
         if heading is not None and item.turn_start is None:
@@ -411,15 +412,7 @@ def number_fires(items: list[Item], current: int | None = None) -> None:
             item.fire.conversation_turn = current if tied else None
 
 
-def mark_prompt_spans(entries: list[TranscriptEntry], fires: list[Turn]) -> None:
-    """Give each prompt the keyword spans its keyed fire turns matched (`prompt_spans`)."""
-    spans = prompt_spans(fires)
-    for entry in entries:
-        if entry.is_prompt:
-            entry.prompt_spans = spans.get(entry.pk, [])
-
-
-def prompt_spans(fires: list[Turn]) -> dict[int, list[str]]:
+def prompt_spans(fires: Sequence[Turn]) -> dict[int, list[str]]:
     """Keyword spans to mark in a prompt: only where a turn is keyed to that prompt."""
     spans: dict[int, list[str]] = {}
     for fire in fires:
