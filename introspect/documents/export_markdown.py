@@ -146,7 +146,7 @@ def subagent_header(run: SubagentRun) -> str:
 
 def item_markdown(item) -> str:
     if item.fire is not None:
-        return fire_markdown(item.fire)
+        return fire_markdown(item.fire, item.conversation_turn)
     if item.gap is not None:
         return gap_markdown(item.gap)
     heading = ""
@@ -162,9 +162,9 @@ def gap_markdown(gap) -> str:
     return f"*Line {gap.line} of `{gap.file.replace('`', '')}` could not be read: {gap.reason}{more}.*\n\n"
 
 
-def fire_markdown(turn) -> str:
+def fire_markdown(turn, at: int | None) -> str:
+    """A fire turn, named by the conversation turn it sits in (`at`; None: tied to no prompt)."""
     join = "keyed" if turn.join_confidence == "keyed" else f"heuristic: {turn.join_reason or 'by time'}"
-    at = getattr(turn, "conversation_turn", None)
     where = f"at turn {at}" if at else "tied to no prompt"
     where += f" (agent-ways epoch {turn.epoch})"
     lines = [f"> **Ways injected** {where} · {turn.ts_raw} · {join}"]

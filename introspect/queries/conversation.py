@@ -68,6 +68,8 @@ class Item:
     entry: TranscriptEntry | None = None
     card: EntryCard | None = None  # the entry prepared for display (prepare_spine)
     fire: Turn | None = None
+    # A fire turn's conversation turn (number_fires; None: tied to no prompt, or not numbered).
+    conversation_turn: int | None = None
     gap: line_gaps.LineGap | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
@@ -249,10 +251,16 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     # Fire turns of prompts shown before this tail (the growing last one among them): numbered by
     # their prompt (one more query, only when there are any).
     earlier = [f for f in replaced + keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
-    if earlier:
-        numbers = turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier})
-        for fire in earlier:
-            fire.conversation_turn = numbers.get(fire.prompt_entry_id or fire.nearest_prompt_id)
+    by_prompt = (
+        turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier}) if earlier else {}
+    )
+    numbers = {f.epoch: by_prompt.get(f.prompt_entry_id or f.nearest_prompt_id) for f in earlier}
+    placed = [
+        replace(item, conversation_turn=numbers[item.fire.epoch])
+        if item.fire is not None and item.fire.epoch in numbers
+        else item
+        for item in placed
+    ]
     prompts_of = dict(
         TranscriptEntry.objects.filter(pk__in=[f.prompt_entry_id for f in keyed_earlier]).values_list(
             "pk", "uuid"
@@ -261,6 +269,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     return {
         "items": placed,
         "fires": fires,
+        "fire_numbers": fire_numbers(placed) | numbers,
         "replaced": replaced,
         "keyed_earlier": [
             FireAfterPrompt(fire=fire, after_uuid=prompts_of.get(fire.prompt_entry_id) or "")
@@ -304,8 +313,7 @@ def prepare_spine(
         items = drawn(items)
     items = place_fires(items, list(fires), later=later, open_prompt=open_prompt)
     items += [Item(fire=fire) for fire in trailing]
-    number_fires(items, turn)
-    return items
+    return number_fires(items, turn)
 
 
 def place_gaps(items: list[Item], gaps: list[line_gaps.LineGap]) -> list[Item]:
@@ -399,17 +407,25 @@ def number_items(entries: list[TranscriptEntry], *, turn: int, part: int) -> tup
     return items, first
 
 
-def number_fires(items: list[Item], current: int | None = None) -> None:
+def number_fires(items: list[Item], current: int | None = None) -> list[Item]:
     """Give each fire turn on the spine the number of the conversation turn it sits in
     (`conversation_turn`; None when it is tied to no prompt): the page shows one numbering, the
     prompts', and agent-ways' own (the epoch) only as a detail. `current`: the turn the page
     continues, for fire turns placed before its first entry."""
+    out = []
     for item in items:
         if item.turn_start is not None:
             current = item.turn_start
         elif item.fire is not None:
             tied = item.fire.prompt_entry_id or item.fire.nearest_prompt_id
-            item.fire.conversation_turn = current if tied else None
+            item = replace(item, conversation_turn=current if tied else None)
+        out.append(item)
+    return out
+
+
+def fire_numbers(items: list[Item]) -> dict[int, int | None]:
+    """The conversation turn of each fire turn on the spine, by its epoch (what its TurnCard says)."""
+    return {item.fire.epoch: item.conversation_turn for item in items if item.fire is not None}
 
 
 def prompt_spans(fires: Sequence[Turn]) -> dict[int, list[str]]:

@@ -67,13 +67,15 @@ class EventRow:
 
 @dataclass(frozen=True, slots=True)
 class TurnCard:
-    """A fire turn as the session page draws it: the turn, its rows, the near-misses of its scan
-    and what other apps note under it (queries/providers.py)."""
+    """A fire turn as the session page draws it: the turn, its rows, the near-misses of its scan,
+    what other apps note under it (queries/providers.py) and, on the conversation, the
+    conversation turn it sits in (None: tied to no prompt)."""
 
     turn: Turn
     rows: list[EventRow]
     near_misses: list[ways.NearMiss]
     notes: list[providers.Note]
+    conversation_turn: int | None = None
 
 
 def turn_cards(
@@ -83,9 +85,11 @@ def turn_cards(
     *,
     misses: dict[int, list[ways.NearMiss]],
     notes: dict[int, list[providers.Note]],
+    numbers: dict[int, int | None],
 ) -> dict[int, TurnCard]:
     """The card of each turn, by its epoch: the one place a TurnCard (and an EventRow) is built.
-    `misses` and `notes` are by the turn's pk (near_misses_by_turn, providers.session_notes)."""
+    `misses` and `notes` are by the turn's pk (near_misses_by_turn, providers.session_notes),
+    `numbers` (the conversation turns, queries/conversation.fire_numbers) by its epoch."""
     return {
         turn.epoch: TurnCard(
             turn=turn,
@@ -95,6 +99,7 @@ def turn_cards(
             ],
             near_misses=misses.get(turn.pk, []),
             notes=notes.get(turn.pk, []),
+            conversation_turn=numbers.get(turn.epoch),
         )
         for turn in turns
     }

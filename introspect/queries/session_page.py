@@ -14,6 +14,7 @@ from introspect.queries.conversation import (
     conversation_entries,
     conversation_page,
     conversation_tail,
+    fire_numbers,
     fires_query,
     from_position,
     has_conversation,
@@ -36,11 +37,17 @@ from lib.viewers import Viewer
 
 
 def turn_context(
-    session: Session, turns: list[Turn], *, header: bool = False, items: list[Item] | None = None
+    session: Session,
+    turns: list[Turn],
+    *,
+    header: bool = False,
+    items: list[Item] | None = None,
+    numbers: dict[int, int | None] | None = None,
 ) -> dict:
     """Everything the fire turns of a page show: rows with evidence, near-misses, subagents, and
     what other apps note under each turn (introspect/queries/providers.py). Given the conversation
-    `items` of the page, a note about an entry goes under that entry and not again under its turn."""
+    `items` of the page, a note about an entry goes under that entry and not again under its turn;
+    `numbers`: each turn's conversation turn by its epoch (fire_numbers; none in the fire-turn list)."""
     turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
@@ -59,7 +66,9 @@ def turn_context(
     return {
         "turns": turns,
         # What the turn-row partial draws of each turn it is given (by epoch).
-        "turn_cards": turn_cards(turns, ways, session, misses=misses, notes=under_turns),
+        "turn_cards": turn_cards(
+            turns, ways, session, misses=misses, notes=under_turns, numbers=numbers or {}
+        ),
         "ways": ways,
         # The page's own calls show their run's facts; a live tail's do not.
         "subagents": subagents_by_tool_use(agents, summarised=tool_uses(items or []) if header else set()),
@@ -113,7 +122,9 @@ def session_detail_page(
             else "",
         }
     page = conversation_page(session, turn=turn, part=part)
-    context = turn_context(session, page.fires, header=True, items=page.items)
+    context = turn_context(
+        session, page.fires, header=True, items=page.items, numbers=fire_numbers(page.items)
+    )
     unseen = unseen_entries(session, page, since) if since is not None else None
     headings = (item.turn_start for item in page.items if item.turn_start is not None)
     return {
@@ -210,7 +221,7 @@ def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_
     # A turn the tail opens has its signals so far (one query, only when it opens any).
     headings = (item.turn_start for item in tail["items"] if item.turn_start is not None)
     return {
-        **turn_context(session, tail["fires"], items=tail["items"]),
+        **turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"]),
         **tail,
         "turn_signals": turn_outcomes.turn_signals(session, headings),
     }
