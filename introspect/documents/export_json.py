@@ -98,7 +98,7 @@ def json_export(session: Session, chunks: Iterable[list], subagents: Sequence[Su
             if item.gap is not None:
                 conversation.append(ConversationItem(kind="unread_line", unread_line=unread_line(item.gap)))
                 continue
-            entry = item.entry
+            entry = item.card.entry
             if entry.is_prompt and item.turn_start is not None:
                 turn = item.turn_start
             conversation.append(ConversationItem(kind="entry", entry=export_entry(entry, turn)))
@@ -137,7 +137,8 @@ def export_subagent(run: SubagentRun) -> ExportSubagent:
     entries = []
     turn = 0
     for chunk in run.chunks:
-        for entry in chunk:
+        for card in chunk:
+            entry = card.entry
             turn += entry.is_prompt  # its own prompts, as the session's are numbered
             entries.append(export_entry(entry, turn))
     agent = run.agent

@@ -52,20 +52,22 @@ def markdown_export(
         # A result paired into its call's block is written there, not again at its own place; the
         # input queue's bookkeeping is not written (its words are a prompt's, or there were none).
         yield "".join(
-            item_markdown(item) + spawn_pointer(item.entry, spawned)
+            item_markdown(item) + spawn_pointer(item.card, spawned)
             for item in items
-            if not skipped(item.entry)
+            if not skipped(item.card)
         )
     if subagents:
         yield "---\n\n# Subagents\n\n"
     for run in subagents:
         yield subagent_header(run)
         for chunk in run.chunks:
-            yield "".join(entry_markdown(entry) + "\n" for entry in chunk if not skipped(entry))
+            yield "".join(entry_markdown(card) + "\n" for card in chunk if not skipped(card))
 
 
-def skipped(entry) -> bool:
-    return getattr(entry, "with_call", False) or getattr(entry, "bookkeeping", False)
+def skipped(card) -> bool:
+    """A fire turn's or an unread line's item (no card) is written; an entry's card is not when its
+    result is written inside its call, or it is the input queue's bookkeeping."""
+    return card is not None and (card.with_call or card.bookkeeping)
 
 
 def header(session: Session, subagents: Sequence[SubagentRun] = ()) -> str:
@@ -116,8 +118,8 @@ def subagent_title(run: SubagentRun) -> str:
     return f"Subagent `{run.agent.agent_id.replace('`', '')}`{kind}"
 
 
-def spawn_pointer(entry, spawned: dict[str, SubagentRun]) -> str:
-    run = spawned.get(getattr(entry, "tool_use_id", None) or "")
+def spawn_pointer(card, spawned: dict[str, SubagentRun]) -> str:
+    run = spawned.get((card.entry.tool_use_id if card is not None else None) or "")
     if run is None:
         return ""
     return f"> This call ran {subagent_title(run)}: its conversation is in the appendix, under its name.\n\n"
@@ -144,14 +146,14 @@ def subagent_header(run: SubagentRun) -> str:
 
 def item_markdown(item) -> str:
     if item.fire is not None:
-        return fire_markdown(item.fire)
+        return fire_markdown(item.fire, item.conversation_turn)
     if item.gap is not None:
         return gap_markdown(item.gap)
     heading = ""
     if item.turn_start is not None:
         title = f"Turn {item.turn_start}" if item.turn_start else "Before the first prompt"
         heading = f"## {title}\n\n"
-    return heading + entry_markdown(item.entry) + "\n"
+    return heading + entry_markdown(item.card) + "\n"
 
 
 def gap_markdown(gap) -> str:
@@ -160,9 +162,9 @@ def gap_markdown(gap) -> str:
     return f"*Line {gap.line} of `{gap.file.replace('`', '')}` could not be read: {gap.reason}{more}.*\n\n"
 
 
-def fire_markdown(turn) -> str:
+def fire_markdown(turn, at: int | None) -> str:
+    """A fire turn, named by the conversation turn it sits in (`at`; None: tied to no prompt)."""
     join = "keyed" if turn.join_confidence == "keyed" else f"heuristic: {turn.join_reason or 'by time'}"
-    at = getattr(turn, "conversation_turn", None)
     where = f"at turn {at}" if at else "tied to no prompt"
     where += f" (agent-ways epoch {turn.epoch})"
     lines = [f"> **Ways injected** {where} · {turn.ts_raw} · {join}"]
@@ -182,17 +184,19 @@ def fire_markdown(turn) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def entry_markdown(entry) -> str:
+def entry_markdown(card) -> str:
+    """An entry's card (queries.entry_cards.EntryCard) as Markdown."""
+    entry = card.entry
     kind = entry_kinds.card(entry)
     if kind == "prompt":
         return f"**User**{stamp(entry)}\n\n{quoted(prose(entry.text))}"
     if kind == "reply":
         return f"**Assistant**{stamp(entry)}\n\n{prose(entry.text).rstrip()}\n"
     if kind == "call":
-        return call_markdown(entry)
+        return call_markdown(card)
     if kind == "result":
         return (
-            f"**Tool result**{' (error)' if entry.is_error else ''}{stamp(entry)}\n\n{result_markdown(entry)}"
+            f"**Tool result**{' (error)' if entry.is_error else ''}{stamp(entry)}\n\n{result_markdown(card)}"
         )
     if kind == "thinking":
         return f"*Thinking*{stamp(entry)}\n\n{fenced(entry.text)}"
@@ -204,7 +208,7 @@ def entry_markdown(entry) -> str:
     if kind == "compaction":
         return f"---\n\n*Compaction*{stamp(entry)}\n\n---\n"
     if kind == "system":
-        text = getattr(entry, "system_text", "") or ""
+        text = card.system_text
         return f"*System · {entry.subtype or 'line'}*{stamp(entry)}\n" + (f"\n{fenced(text)}" if text else "")
     if kind == "hook":
         return f"*Hook {entry.hook_event} · {entry.subtype}*{stamp(entry)}\n"
@@ -222,8 +226,8 @@ def entry_markdown(entry) -> str:
     return f"*{label}*{stamp(entry)}\n" + (f"\n{fenced(entry.text)}" if entry.text else "")
 
 
-def call_markdown(entry) -> str:
-    call = entry.call
+def call_markdown(card) -> str:
+    entry, call = card.entry, card.call
     head = f"**Tool call: {call.name or entry.tool_name or '?'}**"
     if call.summary:
         head += f" — `{call.summary.replace('`', '')}`"
@@ -233,14 +237,14 @@ def call_markdown(entry) -> str:
         else fenced(call.input_json, "json")
     )
     out = f"{head}{stamp(entry)}\n\n{body}"
-    result = getattr(entry, "paired_result", None)
+    result = card.paired_result
     if result is not None:
-        out += f"\nResult{' (error)' if result.is_error else ''}:\n\n{result_markdown(result)}"
+        out += f"\nResult{' (error)' if result.entry.is_error else ''}:\n\n{result_markdown(result)}"
     return out
 
 
-def result_markdown(entry) -> str:
-    result = entry.result
+def result_markdown(card) -> str:
+    result = card.result
     if result.stdout is not None or result.stderr:
         out = fenced(result.stdout or "")
         if result.stderr:

@@ -6,16 +6,15 @@ session page, its live tail, a subagent's pages and every export)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db.models import Q, QuerySet
 
 from introspect.models import Session, TranscriptEntry, Turn
 from introspect.queries import line_gaps, providers
-from introspect.queries.entry_cards import for_display, pair_results
+from introspect.queries.entry_cards import EntryCard, entry_cards
 from introspect.queries.fire_turns import TURNS_PER_PAGE, with_rows
 from introspect.rules import conversation as paging
-from introspect.rules import entry_kinds
 from lib import params
 
 CONVERSATION_TYPES_HIDDEN = ("ai-title", "custom-title", "progress")
@@ -67,7 +66,10 @@ class Item:
     mark of a line that could not be read (queries/line_gaps.py)."""
 
     entry: TranscriptEntry | None = None
+    card: EntryCard | None = None  # the entry prepared for display (prepare_spine)
     fire: Turn | None = None
+    # A fire turn's conversation turn (number_fires; None: tied to no prompt, or not numbered).
+    conversation_turn: int | None = None
     gap: line_gaps.LineGap | None = None
     turn_start: int | None = None  # set on a prompt (or a page's first entry): the turn it opens
     continued: bool = False
@@ -249,10 +251,16 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     # Fire turns of prompts shown before this tail (the growing last one among them): numbered by
     # their prompt (one more query, only when there are any).
     earlier = [f for f in replaced + keyed_earlier + elsewhere if f.prompt_entry_id or f.nearest_prompt_id]
-    if earlier:
-        numbers = turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier})
-        for fire in earlier:
-            fire.conversation_turn = numbers.get(fire.prompt_entry_id or fire.nearest_prompt_id)
+    by_prompt = (
+        turn_numbers(session, {f.prompt_entry_id or f.nearest_prompt_id for f in earlier}) if earlier else {}
+    )
+    numbers = {f.epoch: by_prompt.get(f.prompt_entry_id or f.nearest_prompt_id) for f in earlier}
+    placed = [
+        replace(item, conversation_turn=numbers[item.fire.epoch])
+        if item.fire is not None and item.fire.epoch in numbers
+        else item
+        for item in placed
+    ]
     prompts_of = dict(
         TranscriptEntry.objects.filter(pk__in=[f.prompt_entry_id for f in keyed_earlier]).values_list(
             "pk", "uuid"
@@ -261,6 +269,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     return {
         "items": placed,
         "fires": fires,
+        "fire_numbers": fire_numbers(placed) | numbers,
         "replaced": replaced,
         "keyed_earlier": [
             FireAfterPrompt(fire=fire, after_uuid=prompts_of.get(fire.prompt_entry_id) or "")
@@ -285,25 +294,26 @@ def prepare_spine(
 ) -> list[Item]:
     """A stretch of a spine (`source_id`'s entries as numbered items) made ready to draw, the one way
     the session page, its live tail, a subagent's pages and every export do it: each tool call given
-    its result (pair_results, a result on a later page read too), the entries prepared for display
-    (for_display), the items the page draws (`drawn`; `every_entry` keeps them all, for an export),
-    each prompt marked with the keyword spans its fire turns matched, and `fires` placed on the
+    its result and the entries prepared for display, each prompt with the keyword spans its fire
+    turns matched (entry_cards: each item's `card`), the items the page draws (`drawn`;
+    `every_entry` keeps them all, for an export), and `fires` placed on the
     spine (place_fires: `later`, `open_prompt`), then `trailing` after it, each numbered with the
     conversation turn it sits in (`turn`: the one the stretch continues).
 
     `spans_from`: the fire turns whose spans mark the prompts when they are more than those placed
     (the live tail: a turn it swaps in place may be keyed to a prompt it draws).
     """
-    entries = [item.entry for item in items]
-    extra = pair_results(source_id, entries)
-    for_display(entries + extra)
+    cards = entry_cards(
+        source_id,
+        [item.entry for item in items],
+        prompt_spans=prompt_spans(fires if spans_from is None else spans_from),
+    )
+    items = [replace(item, card=card) for item, card in zip(items, cards, strict=True)]
     if not every_entry:
         items = drawn(items)
-    mark_prompt_spans(entries, fires if spans_from is None else spans_from)
     items = place_fires(items, list(fires), later=later, open_prompt=open_prompt)
     items += [Item(fire=fire) for fire in trailing]
-    number_fires(items, turn)
-    return items
+    return number_fires(items, turn)
 
 
 def place_gaps(items: list[Item], gaps: list[line_gaps.LineGap]) -> list[Item]:
@@ -324,11 +334,10 @@ def drawn(items: list[Item]) -> list[Item]:
     """The items the page draws: not a result already drawn inside its call's card, nor the input
     queue's bookkeeping (rules/entry_kinds.hidden_queue_lines). A turn heading on an item left out
     moves to the next one drawn."""
-    hidden = entry_kinds.hidden_queue_lines([item.entry for item in items])
     kept: list[Item] = []
     heading: Item | None = None
-    for n, item in enumerate(items):
-        if n in hidden or getattr(item.entry, "with_call", False):
+    for item in items:
+        if item.card.bookkeeping or item.card.with_call:
             heading = heading or (item if item.turn_start is not None else None)
             continue
         if heading is not None and item.turn_start is None:
@@ -398,28 +407,28 @@ def number_items(entries: list[TranscriptEntry], *, turn: int, part: int) -> tup
     return items, first
 
 
-def number_fires(items: list[Item], current: int | None = None) -> None:
+def number_fires(items: list[Item], current: int | None = None) -> list[Item]:
     """Give each fire turn on the spine the number of the conversation turn it sits in
     (`conversation_turn`; None when it is tied to no prompt): the page shows one numbering, the
     prompts', and agent-ways' own (the epoch) only as a detail. `current`: the turn the page
     continues, for fire turns placed before its first entry."""
+    out = []
     for item in items:
         if item.turn_start is not None:
             current = item.turn_start
         elif item.fire is not None:
             tied = item.fire.prompt_entry_id or item.fire.nearest_prompt_id
-            item.fire.conversation_turn = current if tied else None
+            item = replace(item, conversation_turn=current if tied else None)
+        out.append(item)
+    return out
 
 
-def mark_prompt_spans(entries: list[TranscriptEntry], fires: list[Turn]) -> None:
-    """Give each prompt the keyword spans its keyed fire turns matched (`prompt_spans`)."""
-    spans = prompt_spans(fires)
-    for entry in entries:
-        if entry.is_prompt:
-            entry.prompt_spans = spans.get(entry.pk, [])
+def fire_numbers(items: list[Item]) -> dict[int, int | None]:
+    """The conversation turn of each fire turn on the spine, by its epoch (what its TurnCard says)."""
+    return {item.fire.epoch: item.conversation_turn for item in items if item.fire is not None}
 
 
-def prompt_spans(fires: list[Turn]) -> dict[int, list[str]]:
+def prompt_spans(fires: Sequence[Turn]) -> dict[int, list[str]]:
     """Keyword spans to mark in a prompt: only where a turn is keyed to that prompt."""
     spans: dict[int, list[str]] = {}
     for fire in fires:

@@ -25,9 +25,9 @@ from introspect.queries.conversation import (
     position_of,
     prepare_spine,
 )
+from introspect.queries.entry_cards import EntryCard
 from introspect.queries.fire_turns import with_rows
 from introspect.queries.subagents import subagent_summaries
-from introspect.rules import entry_kinds
 
 EXPORT_CHUNK = 500
 PREFIX_MATCHES_SHOWN = 5
@@ -52,8 +52,8 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
     """The session's conversation in file order as spine items (`conversation.Item`), `size`
     entries a chunk, each fire turn after the prompt it belongs to; fire turns no entry took (a session
     without a transcript has only those) come last, so none is left out. A result shown inside
-    its call (`entry.with_call`, as on the session page) stays in the list too, and so does a line
-    of the input queue's bookkeeping (`entry.bookkeeping`): the JSON export lists every entry, the
+    its call (`EntryCard.with_call`, as on the session page) stays in the list too, and so does a line
+    of the input queue's bookkeeping (`EntryCard.bookkeeping`): the JSON export lists every entry, the
     HTML and Markdown ones skip them where they stand. Fire turns carry their conversation turn;
     a line that could not be read is marked at its place (`Item.gap`, queries/line_gaps.py).
 
@@ -92,9 +92,6 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
             turn=turn if after is not None else None,
             every_entry=True,
         )
-        # What the page does not draw of the input queue: the HTML and Markdown exports leave it out.
-        for n in entry_kinds.hidden_queue_lines(chunk):
-            chunk[n].bookkeeping = True
         if line_gaps.may_have_gaps(session.transcript, chunk):
             # As on the page: what lies from the chunk's first entry up to the next chunk's.
             lower = None if after is None else position_of(chunk[0])
@@ -115,7 +112,8 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
 def subagent_runs(session: Session, *, size: int | None = None) -> list[SubagentRun]:
     """The session's subagent runs that have a transcript, in the order they started (their first
     stamped line; the agent id between equals): three queries, then about four a chunk as each
-    run's `chunks` is read. A result shown inside its call is marked `with_call`, as on the page."""
+    run's `chunks` is read. A result shown inside its call is marked `with_call` on its card, as on
+    the page."""
     agents = list(Subagent.objects.filter(session=session).exclude(source=None).select_related("spawn_entry"))
     summaries = subagent_summaries(agents)
 
@@ -137,8 +135,9 @@ def subagent_runs(session: Session, *, size: int | None = None) -> list[Subagent
     return runs
 
 
-def subagent_chunks(agent: Subagent, *, size: int) -> Iterator[list[TranscriptEntry]]:
-    """A subagent's own transcript, every conversation line of it, `size` a chunk in file order."""
+def subagent_chunks(agent: Subagent, *, size: int) -> Iterator[list[EntryCard]]:
+    """A subagent's own transcript, every conversation line of it prepared for display, `size` a
+    chunk in file order."""
     lines = (
         TranscriptEntry.objects.filter(source_id=agent.source_id, inert=False)
         .exclude(type__in=CONVERSATION_TYPES_HIDDEN)
@@ -150,8 +149,8 @@ def subagent_chunks(agent: Subagent, *, size: int) -> Iterator[list[TranscriptEn
         chunk = list(rest[:size])
         if not chunk:
             return
-        prepare_spine(agent.source_id, [Item(entry=entry) for entry in chunk], every_entry=True)
-        yield chunk
+        items = prepare_spine(agent.source_id, [Item(entry=entry) for entry in chunk], every_entry=True)
+        yield [item.card for item in items]
         if len(chunk) < size:
             return
         after = chunk[-1]

@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
 
 from introspect.models import Project, Session, Turn, TurnWay, Way, WaysEvent
-from introspect.queries import ways
+from introspect.queries import providers, ways
 from introspect.rules import evidence
 from introspect.rules.timestamps import shifted
 
@@ -56,21 +56,67 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[w
     return out
 
 
-def attach_evidence(turns: list[Turn], ways: dict[str, Way], session: Session) -> None:
-    """Give each turn row its why-fired lines (introspection.md §5) for the drill-down."""
-    for turn in turns:
-        for row in turn.ways.all():
-            way = ways.get(row.way_id)
-            row.evidence = evidence.why_fired(
-                channel=row.trigger_channel,
-                matched_span=row.matched_span,
-                fire_score=row.fire_score,
-                surface=row.event.surface,
-                criteria=way.criteria if way else {},
-                token_position=turn.token_position,
-                window_k=session.window_k,
-                keyed=turn.join_confidence == Turn.Join.KEYED,
-            )
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One row of a fire turn (a way it fired, re-disclosed or withheld) with its why-fired lines
+    (introspection.md §5) for the drill-down."""
+
+    row: TurnWay
+    evidence: list[evidence.Evidence]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCard:
+    """A fire turn as the session page draws it: the turn, its rows, the near-misses of its scan,
+    what other apps note under it (queries/providers.py) and, on the conversation, the
+    conversation turn it sits in (None: tied to no prompt)."""
+
+    turn: Turn
+    rows: list[EventRow]
+    near_misses: list[ways.NearMiss]
+    notes: list[providers.Note]
+    conversation_turn: int | None = None
+
+
+def turn_cards(
+    turns: list[Turn],
+    by_id: dict[str, Way],
+    session: Session,
+    *,
+    misses: dict[int, list[ways.NearMiss]],
+    notes: dict[int, list[providers.Note]],
+    numbers: dict[int, int | None],
+) -> dict[int, TurnCard]:
+    """The card of each turn, by its epoch: the one place a TurnCard (and an EventRow) is built.
+    `misses` and `notes` are by the turn's pk (near_misses_by_turn, providers.session_notes),
+    `numbers` (the conversation turns, queries/conversation.fire_numbers) by its epoch."""
+    return {
+        turn.epoch: TurnCard(
+            turn=turn,
+            rows=[
+                EventRow(row=row, evidence=row_evidence(row, turn, by_id.get(row.way_id), session))
+                for row in turn.ways.all()
+            ],
+            near_misses=misses.get(turn.pk, []),
+            notes=notes.get(turn.pk, []),
+            conversation_turn=numbers.get(turn.epoch),
+        )
+        for turn in turns
+    }
+
+
+def row_evidence(row: TurnWay, turn: Turn, way: Way | None, session: Session) -> list[evidence.Evidence]:
+    """A row's why-fired lines: what was recorded when it fired, against today's criteria."""
+    return evidence.why_fired(
+        channel=row.trigger_channel,
+        matched_span=row.matched_span,
+        fire_score=row.fire_score,
+        surface=row.event.surface,
+        criteria=way.criteria if way else {},
+        token_position=turn.token_position,
+        window_k=session.window_k,
+        keyed=turn.join_confidence == Turn.Join.KEYED,
+    )
 
 
 def ways_by_id(way_ids: set[str], project: Project | None) -> dict[str, Way]:

@@ -3,6 +3,7 @@ placed under the turn the session page shows it in, and linked to that place."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.db.models import OuterRef, Q, Subquery
@@ -21,32 +22,33 @@ def text_hits(terms: list[str], groups: list[TextGroup]) -> dict[int, Hit]:
         return {}
     ids = [group.entry_id for group in groups]
     marked = snippets(terms, ids)
-    entries = {entry.pk: entry for entry in page_entries(ids)}
+    placed = {found.entry.pk: found for found in page_entries(ids)}
     hits = {}
     for group in groups:
-        entry = entries.get(group.entry_id)
-        if entry is None:
+        found = placed.get(group.entry_id)
+        if found is None:
             continue
+        entry, turn_epoch = found.entry, found.turn_epoch
         session = entry.session
         agent = entry.source.agent_key if entry.source.kind == SourceFile.Kind.SUBAGENT_TRANSCRIPT else ""
         anchor = (
             f"u-{converters.dom_id(entry.uuid)}"
             if entry.uuid
-            else (f"turn-{entry.turn_epoch}" if entry.turn_epoch else "")
+            else (f"turn-{turn_epoch}" if turn_epoch else "")
         )
         if agent:
             url = reverse("introspect:subagent-detail", args=[session.sid, agent])
             url += "?" + urlencode({**({"hit": entry.uuid} if entry.uuid else {}), "q": " ".join(terms)})
             url += f"#{anchor}" if anchor else ""
         else:
-            url = session_url(session.sid, entry.turn_epoch, anchor, uuid=entry.uuid or "", terms=terms)
+            url = session_url(session.sid, turn_epoch, anchor, uuid=entry.uuid or "", terms=terms)
         hits[entry.pk] = Hit(
             session_sid=session.sid,
             kind=entry_kinds.search_kind(entry),
             snippet=pieces(marked.get(entry.pk, "")),
             url=url,
             ts=entry.ts,
-            epoch=None if agent else entry.turn_epoch,
+            epoch=None if agent else turn_epoch,
             tool_name=entry.tool_name or "",
             uuid=entry.uuid or "",
             project=session.project.name if session.project else "",
@@ -59,8 +61,17 @@ def text_hits(terms: list[str], groups: list[TextGroup]) -> dict[int, Hit]:
     return hits
 
 
-def page_entries(ids: list[int]) -> list[TranscriptEntry]:
-    """The page's entries with their session, source and the turn each is shown under (`turn_epoch`).
+@dataclass(frozen=True, slots=True)
+class PlacedEntry:
+    """A hit's entry (with its session and source) and the fire turn the session page shows it
+    under (None: no turn)."""
+
+    entry: TranscriptEntry
+    turn_epoch: int | None
+
+
+def page_entries(ids: list[int]) -> list[PlacedEntry]:
+    """The page's entries with their session, source and the turn each is shown under.
 
     The session page lists turns in pages of queries.TURNS_PER_PAGE and shows a line inside the
     exchange of the prompt before it, under the turn keyed to that prompt (else the first turn
@@ -104,9 +115,9 @@ def page_entries(ids: list[int]) -> list[TranscriptEntry]:
         )
     )
     epochs = turn_epochs({entry.anchor for entry in entries} - {None})
-    for entry in entries:
-        entry.turn_epoch = epochs.get((entry.session_id, entry.anchor))
-    return entries
+    return [
+        PlacedEntry(entry=entry, turn_epoch=epochs.get((entry.session_id, entry.anchor))) for entry in entries
+    ]
 
 
 def turn_epochs(anchors: set[int]) -> dict[tuple[int, int], int]:

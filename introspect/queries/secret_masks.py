@@ -1,10 +1,10 @@
 """Secrets masked where stored text becomes display text: the one call every page, live tail and
-export makes on the entries and spills it shows (entry_cards.for_display, entry_code).
+export makes on the entries and spills it shows (entry_cards.entry_cards, entry_code).
 
 Computed on read over what is shown, but only for the lines the importer's scan found a secret in or
 never scanned (`TranscriptEntry.has_secret` true or null: a line stored by an importer with
 WAYSWEB_SECRET_SCAN off is masked all the same). Scanning every shown line cost 25-440 ms for 400
-entries (0.4-2.5 MB of lines) of the bench corpus, 30-50 % of for_display; a line found clean at
+entries (0.4-2.5 MB of lines) of the bench corpus, 30-50 % of preparing them for display; a line found clean at
 import now costs nothing. Spills are scanned on read (few, not flagged). The false positives people
 marked are read (one query) only when something was found.
 """

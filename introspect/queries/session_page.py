@@ -14,6 +14,7 @@ from introspect.queries.conversation import (
     conversation_entries,
     conversation_page,
     conversation_tail,
+    fire_numbers,
     fires_query,
     from_position,
     has_conversation,
@@ -24,27 +25,32 @@ from introspect.queries.conversation import (
 )
 from introspect.queries.fire_turns import (
     TURNS_PER_PAGE,
-    attach_evidence,
     near_misses_by_turn,
     peak_context,
+    turn_cards,
     turns_page,
     ways_by_id,
     window_spans,
 )
-from introspect.queries.subagents import loose_subagents, subagent_summaries, subagents_by_tool_use
+from introspect.queries.subagents import loose_subagents, subagents_by_tool_use
 from lib.viewers import Viewer
 
 
 def turn_context(
-    session: Session, turns: list[Turn], *, header: bool = False, items: list[Item] | None = None
+    session: Session,
+    turns: list[Turn],
+    *,
+    header: bool = False,
+    items: list[Item] | None = None,
+    numbers: dict[int, int | None] | None = None,
 ) -> dict:
     """Everything the fire turns of a page show: rows with evidence, near-misses, subagents, and
     what other apps note under each turn (introspect/queries/providers.py). Given the conversation
-    `items` of the page, a note about an entry goes under that entry and not again under its turn."""
+    `items` of the page, a note about an entry goes under that entry and not again under its turn;
+    `numbers`: each turn's conversation turn by its epoch (fire_numbers; none in the fire-turn list)."""
     turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
-    attach_evidence(turns, ways, session)
     misses = near_misses_by_turn(session, turns)
     notes = providers.session_notes(session, turns, header=header)
     placed: set[int] = set()
@@ -52,17 +58,28 @@ def turn_context(
         if item.entry is not None and item.entry.pk in notes.by_entry:
             item.notes = notes.by_entry[item.entry.pk]
             placed.update(id(note.item) for note in item.notes)
-    for turn in turns:
-        turn.notes = [note for note in notes.by_turn.get(turn.pk, []) if id(note.item) not in placed]
-        turn.near_misses = misses.get(turn.pk, [])
+    under_turns = {
+        pk: [note for note in turn_notes if id(note.item) not in placed]
+        for pk, turn_notes in notes.by_turn.items()
+    }
     agents = list(Subagent.objects.filter(session=session).order_by("agent_id"))
     return {
         "turns": turns,
+        # What the turn-row partial draws of each turn it is given (by epoch).
+        "turn_cards": turn_cards(
+            turns, ways, session, misses=misses, notes=under_turns, numbers=numbers or {}
+        ),
         "ways": ways,
-        "subagents": subagents_by_tool_use(agents),
+        # The page's own calls show their run's facts; a live tail's do not.
+        "subagents": subagents_by_tool_use(agents, summarised=tool_uses(items or []) if header else set()),
         "loose_subagents": loose_subagents(agents) if header else [],
         "header_notes": notes.header,
     }
+
+
+def tool_uses(items: list[Item]) -> set[str]:
+    """The tool_use ids of the calls among `items`."""
+    return {item.entry.tool_use_id for item in items if item.entry is not None and item.entry.tool_use_id}
 
 
 def session_detail_page(
@@ -105,14 +122,9 @@ def session_detail_page(
             else "",
         }
     page = conversation_page(session, turn=turn, part=part)
-    context = turn_context(session, page.fires, header=True, items=page.items)
-    on_page = {
-        item.entry.tool_use_id for item in page.items if item.entry is not None and item.entry.tool_use_id
-    }
-    shown = [agent for tool_use, agent in context["subagents"].items() if tool_use in on_page]
-    summaries = subagent_summaries(shown)
-    for agent in shown:
-        agent.summary = summaries.get(agent.agent_id)
+    context = turn_context(
+        session, page.fires, header=True, items=page.items, numbers=fire_numbers(page.items)
+    )
     unseen = unseen_entries(session, page, since) if since is not None else None
     headings = (item.turn_start for item in page.items if item.turn_start is not None)
     return {
@@ -209,7 +221,7 @@ def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_
     # A turn the tail opens has its signals so far (one query, only when it opens any).
     headings = (item.turn_start for item in tail["items"] if item.turn_start is not None)
     return {
-        **turn_context(session, tail["fires"], items=tail["items"]),
+        **turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"]),
         **tail,
         "turn_signals": turn_outcomes.turn_signals(session, headings),
     }

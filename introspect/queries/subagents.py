@@ -97,16 +97,34 @@ def subagent_conversation(agent: Subagent, *, part: int = 0) -> tuple[list[Item]
     return items, following
 
 
-def subagents_by_tool_use(agents: list[Subagent]) -> dict[str, Subagent]:
-    return {agent.tool_use_id: agent for agent in agents if agent.tool_use_id}
+@dataclass(frozen=True, slots=True)
+class AgentCard:
+    """A subagent run as a page draws it: the run, and what it cost and did (`summary`; None when
+    the page does not show its facts, or the run has no file)."""
+
+    agent: Subagent
+    summary: SubagentSummary | None = None
 
 
-def loose_subagents(agents: list[Subagent]) -> list[Subagent]:
+def agent_cards(agents: list[Subagent], summaries: dict[str, SubagentSummary]) -> list[AgentCard]:
+    """The cards of `agents`, each with its summary when `summaries` has one: the one place an
+    AgentCard is built."""
+    return [AgentCard(agent=agent, summary=summaries.get(agent.agent_id)) for agent in agents]
+
+
+def subagents_by_tool_use(
+    agents: list[Subagent], *, summarised: set[str] = frozenset()
+) -> dict[str, AgentCard]:
+    """The runs spawned by a tool call, by that call's tool_use id; those whose call is among
+    `summarised` (the calls a page shows) with their summary (two queries when there are any)."""
+    spawned = [agent for agent in agents if agent.tool_use_id]
+    summaries = subagent_summaries([agent for agent in spawned if agent.tool_use_id in summarised])
+    return {card.agent.tool_use_id: card for card in agent_cards(spawned, summaries)}
+
+
+def loose_subagents(agents: list[Subagent]) -> list[AgentCard]:
     """The runs with a transcript of their own that no tool call of the page's conversation leads
     to: every one of a session whose main transcript is missing, else those whose spawning call
-    is not in it. Each with its `summary` (tokens, cost); two queries when there are any."""
+    is not in it. Each with its summary (tokens, cost); two queries when there are any."""
     loose = [agent for agent in agents if agent.spawn_entry_id is None and agent.source_id is not None]
-    summaries = subagent_summaries(loose)
-    for agent in loose:
-        agent.summary = summaries.get(agent.agent_id)
-    return loose
+    return agent_cards(loose, subagent_summaries(loose))

@@ -66,9 +66,10 @@ def total_tokens(counts: object) -> int:
 
 
 @register.filter
-def call_status(result_entry: object) -> str:
-    """How the call whose paired result this is ended (rules/tool_cards.call_status)."""
-    return tool_cards.call_status(getattr(result_entry, "result", None))
+def call_status(result_card: object) -> str:
+    """How the call whose paired result's card (queries.entry_cards.EntryCard) this is ended
+    (rules/tool_cards.call_status)."""
+    return tool_cards.call_status(getattr(result_card, "result", None))
 
 
 GIST_CHARS = 160
@@ -233,7 +234,7 @@ def page_cap(context) -> int | None:
 
 @register.simple_tag(takes_context=True, name="long_text")
 def long_text_tag(context, text: str | None, spans: list[str] | None = None, markdown: bool = False):
-    """`{% long_text entry.text markdown=True %}`, `{% long_text entry.text entry.prompt_spans %}`:
+    """`{% long_text entry.text markdown=True %}`, `{% long_text entry.text entry_card.prompt_spans %}`:
     `long_text`, open in the entry a search hit opened."""
     return long_text(text, spans, markdown=markdown, is_open=opened(context), cap=page_cap(context))
 
@@ -535,13 +536,14 @@ def diff_block_tag(context, diff, language: str = "text", entry=None, slot=""):
 
 
 @register.filter
-def answered(call: tool_cards.ToolCall, entry):
-    """AskUserQuestion: the call's questions, with the answers of `entry.paired_result` once it has one.
+def answered(call: tool_cards.ToolCall, entry_card):
+    """AskUserQuestion: the call's questions, with the answers of its card's `paired_result` (a
+    queries.entry_cards.EntryCard) once it has one.
 
-    Takes the call's entry, not the result: a missing `paired_result` must not fail the lookup of a
+    Takes the call's card, not the result: a missing `paired_result` must not fail the lookup of a
     filter argument (Django raises there, where it forgives the filtered value).
     """
-    paired = getattr(entry, "paired_result", None)
+    paired = getattr(entry_card, "paired_result", None)
     return tool_cards.answered(call, getattr(paired, "result", None))
 
 

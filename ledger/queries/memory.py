@@ -175,8 +175,6 @@ def session_notes(session: Session, turns: list, header: bool) -> providers.Sess
         )
         .order_by("entry__ts", "pk")
     )
-    for version in written:
-        version.turn_url = turn_url(version)
     notes = providers.SessionNotes()
     for version in written:
         # At the call itself on the conversation; under its fire turn where only fire turns show.
@@ -184,7 +182,8 @@ def session_notes(session: Session, turns: list, header: bool) -> providers.Sess
             providers.Note("ledger/notes/turn_memory.html", version)
         )
     if header and written:
-        notes.header.append(providers.Note("ledger/notes/memory_written.html", written))
+        views = [VersionView(version, turn_url=turn_url(version)) for version in written]
+        notes.header.append(providers.Note("ledger/notes/memory_written.html", views))
     if not turns or not written:
         return notes
     later = session.turns.filter(epoch=turns[-1].epoch + 1).values_list("ts", flat=True).first()

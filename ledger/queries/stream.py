@@ -3,7 +3,7 @@ session page shows (the provider LedgerConfig.ready registers with introspect.qu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 
@@ -44,16 +44,19 @@ class StreamItem:
     new_session: bool
     duplicate_epoch: bool
     gap_before: int
+    decisions: list = field(default_factory=list)  # the decision records its body names
 
 
 def ledger_stream(slug: str) -> list[StreamItem]:
     """One project's entries in (epoch, timestamp, file name) order, with session boundaries,
-    duplicate epochs and gaps flagged — never renumbered (knowledge-and-records.md §2.4)."""
+    duplicate epochs and gaps flagged — never renumbered (knowledge-and-records.md §2.4) — and
+    the decision records each names (one query for all)."""
     entries = list(
         LedgerEntry.objects.filter(project_slug=slug)
         .select_related("session__project")
         .order_by("epoch", "ts", "rel_path")
     )
+    mentioned = record_queries.mention_map({entry.pk: entry.body for entry in entries})
     counts: dict[int, int] = {}
     for entry in entries:
         if entry.epoch is not None:
@@ -69,6 +72,7 @@ def ledger_stream(slug: str) -> list[StreamItem]:
                 entry.session_key != previous_session,
                 entry.epoch is not None and counts.get(entry.epoch, 0) > 1,
                 gap,
+                mentioned.get(entry.pk, []),
             )
         )
         previous_session = entry.session_key
@@ -105,9 +109,6 @@ def ledger_stream_page(slug: str) -> dict:
     """One project's stream, each entry with the decision records it names (one query for all);
     no items when the project has no entries."""
     items = ledger_stream(slug)
-    mentioned = record_queries.mention_map({item.entry.pk: item.entry.body for item in items})
-    for item in items:
-        item.entry.decisions = mentioned.get(item.entry.pk, [])
     known = next((item.entry.session.project for item in items if item.entry.session), None)
     return {"slug": slug, "items": items, "project": known}
 

@@ -123,7 +123,8 @@ def test_a_long_subagent_run_is_read_a_chunk_at_a_time(imported):
     chunks = list(run.chunks)
     assert len(chunks) > 2 and all(len(chunk) <= 3 for chunk in chunks)
     [whole] = queries.subagent_runs(session)
-    assert [entry.pk for chunk in chunks for entry in chunk] == [entry.pk for entry in next(whole.chunks)]
+    in_chunks = [card.entry.pk for chunk in chunks for card in chunk]
+    assert in_chunks == [card.entry.pk for card in next(whole.chunks)]
 
 
 def test_the_command_writes_the_subagents_too(imported, tmp_path):

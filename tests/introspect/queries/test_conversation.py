@@ -31,4 +31,5 @@ def test_a_stretch_without_tool_calls_is_drawn_whole_and_each_entry_prepared_for
     items = [conversation.Item(entry=entry) for entry in conversation.conversation_entries(session)]
     drawn = conversation.prepare_spine(session.transcript_id, items)
     assert [item.entry.pk for item in drawn] == [item.entry.pk for item in items]  # no tool call: all drawn
-    assert all(item.entry.spill_list == [] for item in drawn)  # prepared for display
+    assert [item.card.entry for item in drawn] == [item.entry for item in drawn]  # prepared for display
+    assert all(item.card.spills == [] for item in drawn)

@@ -137,8 +137,8 @@ def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django
     write_session(home)
     entries = trunk_lines()
     with django_assert_num_queries(1):
-        entry_cards.message_usages(entries)
-    by_uuid = {entry.uuid: entry.usage for entry in entries}
+        usages = entry_cards.message_usages(entries)
+    by_uuid = {entry.uuid: usages.get(id(entry)) for entry in entries}
     assert by_uuid["u1"] is None and by_uuid["a1"] is None and by_uuid["a2"] is None
     usage = by_uuid["a3"]
     assert (usage.model, usage.input_tokens, usage.output_tokens) == ("claude-opus-4-6", 4, 480)
@@ -150,23 +150,23 @@ def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django
 def test_a_message_cut_by_the_page_still_counts_all_its_lines(home):
     write_session(home)
     page = trunk_lines()[:3]  # the prompt and the first two lines of msg_1
-    entry_cards.message_usages(page)
-    assert page[-1].uuid == "a2" and page[-1].usage.output_tokens == 480
+    usages = entry_cards.message_usages(page)
+    assert page[-1].uuid == "a2" and usages[id(page[-1])].output_tokens == 480
 
 
 def test_it_reads_nothing_for_a_page_without_assistant_messages(home, django_assert_num_queries):
     write_session(home)
     entries = trunk_lines()[:1]
     with django_assert_num_queries(0):
-        entry_cards.message_usages(entries)
-    assert entries[0].usage is None
+        usages = entry_cards.message_usages(entries)
+    assert usages == {}
 
 
 def test_the_session_page_entries_carry_their_usage(home):
     write_session(home)
     page = conversation.conversation_page(Session.objects.get(sid=SID), turn=0, part=0)
-    entries = [item.entry for item in page.items if item.entry is not None]
-    assert [(e.uuid, e.usage.output_tokens) for e in entries if e.usage] == [("a3", 480), ("a4", 7)]
+    cards = [item.card for item in page.items if item.card is not None]
+    assert [(c.entry.uuid, c.usage.output_tokens) for c in cards if c.usage] == [("a3", 480), ("a4", 7)]
 
 
 def test_a_subagent_summary_covers_its_own_file(home, django_assert_num_queries):

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from introspect.importer.transcripts import TEXT_LIMIT
 from introspect.queries import conversation, entry_cards, line_gaps, session_list
+from introspect.queries.entry_cards import EntryCard
 from tests.fixtures import TRANSCRIPTS
 from tests.introspect import plain_session
 
@@ -102,9 +103,13 @@ def test_it_moves_a_turn_heading_off_a_line_it_does_not_draw():
         base = {"pk": pk, "type": kind, "subtype": "", "text": "", "is_prompt": False, "uuid": f"e{pk}"}
         return SimpleNamespace(**(base | fields))
 
+    removed, reply = entry(1, "queue-operation", subtype="remove"), entry(2, "assistant", text="on it")
     items = [
-        conversation.Item(entry=entry(1, "queue-operation", subtype="remove"), turn_start=3, continued=True),
-        conversation.Item(entry=entry(2, "assistant", text="on it")),
+        # The queue's bookkeeping (entry_kinds.hidden_queue_lines), as entry_cards marks it.
+        conversation.Item(
+            entry=removed, card=EntryCard(removed, bookkeeping=True), turn_start=3, continued=True
+        ),
+        conversation.Item(entry=reply, card=EntryCard(reply)),
     ]
 
     [kept] = conversation.drawn(items)
@@ -122,9 +127,9 @@ def test_it_numbers_each_fire_turn_by_the_conversation_turn_it_sits_in():
         conversation.Item(fire=fire),
     ]
 
-    conversation.number_fires(items)
+    numbered = conversation.number_fires(items)
 
-    assert (fire.conversation_turn, loose.conversation_turn) == (2, None)
+    assert [item.conversation_turn for item in numbered if item.fire is not None] == [None, 2]
 
 
 def test_it_puts_each_unread_line_before_the_first_entry_not_before_it_in_the_file():

@@ -16,7 +16,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 
-from introspect.rules import highlight, tool_cards
+from introspect.queries.entry_cards import EntryCard, entry_card
+from introspect.rules import highlight
 from introspect.templatetags.introspect_tags import (
     PAGE_CHARS,
     card,
@@ -175,7 +176,20 @@ def test_it_stamps_a_message_with_its_utc_time():
 TS = datetime(2026, 2, 10, 21, 11, 56, tzinfo=UTC)
 
 
-def call_entry(name: str, tool_input: dict, **extra) -> SimpleNamespace:
+def card_of(entry: SimpleNamespace, paired_result: EntryCard | None = None) -> EntryCard:
+    """An entry's card as queries.entry_cards builds it: its call or result parsed from its line."""
+    return entry_card(
+        entry,
+        usage=None,
+        spills=[],
+        paired_result=paired_result,
+        with_call=False,
+        prompt_spans=[],
+        bookkeeping=False,
+    )
+
+
+def call_entry(name: str, tool_input: dict, paired_result: EntryCard | None = None) -> EntryCard:
     block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input}
     line = orjson.dumps({"type": "assistant", "message": {"content": [block]}})
     entry = SimpleNamespace(
@@ -186,17 +200,14 @@ def call_entry(name: str, tool_input: dict, **extra) -> SimpleNamespace:
         tool_name=name,
         line=line,
         ts=TS,
-        spill_list=[],
         text="",
         is_prompt=False,
         flags=[],
-        **extra,
     )
-    entry.call = tool_cards.tool_call(entry)
-    return entry
+    return card_of(entry, paired_result)
 
 
-def result_entry(content: str, extra: dict | None = None) -> SimpleNamespace:
+def result_entry(content: str, extra: dict | None = None) -> EntryCard:
     obj = {
         "type": "user",
         "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": content}]},
@@ -211,34 +222,32 @@ def result_entry(content: str, extra: dict | None = None) -> SimpleNamespace:
         line=orjson.dumps(obj),
         ts=TS,
         text=content,
-        spill_list=[],
         is_prompt=False,
         is_compact_summary=False,
         is_meta=False,
         flags=[],
     )
-    entry.result = tool_cards.tool_result(entry)
-    return entry
+    return card_of(entry)
 
 
-def render_entry(entry) -> str:
+def render_entry(card: EntryCard) -> str:
     return render_to_string(
-        "introspect/partials/entry.html", {"entry": entry, "session": None, "subagents": {}}
+        "introspect/partials/entry.html", {"entry_card": card, "session": None, "subagents": {}}
     )
 
 
-def read_entry(pk: int, content: str) -> SimpleNamespace:
-    entry = result_entry("1→…", {"type": "text", "file": {"filePath": "/r/m.py", "content": content}})
-    entry.pk = pk
-    return entry
+def read_entry(pk: int, content: str) -> EntryCard:
+    card = result_entry("1→…", {"type": "text", "file": {"filePath": "/r/m.py", "content": content}})
+    card.entry.pk = pk
+    return card
 
 
-def render_entries(*entries) -> str:
+def render_entries(*cards: EntryCard) -> str:
     """Entries as one render of a page does: one highlighting budget for all of them."""
     template = Template(
-        '{% for entry in entries %}{% include "introspect/partials/entry.html" %}{% endfor %}'
+        '{% for entry_card in cards %}{% include "introspect/partials/entry.html" %}{% endfor %}'
     )
-    context = {"entries": entries, "session": SimpleNamespace(sid="s1"), "subagents": {}}
+    context = {"cards": cards, "session": SimpleNamespace(sid="s1"), "subagents": {}}
     return template.render(Context(context))
 
 

@@ -36,7 +36,11 @@ def test_each_write_is_marked_under_the_fire_turn_it_followed_and_all_in_the_hea
     assert [note.item.number for note in notes.by_turn[first.pk]] == [1]
     assert [note.item.number for note in notes.by_turn[second.pk]] == [2]
     [header] = notes.header
-    assert [(v.memory.name, v.turn) for v in header.item] == [("testing.md", 1), ("testing.md", 2)]
+    assert [(v.version.memory.name, v.version.turn) for v in header.item] == [
+        ("testing.md", 1),
+        ("testing.md", 2),
+    ]
+    assert all(v.turn_url.startswith(f"/sessions/{SID}/") for v in header.item)  # each links the call
 
 
 def test_a_write_after_the_pages_last_turn_waits_for_the_page_of_its_own_turn(home):

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from introspect.models import Project, Session
-from ledger.models import LedgerEntry
+from ledger.models import AdrRecord, LedgerEntry
 from tests.ledger.views import dom
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +75,24 @@ def test_it_heads_a_stream_with_its_projects_name(client, ledgers):
     assert heading.find("span").attrs["title"] == "/home/dev/src/api-server"
     unknown = dom.parse(client.get(reverse("ledger:ledger-stream", args=[UNKNOWN])).content)
     assert unknown.find("h1").text == UNKNOWN
+
+
+def test_it_links_the_decision_records_an_entry_names(client, ledgers):
+    record = AdrRecord.objects.create(
+        repo="/home/dev/src/api-server",
+        directory="docs/adr",
+        canonical_id="ADR-0007",
+        rel_path="docs/adr/0007-queue.md",
+        number="0007",
+        title="One queue",
+        read_at=timezone.now(),
+    )
+    naming = entry(KNOWN, 3)
+    naming.body = "Kept ADR-7 in mind."
+    naming.save()
+    page = dom.parse(client.get(reverse("ledger:ledger-stream", args=[KNOWN])).content)
+    [named] = [article for article in page.find_all("article") if article.attrs.get("id") == "e3"]
+    assert [link.text for link in named.find_all("a", cls="mono")] == ["ADR-0007"]
+    assert named.find("a", cls="mono").attrs["href"] == reverse("ledger:record-detail", args=[record.pk])
+    others = [article for article in page.find_all("article") if article.attrs.get("id") != "e3"]
+    assert others and not any("Decision records named" in article.text for article in others)
