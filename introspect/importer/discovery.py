@@ -341,7 +341,7 @@ def finding_sources(
     return [
         Source("findings", state, FINDINGS_LIVE, LIVE_RANK)
         for entry in safefs.entries(state, state, problems, want=lambda name: name == FINDINGS_LIVE)
-        if entry.kind == "file"
+        if entry.kind == "file" and entry.name == FINDINGS_LIVE  # `want` only says whose problems count
     ]
 
 

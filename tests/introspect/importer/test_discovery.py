@@ -103,3 +103,13 @@ def test_each_claude_directorys_legacy_log_is_read_inside_it_the_first_at_the_le
         (second / "stats" / "events.jsonl", discovery.MORE_LEGACY_RANK + 1, second),
     ]
     assert discovery.event_read_order(found) == found  # after the live log, in the order they were named
+
+
+def test_the_findings_source_is_findings_jsonl_alone_and_only_when_it_is_there(tmp_path):
+    locs = locations.resolve({"HOME": str(tmp_path)})
+    for name in ("events.jsonl", "decisions.jsonl", "findings.jsonl.tmp"):
+        (tmp_path / name).write_bytes(b"")
+    assert discovery.finding_sources(locs, state_dir=tmp_path) == []
+    (tmp_path / "findings.jsonl").write_bytes(b"")
+    found = discovery.finding_sources(locs, state_dir=tmp_path)
+    assert [(source.kind, source.rel_path) for source in found] == [("findings", "findings.jsonl")]
