@@ -43,7 +43,8 @@ READER = Path(__file__).with_name("reader.py")
 
 def expected_rows(home: Home) -> dict[str, Counter]:
     """From the files themselves: every physical line once, every valid event line once. The
-    decision log's lines are raw lines but no events (the crash loop compares its records)."""
+    decision log's and the findings ledger's lines are raw lines but no events (the crash loop
+    compares their records)."""
 
     raw, events, entries = Counter(), set(), Counter()
     for path in home.root.rglob("*.jsonl*"):
@@ -59,7 +60,7 @@ def expected_rows(home: Home) -> dict[str, Counter]:
                 valid = False
             if valid and "/projects/" in str(path):
                 entries[sha(line)] += 1
-            elif valid and not path.name.startswith("decisions"):
+            elif valid and not path.name.startswith(("decisions", "findings")):
                 events.add(sha(line))
     return {"raw": raw, "events": Counter(events), "entries": entries}
 
