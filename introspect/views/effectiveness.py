@@ -4,6 +4,7 @@ n and interval and titled with what it counts; the page says they are correlatio
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.http import HttpResponse
@@ -113,7 +114,8 @@ def way_row(way: arms.WayArms, minimum: int) -> WayRow:
 
 def days_of(text: str) -> int | None:
     """A window in days, or None (every day) for anything that is not a whole number in range."""
-    return int(text) if text.isdigit() and 0 < int(text) <= MAX_DAYS else None
+    # ASCII digits, six at most: str.isdigit() passes "²" and int() refuses 4,301 digits, both raising.
+    return int(text) if re.fullmatch(r"[0-9]{1,6}", text) and 0 < int(text) <= MAX_DAYS else None
 
 
 @require_safe

@@ -47,3 +47,11 @@ def test_the_page_is_bounded_in_queries(client, built, django_assert_max_num_que
 def test_each_way_page_links_to_its_effectiveness(client, built):
     body = client.get("/ways/w/often/").content.decode()
     assert 'href="/ways/effectiveness/?way=w/often"' in body
+
+
+@pytest.mark.parametrize("days", ["9" * 5000, "²", "-3", "0", "36501"])
+def test_a_window_that_is_no_whole_number_in_range_is_every_day(client, days):
+    """The hostile-request fuzz found a 5,000-digit window raising in int(); every such value is ignored."""
+    response = client.get("/ways/effectiveness/", {"days": days})
+    assert response.status_code == 200
+    assert response.context["days"] == ""  # the form shows no window: every day
