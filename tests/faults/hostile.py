@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from introspect.models import Subagent, TranscriptEntry
+from introspect.models import SecretFinding, Subagent, TranscriptEntry
 from ledger.models import AdrRecord, KnowledgeRecord
 from ledger.records import knowledge as knowledge_format
 from tests.conftest import append
@@ -112,6 +112,8 @@ def hostile(home, settings, tmp_path):
         said = [entry(sid, 0, text="please commit this"), entry(sid, 1, kind="assistant")]
         if sid == HOST:
             said += spawn(sid)
+            # A secret, so the secret routes have a finding to name.
+            said.append(entry(sid, 4, kind="assistant", text=f"the deploy token is {TOKEN}"))
         home.transcript(str(project), sid, *said)
     trunk = home.transcript(str(project), HOST)
     for agent in AGENT_FILES:
@@ -190,6 +192,9 @@ Every page reaches every id.
 """
 
 
+TOKEN = "ghp_R4nd0mT0k3nW1thEnoughEntr0pyXyZ12345"  # a GitHub token's shape
+
+
 def spawn(sid: str) -> list[dict]:
     """A Task call in the trunk and its result naming the subagent it ran (formats-claude-code.md §11)."""
     call = entry(sid, 2, kind="assistant")
@@ -218,6 +223,7 @@ def route_kwargs(pattern: URLPattern, name: str) -> dict | None:
         "entry_id": spawning.pk,  # the Task call: its raw input is a code box
         "slot": "input",
         "fmt": "html",  # a session export: the largest of the three formats
+        "finding_id": SecretFinding.objects.order_by("pk").values_list("pk", flat=True).first(),
     }
     kwargs = {}
     for key in re.findall(r"<\w+:(\w+)>", str(pattern.pattern)):
