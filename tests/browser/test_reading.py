@@ -103,7 +103,7 @@ def test_an_interruption_is_a_mark_and_the_typed_words_are_the_prompt(tab, plain
     assert mark.count() == 1 and "Interrupted by the user" in mark.inner_text()
     turn_2 = page.locator("#t-2")
     assert mark.bounding_box()["y"] < turn_2.bounding_box()["y"]  # the last thing of turn 1
-    prompt = page.locator("#t-2 + blockquote[data-prompt]")
+    prompt = page.locator("#t-2 ~ blockquote[data-prompt]").first  # after the turn's signal marks
     assert (
         plain_session.TYPED in prompt.inner_text() and "typed while the agent worked" in prompt.inner_text()
     )

@@ -53,8 +53,10 @@ def test_it_marks_what_is_new_since_the_last_visit(tab, sample_home):
     divider = tab.page.locator("#new-since")
     assert divider.inner_text() == "new since your last visit"
     # The divider sits right before the new turn: its heading, then the new prompt.
+    # The heading, then the new prompt; the turn's outcome signals (p.turn-signals) may sit between.
     follows = divider.evaluate(
-        "d => [d.nextElementSibling.className, d.nextElementSibling.nextElementSibling.id]"
+        "d => { const h = d.nextElementSibling; let n = h.nextElementSibling;"
+        " if (n.classList.contains('turn-signals')) n = n.nextElementSibling; return [h.className, n.id]; }"
     )
     assert follows == ["cturn", "u-seen-p1"]
     jump = tab.page.locator(".new-since-jump a")
