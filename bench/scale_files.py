@@ -14,8 +14,7 @@ that fits the suite. Not part of the test suite.
 from __future__ import annotations
 
 import argparse
-import os
-import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,10 @@ from pathlib import Path
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.poison import env_for, timed_pass  # noqa: E402
+
 PROMPT_PAD = "x" * 900  # ~1 KiB a line in the big files
 
 
@@ -57,24 +60,13 @@ def small_path(home: Path, n: int) -> Path:
     return home / ".claude" / "projects" / "-p" / "s1" / "subagents" / f"agent-a{n}.jsonl"
 
 
-def ingest(env: dict) -> tuple[float, str]:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "ingest", "--no-ways"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    seconds = time.perf_counter() - started
-    summary = next((s for s in done.stdout.splitlines() if s.startswith("Imported")), "")
-    return seconds, summary
-
-
-def imported_lines(summary: str) -> int:
-    found = re.search(r"([\d,]+) imported", summary)
-    return int(found.group(1).replace(",", "")) if found else 0
+def ingest(env: dict, database: Path) -> tuple[float, int]:
+    """The pass's seconds (a child: process start included) and the raw lines stored after it."""
+    seconds, _, status, last = timed_pass(ROOT, env)
+    if status != 0:
+        raise SystemExit(f"ingest failed ({status}): {last}")
+    with sqlite3.connect(database) as db:
+        return seconds, db.execute("SELECT count(*) FROM introspect_rawline").fetchone()[0]
 
 
 def main() -> None:
@@ -95,20 +87,11 @@ def main() -> None:
     next_line = [write_big(path, path.stem, 0, args.big_mb) for path in bigs]
     written_s = time.perf_counter() - started
 
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'scale.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
+    env = env_for(home, work, ROOT, "scale.sqlite3")
     subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], env=env, check=True, cwd=ROOT)
-    cold_s, cold = ingest(env)
-    idle_s, idle = ingest(env)
+    database = work / "scale.sqlite3"
+    cold_s, cold = ingest(env, database)
+    idle_s, idle = ingest(env, database)
 
     late = 0
     for n in range(0, args.files, 100):
@@ -119,7 +102,7 @@ def main() -> None:
         before = next_line[k]
         next_line[k] = write_big(path, path.stem, before, 1)
         late += next_line[k] - before
-    append_s, appended = ingest(env)
+    append_s, appended = ingest(env, database)
 
     figures = {
         "small_files": args.files,
@@ -128,11 +111,11 @@ def main() -> None:
         "write_s": round(written_s, 1),
         "cold_import_s": round(cold_s, 1),
         "idle_pass_s": round(idle_s, 2),
-        "idle_lines_imported": imported_lines(idle),
+        "lines_stored": cold,
+        "idle_lines_imported": idle - cold,
         "append_pass_s": round(append_s, 2),
         "append_lines_written": late,
-        "append_lines_imported": imported_lines(appended),
-        "summaries": [cold, idle, appended],
+        "append_lines_imported": appended - idle,
         "work": str(work),
     }
     print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
