@@ -1,7 +1,7 @@
 """Fault case 28 (importer-reliability.md §14), scaled to the suite's time budget.
 
 The full case — 10,000 small files and three 500 MB files — writes 1.5 GB: it is a benchmark
-(bench/scale_files.py; bench/run.py --tier large for throughput), not a test. Here: a thousand
+(bench/scale_files.py; bench/run.py --tier large for throughput), not a test. Here: 250
 small files beside a big one; an idle pass over them reads nothing and costs a stat per file, not
 a query per file; and the big file holds no small one back: every file's new lines land in the
 same pass.
@@ -20,7 +20,9 @@ from tests.faults.conftest import assert_rows, entry, event, expected, ingest, j
 
 pytestmark = pytest.mark.django_db
 
-FILES = 1000
+# Enough files that a query per file would break the idle pass's bound many times over; the count
+# itself proves nothing more at 1,000 (bench/scale_files.py runs 10,000).
+FILES = 250
 
 
 def small_files(home) -> list[bytes]:
@@ -34,7 +36,7 @@ def small_files(home) -> list[bytes]:
     return written
 
 
-def test_case_28_idle_pass_over_a_thousand_files_reads_nothing_in_a_few_queries(home):
+def test_case_28_idle_pass_over_many_small_files_reads_nothing_in_a_few_queries(home):
     said = small_files(home)
     big = [event(n, surface="b" * 400) for n in range(5_000)]  # ~2 MB, five batches
     append(home.live, *big)
@@ -55,7 +57,7 @@ def test_case_28_a_big_file_holds_no_small_file_back(home):
     more_big = [event(n, surface="c" * 400) for n in range(5_000, 10_000)]
     append(home.live, *more_big)
     late = []
-    for n in range(0, FILES, 100):  # new lines in every tenth small file, appended with the big ones
+    for n in range(0, FILES, FILES // 10):  # new lines in ten small files, appended with the big ones
         line = jsonl(entry("s1", 10_000 + n, isSidechain=True, agentId=f"a{n}") | {"uuid": f"late-{n}"})
         append(home.root / ".claude" / "projects" / "-p" / "s1" / "subagents" / f"agent-a{n}.jsonl", line)
         late.append(line)
