@@ -92,12 +92,14 @@ def write_home(home: Path, kib: int, only: str) -> Path:
     return live
 
 
-def env_for(home: Path, work: Path, root: Path) -> dict:
+def env_for(home: Path, work: Path, root: Path, database: str = "poison.sqlite3") -> dict:
+    """A `manage.py` child's environment: this HOME, a SQLite database and data folder in `work`,
+    nothing of the caller's own locations."""
     return {
         **os.environ,
         "HOME": str(home),
         "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'poison.sqlite3'}",
+        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / database}",
         "DJANGO_SETTINGS_MODULE": "waysweb.settings",
         "PYTHONPATH": str(root),
         "XDG_STATE_HOME": "",

@@ -53,6 +53,7 @@ from tests.faults.conftest import (
     stored,
 )
 from tests.ledger.conftest import record_file
+from tests.privileges import WITHOUT_DAC
 
 pytestmark = pytest.mark.django_db
 
@@ -772,12 +773,10 @@ def test_knowledge_and_record_upserts_tolerate_a_racing_importer(home, monkeypat
     assert list(AdrRecord.objects.values_list("title", flat=True)) == ["Use queues"]
 
 
-# --- files this user cannot read (root reads everything: the importer runs without DAC override) --
+# --- files this user cannot read (root too: the importer runs without DAC override, tests/privileges.py)
 
 
 def test_unreadable_files_and_folders_are_reported_per_file_and_the_pass_goes_on(file_db, tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root to drop the capability that lets root read every file")
     db = file_db()
     home = Home(tmp_path / "home")
     repo = repository(home)
@@ -807,9 +806,8 @@ def test_unreadable_files_and_folders_are_reported_per_file_and_the_pass_goes_on
         event(4, session="s4"),
     )
     env = db.env(home.root, tmp_path / "data")
-    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
     done = subprocess.run(
-        [*drop, sys.executable, str(BASE_DIR / "manage.py"), "ingest"],
+        [*WITHOUT_DAC, sys.executable, str(BASE_DIR / "manage.py"), "ingest"],
         env=env,
         capture_output=True,
         text=True,

@@ -1,14 +1,13 @@
 """Fault case 28 (importer-reliability.md §14), scaled to the suite's time budget.
 
-The full case — 10,000 small files and three 500 MB files — is a benchmark (bench/run.py
---tier large), not a test. Here: a thousand small files beside a big one; an idle pass over
-them reads nothing and costs a stat per file, not a query per file; and the big file holds no
-small one back: every file's new lines land in the same pass.
+The full case — 10,000 small files and three 500 MB files — writes 1.5 GB: it is a benchmark
+(bench/scale_files.py; bench/run.py --tier large for throughput), not a test. Here: 250
+small files beside a big one; an idle pass over them reads nothing and costs a stat per file, not
+a query per file; and the big file holds no small one back: every file's new lines land in the
+same pass.
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 from django.conf import settings
@@ -21,7 +20,9 @@ from tests.faults.conftest import assert_rows, entry, event, expected, ingest, j
 
 pytestmark = pytest.mark.django_db
 
-FILES = 1000
+# Enough files that a query per file would break the idle pass's bound many times over; the count
+# itself proves nothing more at 1,000 (bench/scale_files.py runs 10,000).
+FILES = 250
 
 
 def small_files(home) -> list[bytes]:
@@ -35,19 +36,17 @@ def small_files(home) -> list[bytes]:
     return written
 
 
-def test_case_28_idle_pass_over_a_thousand_files_reads_nothing_in_a_few_queries(home):
+def test_case_28_idle_pass_over_many_small_files_reads_nothing_in_a_few_queries(home):
     said = small_files(home)
     big = [event(n, surface="b" * 400) for n in range(5_000)]  # ~2 MB, five batches
     append(home.live, *big)
     ingest()
     assert_rows(expected(events=big, entries=said, raw=[*big, *said]))
     with CaptureQueriesContext(connection) as queries:
-        started = time.perf_counter()
         idle = import_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False), record_only_changes=True)
-        seconds = time.perf_counter() - started
     assert idle.totals.lines == 0 and {f.status for f in idle.files} == {"unchanged"}
     assert len(queries) <= 10, [q["sql"] for q in queries][:20]  # not one per file
-    print(f"idle pass over {len(idle.files)} files: {seconds * 1000:.0f} ms, {len(queries)} queries")
+    print(f"idle pass over {len(idle.files)} files: {len(queries)} queries")
 
 
 def test_case_28_a_big_file_holds_no_small_file_back(home):
@@ -58,7 +57,7 @@ def test_case_28_a_big_file_holds_no_small_file_back(home):
     more_big = [event(n, surface="c" * 400) for n in range(5_000, 10_000)]
     append(home.live, *more_big)
     late = []
-    for n in range(0, FILES, 100):  # new lines in every tenth small file, appended with the big ones
+    for n in range(0, FILES, FILES // 10):  # new lines in ten small files, appended with the big ones
         line = jsonl(entry("s1", 10_000 + n, isSidechain=True, agentId=f"a{n}") | {"uuid": f"late-{n}"})
         append(home.root / ".claude" / "projects" / "-p" / "s1" / "subagents" / f"agent-a{n}.jsonl", line)
         late.append(line)
@@ -66,13 +65,4 @@ def test_case_28_a_big_file_holds_no_small_file_back(home):
     assert result.totals.imported == len(more_big) + len(late)  # one pass took every file's new lines
     assert_rows(
         expected(events=[*big, *more_big], entries=[*said, *late], raw=[*big, *more_big, *said, *late])
-    )
-
-
-def test_case_28_ten_thousand_files_and_three_500_mb_files():
-    pytest.skip(
-        "1.5 GB of input and 10,000 files take minutes to write and import: beyond the fault suite's "
-        "4-minute budget. `uv run python bench/run.py --tier large` measures the idle poll and "
-        "throughput at that scale (its results are in bench/results/); the two tests above keep the "
-        "behaviour (no query per file, no file held back) in the suite."
     )

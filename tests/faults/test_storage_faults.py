@@ -28,20 +28,13 @@ from tests.faults.conftest import (
     pg_admin,
     write_figures,
 )
-from tests.faults.test_concurrency import assert_every_line_once, stored_rows
+from tests.faults.test_concurrency import assert_every_line_once
 from tests.faults.test_crash_loop import (
     SEED,
     assert_same_tables,
     checkpoints_match_rows,
     cold_corpus,
     spill_figures,
-)
-
-sqlite_only = pytest.mark.skipif(
-    BACKEND != "sqlite", reason="a SQLite file on a tmpfs: the SQLite run covers it"
-)
-postgresql_only = pytest.mark.skipif(
-    BACKEND != "postgresql", reason="PostgreSQL faults: the PostgreSQL run covers it"
 )
 
 
@@ -125,150 +118,6 @@ def fill(disk: Path, leave: int) -> Path:
     return filler
 
 
-@sqlite_only
-def test_case_22_read_only_database_fails_clearly_then_resumes(file_db, tmp_path):
-    with tmpfs(tmp_path / "disk", "8m") as disk:
-        db = file_db(disk)
-        home = Home(tmp_path / "home")
-        append(home.live, *lines(0, 500))
-        env = db.env(home.root, tmp_path / "data")
-        assert manage("ingest", "--no-ways", env=env).returncode == 0
-        before = db.snapshot()
-        append(home.live, *lines(500, 500))
-        remount(disk, "ro")
-        try:
-            message = assert_clear_failure(manage("ingest", "--no-ways", env=env), "make it writable")
-            assert "read-only" in message.lower() or "Read-only file system" in message
-        finally:
-            remount(disk, "rw")
-        assert db.snapshot() == before  # nothing half-written
-        again = manage("ingest", "--no-ways", env=env)
-        assert again.returncode == 0, again.stderr
-        assert_every_line_once(db, home)
-        print(f"read-only: {message}")
-
-
-@sqlite_only
-def test_case_22_full_disk_fails_clearly_writes_whole_batches_only_then_resumes(file_db, tmp_path):
-    with tmpfs(tmp_path / "disk", "24m") as disk:
-        db = file_db(disk)
-        home = Home(tmp_path / "home")
-        append(home.live, *lines(0, 300))
-        env = db.env(home.root, tmp_path / "data")
-        assert manage("ingest", "--no-ways", env=env).returncode == 0
-        before = db.snapshot()
-        append(home.live, *lines(300, 3000, pad=600))  # ~2 MiB of new rows
-        filler = fill(disk, leave=96 << 10)
-        message = assert_clear_failure(manage("ingest", "--no-ways", env=env), "full", "free some space")
-        after = db.snapshot()
-        checkpoints_match_rows(db)  # whatever committed is whole batches with their checkpoints
-        assert set(before["raw"]) <= set(after["raw"])
-        filler.unlink()
-        again = manage("ingest", "--no-ways", env=env)
-        assert again.returncode == 0, again.stderr
-        assert_every_line_once(db, home)
-        print(f"disk full: {message}; {len(after['raw']) - len(before['raw'])} rows had committed before it")
-
-
-@sqlite_only
-def test_case_22_full_disk_during_an_import_with_spills_then_resumed_equals_a_clean_import(
-    file_db, migrated_template, tmp_path
-):
-    clean = file_db()
-    home, want = spilled_sessions(tmp_path, clean)
-    files = [Path(f"{clean.path}{end}") for end in ("", "-wal")]
-    grown = sum(f.stat().st_size for f in files if f.exists()) - migrated_template.path.stat().st_size
-    with tmpfs(tmp_path / "disk", "32m") as disk:
-        db = file_db(disk)
-        filler = fill(disk, leave=grown // 2)
-        figures = interrupted_then_resumed(db, db.env(home.root, tmp_path / "data"), filler, want)
-    write_figures("full_disk_spills", figures)
-
-
-@sqlite_only
-def test_case_22_deleted_database_is_refused_clearly_then_rebuilt_from_the_files(
-    file_db, migrated_template, tmp_path
-):
-    db = file_db()
-    home = Home(tmp_path / "home")
-    append(home.live, *lines(0, 200))
-    env = db.env(home.root, tmp_path / "data")
-    assert manage("ingest", "--no-ways", env=env).returncode == 0
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db.path}{suffix}").unlink(missing_ok=True)
-    append(home.live, *lines(200, 100))
-    assert_clear_failure(manage("ingest", "--no-ways", env=env), "no database at", "manage.py migrate")
-    assert not db.path.exists()  # refused, not silently created empty
-    assert manage("migrate", "--no-input", env=env).returncode == 0
-    again = manage("ingest", "--no-ways", env=env)
-    assert again.returncode == 0, again.stderr
-    assert_every_line_once(db, home)  # every file read again from its start, once
-
-
-@postgresql_only
-def test_case_22_dropped_postgresql_database_fails_clearly_then_resumes(file_db, migrated_template, tmp_path):
-    db = file_db()
-    home = Home(tmp_path / "home")
-    append(home.live, *lines(0, 200))
-    env = db.env(home.root, tmp_path / "data")
-    assert manage("ingest", "--no-ways", env=env).returncode == 0
-    db.drop()
-    append(home.live, *lines(200, 100))
-    message = assert_clear_failure(manage("ingest", "--no-ways", env=env), "does not exist", "migrate")
-    with pg_admin() as admin:
-        admin.execute(f'CREATE DATABASE "{db.name}"')
-    assert manage("migrate", "--no-input", env=env).returncode == 0
-    again = manage("ingest", "--no-ways", env=env)
-    assert again.returncode == 0, again.stderr
-    assert_every_line_once(db, home)
-    print(f"dropped database: {message}")
-
-
-@postgresql_only
-def test_case_22_read_only_postgresql_database_fails_clearly_then_resumes(file_db, tmp_path):
-    db = file_db()
-    home = Home(tmp_path / "home")
-    append(home.live, *lines(0, 300))
-    env = db.env(home.root, tmp_path / "data")
-    assert manage("ingest", "--no-ways", env=env).returncode == 0
-    before = db.snapshot()
-    append(home.live, *lines(300, 300))
-    with pg_admin() as admin:
-        admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = on')
-    try:
-        message = assert_clear_failure(
-            manage("ingest", "--no-ways", env=env), "read-only", "make it writable"
-        )
-    finally:
-        with pg_admin() as admin:
-            admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = off')
-    assert db.snapshot() == before
-    again = manage("ingest", "--no-ways", env=env)
-    assert again.returncode == 0, again.stderr
-    assert_every_line_once(db, home)
-    print(f"read-only database: {message}")
-
-
-@postgresql_only
-def test_case_22_full_postgresql_tablespace_during_an_import_with_spills_then_resumed_equals_a_clean_import(
-    file_db, migrated_template, tmp_path
-):
-    clean = file_db()
-    home, want = spilled_sessions(tmp_path, clean)
-    with pg_admin() as admin:
-        sizes = dict(
-            admin.execute(
-                "SELECT datname, pg_database_size(datname) FROM pg_database WHERE datname IN (%s, %s)",
-                (clean.name, migrated_template.name),
-            ).fetchall()
-        )
-    grown = sizes[clean.name] - sizes[migrated_template.name]
-    with tablespace_database(migrated_template, tmp_path, size=f"{(grown * 3 >> 20) + 48}m") as (db, disk):
-        filler = fill(disk, leave=grown // 2)
-        figures = interrupted_then_resumed(db, db.env(home.root, tmp_path / "data"), filler, want)
-    write_figures("full_disk_spills", figures)
-
-
 @contextlib.contextmanager
 def tablespace_database(template: FileDatabase, tmp_path: Path, *, size: str):
     """A copy of `template` whose tablespace is a tmpfs of `size`; yields it and the mount point."""
@@ -294,21 +143,153 @@ def tablespace_database(template: FileDatabase, tmp_path: Path, *, size: str):
     mount_point.rmdir()
 
 
-@postgresql_only
-def test_case_22_full_postgresql_tablespace_fails_clearly_then_resumes(migrated_template, tmp_path):
-    with tablespace_database(migrated_template, tmp_path, size="48m") as (db, disk):
+# --- each fault on the backend at hand ------------------------------------------------------------
+
+# A disk that holds the migrated database with room for a few hundred rows: SQLite's file, or a
+# PostgreSQL tablespace (its copy of the template database is the larger).
+SMALL_DISK = {"sqlite": "24m", "postgresql": "48m"}[BACKEND]
+LEFT_FREE = {"sqlite": 96 << 10, "postgresql": 64 << 10}[BACKEND]
+
+
+@contextlib.contextmanager
+def database_on_a_small_disk(file_db, template: FileDatabase, tmp_path: Path, size: str):
+    """(a fresh migrated database, the tmpfs it writes to): SQLite's file on it, or PostgreSQL's
+    tablespace."""
+    if BACKEND == "sqlite":
+        with tmpfs(tmp_path / "disk", size) as disk:
+            yield file_db(disk), disk
+    else:
+        with tablespace_database(template, tmp_path, size=size) as (db, disk):
+            yield db, disk
+
+
+@contextlib.contextmanager
+def database_to_make_read_only(file_db, tmp_path: Path):
+    """SQLite's file on a tmpfs of its own (remounted read-only); PostgreSQL's database anywhere."""
+    if BACKEND == "sqlite":
+        with tmpfs(tmp_path / "disk", "8m") as disk:
+            yield file_db(disk)
+    else:
+        yield file_db()
+
+
+@contextlib.contextmanager
+def read_only(db: FileDatabase):
+    """The database read-only inside: its filesystem remounted (SQLite), or every transaction of it
+    (PostgreSQL's `default_transaction_read_only`)."""
+    if BACKEND == "sqlite":
+        remount(db.path.parent, "ro")
+        try:
+            yield
+        finally:
+            remount(db.path.parent, "rw")
+        return
+    with pg_admin() as admin:
+        admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = on')
+    try:
+        yield
+    finally:
+        with pg_admin() as admin:
+            admin.execute(f'ALTER DATABASE "{db.name}" SET default_transaction_read_only = off')
+
+
+def size_of(db: FileDatabase) -> int:
+    """Bytes the database takes: SQLite's file and its write-ahead log, or PostgreSQL's database."""
+    if BACKEND == "sqlite":
+        files = [Path(f"{db.path}{end}") for end in ("", "-wal")]
+        return sum(f.stat().st_size for f in files if f.exists())
+    with pg_admin() as admin:
+        return admin.execute("SELECT pg_database_size(%s)", (db.name,)).fetchone()[0]
+
+
+def test_case_22_read_only_database_fails_clearly_then_resumes(file_db, tmp_path):
+    with database_to_make_read_only(file_db, tmp_path) as db:
+        home = Home(tmp_path / "home")
+        append(home.live, *lines(0, 500))
+        env = db.env(home.root, tmp_path / "data")
+        assert manage("ingest", "--no-ways", env=env).returncode == 0
+        before = db.snapshot()
+        append(home.live, *lines(500, 500))
+        with read_only(db):
+            message = assert_clear_failure(
+                manage("ingest", "--no-ways", env=env), "read-only", "make it writable"
+            )
+        assert db.snapshot() == before  # nothing half-written
+        again = manage("ingest", "--no-ways", env=env)
+        assert again.returncode == 0, again.stderr
+        assert_every_line_once(db, home)
+        print(f"read-only ({BACKEND}): {message}")
+
+
+def test_case_22_full_disk_fails_clearly_writes_whole_batches_only_then_resumes(
+    file_db, migrated_template, tmp_path
+):
+    with database_on_a_small_disk(file_db, migrated_template, tmp_path, SMALL_DISK) as (db, disk):
         home = Home(tmp_path / "home")
         append(home.live, *lines(0, 300))
         env = db.env(home.root, tmp_path / "data")
         assert manage("ingest", "--no-ways", env=env).returncode == 0
-        before = stored_rows(db)
-        append(home.live, *lines(300, 3000, pad=600))
-        filler = fill(disk, leave=64 << 10)
+        before = db.snapshot()
+        append(home.live, *lines(300, 3000, pad=600))  # ~2 MiB of new rows
+        filler = fill(disk, leave=LEFT_FREE)
         message = assert_clear_failure(manage("ingest", "--no-ways", env=env), "full", "free some space")
-        checkpoints_match_rows(db)
-        assert stored_rows(db)["raw"] >= before["raw"]
+        after = db.snapshot()
+        checkpoints_match_rows(db)  # whatever committed is whole batches with their checkpoints
+        assert set(before["raw"]) <= set(after["raw"])
         filler.unlink()
         again = manage("ingest", "--no-ways", env=env)
         assert again.returncode == 0, again.stderr
         assert_every_line_once(db, home)
-        print(f"full tablespace: {message}")
+        print(
+            f"disk full ({BACKEND}): {message}; {len(after['raw']) - len(before['raw'])} rows had committed"
+        )
+
+
+def test_case_22_full_disk_during_an_import_with_spills_then_resumed_equals_a_clean_import(
+    file_db, migrated_template, tmp_path
+):
+    clean = file_db()
+    home, want = spilled_sessions(tmp_path, clean)
+    grown = size_of(clean) - size_of(migrated_template)
+    # Room for the migrated database and what the import adds to it, then filled to half of that.
+    size = {"sqlite": "32m", "postgresql": f"{(grown * 3 >> 20) + 48}m"}[BACKEND]
+    with database_on_a_small_disk(file_db, migrated_template, tmp_path, size) as (db, disk):
+        filler = fill(disk, leave=grown // 2)
+        figures = interrupted_then_resumed(db, db.env(home.root, tmp_path / "data"), filler, want)
+    write_figures("full_disk_spills", figures)
+
+
+@contextlib.contextmanager
+def deleted(db: FileDatabase):
+    """The database gone inside (SQLite's files deleted, PostgreSQL's database dropped); after it, an
+    empty database where it was, as the person told to migrate would find it."""
+    if BACKEND == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db.path}{suffix}").unlink(missing_ok=True)
+        yield
+        return  # `migrate` creates the file
+    db.drop()
+    yield
+    with pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{db.name}"')
+
+
+def test_case_22_deleted_database_is_refused_clearly_then_rebuilt_from_the_files(file_db, tmp_path):
+    db = file_db()
+    home = Home(tmp_path / "home")
+    append(home.live, *lines(0, 200))
+    env = db.env(home.root, tmp_path / "data")
+    assert manage("ingest", "--no-ways", env=env).returncode == 0
+    with deleted(db):
+        append(home.live, *lines(200, 100))
+        refused = manage("ingest", "--no-ways", env=env)
+        if BACKEND == "sqlite":
+            message = assert_clear_failure(refused, "no database at", "manage.py migrate")
+            assert not db.path.exists()  # refused, not silently created empty
+        else:
+            message = assert_clear_failure(refused, "does not exist", "migrate")
+    assert manage("migrate", "--no-input", env=env).returncode == 0
+    again = manage("ingest", "--no-ways", env=env)
+    assert again.returncode == 0, again.stderr
+    assert_every_line_once(db, home)  # every file read again from its start, once
+    print(f"deleted database ({BACKEND}): {message}")

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from lib import safefs
+from tests.privileges import WITHOUT_DAC
 
 
 @pytest.fixture
@@ -77,14 +81,33 @@ def test_it_caps_a_read_while_reading(tree):
     assert safefs.read_capped(root, root / "big.md", 1000) == b"x" * 1001
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its mode")
+# Run in a child without the capabilities that let root read every file (tests/privileges.py).
+OPEN_IN_A_CHILD = """
+import sys
+from pathlib import Path
+from lib import safefs
+from tests.privileges import WITHOUT_DAC
+try:
+    safefs.open_fd(Path(sys.argv[1]), Path(sys.argv[2]))
+except safefs.Refused as refused:
+    print(refused.problem.reason)
+else:
+    print("opened")
+"""
+
+
 def test_an_unreadable_file_is_a_problem(tree):
     root, _ = tree
     path = root / "sub" / "a.md"
     path.chmod(0)
-    with pytest.raises(safefs.Refused) as refused:
-        safefs.open_fd(root, path)
-    assert refused.value.problem.reason == safefs.UNREADABLE
+    done = subprocess.run(
+        [*WITHOUT_DAC, sys.executable, "-c", OPEN_IN_A_CHILD, str(root), str(path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],  # where `lib` imports from
+        check=True,
+    )
+    assert done.stdout.strip() == safefs.UNREADABLE, done.stderr
 
 
 def test_the_walk_lists_wanted_files_and_reports_what_it_did_not_follow(tree):
