@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from introspect.models import Session
-from introspect.templatetags.introspect_tags import tokens
+from introspect.templatetags.introspect_format import tokens
 from tests.introspect.queries.test_session_usage import SID, write_session
 
 pytestmark = pytest.mark.django_db
