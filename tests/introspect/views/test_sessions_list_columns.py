@@ -9,7 +9,7 @@ import pytest
 
 from introspect.models import Session
 from introspect.templatetags.introspect_format import tokens
-from tests.introspect.queries.test_session_usage import SID, write_session
+from tests.introspect.usage_session import SID, write_session
 
 pytestmark = pytest.mark.django_db
 
