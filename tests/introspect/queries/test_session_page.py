@@ -47,3 +47,13 @@ def test_the_fire_turn_tail_redraws_the_last_known_turn_and_moves_the_cursor(hom
     assert [turn.epoch for turn in tail["turns"]] == [3, 4]  # turn 3 again: it may have grown
     assert (tail["mode"], tail["live_after"], tail["fire_cursor"]) == ("fires", 3, 4)
     assert session_page.session_live_tail(session, after=4)["fire_cursor"] == 4
+    assert tail["links"].dump == "/api/sessions/live/dump.json?matched=1"  # a whole page draws its header
+
+
+def test_the_conversation_tail_carries_the_header_links_a_whole_page_draws(home):
+    long_session(home, 2, sid="talk")
+    session = Session.objects.get(sid="talk")
+
+    tail = session_page.session_conversation_tail(session, after=(-1, 0), fire_after=0)
+
+    assert tail["links"].fire_list == "?view=fires" and tail["links"].replay.endswith("replay.json?matched=1")
