@@ -29,6 +29,7 @@ knowledge-and-records.md).
 from __future__ import annotations
 
 import argparse
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -45,41 +46,28 @@ from sample.knowledge import knowledge_records
 from sample.ledger import ledger_entries
 from sample.majordomus import majordomus_repo
 from sample.state import Home
-from sample.story import (
-    s01_pre1,
-    s02_split,
-    s03_old_compacted,
-    s04_old_web,
-    s05_notes_overlap,
-    s06_no_transcript,
-    s07_long,
-    s08_web,
-    s09_infra,
-    s10_notes,
-    s11_judge,
-    s12_numbers,
-    s13_unknown_channel,
-    s14_transcript_only,
-)
 from sample.ways import WAYS
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "home"
 # in the order they are played: each draws from the one random stream where the one before stopped
-STORY = (
-    s01_pre1,
-    s02_split,
-    s03_old_compacted,
-    s04_old_web,
-    s05_notes_overlap,
-    s06_no_transcript,
-    s07_long,
-    s08_web,
-    s09_infra,
-    s10_notes,
-    s11_judge,
-    s12_numbers,
-    s13_unknown_channel,
-    s14_transcript_only,
+STORY = tuple(
+    importlib.import_module(f"sample.story.{name}")
+    for name in (
+        "s01_pre1",
+        "s02_split",
+        "s03_old_compacted",
+        "s04_old_web",
+        "s05_notes_overlap",
+        "s06_no_transcript",
+        "s07_long",
+        "s08_web",
+        "s09_infra",
+        "s10_notes",
+        "s11_judge",
+        "s12_numbers",
+        "s13_unknown_channel",
+        "s14_transcript_only",
+    )
 )
 
 

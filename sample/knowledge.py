@@ -20,88 +20,77 @@ def knowledge_records(h: Home, episodes: Episodes) -> None:
     h.put_text(f"{REPO_ROOT}/.ai/repo/policy.yaml", texts.text("knowledge/policy.yaml"))
     h.put_text(f"{CANDIDATES}/README.md", texts.text("knowledge/candidates-README.md"))
 
-    def derived_desc(what: str, task: str, ep: str) -> str:
-        return f"Recorded as {what} under task {task} in episode {ep}."
+    def derived(where: str, kind: str, *, status: str = "candidate", **record) -> tuple[str, dict]:
+        """A record the deriver wrote from an episode: tagged `derived` and its kind, provenance `extracted`."""
+        return where, dict(record, status=status, tags=["derived", kind], origin="extracted")
+
+    def decision(where: str, task: str, ep: str, *, also: tuple[str, ...] = (), **record) -> tuple[str, dict]:
+        """A decision recorded under `task` in episode `ep` (and read again in the episodes `also` names)."""
+        return derived(
+            where,
+            "decision",
+            epistemics="decided",
+            description=f"Recorded as a decision under task {task} in episode {ep}.",
+            derived_from=[f"session:{ep}", f"decision:{task}", *also],
+            **record,
+        )
 
     records = [
-        (
+        decision(
             CANDIDATES,
-            dict(
-                id=rej,
-                cls="convention",
-                status="superseded",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Rate-limit buckets are kept in process memory, one per API key",
-                description=derived_desc("a decision", "t-ratelimit", ep_b),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}", "decision:t-ratelimit"],
-                sections=texts.sections("knowledge/in-memory-buckets.md"),
-            ),
+            "t-ratelimit",
+            ep_b,
+            id=rej,
+            cls="convention",
+            status="superseded",
+            date="2026-11-05",
+            title="Rate-limit buckets are kept in process memory, one per API key",
+            sections=texts.sections("knowledge/in-memory-buckets.md"),
         ),
-        (
+        decision(
             CANDIDATES,
-            dict(
-                id=k_redis,
-                cls="convention",
-                status="candidate",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Rate-limit buckets live in Redis, keyed by API key",
-                description=derived_desc("a decision", "t-ratelimit", ep_b),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}", "decision:t-ratelimit"],
-            ),
+            "t-ratelimit",
+            ep_b,
+            id=k_redis,
+            cls="convention",
+            date="2026-11-05",
+            title="Rate-limit buckets live in Redis, keyed by API key",
         ),
-        (
+        derived(
             CANDIDATES,
-            dict(
-                id=k_lua,
-                cls="lesson",
-                status="candidate",
-                epistemics="observed",
-                date="2026-11-05",
-                title="The Redis refill script must be given seconds, not milliseconds",
-                description=f"Observed as friction in episode {ep_b}; applies whenever the Lua script and the Python bucket share refill maths.",
-                tags=["derived", "observation"],
-                origin="extracted",
-                derived_from=[f"session:{ep_b}"],
-                about="src/api/ratelimit.lua",
-                route="project",
-            ),
+            "observation",
+            id=k_lua,
+            cls="lesson",
+            epistemics="observed",
+            date="2026-11-05",
+            title="The Redis refill script must be given seconds, not milliseconds",
+            description=f"Observed as friction in episode {ep_b}; applies whenever the Lua script and the Python bucket share refill maths.",
+            derived_from=[f"session:{ep_b}"],
+            about="src/api/ratelimit.lua",
+            route="project",
         ),
-        (
+        derived(
             CANDIDATES,
-            dict(
-                id=k_blocked,
-                cls="lesson",
-                status="candidate",
-                epistemics="inferred",
-                date="2026-11-07",
-                title="Task t-audit-retention ended blocked: retention period needs a compliance sign-off",
-                description=f"Derived from the blocked task t-audit-retention in episode {ep_c}; check for the sign-off before picking the task up again.",
-                tags=["derived", "task"],
-                origin="extracted",
-                derived_from=[f"session:{ep_c}", "task:t-audit-retention"],
-            ),
+            "task",
+            id=k_blocked,
+            cls="lesson",
+            epistemics="inferred",
+            date="2026-11-07",
+            title="Task t-audit-retention ended blocked: retention period needs a compliance sign-off",
+            description=f"Derived from the blocked task t-audit-retention in episode {ep_c}; check for the sign-off before picking the task up again.",
+            derived_from=[f"session:{ep_c}", "task:t-audit-retention"],
         ),
-        (
+        decision(
             CURATED,
-            dict(
-                id=v1,
-                cls="convention",
-                status="verified",
-                epistemics="decided",
-                date="2026-11-05",
-                title="Refresh tokens rotate within a token family; reusing a rotated token revokes the family",
-                description=derived_desc("a decision", "t-token-rotation", ep_a),
-                tags=["derived", "decision"],
-                origin="extracted",
-                derived_from=[f"session:{ep_a}", "decision:t-token-rotation", f"session:{ep_b}"],
-                sections=texts.sections("knowledge/token-families.md"),
-            ),
+            "t-token-rotation",
+            ep_a,
+            also=(f"session:{ep_b}",),
+            id=v1,
+            cls="convention",
+            status="verified",
+            date="2026-11-05",
+            title="Refresh tokens rotate within a token family; reusing a rotated token revokes the family",
+            sections=texts.sections("knowledge/token-families.md"),
         ),
     ]
     fact_title = "Health, readiness and metrics routes are exempt from rate limiting"

@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
 
 from introspect.models import Project, Session, Turn, TurnWay, Way, WaysEvent
-from introspect.queries import providers, ways
+from introspect.queries import near_misses, providers
 from introspect.rules import evidence
 from introspect.rules.timestamps import shifted
 
@@ -34,7 +34,7 @@ def turns_page(
     return list(with_rows(turns.order_by("epoch"))[:size])
 
 
-def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[ways.NearMiss]]:
+def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[near_misses.NearMiss]]:
     """Near-misses placed in the turn whose scan they belong to: the last turn starting ≤ 3 s after them.
 
     Only the page's time span is read (up to the next page's first turn), so long sessions cost the same.
@@ -48,11 +48,11 @@ def near_misses_by_turn(session: Session, turns: list[Turn]) -> dict[int, list[w
     if following is not None:
         misses = misses.filter(ts__lt=shifted(following, -scan))
     starts = [turn.ts for turn in turns]
-    out: dict[int, list[ways.NearMiss]] = {}
+    out: dict[int, list[near_misses.NearMiss]] = {}
     for miss in misses.order_by("ts"):
         at = bisect_right(starts, shifted(miss.ts, scan)) - 1
         if at >= 0:
-            out.setdefault(turns[at].pk, []).append(ways.near_miss(miss, session.sid))
+            out.setdefault(turns[at].pk, []).append(near_misses.near_miss(miss, session.sid))
     return out
 
 
@@ -73,7 +73,7 @@ class TurnCard:
 
     turn: Turn
     rows: list[EventRow]
-    near_misses: list[ways.NearMiss]
+    near_misses: list[near_misses.NearMiss]
     notes: list[providers.Note]
     conversation_turn: int | None = None
 
@@ -83,7 +83,7 @@ def turn_cards(
     by_id: dict[str, Way],
     session: Session,
     *,
-    misses: dict[int, list[ways.NearMiss]],
+    misses: dict[int, list[near_misses.NearMiss]],
     notes: dict[int, list[providers.Note]],
     numbers: dict[int, int | None],
 ) -> dict[int, TurnCard]:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.urls import reverse
 
 from introspect.models import Quarantine, RawLine, SourceFile, TranscriptEntry
 from introspect.queries.status import QUARANTINE_PER_PAGE
@@ -32,6 +35,12 @@ class LineGap:
     quarantine_id: int
     status_page: int  # the import status page's quarantine page that lists it (its `qpage`)
     more: int = 0  # lines further on this page that could not be read either, not drawn one by one
+
+    @property
+    def status_link(self) -> str:
+        """The line on the import status page: its quarantine page, at its row."""
+        query = urlencode({"qpage": self.status_page})
+        return f"{reverse('introspect:import-status')}?{query}#q-{self.quarantine_id}"
 
 
 def may_have_gaps(source: SourceFile | None, entries: Iterable[TranscriptEntry]) -> bool:

@@ -32,6 +32,7 @@ from introspect.queries.fire_turns import (
     ways_by_id,
     window_spans,
 )
+from introspect.queries.session_links import session_links
 from introspect.queries.subagents import loose_subagents, subagents_by_tool_use
 from lib.viewers import Viewer
 
@@ -100,6 +101,7 @@ def session_detail_page(
         "windows": windows,
         "peak_context": max(peak_context(windows), session.peak_context_tokens),
         "conversation_turns": trunk_prompts(session).count() if session.transcript_id else None,
+        "links": session_links(session),
     }
     if fires_from is not None or not has_conversation(session):
         start = fires_from or 1
@@ -209,6 +211,7 @@ def session_live_tail(session: Session, *, after: int) -> dict:
     turns = turns_page(session, after=max(after - 1, 0))
     return {
         **turn_context(session, turns),
+        "links": session_links(session),
         "mode": "fires",
         "live_after": after,
         "fire_cursor": turns[-1].epoch if turns else after,
@@ -224,4 +227,6 @@ def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_
         **turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"]),
         **tail,
         "turn_signals": turn_outcomes.turn_signals(session, headings),
+        # Asked without htmx, a tail draws the whole page template: its header's links too.
+        "links": session_links(session),
     }

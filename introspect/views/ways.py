@@ -8,9 +8,10 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
 from introspect.models import SourceFile
-from introspect.queries import ways as way_queries
+from introspect.queries import way_page, way_tree
 from introspect.queries.way_decisions import way_decisions
 from introspect.queries.way_findings import way_findings
+from introspect.queries.way_scores import ScorePoint
 from lib import charts, render
 from lib.htmx import HtmxHttpRequest, render_page
 
@@ -18,14 +19,14 @@ from lib.htmx import HtmxHttpRequest, render_page
 @require_safe
 def way_list(request: HtmxHttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
-    tree = way_queries.way_tree(q=q)
+    tree = way_tree.way_tree(q=q)
     context = {"tree": tree, "q": q, "way_total": sum(node.way_count for node in tree), "nav": "ways"}
     return render_page(request, "introspect/way_list.html", context, fragment="way-tree")
 
 
 @require_safe
 def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
-    stats = way_queries.way_stats(way_id)
+    stats = way_page.way_stats(way_id)
     kinds = set(SourceFile.objects.values_list("kind", flat=True).distinct())
     decisions = way_decisions(way_id, present=bool(kinds & set(SourceFile.DECISION_KINDS)))
     findings = way_findings(way_id, present=bool(kinds & set(SourceFile.FINDING_KINDS)))
@@ -52,7 +53,7 @@ def way_body(text: str) -> SafeString:
     return render.render_markdown(text)
 
 
-def score_dot(point: way_queries.ScorePoint) -> charts.Dot:
+def score_dot(point: ScorePoint) -> charts.Dot:
     where = f"session {point.sid[:8]}" + (f" · turn {point.epoch}" if point.epoch else "")
     what = {"fire": "fire", "redisclosure": "re-disclosure", "near-miss": "near-miss"}.get(
         point.kind, point.kind

@@ -1,13 +1,15 @@
 """A HOME whose events and way files exercise every kind of row a way can have: the way queries'
-tests and the way pages' read it."""
+tests and the way pages' read it, and a way file made in place."""
 
 from __future__ import annotations
 
 from io import StringIO
 
 from django.core.management import call_command
+from django.utils import timezone
 
-from introspect.queries import ways as way_queries
+from introspect.models import Way
+from introspect.queries.way_tree import WayLeaf
 from tests.conftest import append, line
 
 S1, S2 = "sess-one-0000-aaaa", "sess-two-0000-bbbb"
@@ -130,10 +132,27 @@ def imported(home) -> None:
     call_command("ingest", stdout=StringIO())
 
 
-def leaves(nodes) -> dict[str, way_queries.WayLeaf]:
+def leaves(nodes) -> dict[str, WayLeaf]:
     out = {}
     for node in nodes:
         if node.way:
             out[node.way.way_id] = node.way
         out |= leaves(node.children)
     return out
+
+
+def way_file(way_id: str, kind: str, root: str, *, present: bool = True, project=None, **fields) -> Way:
+    now = timezone.now()
+    return Way.objects.create(
+        way_id=way_id,
+        domain=way_id.split("/")[0],
+        root_kind=kind,
+        root=root,
+        project=project,
+        rel_path=f"{way_id}/{way_id.rsplit('/', 1)[-1]}.md",
+        sha256="0" * 64,
+        present=present,
+        read_at=now,
+        changed_at=now,
+        **fields,
+    )

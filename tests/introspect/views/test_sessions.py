@@ -20,8 +20,8 @@ from introspect.views import sessions as views
 from introspect.views import status as status_views
 from tests.conftest import append, line
 from tests.faults import conftest as faults
-from tests.introspect.queries.test_session_usage import SID as USAGE_SID
-from tests.introspect.queries.test_session_usage import write_session
+from tests.introspect.usage_session import SID as USAGE_SID
+from tests.introspect.usage_session import write_session
 
 pytestmark = pytest.mark.django_db
 

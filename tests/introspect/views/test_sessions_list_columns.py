@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 import pytest
 
 from introspect.models import Session
-from introspect.templatetags.introspect_tags import tokens
-from tests.introspect.queries.test_session_usage import SID, write_session
+from introspect.templatetags.introspect_format import tokens
+from tests.introspect.usage_session import SID, write_session
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """Way pages: the catalog and one way's page, generation labelling, escaping, bounded queries (the
-numbers they print: tests/introspect/queries/test_ways.py)."""
+numbers they print: tests/introspect/queries/test_way_*.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
-from introspect.queries import ways as way_queries
+from introspect.queries.way_files import criteria_rows
+from introspect.queries.way_page import way_stats
 from lib import charts
 from tests.conftest import append, line
 from tests.introspect.ways_home import S1, S2, imported
@@ -37,14 +38,14 @@ def test_it_charts_a_fire_in_the_calendars_last_week_and_shows_its_page(client, 
         line(ts="9999-12-31T23:59:59Z", event="way_fired", way="d/w", trigger="keyword", session="w1"),
     )
     call_command("ingest", stdout=StringIO())
-    weeks = way_queries.way_stats("d/w").weeks
+    weeks = way_stats("d/w").weeks
     assert [(w.start, w.fires) for w in weeks] == [(date(9999, 12, 20), 1), (date(9999, 12, 27), 1)]
     assert client.get(reverse("introspect:way-detail", args=["d/w"])).status_code == 200
 
 
 def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
     imported(home)
-    stats = way_queries.way_stats("d/a")
+    stats = way_stats("d/a")
     mix = {m.channel: (m.total, m.fires, m.redisclosures, m.withheld) for m in stats.channels}
     assert mix == {
         "semantic:embedding:en": (3, 1, 1, 1),
@@ -66,7 +67,7 @@ def test_it_mixes_channels_and_lists_sessions_with_turn_links(client, home):
 
 def test_it_lists_near_misses_with_margin_split_by_generation(client, home):
     imported(home)
-    stats = way_queries.way_stats("d/a")
+    stats = way_stats("d/a")
     [calibrated] = stats.near_misses
     assert (calibrated.probability, calibrated.tau_s, calibrated.margin, calibrated.sid) == (
         0.4791,
@@ -84,7 +85,7 @@ def test_it_lists_near_misses_with_margin_split_by_generation(client, home):
 
 def test_it_never_plots_raw_scores_against_the_calibrated_threshold(client, home):
     imported(home)
-    stats = way_queries.way_stats("d/a")
+    stats = way_stats("d/a")
     assert [(p.kind, p.value) for p in stats.score_points] == [
         ("fire", 0.622),
         ("near-miss", 0.4791),
@@ -100,7 +101,7 @@ def test_it_never_plots_raw_scores_against_the_calibrated_threshold(client, home
 
 def test_it_shows_resolution_shadowing_and_gone_fields(client, home):
     imported(home)
-    stats = way_queries.way_stats("d/a")
+    stats = way_stats("d/a")
     assert [(row.way.root_kind, row.resolves) for row in stats.files] == [("user", True), ("core", False)]
     assert stats.files[1].note == "shadowed by the user way"
     assert stats.primary.root_kind == "user"
@@ -111,8 +112,8 @@ def test_it_shows_resolution_shadowing_and_gone_fields(client, home):
     body = response.content.decode()
     assert "Current criteria" in body and "not necessarily as fired" in body
     assert str(home.user_ways / "d" / "a" / "a.md") in body
-    core = way_queries.way_stats("d/a").files[1].way
-    assert [c.gone_note for c in way_queries.criteria_rows(core) if c.key == "embed_threshold"] == [
+    core = way_stats("d/a").files[1].way
+    assert [c.gone_note for c in criteria_rows(core) if c.key == "embed_threshold"] == [
         "not read since ADR-156 (firing uses the global τ on calibrated g(s))"
     ]
 
@@ -276,9 +277,9 @@ def test_it_keeps_the_query_count_flat_as_sessions_grow(client, home):
 
 def test_it_warns_only_when_the_content_changed_after_the_last_fire(client, home):
     imported(home)
-    assert not way_queries.way_stats("d/a").changed_after_last_fire  # first read is not a change
+    assert not way_stats("d/a").changed_after_last_fire  # first read is not a change
     home.way(home.user_ways, "d/a", "description: commits, retuned\npattern: \\bcommits?\\b\nrefire: 0.3")
     call_command("ingest", stdout=StringIO())
-    stats = way_queries.way_stats("d/a")
+    stats = way_stats("d/a")
     assert stats.changed_after_last_fire and stats.primary.version_count == 2
     assert "the fires below were decided by an earlier version" in client.get("/ways/d/a/").content.decode()

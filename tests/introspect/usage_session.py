@@ -1,19 +1,16 @@
-"""A page's assistant messages carry their usage on their last line; a subagent run its summary."""
+"""A session whose assistant messages carry usage: a prompt, one response streamed as three lines,
+a reply of a model with no list price, and a subagent run of two Haiku messages. The entry cards',
+the conversation's and the subagents' query tests read it."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from io import StringIO
 
 import orjson
-import pytest
 from django.core.management import call_command
 
-from introspect.models import Session, Subagent, TranscriptEntry
-from introspect.queries import conversation, entry_cards, subagents
+from introspect.models import Session, TranscriptEntry
 from tests.conftest import append
-
-pytestmark = pytest.mark.django_db
 
 SID = "usage-session"
 
@@ -131,58 +128,3 @@ def write_session(home) -> None:
 def trunk_lines() -> list[TranscriptEntry]:
     session = Session.objects.get(sid=SID)
     return list(TranscriptEntry.objects.filter(source_id=session.transcript_id).order_by("offset", "index"))
-
-
-def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django_assert_num_queries):
-    write_session(home)
-    entries = trunk_lines()
-    with django_assert_num_queries(1):
-        usages = entry_cards.message_usages(entries)
-    by_uuid = {entry.uuid: usages.get(id(entry)) for entry in entries}
-    assert by_uuid["u1"] is None and by_uuid["a1"] is None and by_uuid["a2"] is None
-    usage = by_uuid["a3"]
-    assert (usage.model, usage.input_tokens, usage.output_tokens) == ("claude-opus-4-6", 4, 480)
-    assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (30000, 2000)
-    assert usage.cost_usd == (4 * 5 + 480 * 25 + 2000 * Decimal("6.25") + 30000 * Decimal("0.5")) / 1_000_000
-    assert (by_uuid["a4"].output_tokens, by_uuid["a4"].cost_usd) == (7, None)
-
-
-def test_a_message_cut_by_the_page_still_counts_all_its_lines(home):
-    write_session(home)
-    page = trunk_lines()[:3]  # the prompt and the first two lines of msg_1
-    usages = entry_cards.message_usages(page)
-    assert page[-1].uuid == "a2" and usages[id(page[-1])].output_tokens == 480
-
-
-def test_it_reads_nothing_for_a_page_without_assistant_messages(home, django_assert_num_queries):
-    write_session(home)
-    entries = trunk_lines()[:1]
-    with django_assert_num_queries(0):
-        usages = entry_cards.message_usages(entries)
-    assert usages == {}
-
-
-def test_the_session_page_entries_carry_their_usage(home):
-    write_session(home)
-    page = conversation.conversation_page(Session.objects.get(sid=SID), turn=0, part=0)
-    cards = [item.card for item in page.items if item.card is not None]
-    assert [(c.entry.uuid, c.usage.output_tokens) for c in cards if c.usage] == [("a3", 480), ("a4", 7)]
-
-
-def test_a_subagent_summary_covers_its_own_file(home, django_assert_num_queries):
-    write_session(home)
-    agent = Subagent.objects.get(agent_id="x1")
-    with django_assert_num_queries(2):
-        summary = subagents.subagent_summary(agent)
-    assert summary.models == ["claude-haiku-4-5-20251001"]
-    assert (summary.totals.input_tokens, summary.totals.output_tokens) == (12, 90 + 60 + 20)
-    assert summary.totals.cost_usd == Decimal("0.017362")  # 12·1 + 170·5 + 6000·1.25 + 90000·0.1 per MTok
-    assert summary.tool_calls == 2  # two calls, one written over two lines
-    assert summary.duration_secs == 40
-
-
-def test_a_subagent_without_a_file_has_no_summary(home):
-    write_session(home)
-    agent = Subagent.objects.get(agent_id="x1")
-    agent.source = None
-    assert subagents.subagent_summary(agent) is None

@@ -1,0 +1,39 @@
+"""The session page's fixed links: its project's sessions, agent-ways' documents of the session, the
+fire-turn list. Built here so the template prints them (the list page builds its own with
+`{% querystring %}`); the paging links are conversation.page_query and conversation.fires_query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from introspect.models import Session
+
+# The documents as the page offers them: only the ways that matched (agent-ways' `--matched`).
+MATCHED = {"matched": 1}
+
+
+@dataclass(frozen=True)
+class SessionLinks:
+    project_sessions: str  # the session list filtered to the session's project; "" without one
+    dump: str
+    replay: str
+    replay_window: str  # the replay of one compaction window: replay.js appends the window's number
+    fire_list: str  # the page's own fire-turn list, relative to the page
+
+
+def session_links(session: Session) -> SessionLinks:
+    dump = reverse("introspect:api-session-dump", args=[session.sid])
+    replay = reverse("introspect:api-session-replay", args=[session.sid])
+    project = ""
+    if session.project_id is not None:
+        project = f"{reverse('introspect:session-list')}?{urlencode({'project': session.project_id})}"
+    return SessionLinks(
+        project_sessions=project,
+        dump=f"{dump}?{urlencode(MATCHED)}",
+        replay=f"{replay}?{urlencode(MATCHED)}",
+        replay_window=f"{replay}?{urlencode(MATCHED | {'window': ''})}",
+        fire_list=f"?{urlencode({'view': 'fires'})}",
+    )

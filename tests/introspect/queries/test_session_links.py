@@ -1,0 +1,22 @@
+"""The session page's fixed links, built in Python so the template prints them
+(introspect/queries/session_links.py)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from introspect.queries import session_links
+
+
+def test_it_links_the_projects_sessions_the_matched_documents_and_the_fire_list():
+    links = session_links.session_links(SimpleNamespace(sid="s-1", project_id=7))
+
+    assert links.project_sessions == "/?project=7"
+    assert links.dump == "/api/sessions/s-1/dump.json?matched=1"
+    assert links.replay == "/api/sessions/s-1/replay.json?matched=1"
+    assert links.replay_window == "/api/sessions/s-1/replay.json?matched=1&window="  # + the window's number
+    assert links.fire_list == "?view=fires"
+
+
+def test_a_session_without_a_project_links_no_project():
+    assert session_links.session_links(SimpleNamespace(sid="s", project_id=None)).project_sessions == ""
