@@ -128,6 +128,7 @@ def test_on_a_phone_every_page_link_is_behind_menu_and_fits(signed_in):
         "Backlog",
         "Decisions",
         "Search",
+        "Secrets",
         "Import",
     ]
     for link in links:
