@@ -87,3 +87,15 @@ def test_it_reverses_and_resolves_its_routes():
     assert resolve(reverse("ledger:backlog-count")).url_name == "backlog-count"
     assert resolve(reverse("ledger:record-rule", args=[3])).url_name == "record-rule"
     assert resolve(reverse("ledger:record-resolve", args=[3])).url_name == "record-resolve"
+
+
+def test_a_secret_in_a_question_is_masked_on_the_backlog(client, tmp_path, db):
+    token = "ghp_R4nd0mT0k3nW1thEnoughEntr0pyXyZ12345"
+    repo = tmp_path / "agent-repo"
+    (repo / ".ai" / "repo" / "adrs").mkdir(parents=True)
+    text = Q_MAJORDOMUS.replace(b"Does a ruling need a reason?", f"Rotate {token} now?".encode())
+    (repo / ".ai" / "repo" / "adrs" / "0020-rulings.md").write_bytes(text)
+    adr_load.import_repo(repo)
+    listed = rows(client.get(reverse("ledger:decision-backlog")))
+    assert listed[0][0].startswith("R1 Rotate ghp_…•••• (GitHub token, masked) now?")
+    assert token not in client.get(reverse("ledger:decision-backlog")).content.decode()
