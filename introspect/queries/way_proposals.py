@@ -61,10 +61,10 @@ class WayProposals:
     caveat: str = CAVEAT
 
 
-def refire_card(way_id: str, primary: Way | None, *, log_present: bool) -> RefireCard:
+def refire_card(primary: Way | None, reads: int, *, log_present: bool) -> RefireCard:
+    """`reads`: the way's out-of-band reads (queries/way_decisions.py counts them with its pulls)."""
     if not log_present:
         return RefireCard(0, "no decision log imported: out-of-band reads come from decisions.jsonl")
-    reads = service.out_of_band_reads(way_id).count()
     if not reads:
         return RefireCard(0, "no out-of-band reads of this way in the decision log")
     if primary is None or not primary.present:
@@ -127,11 +127,16 @@ def toggle_card(project_path: str, way_id: str, toggle: labels.ProjectToggle) ->
 
 
 def way_proposals(
-    way_id: str, primary: Way | None, *, log_present: bool, labelled: list[labels.LabelledFire] | None = None
+    way_id: str,
+    primary: Way | None,
+    *,
+    out_of_band: int,
+    log_present: bool,
+    labelled: list[labels.LabelledFire] | None = None,
 ) -> WayProposals:
     """Every proposal for the way; `labelled` is the way's labelled fires (none until labels are wired)."""
     fires = [fire for fire in labelled or [] if fire.way == way_id]
-    out = WayProposals(refire=refire_card(way_id, primary, log_present=log_present), labelled=len(fires))
+    out = WayProposals(refire=refire_card(primary, out_of_band, log_present=log_present), labelled=len(fires))
     out.applied = list(ProposalApplied.objects.filter(way_id=way_id)[:APPLIED_LIMIT])
     if not fires:
         return out

@@ -47,7 +47,9 @@ def way_context(way_id: str) -> dict:
         "stats": stats,
         "decisions": decisions,
         "findings": findings,
-        "proposals": way_proposals(way_id, stats.primary, log_present=log_present),
+        "proposals": way_proposals(
+            way_id, stats.primary, out_of_band=decisions.out_of_band_total, log_present=log_present
+        ),
         "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",
         "weeks_chart": charts.weekly_bars(
             [(week.label, week.fires, week.redisclosures) for week in stats.weeks]

@@ -189,3 +189,12 @@ def test_a_toggle_never_follows_a_link_out_of_the_project(sample, client, tmp_pa
     response = client.post(url, {"project_pk": project.pk, "loaded_sha256": "absent", "evidence": ""})
     assert response.status_code == 400
     assert not (tmp_path / "outside" / "ways.yaml").exists() and not ProposalApplied.objects.exists()
+
+
+def test_the_effectiveness_page_lists_the_refire_proposals_of_its_frame(sample, client):
+    html = client.get(reverse("introspect:way-effectiveness")).content.decode()
+    assert f'href="/ways/{DESIGN}/#way-proposals">{DESIGN}</a>: 1 out-of-band read →' in html
+    assert "<code>refire: 0.25</code> → <code>refire: normal</code>" in html
+    # The sample's reads are months old: the last day holds none, and the page says so.
+    html = client.get(reverse("introspect:way-effectiveness"), {"days": "1"}).content.decode()
+    assert "No out-of-band reads in this window: no <code>refire:</code> proposal." in html
