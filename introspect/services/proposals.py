@@ -115,7 +115,7 @@ def write(current: FileText, after: str) -> str:
     return sha256(data)
 
 
-def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user, name: str) -> ProposalApplied:
+def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user) -> ProposalApplied:
     """Write the refire proposal the page showed for `way`'s file, if it still stands."""
     current = way_file(way)
     if current.sha256 != loaded_sha256:
@@ -139,14 +139,14 @@ def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user, name: str
             sha_after=sha_after,
             evidence=f"{reads} out-of-band read{'s' if reads != 1 else ''} of {way.way_id}",
             reviewer=user,
-            reviewer_name=name,
+            reviewer_name=user.get_username(),
         )
     reread(way.root)
     return done
 
 
 def apply_toggle(
-    *, project: Project, way_id: str, loaded_sha256: str, evidence: str, user, name: str
+    *, project: Project, way_id: str, loaded_sha256: str, evidence: str, user
 ) -> ProposalApplied:
     """Disable `way_id` in `project` by one line of its `.claude/ways.yaml`."""
     current = overlay_file(project)
@@ -171,7 +171,7 @@ def apply_toggle(
         sha_after=sha_after,
         evidence=evidence,
         reviewer=user,
-        reviewer_name=name,
+        reviewer_name=user.get_username(),
     )
 
 

@@ -55,11 +55,7 @@ def apply_refire(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
         if way is None:
             raise Http404("no such way file")
         return service.apply_refire(
-            way=way,
-            loaded_sha256=data["loaded_sha256"],
-            proposed=data["proposed"],
-            user=request.user,
-            name=request.user.get_username(),
+            way=way, loaded_sha256=data["loaded_sha256"], proposed=data["proposed"], user=request.user
         )
 
     return act_on(request, way_id, RefireApplyForm(request.POST), act)
@@ -78,7 +74,6 @@ def apply_toggle(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
             loaded_sha256=data["loaded_sha256"],
             evidence=data["evidence"],
             user=request.user,
-            name=request.user.get_username(),
         )
 
     return act_on(request, way_id, ToggleApplyForm(request.POST), act)
