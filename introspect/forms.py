@@ -133,3 +133,20 @@ class ConversationTailForm(LenientForm):
         data = super().clean()
         data["fire"] = data["fire"] or 0
         return data
+
+
+class RefireApplyForm(forms.Form):
+    """A reviewer's apply of the `refire:` proposal the way page showed: which file, its hash then,
+    and the value proposed then (a different proposal now is a conflict, never a silent change)."""
+
+    way_pk = forms.IntegerField(min_value=1)
+    loaded_sha256 = forms.CharField(max_length=64)
+    proposed = forms.CharField(max_length=32)
+
+
+class ToggleApplyForm(forms.Form):
+    """A reviewer's apply of a project toggle: the project, the overlay's hash then ("absent": none)."""
+
+    project_pk = forms.IntegerField(min_value=1)
+    loaded_sha256 = forms.CharField(max_length=64)
+    evidence = forms.CharField(max_length=2000, required=False)

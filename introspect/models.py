@@ -1077,3 +1077,31 @@ class SecretReveal(models.Model):
 
     class Meta:
         ordering = ["-at", "-pk"]
+
+
+class ProposalApplied(models.Model):
+    """The audit of one proposal a reviewer applied (§8.5): which file, the one line before and after,
+    the file's hash before and after, and the evidence the page showed. Never written without a POST."""
+
+    class Kind(models.TextChoices):
+        REFIRE = "refire", "shorter refire:"
+        TOGGLE = "toggle", "project toggle"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    way_id = models.CharField(max_length=512)
+    project = models.TextField(blank=True, default="", help_text="the project path (toggle only)")
+    path = models.TextField(help_text="the file written")
+    line_before = models.TextField(blank=True, default="", help_text="empty: the line was added")
+    line_after = models.TextField()
+    sha_before = models.CharField(max_length=64, blank=True, default="", help_text="empty: a new file")
+    sha_after = models.CharField(max_length=64)
+    evidence = models.TextField(blank=True, default="")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewer_name = models.CharField(max_length=150, help_text="kept even if the user is renamed")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["way_id", "at"])]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from introspect.views import api, effectiveness, exports, search, secrets, sessions, status, ways
+from introspect.views import api, effectiveness, exports, proposals, search, secrets, sessions, status, ways
 
 app_name = "introspect"
 urlpatterns = [
@@ -30,6 +30,9 @@ urlpatterns = [
     path("ways/", ways.way_list, name="way-list"),
     # Before the way page: "effectiveness" would otherwise be read as a way id.
     path("ways/effectiveness/", effectiveness.effectiveness_page, name="way-effectiveness"),
+    # Before the way page, whose id matches any path: a way id ending `apply/refire` would be shadowed.
+    path("ways/<wayid:way_id>/apply/refire/", proposals.apply_refire, name="way-apply-refire"),
+    path("ways/<wayid:way_id>/apply/toggle/", proposals.apply_toggle, name="way-apply-toggle"),
     path("ways/<wayid:way_id>/", ways.way_detail, name="way-detail"),
     path("api/sessions/", api.api_session_list, name="api-session-list"),
     path("api/sessions/<id:session_id>/dump.json", api.api_session_dump, name="api-session-dump"),

@@ -75,6 +75,7 @@ class WayDecisions:
     pulls: list[PullRow] = field(default_factory=list)
     pull_total: int = 0
     refused: int = 0
+    out_of_band_total: int = 0  # every out-of-band read of the way, listed or not
     joins: dict[str, int] = field(default_factory=dict)  # join class → pulls among those listed
 
     @property
@@ -164,8 +165,13 @@ def way_pulls(out: WayDecisions, way_id: str) -> None:
     """The way's newest pulls, classified by the rules over their sessions' records."""
     pulls = DecisionRecord.objects.filter(kind=DecisionRecord.Kind.PULL, way=way_id)
     refused = ~Q(reason=None) & ~Q(reason=SERVED_UNSTAMPED)
-    summary = pulls.aggregate(n=Count("pk"), refused=Count("pk", filter=refused))
+    summary = pulls.aggregate(
+        n=Count("pk"),
+        refused=Count("pk", filter=refused),
+        out_of_band=Count("pk", filter=Q(out_of_band=True)),
+    )
     out.pull_total, out.refused = summary["n"], summary["refused"]
+    out.out_of_band_total = summary["out_of_band"]
     newest = list(
         pulls.exclude(refused)
         .order_by(*(f"-{name}" for name in STREAM_ORDER))

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_safe
 from introspect.documents.effectiveness import NOTE, SOURCES, definition
 from introspect.models import Project
 from introspect.queries.effectiveness import effectiveness
+from introspect.queries.way_proposals import CAVEAT, refire_summary
 from introspect.rules import outcome_signals as signals
 from introspect.rules import way_arms as arms
 from lib import interval_chart
@@ -127,11 +128,13 @@ def effectiveness_page(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "report": report,
         "rows": [way_row(found, report.frame.minimum) for found in report.ways],
+        "refire_proposals": refire_summary({found.way: found.out_of_band for found in report.ways}),
         "projects": list(Project.objects.order_by("path").values_list("path", flat=True)[:500]),
         "project": project,
         "way": way,
         "days": days or "",
         "note": NOTE,
+        "proposal_caveat": CAVEAT,
         "sources": SOURCES,
         "trouble_definition": arms.TROUBLE_DEFINITION,
         "chars_per_token": arms.CHARS_PER_TOKEN,

@@ -6,32 +6,19 @@ Reading the page is open (it shows masks only); both acts need the reviewer role
 
 from __future__ import annotations
 
-from functools import wraps
-
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, HttpResponseForbidden
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
+from introspect import views
 from introspect.models import SecretFinding
 from introspect.queries import secret_findings
 from lib.htmx import HtmxHttpRequest
 
-REVIEWER = "ledger.review_knowledge"
-
-
-def reviewer_required(view):
-    """Logged in (else to the login page) and a reviewer (else 403)."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.has_perm(REVIEWER):
-            return HttpResponseForbidden("Only a reviewer may reveal a secret or mark one a false positive.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
+reviewer_required = views.reviewer_required(
+    "Only a reviewer may reveal a secret or mark one a false positive."
+)
 
 
 @require_safe

@@ -11,9 +11,11 @@ from introspect.models import SourceFile
 from introspect.queries import way_page, way_tree
 from introspect.queries.way_decisions import way_decisions
 from introspect.queries.way_findings import way_findings
+from introspect.queries.way_proposals import way_proposals
 from introspect.queries.way_scores import ScorePoint
 from lib import charts, render
 from lib.htmx import HtmxHttpRequest, render_page
+from lib.params import parse_int
 
 
 @require_safe
@@ -26,16 +28,28 @@ def way_list(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
+    applied = parse_int(request.GET.get("applied"), low=1)
+    context = way_context(way_id)
+    context["applied_now"] = next((row for row in context["proposals"].applied if row.pk == applied), None)
+    return render_page(request, "introspect/way_detail.html", context, fragment="way-sessions")
+
+
+def way_context(way_id: str) -> dict:
+    """Everything the way page shows; Http404 when nothing at all knows the id."""
     stats = way_page.way_stats(way_id)
     kinds = set(SourceFile.objects.values_list("kind", flat=True).distinct())
-    decisions = way_decisions(way_id, present=bool(kinds & set(SourceFile.DECISION_KINDS)))
+    log_present = bool(kinds & set(SourceFile.DECISION_KINDS))
+    decisions = way_decisions(way_id, present=log_present)
     findings = way_findings(way_id, present=bool(kinds & set(SourceFile.FINDING_KINDS)))
     if not stats.known and decisions.empty and not findings.controls:
         raise Http404("No way file, no event, no decision and no finding with this id")
-    context = {
+    return {
         "stats": stats,
         "decisions": decisions,
         "findings": findings,
+        "proposals": way_proposals(
+            way_id, stats.primary, out_of_band=decisions.out_of_band_total, log_present=log_present
+        ),
         "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",
         "weeks_chart": charts.weekly_bars(
             [(week.label, week.fires, week.redisclosures) for week in stats.weeks]
@@ -45,7 +59,6 @@ def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
         ),
         "nav": "ways",
     }
-    return render_page(request, "introspect/way_detail.html", context, fragment="way-sessions")
 
 
 def way_body(text: str) -> SafeString:

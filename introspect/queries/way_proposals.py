@@ -1,0 +1,187 @@
+"""Proposals for one way's page and their summary on the effectiveness page (§8.5).
+
+A proposal names its evidence and shows its diff. The `refire:` proposal comes from the decision
+log's out-of-band reads and the way file as it is on disk now (its hash goes into the apply form,
+so a file changed since is a 409). The label-driven ones (vocabulary review, narrower pattern,
+project toggle, calibration probes) are built from `LabelledFire` values the caller passes: people's
+labels are not stored here yet, so on their own the page says there are none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from introspect.models import Project, ProposalApplied, Way
+from introspect.rules import proposals_labels as labels
+from introspect.rules import proposals_refire, proposals_toggle
+from introspect.rules.proposals_diff import unified
+from introspect.services import proposals as service
+
+CAVEAT = (
+    "A suggestion from correlations in the logs (who read what, who labelled what), not a measured "
+    "effect: nothing shows that the change would make the way help more."
+)
+APPLIED_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class RefireCard:
+    reads: int
+    why_none: str = ""  # the honest empty state when there is no proposal
+    current: str = ""
+    proposed: str = ""
+    path: str = ""
+    diff: str = ""
+    way_pk: int | None = None
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class ToggleCard:
+    project: str
+    project_pk: int | None
+    irrelevant: tuple[labels.LabelledFire, ...]
+    path: str
+    diff: str
+    sha256: str
+    why_none: str = ""  # why it cannot be applied from the page (the diff is still there to copy)
+
+
+@dataclass
+class WayProposals:
+    refire: RefireCard
+    labelled: int = 0
+    vocabulary: labels.VocabularyReview | None = None
+    vocabulary_diff: str = ""
+    pattern: labels.PatternNarrowing | None = None
+    pattern_diff: str = ""
+    toggles: list[ToggleCard] = field(default_factory=list)
+    probes: str = ""
+    applied: list[ProposalApplied] = field(default_factory=list)
+    caveat: str = CAVEAT
+
+
+def refire_card(primary: Way | None, reads: int, *, log_present: bool) -> RefireCard:
+    """`reads`: the way's out-of-band reads (queries/way_decisions.py counts them with its pulls)."""
+    if not log_present:
+        return RefireCard(0, "no decision log imported: out-of-band reads come from decisions.jsonl")
+    if not reads:
+        return RefireCard(0, "no out-of-band reads of this way in the decision log")
+    if primary is None or not primary.present:
+        return RefireCard(reads, "no way file under a way root today to change")
+    try:
+        current = service.way_file(primary)
+    except service.Refused as exc:
+        return RefireCard(reads, str(exc))
+    proposal, why = proposals_refire.propose(current.text, reads)
+    if proposal is None:
+        return RefireCard(reads, why)
+    return RefireCard(
+        reads,
+        current=proposal.current.text,
+        proposed=proposal.proposed.text,
+        path=str(current.path),
+        diff=unified(current.text, proposal.after, str(current.path)),
+        way_pk=primary.pk,
+        sha256=current.sha256,
+    )
+
+
+def field_diff(primary: Way | None, key: str, value: str) -> str:
+    """The diff of one front-matter line `key: …` set to `value`, against the file as imported."""
+    if primary is None or not value:
+        return ""
+    lines = primary.versions.order_by("-first_seen").values_list("content", flat=True)[:1]
+    text = next(iter(lines), "")
+    out = text.split("\n")
+    for n, line in enumerate(out):
+        if line.startswith(f"{key}:"):
+            out[n] = f"{key}: {value}"
+            return unified(text, "\n".join(out), primary.path)
+    return ""
+
+
+def toggle_card(project_path: str, way_id: str, toggle: labels.ProjectToggle) -> ToggleCard:
+    project = Project.objects.filter(path=project_path).first()
+    base = {"project": project_path, "project_pk": project.pk if project else None}
+    if project is None:
+        return ToggleCard(
+            **base, irrelevant=toggle.irrelevant, path="", diff="", sha256="", why_none="no such project"
+        )
+    try:
+        current = service.overlay_file(project)
+        done = proposals_toggle.toggle_off(current.text, way_id)
+    except (service.Refused, proposals_toggle.CannotToggle) as exc:
+        return ToggleCard(
+            **base, irrelevant=toggle.irrelevant, path="", diff="", sha256="", why_none=str(exc)
+        )
+    why = "already disabled there" if done.already else ""
+    return ToggleCard(
+        **base,
+        irrelevant=toggle.irrelevant,
+        path=str(current.path),
+        diff="" if done.already else unified(done.before, done.after, str(current.path)),
+        sha256=current.sha256,
+        why_none=why,
+    )
+
+
+def way_proposals(
+    way_id: str,
+    primary: Way | None,
+    *,
+    out_of_band: int,
+    log_present: bool,
+    labelled: list[labels.LabelledFire] | None = None,
+) -> WayProposals:
+    """Every proposal for the way; `labelled` is the way's labelled fires (none until labels are wired)."""
+    fires = [fire for fire in labelled or [] if fire.way == way_id]
+    out = WayProposals(refire=refire_card(primary, out_of_band, log_present=log_present), labelled=len(fires))
+    out.applied = list(ProposalApplied.objects.filter(way_id=way_id)[:APPLIED_LIMIT])
+    if not fires:
+        return out
+    criteria = primary.frontmatter if primary is not None else {}
+    out.vocabulary = labels.vocabulary_review(fires, str(criteria.get("vocabulary") or ""))
+    if out.vocabulary:
+        out.vocabulary_diff = field_diff(primary, "vocabulary", out.vocabulary.vocabulary_after)
+    out.pattern = labels.pattern_narrowing(fires, str(criteria.get("pattern") or ""))
+    if out.pattern:
+        out.pattern_diff = field_diff(primary, "pattern", out.pattern.pattern_after)
+    out.toggles = [toggle_card(t.project, way_id, t) for t in labels.project_toggles(fires)]
+    out.probes = labels.calibration_probes(fires)
+    return out
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    way: str
+    reads: int
+    current: str
+    proposed: str
+    why_none: str
+
+
+def refire_summary(out_of_band: dict[str, int]) -> list[SummaryRow]:
+    """The effectiveness page's list: each way with out-of-band reads in its frame, and the refire
+    proposal its file's imported front matter gives (the way page reads the file itself). One query."""
+    ways = {w: n for w, n in out_of_band.items() if n}
+    if not ways:
+        return []
+    # The file the way page would change: user over core (way_files), a project's only when alone.
+    prefer = {Way.RootKind.USER: 0, Way.RootKind.CORE: 1}
+    best: dict[str, tuple[int, str]] = {}
+    rows = Way.objects.filter(way_id__in=ways, present=True).values_list("way_id", "root_kind", "frontmatter")
+    for way_id, kind, front in rows:
+        rank = prefer.get(kind, 2)
+        if way_id not in best or rank < best[way_id][0]:
+            best[way_id] = (rank, str((front or {}).get("refire", "")))
+    current = {way_id: text for way_id, (_, text) in best.items()}
+    out = []
+    for way_id, reads in sorted(ways.items(), key=lambda item: (-item[1], item[0])):
+        value = proposals_refire.parse_value(current.get(way_id, ""))
+        shorter = proposals_refire.shorter(value) if value else None
+        why = "" if shorter else ("no way file or no refire: it reads" if not value else "cannot get shorter")
+        out.append(
+            SummaryRow(way_id, reads, value.text if value else "", shorter.text if shorter else "", why)
+        )
+    return out

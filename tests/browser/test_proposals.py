@@ -1,0 +1,54 @@
+"""Applying a proposal in a real browser, as the issue's walkthrough does: the effectiveness page →
+a way → its `refire:` proposal applied by a reviewer → the way file has one changed line and the
+audit row exists → an apply from a page drawn before the file changed answers 409 and says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from introspect.models import ProposalApplied, Way
+from introspect.rules.proposals_diff import changed_lines
+from tests.browser.conftest import sign_in_reviewer
+from tests.browser.test_conflicts import refused_once
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+DESIGN = "softwaredev/architecture/design"
+
+
+def test_a_reviewer_applies_a_refire_proposal_and_a_stale_apply_answers_409(tab):
+    way = Way.objects.get(way_id=DESIGN, present=True)
+    path = Path(way.root) / way.rel_path
+    before = path.read_text()
+    sign_in_reviewer(tab, "/ways/effectiveness/")
+    proposals = tab.page.locator(".effect-proposals")
+    assert "refire: 0.25" in proposals.inner_text() and "refire: normal" in proposals.inner_text()
+    proposals.get_by_role("link", name=DESIGN).click()
+    tab.page.wait_for_selector("#way-proposals")
+    section = tab.page.locator("#way-proposals")
+    assert "1 out-of-band read" in section.inner_text()
+    assert "-refire: 0.25\n+refire: normal" in section.locator("pre.proposal-diff").inner_text()
+    tab.shot("80-way-proposal")
+
+    section.locator("form.proposal-apply button").click()
+    tab.page.wait_for_selector("#proposal-done")
+    assert "Written by rita" in tab.page.locator("#proposal-done").inner_text()
+    after = path.read_text()
+    assert changed_lines(before, after) == 1 and "refire: normal\n" in after
+    row = ProposalApplied.objects.get()
+    assert (row.reviewer_name, row.line_before, row.line_after) == ("rita", "refire: 0.25", "refire: normal")
+    assert "rita" in tab.page.locator(".proposal-audit").inner_text()
+    tab.shot("81-way-proposal-applied")
+
+    # The page now offers normal → frequent; someone edits the file before the reviewer presses apply.
+    path.write_text(after.replace("# Design Way", "# Design Way (edited)"))
+    with tab.page.expect_response(lambda response: "/apply/refire/" in response.url) as answered:
+        tab.page.locator("#way-proposals form.proposal-apply button").click()
+    assert answered.value.status == 409
+    refused_once(tab)  # the one console line Chromium writes for a 4xx, and only that one
+    tab.page.wait_for_selector("#proposal-error")
+    assert "changed since this page was drawn" in tab.page.locator("#proposal-error").inner_text()
+    assert path.read_text().count("refire: normal\n") == 1 and ProposalApplied.objects.count() == 1
+    tab.shot("82-way-proposal-stale")
