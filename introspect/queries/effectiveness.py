@@ -119,19 +119,27 @@ def add(entry: arms.WayArms, result: str, key: tuple[int, int] | None, *, by_tim
     entry.placed_by_time += by_time
 
 
-def from_decisions(frame: Frame, found: dict, places: dict) -> set[int]:
-    """Each scan outcome of the frame; the sessions that have a decision log."""
+def decided_sessions(frame: Frame):
+    """The sessions with a decision log in the frame (any scan, of any way), as a subquery: such a
+    session is read from its log alone, whichever way the frame names."""
+    scans = DecisionRecord.objects.filter(
+        session_filter("session__", frame), kind=DecisionRecord.Kind.SCAN, session__isnull=False
+    )
+    if frame.since:
+        scans = scans.filter(ts__gte=frame.since)
+    return scans.values("session_id")
+
+
+def from_decisions(frame: Frame, found: dict, places: dict) -> None:
+    """Each scan outcome of the frame."""
     rows = DecisionOutcome.objects.filter(session_filter("record__session__", frame), record__kind="scan")
     rows = rows.filter(record__session__isnull=False)
     if frame.since:
         rows = rows.filter(record__ts__gte=frame.since)
     if frame.way:
         rows = rows.filter(way=frame.way)
-    sessions: set[int] = set()
     for way, result, session_id, ts in rows.values_list("way", "result", "record__session_id", "record__ts"):
-        sessions.add(session_id)
         add(way_of(found, way), result, by_clock(places, session_id, ts), by_time=True)
-    return sessions
 
 
 def event_result(row: dict) -> str:
@@ -146,11 +154,14 @@ def event_result(row: dict) -> str:
     return "redisclosed" if row["redisclosed"] else "fired"
 
 
-def from_events(frame: Frame, found: dict, places: dict, skip: set[int]) -> None:
+def from_events(frame: Frame, found: dict, places: dict) -> None:
     """The fire turns' rows and the near-misses of sessions without a decision log."""
-    rows = TurnWay.objects.filter(session_filter("turn__session__", frame)).exclude(turn__session_id__in=skip)
+    decided = decided_sessions(frame)
+    rows = TurnWay.objects.filter(session_filter("turn__session__", frame)).exclude(
+        turn__session_id__in=decided
+    )
     misses = WaysEvent.objects.filter(session_filter("session__", frame), event="way_nearmiss")
-    misses = misses.exclude(session_id__in=skip).filter(session__isnull=False)
+    misses = misses.exclude(session_id__in=decided).filter(session__isnull=False)
     if frame.since:
         rows, misses = rows.filter(turn__ts__gte=frame.since), misses.filter(ts__gte=frame.since)
     if frame.way:
@@ -206,8 +217,8 @@ def effectiveness(
     frame = Frame(project=project or None, days=days, way=way or None, since=since_for(days, now))
     turns, places = stored_turns(frame)
     found: dict[str, arms.WayArms] = {}
-    with_log = from_decisions(frame, found, places)
-    from_events(frame, found, places, with_log)
+    from_decisions(frame, found, places)
+    from_events(frame, found, places)
     from_pulls(frame, found)
     lengths = body_lengths(set(found))
     for entry in found.values():
