@@ -32,6 +32,7 @@ LABELS = {
     signals.COST: "cost per turn (USD)",
 }
 MAX_DAYS = 36_500
+NBSP = "\u00a0"
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,9 @@ def rate_cell(found: arms.RateArms, minimum: int) -> Cell:
     def arm(hits: int, n: int, interval) -> str:
         if not n:
             return "no turns"
-        return f"{hits} of {n} · {pct(hits / n)} ({pct(interval.low)}–{pct(interval.high)})"
+        # The interval kept on one line: a narrow column broke "(1 %–" from "27 %)".
+        kept = f"({pct(interval.low)}–{pct(interval.high)})".replace(" ", NBSP)
+        return f"{hits} of {n} · {pct(hits / n)} {kept}"
 
     shown = arm(found.shown_hits, found.shown_n, found.shown_interval)
     other = arm(found.other_hits, found.other_n, found.other_interval)

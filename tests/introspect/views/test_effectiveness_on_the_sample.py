@@ -233,7 +233,7 @@ def pct(value: float) -> str:
 
 def arm_text(hits: int, n: int) -> str:
     low, high = wilson(hits, n)
-    return f"{hits} of {n} · {pct(hits / n)} ({pct(low)}–{pct(high)})"
+    return f"{hits} of {n} · {pct(hits / n)} " + f"({pct(low)}–{pct(high)})".replace(" ", "\u00a0")
 
 
 @pytest.fixture(scope="module")
