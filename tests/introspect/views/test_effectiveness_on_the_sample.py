@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from io import StringIO
@@ -233,7 +234,7 @@ def pct(value: float) -> str:
 
 def arm_text(hits: int, n: int) -> str:
     low, high = wilson(hits, n)
-    return f"{hits} of {n} · {pct(hits / n)} " + f"({pct(low)}–{pct(high)})".replace(" ", "\u00a0")
+    return f"{hits} of {n} · {pct(hits / n)} ({pct(low)}–{pct(high)})"
 
 
 @pytest.fixture(scope="module")
@@ -250,8 +251,9 @@ def ingested(client) -> tuple[str, dict]:
 
 
 def row_of(page: str, way: str) -> str:
+    """The way's row as it reads (its tags left out)."""
     row = page[page.index(f">{way}</a>") :]
-    return row[: row.index("</tr>")]
+    return re.sub(r"<[^>]+>", "", row[: row.index("</tr>")])
 
 
 def three_signals(sessions, shown: set, other: set):
