@@ -311,5 +311,5 @@ def test_the_samples_decision_log_and_its_archive_are_listed_with_their_counts(c
     assert "decisions archive 42 lines in 1 file" in page.replace(
         str(sample / ".local/state/agent-ways") + " ", ""
     )
-    assert re.search(r"decisions\.jsonl in \S+ 1 active [\d.]+ KB 37 37 0 0 0", page)
+    assert re.search(r"decisions\.jsonl in \S+ 1 active [\d.]+ KB 99 99 0 0 0", page)
     assert re.search(r"decisions-2026-11-07\.jsonl\.gz in \S+ 1 active [\d.]+ KB 42 42 0 0 0", page)
