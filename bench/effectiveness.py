@@ -23,6 +23,8 @@ from io import StringIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Not bench/ first on the path: its secrets.py would stand for the standard library's (lib/viewers.py).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "waysweb.settings")
 

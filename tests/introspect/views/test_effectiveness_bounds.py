@@ -18,8 +18,8 @@ from tests.introspect import effectiveness_corpus as corpus
 
 pytestmark = pytest.mark.django_db
 URL = "/ways/effectiveness/"
-PAGE_QUERIES = 8  # six for the numbers, the project list, the nav counts
-JSON_QUERIES = 6
+PAGE_QUERIES = 11  # nine for the numbers, the project list, the nav counts
+JSON_QUERIES = 9
 
 
 def copy_of(value, n: int):
