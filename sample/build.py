@@ -8,7 +8,7 @@ and a fixed file name. The default output, ``sample/home``, is wiped and rewritt
 holds is described in sample/README.md. This file plays the story in order and writes the files out;
 each part has its module:
 
-    sample/story/sNN_*.py  the fourteen sessions, each a `play(h)`, in the order STORY lists them
+    sample/story/sNN_*.py  the eighteen sessions, each a `play(h)`, in the order STORY lists them
     sample/sessions.py     a session's steps: prompts, tool calls, subagents, compactions, hook events
     sample/event_rows.py   an event spec (sample/specs.py) rendered as the row a hook logs
     sample/ledger.py       ADR-112 session-ledger entries
@@ -67,6 +67,10 @@ STORY = tuple(
         "s12_numbers",
         "s13_unknown_channel",
         "s14_transcript_only",
+        "s15_refill_skew",
+        "s16_checkout_postcode",
+        "s17_webhooks",
+        "s18_release",
     )
 )
 

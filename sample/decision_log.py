@@ -20,7 +20,8 @@ from sample.state import Home
 from sample.timeline import STATE, floor_s, sec
 from sample.ways import CRITERIA
 
-DECIDED = ("S07", "S08", "S09", "S11")  # sessions whose agent-ways build writes decision records
+# sessions whose agent-ways build writes decision records
+DECIDED = ("S07", "S08", "S09", "S11", "S15", "S16", "S17", "S18")
 ARCHIVE = "decisions-2026-11-07.jsonl.gz"  # the trim of 7 November moved S07's turns out of the live file
 ARCHIVED = "S07"
 PROMPT_LANE = ("keyword", "prompt")  # and every semantic:embedding / late-interaction channel

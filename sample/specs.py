@@ -35,6 +35,11 @@ def NEAR(way_id, *, dt=0, old=None, **probs):
     return dict(ev="way_nearmiss", way=way_id, dt=dt, old=old, probs=probs)
 
 
+def MISS(way_id, prob_en, *, dt=0):
+    """A near-miss of the English lane alone (a new-generation row: no multilingual score, τ_s 0.5)."""
+    return NEAR(way_id, dt=dt, prob_en=prob_en, prob_multi="", tau_s="0.5000")
+
+
 def EV(event, *, dt=0, **fields):
     return dict(ev=event, fields=fields, dt=dt)
 

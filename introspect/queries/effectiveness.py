@@ -5,8 +5,9 @@ Where the arms come from, per session: its decision log when it has one (each sc
 its event log (the fire turns' rows, and near-misses). A fire turn joined to its prompt by key sits
 in that prompt's conversation turn; a heuristic fire turn, a near-miss event and a decision scan are
 placed by the clock (the last prompt at most 3 s after them), and the page counts how many were.
-Six queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
-pulls, and the ways' body lengths.
+Nine queries whatever the window holds: turns' outcomes; fire rows, near-misses and decision outcomes
+each counted by the database (the exposure) and fetched only for the sessions with stored turns (the
+arms: a large event log is mostly sessions without a transcript); pulls; the ways' body lengths.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.functions import Length
 from django.utils import timezone
 
@@ -63,11 +64,15 @@ def session_filter(prefix: str, frame: Frame) -> Q:
     return Q(**{field: root}) | Q(**{f"{field}__startswith": root + "/"})
 
 
+def turn_rows(frame: Frame):
+    """The frame's conversation turns: those with a prompt (turn 0 has none) in the window."""
+    rows = TurnOutcome.objects.filter(session_filter("session__", frame), prompt_entry__isnull=False)
+    return rows.filter(prompt_entry__ts__gte=frame.since) if frame.since else rows
+
+
 def stored_turns(frame: Frame) -> tuple[dict, dict]:
     """The frame's conversation turns by key, and each session's prompt times for placing by clock."""
-    rows = TurnOutcome.objects.filter(session_filter("session__", frame), prompt_entry__isnull=False)
-    if frame.since:
-        rows = rows.filter(prompt_entry__ts__gte=frame.since)
+    rows = turn_rows(frame)
     turns: dict[tuple[int, int], arms.Turn] = {}
     by_prompt: dict[int, tuple[int, int]] = {}
     clocks: dict[int, list[tuple[datetime, int]]] = {}
@@ -104,10 +109,15 @@ def way_of(found: dict[str, arms.WayArms], way: str) -> arms.WayArms:
     return found[way]
 
 
-def add(entry: arms.WayArms, result: str, key: tuple[int, int] | None, *, by_time: bool) -> None:
-    entry.exposure[result] = entry.exposure.get(result, 0) + 1
+def count(entry: arms.WayArms, result: str, n: int) -> None:
+    """`n` outcomes of the way with this result in its exposure (every one, placed in a turn or not)."""
+    entry.exposure[result] = entry.exposure.get(result, 0) + n
     if result in arms.SHOWN_RESULTS:
-        entry.fires += 1
+        entry.fires += n
+
+
+def place(entry: arms.WayArms, result: str, key: tuple[int, int] | None, *, by_time: bool) -> None:
+    """An outcome in its arm, by the conversation turn it fell in (none: before the first prompt)."""
     if key is None:
         return
     if result in arms.SHOWN_RESULTS:
@@ -119,43 +129,79 @@ def add(entry: arms.WayArms, result: str, key: tuple[int, int] | None, *, by_tim
     entry.placed_by_time += by_time
 
 
-def from_decisions(frame: Frame, found: dict, places: dict) -> set[int]:
-    """Each scan outcome of the frame; the sessions that have a decision log."""
+def counted(rows, *fields: str):
+    """(fields…, n) per distinct value of `fields`: the exposure, counted by the database."""
+    return rows.order_by().values_list(*fields).annotate(n=Count("pk"))
+
+
+def decided_sessions(frame: Frame):
+    """The sessions with a decision log in the frame (any scan, of any way), as a subquery: such a
+    session is read from its log alone, whichever way the frame names."""
+    scans = DecisionRecord.objects.filter(
+        session_filter("session__", frame), kind=DecisionRecord.Kind.SCAN, session__isnull=False
+    )
+    if frame.since:
+        scans = scans.filter(ts__gte=frame.since)
+    return scans.values("session_id")
+
+
+def from_decisions(frame: Frame, found: dict, places: dict) -> None:
+    """Each scan outcome of the frame: counted in the database, and those of sessions with stored
+    turns fetched to be placed in their arm."""
     rows = DecisionOutcome.objects.filter(session_filter("record__session__", frame), record__kind="scan")
     rows = rows.filter(record__session__isnull=False)
     if frame.since:
         rows = rows.filter(record__ts__gte=frame.since)
     if frame.way:
         rows = rows.filter(way=frame.way)
-    sessions: set[int] = set()
-    for way, result, session_id, ts in rows.values_list("way", "result", "record__session_id", "record__ts"):
-        sessions.add(session_id)
-        add(way_of(found, way), result, by_clock(places, session_id, ts), by_time=True)
-    return sessions
+    for way, result, n in counted(rows, "way", "result"):
+        count(way_of(found, way), result, n)
+    placed = rows.filter(record__session_id__in=turn_rows(frame).values("session_id"))
+    for way, result, session_id, ts in placed.values_list(
+        "way", "result", "record__session_id", "record__ts"
+    ):
+        place(way_of(found, way), result, by_clock(places, session_id, ts), by_time=True)
 
 
-def event_result(row: dict) -> str:
+def event_result(gated: bool, suppressed: str, redisclosed: bool) -> str:
     """A fire turn's row as the decision log's result would name it."""
-    if row["gated"]:
+    if gated:
         return "keyword_gated"
-    if row["suppressed"]:
-        reason = row["suppressed"]
+    if suppressed:
         return (
-            "held_context_cap" if "cap" in reason else "judge_block" if "judge" in reason else "held_refire"
+            "held_context_cap"
+            if "cap" in suppressed
+            else "judge_block"
+            if "judge" in suppressed
+            else "held_refire"
         )
-    return "redisclosed" if row["redisclosed"] else "fired"
+    return "redisclosed" if redisclosed else "fired"
 
 
-def from_events(frame: Frame, found: dict, places: dict, skip: set[int]) -> None:
-    """The fire turns' rows and the near-misses of sessions without a decision log."""
-    rows = TurnWay.objects.filter(session_filter("turn__session__", frame)).exclude(turn__session_id__in=skip)
+def from_events(frame: Frame, found: dict, places: dict) -> None:
+    """The fire turns' rows and the near-misses of sessions without a decision log: counted in the
+    database, and those of sessions with stored turns fetched to be placed in their arm (most rows
+    of a large log are of sessions without a transcript, which only count)."""
+    decided = decided_sessions(frame)
+    rows = TurnWay.objects.filter(session_filter("turn__session__", frame)).exclude(
+        turn__session_id__in=decided
+    )
     misses = WaysEvent.objects.filter(session_filter("session__", frame), event="way_nearmiss")
-    misses = misses.exclude(session_id__in=skip).filter(session__isnull=False)
+    misses = misses.exclude(session_id__in=decided).filter(session__isnull=False, way__gt="")
     if frame.since:
         rows, misses = rows.filter(turn__ts__gte=frame.since), misses.filter(ts__gte=frame.since)
     if frame.way:
         rows, misses = rows.filter(way_id=frame.way), misses.filter(way=frame.way)
-    for row in rows.values(
+    for way, gated, suppressed, redisclosed, n in counted(
+        rows, "way_id", "gated", "suppressed", "redisclosed"
+    ):
+        count(way_of(found, way), event_result(gated, suppressed, redisclosed), n)
+    for way, n in counted(misses, "way"):
+        count(way_of(found, way), "near_miss", n)
+    turned = turn_rows(frame).values("session_id")
+    for way, gated, suppressed, redisclosed, session_id, ts, prompt_id in rows.filter(
+        turn__session_id__in=turned
+    ).values_list(
         "way_id",
         "gated",
         "suppressed",
@@ -164,12 +210,11 @@ def from_events(frame: Frame, found: dict, places: dict, skip: set[int]) -> None
         "turn__ts",
         "turn__prompt_entry_id",
     ):
-        keyed = places["by_prompt"].get(row["turn__prompt_entry_id"])
-        key = keyed or by_clock(places, row["turn__session_id"], row["turn__ts"])
-        add(way_of(found, row["way_id"]), event_result(row), key, by_time=keyed is None)
-    for way, session_id, ts in misses.values_list("way", "session_id", "ts"):
-        if way:
-            add(way_of(found, way), "near_miss", by_clock(places, session_id, ts), by_time=True)
+        keyed = places["by_prompt"].get(prompt_id)
+        key = keyed or by_clock(places, session_id, ts)
+        place(way_of(found, way), event_result(gated, suppressed, redisclosed), key, by_time=keyed is None)
+    for way, session_id, ts in misses.filter(session_id__in=turned).values_list("way", "session_id", "ts"):
+        place(way_of(found, way), "near_miss", by_clock(places, session_id, ts), by_time=True)
 
 
 def from_pulls(frame: Frame, found: dict) -> None:
@@ -206,8 +251,8 @@ def effectiveness(
     frame = Frame(project=project or None, days=days, way=way or None, since=since_for(days, now))
     turns, places = stored_turns(frame)
     found: dict[str, arms.WayArms] = {}
-    with_log = from_decisions(frame, found, places)
-    from_events(frame, found, places, with_log)
+    from_decisions(frame, found, places)
+    from_events(frame, found, places)
     from_pulls(frame, found)
     lengths = body_lengths(set(found))
     for entry in found.values():

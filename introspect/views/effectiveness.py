@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from django.http import HttpResponse
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
@@ -40,8 +41,8 @@ class Cell:
 
     label: str
     title: str
-    shown: str
-    other: str
+    shown: SafeString | str
+    other: SafeString | str
     difference: str
     strip: SafeString | str
     too_few: bool
@@ -56,10 +57,14 @@ def points(value: float) -> str:
 
 
 def rate_cell(found: arms.RateArms, minimum: int) -> Cell:
-    def arm(hits: int, n: int, interval) -> str:
+    def arm(hits: int, n: int, interval) -> SafeString | str:
         if not n:
             return "no turns"
-        return f"{hits} of {n} · {pct(hits / n)} ({pct(interval.low)}–{pct(interval.high)})"
+        # The count and the interval each kept on one line: a narrow column broke "(1 %–" from "27 %)".
+        return format_html(
+            '<span class="arm">{} of {} · {}</span> <span class="arm">({}–{})</span>',
+            hits, n, pct(hits / n), pct(interval.low), pct(interval.high),
+        )  # fmt: skip
 
     shown = arm(found.shown_hits, found.shown_n, found.shown_interval)
     other = arm(found.other_hits, found.other_n, found.other_interval)

@@ -1,1 +1,1 @@
-"""The sample's fourteen sessions, one module each; sample/build.py plays them in order."""
+"""The sample's eighteen sessions, one module each; sample/build.py plays them in order."""

@@ -72,7 +72,7 @@ def test_the_samples_sessions_cost_what_ccusage_20_says(home):
     shutil.copytree(SAMPLE_PROJECTS, home.root / ".claude" / "projects")
     call_command("ingest", stdout=StringIO())
     rows = reference("sample-session.json")
-    assert len(rows) == 11
+    assert len(rows) == 15  # the sessions with a transcript: S03-S05 and S07-S14, and S15-S18 for the arms
     assert_equal_to_ccusage(rows)
     # The sample's subagent ran on another model: its messages are in its session's cost.
     assert sum(len(row["modelsUsed"]) > 1 for row in rows.values()) == 1

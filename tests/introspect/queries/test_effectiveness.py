@@ -57,7 +57,7 @@ def test_a_way_with_three_turns_is_too_few_to_say(report):
 
 def test_the_numbers_take_a_bounded_number_of_queries(home, django_assert_max_num_queries):
     corpus.build(home)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(9):
         effectiveness(project=corpus.PROJECT, days=10_000)
 
 
@@ -73,3 +73,13 @@ def test_a_session_with_a_decision_log_is_read_from_it(home):
     often = arms_of(report, "w/often")
     assert often.exposure == {"fired": 12, "near_miss": 12}
     assert (often.pulls, often.out_of_band) == (2, 1)
+
+
+def test_a_session_with_a_decision_log_is_read_from_it_whichever_way_is_asked_for(home):
+    """w/rare fires only in the event log of a session that has a decision log: it is in no arm,
+    on the page of every way as on the page of w/rare alone (the way's tab)."""
+    corpus.build_with_decisions(home)
+    assert "w/rare" not in {w.way for w in effectiveness().ways}
+    assert effectiveness(way="w/rare").ways == []
+    often = arms_of(effectiveness(way="w/often"), "w/often")
+    assert often.exposure == arms_of(effectiveness(), "w/often").exposure == {"fired": 12, "near_miss": 12}

@@ -306,9 +306,10 @@ def test_it_says_what_the_last_pass_went_on_past(client):
 def test_the_samples_decision_log_and_its_archive_are_listed_with_their_counts(client, sample):
     """Like every other line file: a row per root with its lines and files, a row per file with its counters."""
     page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", client.get("/status/").content.decode()))
-    assert "decisions 37 lines in 1 file" in page.replace(str(sample / ".local/state/agent-ways") + " ", "")
+    # 37 lines of S08, S09, S11 and S13, and a turn-start scan per prompt of S15-S18 (14 + 16 + 17 + 15).
+    assert "decisions 99 lines in 1 file" in page.replace(str(sample / ".local/state/agent-ways") + " ", "")
     assert "decisions archive 42 lines in 1 file" in page.replace(
         str(sample / ".local/state/agent-ways") + " ", ""
     )
-    assert re.search(r"decisions\.jsonl in \S+ 1 active [\d.]+ KB 37 37 0 0 0", page)
+    assert re.search(r"decisions\.jsonl in \S+ 1 active [\d.]+ KB 99 99 0 0 0", page)
     assert re.search(r"decisions-2026-11-07\.jsonl\.gz in \S+ 1 active [\d.]+ KB 42 42 0 0 0", page)
