@@ -15,7 +15,6 @@ on it. Prints each latency and their median, p90 and max, and how long one page 
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import statistics
 import subprocess
@@ -28,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.decision_rules import write_log  # noqa: E402 - after the path
+from bench import child  # noqa: E402 - after the path
+from bench.decision_rules import write_log  # noqa: E402
 from introspect.rules import rust_json  # noqa: E402
 
 POLL_SECONDS = 0.01
@@ -102,17 +102,7 @@ def main() -> None:
         + b"\n"
     )
     port = free_port()
-    env = {
-        **os.environ,
-        "HOME": str(work / "home"),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
+    env = child.environment(work)
     url = f"http://127.0.0.1:{port}/sessions/{session}/"
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)],

@@ -14,35 +14,18 @@ import and the rows it wrote. Target: RSS < 300 MB. Not part of the test suite.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.decision_rules import write_log  # noqa: E402 - after the path
-
-
-def run_child(args: list[str], env: dict, work: Path) -> tuple[float, float, float, str]:
-    """(wall seconds, CPU seconds, peak RSS in MB, stdout) of one child: on a shared machine the
-    wall time says how busy it was, the CPU time (user + system, `os.wait4`) what the work cost."""
-    started = time.perf_counter()
-    out_path, err_path = work / f"{args[0]}.out", work / f"{args[0]}.err"
-    with open(out_path, "w") as out, open(err_path, "w") as err:
-        child = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err
-        )
-        _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{args[0]} failed:\n{err_path.read_text()[-3000:]}")
-    cpu = usage.ru_utime + usage.ru_stime
-    return time.perf_counter() - started, cpu, usage.ru_maxrss / 1024, out_path.read_text()
+from bench import child  # noqa: E402 - after the path
+from bench.decision_rules import write_log  # noqa: E402
 
 
 def main() -> None:
@@ -70,35 +53,32 @@ def main() -> None:
     for name in ("db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm"):
         (work / name).unlink(missing_ok=True)
     shutil.rmtree(work / "data", ignore_errors=True)
-    env = {
-        **os.environ,
-        "HOME": str(work / "home"),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
-    seconds, cpu, peak, _ = run_child(["migrate", "-v0"], env, work)
-    print(f"migrate: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB", flush=True)
-    seconds, cpu, peak, out = run_child(["ingest", "--no-ways"], env, work)
-    summary = next((line for line in out.splitlines() if line.startswith("Imported")), out.strip()[-300:])
+    env = child.environment(work)
+    run = child.manage(["migrate", "-v0"], env, work)
+    print(f"migrate: {run.seconds:.1f} s ({run.cpu:.1f} s CPU), peak RSS {run.peak_mb:.0f} MB", flush=True)
+    run = child.manage(["ingest", "--no-ways"], env, work)
+    summary = next(
+        (line for line in run.out.splitlines() if line.startswith("Imported")), run.out.strip()[-300:]
+    )
     print(
-        f"ingest: {lines:,} lines in {seconds:.1f} s ({cpu:.1f} s CPU) = {lines / seconds:,.0f} lines/s "
-        f"({lines / cpu:,.0f} per CPU second), peak RSS {peak:.0f} MB"
+        f"ingest: {lines:,} lines in {run.seconds:.1f} s ({run.cpu:.1f} s CPU) = {lines / run.seconds:,.0f} "
+        f"lines/s ({lines / run.cpu:,.0f} per CPU second), peak RSS {run.peak_mb:.0f} MB"
     )
     print(f"  {summary}")
     with sqlite3.connect(work / "db.sqlite3") as db:
         for table in ("decisionrecord", "decisioncandidate", "decisionoutcome", "quarantine"):
             (count,) = db.execute(f"select count(*) from introspect_{table}").fetchone()
             print(f"  {table}: {count:,} rows", flush=True)
-    seconds, cpu, peak, _ = run_child(["introspect", "stats", "--json"], env, work)
-    print(f"introspect stats --json: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB", flush=True)
+    run = child.manage(["introspect", "stats", "--json"], env, work)
+    print(
+        f"introspect stats --json: {run.seconds:.1f} s ({run.cpu:.1f} s CPU), peak RSS {run.peak_mb:.0f} MB"
+    )
     session = (work / "session").read_text()
-    seconds, cpu, peak, _ = run_child(["introspect", "decisions", session, "--json"], env, work)
-    print(f"introspect decisions SESSION --json: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB")
+    run = child.manage(["introspect", "decisions", session, "--json"], env, work)
+    print(
+        f"introspect decisions SESSION --json: {run.seconds:.1f} s ({run.cpu:.1f} s CPU), "
+        f"peak RSS {run.peak_mb:.0f} MB"
+    )
     print(f"work directory: {work}")
 
 

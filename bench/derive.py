@@ -14,7 +14,6 @@ a second run with the same `--work` reuses them. Then `derive_due` over all sess
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -24,21 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import corpus  # noqa: E402 - the repository root first, so that `bench` imports as run
+from bench import child, corpus  # noqa: E402 - the repository root first, so that `bench` imports as run
 
 
 def environment(work: Path, *, no_fsync: bool) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "HOME": str(work / "home"),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'derive.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
+    env = child.environment(work, database="derive.sqlite3")
     if no_fsync:
         env["WAYSWEB_BENCH_NO_FSYNC"] = "1"
     return env

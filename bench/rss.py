@@ -44,7 +44,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import corpus  # noqa: E402 - the repository root first, so that `bench` imports as run
+from bench import child, corpus  # noqa: E402 - the repository root first, so that `bench` imports as run
 
 STATE = ".local/state/agent-ways"
 PROJECT = "-home-dev-src-rss"
@@ -265,23 +265,6 @@ def write_long_transcript(home: Path, gib: float) -> Path:
     return path
 
 
-def run_child(args: list[str], env: dict, work: Path, *, name: str = "") -> tuple[float, float, str]:
-    """(seconds, peak RSS in MB, stdout) of one child process; `wait4` gives that child's own peak."""
-    started = time.perf_counter()
-    name = name or args[0]
-    out_path, err_path = work / f"{name}.out", work / f"{name}.err"
-    with open(out_path, "w") as out, open(err_path, "w") as err:
-        child = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), *args], env=env, stdout=out, stderr=err
-        )
-        _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - started
-    if child.returncode != 0:
-        raise SystemExit(f"{args[0]} failed ({child.returncode}):\n{err_path.read_text()[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, out_path.read_text()
-
-
 def write_inputs(args: argparse.Namespace, home: Path) -> None:
     started = time.perf_counter()
     if args.tier:
@@ -353,21 +336,14 @@ def main() -> None:
     for name in ("db.sqlite3", "db.sqlite3-wal", "db.sqlite3-shm"):
         (work / name).unlink(missing_ok=True)
     shutil.rmtree(work / "data", ignore_errors=True)
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
-    seconds, peak, _ = run_child(["migrate", "-v0"], env, work)
-    print(f"migrate: {seconds:.1f} s, peak RSS {peak:.0f} MB")
-    seconds, peak, out = run_child(["ingest", "--no-ways"], env, work)
-    summary = next((line for line in out.splitlines() if line.startswith("Imported")), out.strip()[-300:])
+    env = child.environment(work, home=home)
+    run = child.manage(["migrate", "-v0"], env, work)
+    print(f"migrate: {run.seconds:.1f} s, peak RSS {run.peak_mb:.0f} MB")
+    run = child.manage(["ingest", "--no-ways"], env, work)
+    seconds, peak = run.seconds, run.peak_mb
+    summary = next(
+        (line for line in run.out.splitlines() if line.startswith("Imported")), run.out.strip()[-300:]
+    )
     files = list((home / ".claude").rglob("*.jsonl"))
     lines = sum(line_count(path) for path in files)
     rows = entry_rows(work / "db.sqlite3")
@@ -385,7 +361,8 @@ def main() -> None:
     }
     if args.rebuild:
         sessions = mark_underived(work / "db.sqlite3")
-        seconds, peak, out = run_child(["ingest", "--no-ways"], env, work, name="rebuild")
+        run = child.manage(["ingest", "--no-ways"], env, work, name="rebuild")
+        seconds, peak = run.seconds, run.peak_mb
         print(f"rebuild of {sessions} sessions: {seconds:.1f} s, peak RSS {peak:.0f} MB (target < 300)")
         result["rebuild"] = {
             "sessions": sessions,

@@ -95,15 +95,12 @@ RAW_NAMES = ("source_id", "offset", "index", "sha256", "length", "outcome")
 
 
 @dataclass
-class Lines:
+class Lines(stores.NewLines):
     """A chunk's lines sorted out: what each became so far, and the records left for the store."""
 
     counts: Counts = field(default_factory=Counts)
     raw_rows: list[tuple] = field(default_factory=list)  # RAW_NAMES without the source; "" = from `outcomes`
     quarantine: list[Quarantine] = field(default_factory=list)
-    candidates: list[tuple[tailer.Line, parser.Record]] = field(default_factory=list)
-    shas: list[str] = field(default_factory=list)  # each candidate record's sha256
-    outcomes: dict[tuple[int, int], str] = field(default_factory=dict)  # (offset, index) → outcome
 
 
 def load_batch(
@@ -131,7 +128,7 @@ def load_batch(
             seen = set()
         store = stores.store_for(row.kind)
         lines = sort_lines(row, chunk, seen, store.parse)
-        new_rows = store.build(row, lines.candidates, lines.outcomes, out.sessions, shas=lines.shas)
+        new_rows = store.build(row, lines, out.sessions)
         for outcome in lines.outcomes.values():  # one outcome per physical line
             setattr(lines.counts, outcome, getattr(lines.counts, outcome) + 1)
         write_lines(row, lines)

@@ -20,7 +20,6 @@ from introspect.models import DecisionCandidate, DecisionOutcome, DecisionRecord
 from introspect.rules import timestamps
 from introspect.rules.decision_records import Pull, Rejected, Scan, parse_line
 from lib import bulk, column_fit
-from lib.hashing import sha256
 
 I64_MAX = 2**63 - 1  # upstream's u64 fields past this do not fit a signed 64-bit column
 NUL = "\x00"
@@ -58,17 +57,9 @@ class Built:
     outcomes: dict[str, list[tuple]] = field(default_factory=dict)
 
 
-def store_decisions(
-    row: SourceFile,
-    candidates: list[tuple[tailer.Line, parser.Record]],
-    outcomes: dict[tuple[int, int], str],
-    sessions: set[str],
-    *,
-    shas: list[str] | None = None,
-) -> Built:
+def store_decisions(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> Built:
     """Build the records not stored yet; a line stored before from a place later in stream order moves there."""
-    if shas is None:
-        shas = [sha256(record.data) for _, record in candidates]
+    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     existing = {
         known.sha256: known
         for known in bulk.chunked_in(DecisionRecord.objects.only(*KNOWN), "sha256", set(shas))

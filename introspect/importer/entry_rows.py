@@ -16,7 +16,6 @@ from django.db import connections, router
 from introspect.importer import parser, secret_rows, spills, stores, tailer, transcripts
 from introspect.models import SourceFile, TranscriptEntry
 from lib import bulk, column_fit, linepack
-from lib.hashing import sha256
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
 entry_row = operator.itemgetter(*ENTRY_NAMES)
@@ -29,17 +28,9 @@ class EntryRows(bulk.Rows):
     findings: bulk.Rows | None = None
 
 
-def store_entries(
-    row: SourceFile,
-    candidates: list[tuple[tailer.Line, parser.Record]],
-    outcomes: dict[tuple[int, int], str],
-    sessions: set[str],
-    *,
-    shas: list[str] | None = None,
-) -> bulk.Rows:
+def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
-    if shas is None:
-        shas = [sha256(record.data) for _, record in candidates]
+    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     built: list[tuple[tailer.Line, parser.Record, dict, str, str]] = []
     for (line, record), sha in zip(candidates, shas, strict=True):
         parsed = transcripts.fields_of(record.obj)

@@ -13,7 +13,6 @@ from introspect.importer import parser, schema, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit
-from lib.hashing import sha256
 
 
 def source_position(event: WaysEvent) -> tuple[int, int, int, int]:
@@ -37,20 +36,9 @@ EVENT_KNOWN = (
 )
 
 
-def store_events(
-    row: SourceFile,
-    candidates: list[tuple[tailer.Line, parser.Record]],
-    outcomes: dict[tuple[int, int], str],
-    sessions: set[str],
-    *,
-    shas: list[str] | None = None,
-) -> bulk.Rows:
-    """Build new events; for lines already known, count a genuine repeat or keep the lowest order.
-
-    `shas` are the records' sha256 when the caller hashed them already.
-    """
-    if shas is None:
-        shas = [sha256(record.data) for _, record in candidates]
+def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
+    """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
+    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     existing = {
         event.sha256: event
         for event in bulk.chunked_in(WaysEvent.objects.only(*EVENT_KNOWN), "sha256", set(shas))

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import operator
 
-from introspect.importer import parser, tailer
+from introspect.importer import parser, stores, tailer
 from introspect.importer.decision_rows import clean, placed
 from introspect.models import Finding, SourceFile
 from introspect.rules import finding_records
 from lib import bulk, column_fit
-from lib.hashing import sha256
 
 NAMES = tuple(f.attname for f in Finding._meta.concrete_fields if not f.primary_key)
 finding_row = operator.itemgetter(*NAMES)
@@ -34,17 +33,9 @@ def parse_finding_line(data: bytes) -> parser.Parsed:
     return parser.Parsed(records=[parser.Record(obj=parsed, data=data)])  # type: ignore[arg-type]
 
 
-def store_findings(
-    row: SourceFile,
-    candidates: list[tuple[tailer.Line, parser.Record]],
-    outcomes: dict[tuple[int, int], str],
-    sessions: set[str],
-    *,
-    shas: list[str] | None = None,
-) -> bulk.Rows:
+def store_findings(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """The findings not stored yet, as rows; a line stored before stays where it was first read."""
-    if shas is None:
-        shas = [sha256(record.data) for _, record in candidates]
+    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     known = set(bulk.chunked_in(Finding.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     rows = bulk.Rows(Finding, NAMES, [])
     for (line, record), sha in zip(candidates, shas, strict=True):

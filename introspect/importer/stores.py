@@ -2,8 +2,8 @@
 
 introspect registers its own (events logs, transcripts) in IntrospectConfig.ready, ledger its
 majordomus ledger in LedgerConfig.ready; the batch (importer/batch.py) asks for the row's kind.
-A store's `build(row, candidates, outcomes, sessions, shas=…)` turns the (line, record) pairs
-not yet stored into rows, marks a line "imported" in `outcomes` once one of its records is new,
+A store's `build(row, lines, sessions)` turns the (line, record) pairs of `lines` (NewLines)
+not yet stored into rows, marks a line "imported" in its `outcomes` once one of its records is new,
 and adds the session ids it touched to `sessions`; its `write(row, rows)` inserts them inside the
 batch's transaction. A store may bring its own `parse` (bytes of a line → parser.Parsed) where its
 format is not read as the generic parser reads JSON (the decision log: serde's rules, rules/decision_records.py).
@@ -12,10 +12,10 @@ format is not read as the generic parser reads JSON (the decision log: serde's r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from introspect.importer import parser
+from introspect.importer import parser, tailer
 from introspect.models import Session, SourceFile
 from lib import bulk
 
@@ -32,6 +32,16 @@ def json_line(data: bytes) -> parser.Parsed:
     """The generic parser, looked up when a line is read rather than bound at registration, so that
     whoever replaces `parser.parse_line` (the resilience tests' failing parser) replaces it here too."""
     return parser.parse_line(data)
+
+
+@dataclass
+class NewLines:
+    """What a batch hands its store: the records not stored yet with the line each came from, each
+    record's sha256 (hashed once, for the raw-line rows too), and every line's outcome so far."""
+
+    candidates: list[tuple[tailer.Line, parser.Record]] = field(default_factory=list)
+    shas: list[str] = field(default_factory=list)
+    outcomes: dict[tuple[int, int], str] = field(default_factory=dict)  # (offset, index) → outcome
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,24 @@ order, a chunk at a time, so a large database is never held in memory.
 
 import django.db.models.deletion
 from django.conf import settings
-from django.conf import settings
 from django.db import migrations, models
 
 from introspect.rules import secrets
 from lib import linepack
 
 CHUNK = 2000
+
+
+def findings_at(finding_model, place: tuple, found: list, spill_name: str = "") -> list:
+    """A finding per secret found at `place` (source, offset, index, session): the line, or one of its spills."""
+    source_id, offset, index, session_id = place
+    return [
+        finding_model(
+            source_id=source_id, offset=offset, index=index, session_id=session_id,
+            spill_name=spill_name, kind=span.kind, fingerprint=span.fingerprint,
+        )
+        for span in found
+    ]  # fmt: skip
 
 
 def rescan(apps, schema_editor) -> None:
@@ -48,13 +59,7 @@ def rescan(apps, schema_editor) -> None:
             found = secrets.find_secrets(line) or secrets.find_secrets(text)
             if not found:
                 continue
-            findings += [
-                finding_model(
-                    source_id=source_id, offset=offset, index=index, session_id=session_id,
-                    kind=span.kind, fingerprint=span.fingerprint,
-                )
-                for span in found
-            ]  # fmt: skip
+            findings += findings_at(finding_model, (source_id, offset, index, session_id), found)
             update = {"text": secrets.mask_text(text), "has_secret": True}
             if masked_only:
                 update["raw"], update["raw_compressed"] = linepack.pack(
@@ -65,16 +70,8 @@ def rescan(apps, schema_editor) -> None:
     for spill in spill_model.objects.filter(found=True).select_related("entry").iterator(chunk_size=200):
         found = secrets.find_secrets(spill.text)
         entry = spill.entry
-        finding_model.objects.bulk_create(
-            [
-                finding_model(
-                    source_id=entry.source_id, offset=entry.offset, index=entry.index, session_id=entry.session_id,
-                    spill_name=spill.name, kind=span.kind, fingerprint=span.fingerprint,
-                )
-                for span in found
-            ],
-            ignore_conflicts=True,
-        )  # fmt: skip
+        place = (entry.source_id, entry.offset, entry.index, entry.session_id)
+        finding_model.objects.bulk_create(findings_at(finding_model, place, found, spill.name), ignore_conflicts=True)
         if found and masked_only:
             spill_model.objects.filter(pk=spill.pk).update(text=secrets.mask(spill.text, found))
 

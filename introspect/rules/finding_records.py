@@ -11,25 +11,25 @@ A line upstream would refuse is no finding: `parse_line` returns a `Rejected` wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from introspect.rules.decision_records import (
+from introspect.rules.serde_json_read import Pairs
+from introspect.rules.serde_structs import (
     BAD_FIELD,
     MALFORMED,
+    MISSING_FIELD,
     NONE,
     OPTIONAL_STRING,
     STRING,
     STRINGS,
     U64,
+    FieldError,
+    MissingError,
     Rejected,
-    _FieldError,
-    _kind,
-    _struct,
+    kind_of,
+    read_line,
+    required,
+    struct_of,
 )
-from introspect.rules.rust_json import rust_trim
-from introspect.rules.serde_json_read import Pairs, SerdeError, loads
-
-MISSING_FIELD = "missing_field"  # a field that is not an Option is absent
 
 TIERS = ("process", "outcome")
 
@@ -63,30 +63,8 @@ class Finding:
 
 def _tier(value: str) -> str:
     if value not in TIERS:
-        raise _FieldError(f"unknown variant `{value}`, expected `process` or `outcome`")
+        raise FieldError(f"unknown variant `{value}`, expected `process` or `outcome`")
     return value
-
-
-def _required(read, names: tuple[str, ...], optional: tuple[str, ...]):
-    """serde without `#[serde(default)]`: every field but an Option must be there (by key or position)."""
-
-    def check(value: Any):
-        read_value = read(value)  # a wrong type first, as serde meets fields in order
-        if type(value) is list:
-            if len(value) < len(names):
-                raise _MissingError(f"invalid length {len(value)}, expected {len(names)} elements")
-        else:
-            keys = {key for key, _ in value} if type(value) is Pairs else set(value)
-            for name in names:
-                if name not in keys and name not in optional:
-                    raise _MissingError(f"missing field `{name}`")
-        return read_value
-
-    return check
-
-
-class _MissingError(_FieldError):
-    pass
 
 
 EVIDENCE_FIELDS = {
@@ -95,7 +73,9 @@ EVIDENCE_FIELDS = {
     "first_seen": OPTIONAL_STRING,
     "last_seen": OPTIONAL_STRING,
 }
-_evidence = _required(_struct(Evidence, EVIDENCE_FIELDS), tuple(EVIDENCE_FIELDS), ("first_seen", "last_seen"))
+_evidence = required(
+    struct_of(Evidence, EVIDENCE_FIELDS), tuple(EVIDENCE_FIELDS), ("first_seen", "last_seen")
+)
 FINDING_FIELDS = {
     "way": STRING,
     "control": STRING,
@@ -109,8 +89,8 @@ FINDING_FIELDS = {
     "assembled_at": STRING,
     "assembled_by": STRING,
 }
-_finding = _required(
-    _struct(Finding, FINDING_FIELDS),
+_finding = required(
+    struct_of(Finding, FINDING_FIELDS),
     tuple(FINDING_FIELDS),
     tuple(name for name, spec in FINDING_FIELDS.items() if NONE in spec[0]),
 )
@@ -118,18 +98,14 @@ _finding = _required(
 
 def parse_line(raw: bytes | str) -> Finding | Rejected | None:
     """One line of `findings.jsonl`: its finding, `None` for a blank line, else why upstream refuses it."""
-    line = rust_trim(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
-    if not line:
-        return None
-    try:
-        value = loads(line)
-    except SerdeError as error:
-        return Rejected(MALFORMED, str(error))
+    value = read_line(raw)
+    if value is None or type(value) is Rejected:
+        return value
     if type(value) not in (dict, Pairs, list):
-        return Rejected(MALFORMED, f"invalid type: {_kind(value)}, expected struct Finding")
+        return Rejected(MALFORMED, f"invalid type: {kind_of(value)}, expected struct Finding")
     try:
         return _finding(value)
-    except _MissingError as error:
+    except MissingError as error:
         return Rejected(MISSING_FIELD, str(error))
-    except _FieldError as error:
+    except FieldError as error:
         return Rejected(BAD_FIELD, str(error))

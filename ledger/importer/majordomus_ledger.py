@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from introspect.importer import stores
 from introspect.importer.discovery import Source
 from introspect.rules.timestamps import utc_second
 from ledger.models import MjLedgerLine
 from lib import bulk, column_fit, safefs
-from lib.hashing import sha256
 
 
 def sources(repos: list[Path], problems: list[safefs.Problem] | None = None) -> list[Source]:
@@ -46,10 +46,9 @@ def ledger_name(name: str) -> bool:
     return name == "ledger.jsonl" or (name.startswith("ledger.") and name.endswith(".jsonl.archived"))
 
 
-def store_lines(row, candidates, outcomes, sessions, *, shas: list[str] | None = None) -> list[MjLedgerLine]:
+def store_lines(row, lines: stores.NewLines, sessions: set[str]) -> list[MjLedgerLine]:
     """Rows for new lines; a line already stored (a rotation re-wrote it) is a duplicate (fault case 35)."""
-    if shas is None:
-        shas = [sha256(record.data) for _, record in candidates]
+    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     known = set(bulk.chunked_in(MjLedgerLine.objects.values_list("sha256", flat=True), "sha256", set(shas)))
     repo = str(Path(row.root).parent.parent.parent)
     fresh: dict[str, MjLedgerLine] = {}

@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from lib import locations
 from tests.browser import plain_session
+from tests.kept_imports import KeptImports
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
 # itself (importing, asserting) are still synchronous and safe here.
@@ -93,16 +94,27 @@ class Page:
         return path
 
 
-@pytest.fixture
-def sample_home(tmp_path, settings):
-    """A writable copy of the bundled sample HOME, imported into the test database."""
+@pytest.fixture(scope="session")
+def kept_imports(tmp_path_factory) -> KeptImports:
+    return KeptImports(tmp_path_factory.mktemp("kept-imports"))
 
-    home = tmp_path / "home"
-    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
-    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
+
+def ingest() -> None:
     call_command("ingest", stdout=StringIO())
-    return home
+
+
+@pytest.fixture
+def sample_home(kept_imports, settings):
+    """A writable copy of the bundled sample HOME, imported into the test database (imported once a
+    session, then copied back with its rows for each test: tests/kept_imports.py)."""
+
+    def copied(home: Path) -> None:
+        shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+        ingest()
+
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept_imports.home)})
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
+    return kept_imports.start("sample", copied)
 
 
 @pytest.fixture
@@ -115,12 +127,12 @@ def tab(browser, live_server, sample_home):
 
 
 @pytest.fixture
-def repos(sample_home, settings):
+def repos(sample_home, settings, kept_imports):
     """The sample with both its repositories (knowledge, decisions) imported too."""
     locs = settings.WAYSWEB_LOCATIONS
     folders = (sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")
     settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": folders})
-    call_command("ingest", stdout=StringIO())
+    kept_imports.then("repos", lambda home: ingest())
     return folders
 
 
@@ -143,10 +155,14 @@ def signed_in(tab, repos):
 
 
 @pytest.fixture
-def plain(sample_home) -> str:
+def plain(sample_home, kept_imports) -> str:
     """The long plain Claude Code session (tests/browser/plain_session.py) imported beside the sample."""
-    plain_session.write(sample_home)
-    call_command("ingest", stdout=StringIO())
+
+    def written(home: Path) -> None:
+        plain_session.write(home)
+        ingest()
+
+    kept_imports.then("plain", written)
     return plain_session.SID
 
 

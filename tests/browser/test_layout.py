@@ -90,13 +90,13 @@ def measure_everywhere(tab, pages: dict[str, str], who: str, widths=WIDTHS) -> t
     return wide, headers
 
 
-def test_no_page_scrolls_sideways_at_any_width_signed_in(signed_in, plain):
+def test_no_page_scrolls_sideways_at_any_width_signed_in(plain, signed_in):
     wide, headers = measure_everywhere(signed_in, site_pages(plain), "in")
     assert wide == {}, f"pages wider than the window (scrollWidth > innerWidth): {wide}"
     assert headers == {}, f"headers taller than one row: {headers}"
 
 
-def test_no_page_scrolls_sideways_at_any_width_signed_out(tab, repos, plain):
+def test_no_page_scrolls_sideways_at_any_width_signed_out(repos, plain, tab):
     wide, headers = measure_everywhere(tab, site_pages(plain), "out", DONE_WHEN)
     assert wide == {}, f"pages wider than the window (scrollWidth > innerWidth): {wide}"
     assert headers == {}, f"headers taller than one row: {headers}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from introspect.models import Session
 from tests.conftest import Home
 from tests.introspect import plain_session
 
@@ -33,8 +34,9 @@ AGAIN = """() => new Promise((loaded) => {
 
 
 @pytest.fixture
-def plain(sample_home):
-    return plain_session.plain_session(Home(sample_home))
+def plain(sample_home, kept_imports):
+    kept_imports.then("reading-plain", lambda home: plain_session.plain_session(Home(home)))
+    return Session.objects.get(sid=plain_session.SID)
 
 
 def visible_text(page) -> str:
