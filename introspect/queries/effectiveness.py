@@ -5,8 +5,8 @@ Where the arms come from, per session: its decision log when it has one (each sc
 its event log (the fire turns' rows, and near-misses). A fire turn joined to its prompt by key sits
 in that prompt's conversation turn; a heuristic fire turn, a near-miss event and a decision scan are
 placed by the clock (the last prompt at most 3 s after them), and the page counts how many were.
-Six queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
-pulls, and the ways' body lengths.
+Seven queries whatever the window holds: turns' outcomes, fire rows, near-misses, decision outcomes,
+pulls, the ways' body lengths, and the labels of the frame's fires (their precision and AUCs).
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from django.db.models.functions import Length
 from django.utils import timezone
 
 from introspect.models import DecisionOutcome, DecisionRecord, TurnOutcome, TurnWay, Way, WaysEvent
+from introspect.queries import relevance as labels
 from introspect.rules import outcome_signals as signals
 from introspect.rules import way_arms as arms
 from introspect.rules.arm_statistics import MIN_TURNS
+from introspect.rules.relevance import Relevance
 from introspect.rules.timestamps import shifted
 
 SCAN_LEAD = timedelta(seconds=3)  # a scan is logged up to 3 s before its prompt's line (fire_turns)
@@ -43,6 +45,15 @@ class Report:
     frame: Frame
     turns: int  # conversation turns in the frame
     ways: list[arms.WayArms]
+    relevance: Relevance | None = None  # from people's labels of the frame's fires (queries/relevance.py)
+
+    @property
+    def relevance_view(self) -> labels.RelevanceView | None:
+        """The labels' numbers as the page prints them."""
+        if self.relevance is None:
+            return None
+        query = {"project": self.frame.project, "days": self.frame.days, "way": self.frame.way}
+        return labels.relevance_view(self.relevance, query)
 
 
 def since_for(days: int | None, now: datetime | None = None) -> datetime | None:
@@ -213,4 +224,5 @@ def effectiveness(
     for entry in found.values():
         entry.injected_chars = lengths.get(entry.way, 0)
         arms.measure(entry, turns, frame.minimum)
-    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()))
+    relevance = labels.relevance(project=frame.project, since=frame.since, way=frame.way)
+    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()), relevance=relevance)
