@@ -150,3 +150,33 @@ class ToggleApplyForm(forms.Form):
     project_pk = forms.IntegerField(min_value=1)
     loaded_sha256 = forms.CharField(max_length=64)
     evidence = forms.CharField(max_length=2000, required=False)
+
+
+class LabelFrameForm(LenientForm):
+    """The labelling page's frame and sample (a window of days, a project, a way, a channel family;
+    the seed and size of the sample) and the sampled fire shown (`at`, 1-based; absent: the first one
+    the person has not labelled)."""
+
+    project = Text(1000)
+    days = WholeNumber(low=1, high=36_500)
+    way = Text(512)
+    channel = Text(32)
+    seed = Text(64)
+    size = WholeNumber(low=1, high=500)
+    at = WholeNumber(low=1, high=500)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        data["seed"] = data["seed"] or "1"
+        data["size"] = data["size"] or 40
+        return data
+
+
+class LabelForm(forms.Form):
+    """A person's label of one sampled fire (typed by a person: errors are shown, not read as absent)."""
+
+    fire = forms.RegexField(regex=r"^[0-9a-f]{64}$")
+    verdict = forms.ChoiceField(
+        choices=[("relevant", "relevant"), ("irrelevant", "irrelevant"), ("unsure", "unsure")]
+    )
+    note = forms.CharField(required=False, max_length=2000)

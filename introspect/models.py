@@ -1105,3 +1105,79 @@ class ProposalApplied(models.Model):
     class Meta:
         ordering = ["-at", "-pk"]
         indexes = [models.Index(fields=["way_id", "at"])]
+
+
+class RelevanceLabel(models.Model):
+    """A person's word on one fire: was the way shown on that turn relevant to it (§8.6, ADR-195's
+    method in the browser). One label per person per fire, changed in place; every write leaves a
+    `LabelAction` in the same transaction.
+
+    Keyed by the fire's `way_fired` event (its sha256), not by a `TurnWay` row: turns are rebuilt
+    and renumber their rows, the event line is the fire for good. What the statistics read (way,
+    project, channel, score, p_yes, when) is copied in when the label is written, so precision and
+    AUC are one query over labels, a label outlives a rebuilt or deleted session, and an export
+    carries it whole."""
+
+    class Verdict(models.TextChoices):
+        RELEVANT = "relevant"
+        IRRELEVANT = "irrelevant"
+        UNSURE = "unsure"
+
+    fire = models.CharField(max_length=64, help_text="sha256 of the fire's way_fired event")
+    session_key = models.CharField(max_length=512, help_text="the session id")
+    turn = models.PositiveIntegerField(null=True, blank=True, help_text="the fire turn's epoch")
+    way = models.CharField(max_length=512)
+    project = models.TextField(blank=True, default="")
+    channel = models.CharField(max_length=255, blank=True, default="", help_text="trigger_channel")
+    ts = models.DateTimeField(null=True, blank=True, help_text="the fire turn's time")
+    fire_score = models.FloatField(null=True, blank=True)
+    p_yes = models.FloatField(null=True, blank=True, help_text="the judge's P(yes) for this way, if judged")
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    note = models.TextField(blank=True, default="")
+    labeller = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    labeller_name = models.CharField(max_length=150, help_text="kept even if the user is renamed or gone")
+    frame = models.CharField(
+        max_length=1000, blank=True, default="", help_text="the sample it was labelled from (query string)"
+    )
+    labelled_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["labelled_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["fire", "labeller_name"], name="relevance_label_unique"),
+        ]
+        indexes = [models.Index(fields=["way", "ts"], name="relevance_label_way")]
+
+    def __str__(self) -> str:
+        return f"{self.way} {self.verdict} by {self.labeller_name}"
+
+
+class LabelAction(models.Model):
+    """The audit of one label write: who set which verdict on which fire, what it was before, and
+    how (on the page, or by `manage.py labels import`). Kept when the label is gone."""
+
+    class Verb(models.TextChoices):
+        LABEL = "label"
+        RELABEL = "relabel"
+        IMPORT = "import"
+
+    label = models.ForeignKey(
+        RelevanceLabel, null=True, blank=True, on_delete=models.SET_NULL, related_name="actions"
+    )
+    fire = models.CharField(max_length=64)
+    way = models.CharField(max_length=512)
+    verb = models.CharField(max_length=16, choices=Verb.choices)
+    verdict_before = models.CharField(max_length=16, blank=True, default="")
+    verdict_after = models.CharField(max_length=16)
+    note = models.TextField(blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    user_name = models.CharField(max_length=150, help_text="who acted (an import: who ran it)")
+    labeller_name = models.CharField(max_length=150, help_text="whose label it is")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]

@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from introspect.views import api, effectiveness, exports, proposals, search, secrets, sessions, status, ways
+from introspect.views import (
+    api,
+    effectiveness,
+    exports,
+    labels,
+    proposals,
+    search,
+    secrets,
+    sessions,
+    status,
+    ways,
+)
 
 app_name = "introspect"
 urlpatterns = [
@@ -30,6 +41,9 @@ urlpatterns = [
     path("ways/", ways.way_list, name="way-list"),
     # Before the way page: "effectiveness" would otherwise be read as a way id.
     path("ways/effectiveness/", effectiveness.effectiveness_page, name="way-effectiveness"),
+    path("ways/labels/", labels.way_labels, name="way-labels"),
+    path("ways/labels/label/", labels.way_label, name="way-label"),
+    path("ways/labels/export.jsonl", labels.way_labels_export, name="way-labels-export"),
     # Before the way page, whose id matches any path: a way id ending `apply/refire` would be shadowed.
     path("ways/<wayid:way_id>/apply/refire/", proposals.apply_refire, name="way-apply-refire"),
     path("ways/<wayid:way_id>/apply/toggle/", proposals.apply_toggle, name="way-apply-toggle"),

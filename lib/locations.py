@@ -17,6 +17,8 @@ from lib import safefs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_HOME = BASE_DIR / "sample" / "home"
+# Two people's relevance labels of the sample's fires (sample/labels.py), imported on a pass over it.
+SAMPLE_LABELS = SAMPLE_HOME / ".local" / "share" / "waysweb" / "labels.jsonl"
 PROJECT_FOLDERS_CHECKED = 200
 
 

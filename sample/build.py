@@ -18,6 +18,7 @@ each part has its module:
     sample/event_logs.py   the live, archived and legacy event logs
     sample/decision_log.py the decision log (decisions.jsonl and its archive), told from the events
     sample/findings.py     the findings ledger (findings.jsonl), two assembler runs over the events
+    sample/labels.py       two people's relevance labels of a dozen fires, as waysweb exports them
     sample/ways.py         the way files
     sample/texts/          the prose the modules above read (sample/texts.py)
 
@@ -43,6 +44,7 @@ from sample.decision_log import decision_log
 from sample.event_logs import extra_events, fix_plus00, write_logs
 from sample.findings import findings_ledger
 from sample.knowledge import knowledge_records
+from sample.labels import sample_labels
 from sample.ledger import ledger_entries
 from sample.majordomus import majordomus_repo
 from sample.state import Home
@@ -88,6 +90,7 @@ def build(out: Path) -> Home:
     write_logs(h)
     decision_log(h)
     findings_ledger(h)
+    sample_labels(h)
     for root, rel, text in WAYS:
         h.put_text(f"{root}/{rel}", text)
 

@@ -2,9 +2,9 @@
 
 Each step's module does one thing; this is where they are put in order: import the events and
 transcripts (introspect/importer), derive the sessions they touched once that has committed
-(introspect/derive), import the ledger's documents, derive knowledge candidates at the episode
-boundaries (ledger/derive), then import the knowledge directories — the candidates just derived
-included.
+(introspect/derive) and, on the bundled sample, its relevance labels; import the ledger's documents,
+derive knowledge candidates at the episode boundaries (ledger/derive), then import the knowledge
+directories — the candidates just derived included.
 """
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from introspect import services
 from introspect.derive import sessions
+from introspect.documents.labels import read_lines
 from introspect.importer import loader
 from introspect.importer.progress import Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
 from ledger.derive import candidates
 from ledger.importer.run import LedgerPass, import_documents, import_knowledge_dirs
-from lib.locations import Locations
+from lib.locations import SAMPLE_LABELS, Locations
 
 # A long pass derives what has landed this often, so that the newest sessions (read first) are on
 # the list while older files are still being read; a short pass derives once, at its end.
@@ -86,7 +88,16 @@ def sessions_pass(
     for sid in done.tried - done.failed.keys():
         underived.pop(sid, None)  # failed while the pass ran, derived at its end
     result.underived = underived | done.failed
+    if locs.demo and result.found:
+        sample_labels()
     return result
+
+
+def sample_labels() -> services.Imported:
+    """The bundled sample's relevance labels (sample/labels.py), so that precision and κ show before
+    anyone labels; importing them again changes nothing (services.relevance_labels_import)."""
+    rows = read_lines(SAMPLE_LABELS.read_bytes().split(b"\n"))
+    return services.relevance_labels_import(rows=rows, by="the bundled sample")
 
 
 def ledger_pass(locs: Locations, *, derive: bool = True) -> LedgerPass:

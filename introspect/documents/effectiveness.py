@@ -5,6 +5,7 @@ with the definition of what it counts and where it came from. The report is quer
 from __future__ import annotations
 
 from introspect.rules import outcome_signals as signals
+from introspect.rules import relevance
 from introspect.rules import way_arms as arms
 from introspect.rules.arm_statistics import Difference, Interval
 
@@ -25,6 +26,13 @@ SOURCES = {
     "pulls": "the decision log's ways_read pulls of the way; out_of_band: those inside its refire window, "
     "evidence that its `refire:` is longer than the work needs (ADR-701 §8)",
     "estimated_tokens": f"the way's body today, in characters, times its fires, over {arms.CHARS_PER_TOKEN}",
+    "precision": "people's labels of the frame's fires (the labelling page, ADR-195's method): relevant over "
+    "relevant + irrelevant, one verdict per fire (unsure and disputed fires, where two people disagreed, left "
+    "out), with Wilson's 95 % interval",
+    "auc": "per channel family, the chance a fire labelled relevant scored above one labelled irrelevant "
+    "(Mann–Whitney, ties half): the matcher's fire_score, and the judge's P(yes) where it judged the way",
+    "kappa": "Cohen's κ of two people over the fires both labelled: their agreement beyond what their own "
+    "shares of each verdict give by chance",
 }
 
 
@@ -86,6 +94,55 @@ def way_document(way: arms.WayArms) -> dict:
     }
 
 
+def precision_document(found: relevance.Precision) -> dict:
+    return {
+        "relevant": found.relevant,
+        "irrelevant": found.irrelevant,
+        "unsure": found.unsure,
+        "disputed": found.disputed,
+        "precision": rounded(found.estimate),
+    } | (interval(found.interval) if found.decided else {"low": None, "high": None})
+
+
+def channel_document(found: relevance.ChannelAuc) -> dict:
+    return {
+        "channel": found.channel,
+        "relevant": found.relevant,
+        "irrelevant": found.irrelevant,
+        "fire_score_auc": rounded(found.score_auc),
+        "scored": found.scored,
+        "p_yes_auc": rounded(found.p_yes_auc),
+        "judged": found.judged,
+    }
+
+
+def relevance_document(found: relevance.Relevance | None) -> dict | None:
+    """The labels' numbers; `labels` 0 says "no labels yet"."""
+    if found is None:
+        return None
+    return {
+        "labels": found.labels,
+        "labellers": found.labellers,
+        "overall": precision_document(found.overall),
+        "channels": [channel_document(channel) for channel in found.channels],
+        "ways": {
+            way.way: precision_document(way.precision)
+            | {"channels": [channel_document(c) for c in way.channels]}
+            for way in found.ways
+        },
+        "agreement": [
+            {
+                "first": pair.first,
+                "second": pair.second,
+                "items": pair.items,
+                "agreed": pair.agreed,
+                "kappa": rounded(pair.kappa),
+            }
+            for pair in found.agreements
+        ],
+    }
+
+
 def report_document(report) -> dict:
     frame = report.frame
     return {
@@ -100,4 +157,5 @@ def report_document(report) -> dict:
         "sources": SOURCES,
         "turns": report.turns,
         "ways": [way_document(way) for way in report.ways],
+        "relevance": relevance_document(report.relevance),
     }

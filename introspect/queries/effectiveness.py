@@ -5,9 +5,10 @@ Where the arms come from, per session: its decision log when it has one (each sc
 its event log (the fire turns' rows, and near-misses). A fire turn joined to its prompt by key sits
 in that prompt's conversation turn; a heuristic fire turn, a near-miss event and a decision scan are
 placed by the clock (the last prompt at most 3 s after them), and the page counts how many were.
-Nine queries whatever the window holds: turns' outcomes; fire rows, near-misses and decision outcomes
+Ten queries whatever the window holds: turns' outcomes; fire rows, near-misses and decision outcomes
 each counted by the database (the exposure) and fetched only for the sessions with stored turns (the
-arms: a large event log is mostly sessions without a transcript); pulls; the ways' body lengths.
+arms: a large event log is mostly sessions without a transcript); pulls; the ways' body lengths; the
+labels of the frame's fires (their precision and AUCs).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from django.db.models.functions import Length
 from django.utils import timezone
 
 from introspect.models import DecisionOutcome, DecisionRecord, TurnOutcome, TurnWay, Way, WaysEvent
+from introspect.queries import relevance as labels
 from introspect.rules import outcome_signals as signals
 from introspect.rules import way_arms as arms
 from introspect.rules.arm_statistics import MIN_TURNS
+from introspect.rules.relevance import Relevance
 from introspect.rules.timestamps import shifted
 
 SCAN_LEAD = timedelta(seconds=3)  # a scan is logged up to 3 s before its prompt's line (fire_turns)
@@ -44,6 +47,15 @@ class Report:
     frame: Frame
     turns: int  # conversation turns in the frame
     ways: list[arms.WayArms]
+    relevance: Relevance | None = None  # from people's labels of the frame's fires (queries/relevance.py)
+
+    @property
+    def relevance_view(self) -> labels.RelevanceView | None:
+        """The labels' numbers as the page prints them."""
+        if self.relevance is None:
+            return None
+        query = {"project": self.frame.project, "days": self.frame.days, "way": self.frame.way}
+        return labels.relevance_view(self.relevance, query)
 
 
 def since_for(days: int | None, now: datetime | None = None) -> datetime | None:
@@ -258,4 +270,5 @@ def effectiveness(
     for entry in found.values():
         entry.injected_chars = lengths.get(entry.way, 0)
         arms.measure(entry, turns, frame.minimum)
-    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()))
+    relevance = labels.relevance(project=frame.project, since=frame.since, way=frame.way)
+    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()), relevance=relevance)

@@ -18,8 +18,8 @@ from tests.introspect import effectiveness_corpus as corpus
 
 pytestmark = pytest.mark.django_db
 URL = "/ways/effectiveness/"
-PAGE_QUERIES = 12  # nine for the numbers, the refire proposals, the project list, the nav counts
-JSON_QUERIES = 9
+PAGE_QUERIES = 13  # ten for the numbers (the labels included), the refire proposals, the project list, the nav counts
+JSON_QUERIES = 10
 
 
 def copy_of(value, n: int):

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from tests.introspect import effectiveness_corpus as corpus
+from tests.introspect import labelled_corpus as labelled
 
 pytestmark = pytest.mark.django_db
 
@@ -36,3 +37,22 @@ def test_another_project_or_an_old_window_has_no_ways(home):
     assert run("--days", "1")["ways"] == []  # the corpus is dated 2026-11-20
     with pytest.raises(CommandError):
         run("--days", "-1")
+
+
+def test_it_prints_the_labels_precision_and_aucs_or_none_yet(home):
+    corpus.build(home)
+    assert run()["relevance"]["labels"] == 0
+    often = labelled.fires_of("w/often")
+    labelled.label("ann", dict(zip(often[:4], ["relevant"] * 4, strict=True)))
+    labelled.label("bob", {often[4]: "irrelevant"})
+    relevance = run("--way", "w/often")["relevance"]
+    assert (relevance["labels"], relevance["labellers"]) == (5, 2)
+    overall = relevance["overall"]
+    # 4 of 5 relevant: Wilson 95 % 37.6–96.4 %.
+    assert (overall["relevant"], overall["irrelevant"], overall["precision"]) == (4, 1, 0.8)
+    assert (overall["low"], overall["high"]) == (0.3755, 0.9638)
+    [keyword] = relevance["channels"]
+    assert (
+        keyword["channel"] == "keyword" and keyword["fire_score_auc"] is None
+    )  # keyword fires carry no score
+    assert relevance["ways"]["w/often"]["precision"] == 0.8 and relevance["agreement"] == []
