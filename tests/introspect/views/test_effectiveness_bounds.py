@@ -18,7 +18,8 @@ from tests.introspect import effectiveness_corpus as corpus
 
 pytestmark = pytest.mark.django_db
 URL = "/ways/effectiveness/"
-PAGE_QUERIES = 13  # ten for the numbers (the labels included), the refire proposals, the project list, the nav counts
+# Ten for the numbers (the labels included), the refire proposals, the project list, the nav counts.
+PAGE_QUERIES = 13
 JSON_QUERIES = 10
 
 
