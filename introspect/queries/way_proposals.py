@@ -3,8 +3,8 @@
 A proposal names its evidence and shows its diff. The `refire:` proposal comes from the decision
 log's out-of-band reads and the way file as it is on disk now (its hash goes into the apply form,
 so a file changed since is a 409). The label-driven ones (vocabulary review, narrower pattern,
-project toggle, calibration probes) are built from `LabelledFire` values the caller passes: people's
-labels are not stored here yet, so on their own the page says there are none.
+project toggle, calibration probes) are built from people's relevance labels of the way's fires
+(queries/relevance.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from introspect.models import Project, ProposalApplied, Way
+from introspect.queries import relevance
 from introspect.rules import proposals_labels as labels
 from introspect.rules import proposals_refire, proposals_toggle
 from introspect.rules.proposals_diff import unified
@@ -61,10 +62,30 @@ class WayProposals:
     caveat: str = CAVEAT
 
 
-def refire_card(primary: Way | None, reads: int, *, log_present: bool) -> RefireCard:
-    """`reads`: the way's out-of-band reads (queries/way_decisions.py counts them with its pulls)."""
+def labelled_fires_of(way_id: str) -> list[labels.LabelledFire]:
+    """People's labels of the way's fires (queries/relevance.py, two queries) as the proposal rules read them."""
+    return [
+        labels.LabelledFire(
+            way=fire.way,
+            project=fire.project,
+            channel=fire.channel,
+            prompt=fire.prompt,
+            verdict=fire.verdict,
+            matched=fire.matched,
+            session=fire.session,
+            turn=fire.turn,
+        )
+        for fire in relevance.labelled_fires(way=way_id)
+    ]
+
+
+def refire_card(primary: Way | None, reads: int, *, log_present: bool, shortened: bool = False) -> RefireCard:
+    """`reads`: the way's out-of-band reads (queries/way_decisions.py counts them with its pulls), only
+    those since a reviewer last shortened its `refire:` when `shortened`."""
     if not log_present:
         return RefireCard(0, "no decision log imported: out-of-band reads come from decisions.jsonl")
+    if not reads and shortened:
+        return RefireCard(0, "no out-of-band read of this way since its refire: was last shortened here")
     if not reads:
         return RefireCard(0, "no out-of-band reads of this way in the decision log")
     if primary is None or not primary.present:
@@ -134,10 +155,18 @@ def way_proposals(
     log_present: bool,
     labelled: list[labels.LabelledFire] | None = None,
 ) -> WayProposals:
-    """Every proposal for the way; `labelled` is the way's labelled fires (none until labels are wired)."""
-    fires = [fire for fire in labelled or [] if fire.way == way_id]
-    out = WayProposals(refire=refire_card(primary, out_of_band, log_present=log_present), labelled=len(fires))
-    out.applied = list(ProposalApplied.objects.filter(way_id=way_id)[:APPLIED_LIMIT])
+    """Every proposal for the way; `labelled` is the way's labelled fires (people's labels when None)."""
+    if labelled is None:
+        labelled = labelled_fires_of(way_id)
+    fires = [fire for fire in labelled if fire.way == way_id]
+    applied = list(ProposalApplied.objects.filter(way_id=way_id)[:APPLIED_LIMIT])
+    shortened = any(row.kind == ProposalApplied.Kind.REFIRE for row in applied)
+    if shortened:
+        # Reads since the last shortening only (one more query, only for a way a reviewer changed).
+        out_of_band = service.out_of_band_reads(way_id).count()
+    card = refire_card(primary, out_of_band, log_present=log_present, shortened=shortened)
+    out = WayProposals(refire=card, labelled=len(fires))
+    out.applied = applied
     if not fires:
         return out
     criteria = primary.frontmatter if primary is not None else {}
@@ -165,6 +194,13 @@ def refire_summary(out_of_band: dict[str, int]) -> list[SummaryRow]:
     """The effectiveness page's list: each way with out-of-band reads in its frame, and the refire
     proposal its file's imported front matter gives (the way page reads the file itself). One query."""
     ways = {w: n for w, n in out_of_band.items() if n}
+    if not ways:
+        return []
+    changed = ProposalApplied.objects.filter(kind=ProposalApplied.Kind.REFIRE, way_id__in=ways)
+    for way_id in set(changed.values_list("way_id", flat=True)):
+        # As on the way page: reads under a window a reviewer has since shortened are spent.
+        ways[way_id] = min(ways[way_id], service.out_of_band_reads(way_id).count())
+    ways = {w: n for w, n in ways.items() if n}
     if not ways:
         return []
     # The file the way page would change: user over core (way_files), a project's only when alone.

@@ -45,8 +45,18 @@ class FileText:
 
 
 def out_of_band_reads(way_id: str):
-    """The way's stamped pulls inside its refire window (§1.6 `out_of_band`), every one in the log."""
-    return DecisionRecord.objects.filter(kind=DecisionRecord.Kind.PULL, way=way_id, out_of_band=True)
+    """The way's stamped pulls inside its refire window (§1.6 `out_of_band`) since a reviewer last
+    shortened its `refire:` here: a read made under the old window is no evidence against the new one,
+    so the same reads never propose a second, shorter step."""
+    reads = DecisionRecord.objects.filter(kind=DecisionRecord.Kind.PULL, way=way_id, out_of_band=True)
+    last = last_refire_applied(way_id)
+    return reads.filter(ts__gt=last) if last else reads
+
+
+def last_refire_applied(way_id: str):
+    """When a reviewer last applied a `refire:` proposal to the way (None: never)."""
+    kind = ProposalApplied.Kind.REFIRE
+    return ProposalApplied.objects.filter(kind=kind, way_id=way_id).values_list("at", flat=True).first()
 
 
 def way_root(way: Way) -> Path:

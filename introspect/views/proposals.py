@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 from introspect import views
 from introspect.forms import RefireApplyForm, ToggleApplyForm
 from introspect.models import Project, Way
+from introspect.queries import way_proposals
+from introspect.rules import proposals_labels as labels
 from introspect.services import proposals as service
 from introspect.views.ways import way_context
 from lib.htmx import HtmxHttpRequest, render_page
@@ -68,11 +70,19 @@ def apply_toggle(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
         project = Project.objects.filter(pk=data["project_pk"]).first()
         if project is None:
             raise Http404("no such project")
+        # The evidence is the labels as they are now, never the posted text: a label changed since
+        # the page was drawn may have withdrawn the proposal.
+        fires = way_proposals.labelled_fires_of(way_id)
+        toggle = next((t for t in labels.project_toggles(fires) if t.project == project.path), None)
+        if toggle is None:
+            raise service.Stale(
+                f"people's labels no longer show {way_id} irrelevant in {project.path} (and never relevant)"
+            )
         return service.apply_toggle(
             project=project,
             way_id=way_id,
             loaded_sha256=data["loaded_sha256"],
-            evidence=data["evidence"],
+            evidence=f"{len(toggle.irrelevant)} fires labelled irrelevant in {project.path}, none relevant",
             user=request.user,
         )
 

@@ -10,8 +10,7 @@ import pytest
 
 from introspect.models import ProposalApplied, Way
 from introspect.rules.proposals_diff import changed_lines
-from tests.browser.conftest import sign_in_reviewer
-from tests.browser.test_conflicts import refused_once
+from tests.browser.conftest import ARTIFACTS, sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -32,6 +31,11 @@ def test_a_reviewer_applies_a_refire_proposal_and_a_stale_apply_answers_409(tab)
     assert "-refire: 0.25\n+refire: normal" in section.locator("pre.proposal-diff").inner_text()
     tab.shot("80-way-proposal")
 
+    # A second tab holds the page as drawn now, before the apply below changes the file.
+    earlier = tab.page.context.new_page()
+    earlier.goto(tab.page.url)
+    earlier.wait_for_selector("#way-proposals form.proposal-apply")
+
     section.locator("form.proposal-apply button").click()
     tab.page.wait_for_selector("#proposal-done")
     assert "Written by rita" in tab.page.locator("#proposal-done").inner_text()
@@ -40,15 +44,16 @@ def test_a_reviewer_applies_a_refire_proposal_and_a_stale_apply_answers_409(tab)
     row = ProposalApplied.objects.get()
     assert (row.reviewer_name, row.line_before, row.line_after) == ("rita", "refire: 0.25", "refire: normal")
     assert "rita" in tab.page.locator(".proposal-audit").inner_text()
+    # The read that argued for it is spent: no second, shorter step is offered.
+    assert "since its refire: was last shortened here" in tab.page.locator("#way-proposals").inner_text()
     tab.shot("81-way-proposal-applied")
 
-    # The page now offers normal → frequent; someone edits the file before the reviewer presses apply.
-    path.write_text(after.replace("# Design Way", "# Design Way (edited)"))
-    with tab.page.expect_response(lambda response: "/apply/refire/" in response.url) as answered:
-        tab.page.locator("#way-proposals form.proposal-apply button").click()
+    # The earlier tab's apply was drawn before the file changed: 409, and its page says why.
+    with earlier.expect_response(lambda response: "/apply/refire/" in response.url) as answered:
+        earlier.locator("#way-proposals form.proposal-apply button").click()
     assert answered.value.status == 409
-    refused_once(tab)  # the one console line Chromium writes for a 4xx, and only that one
-    tab.page.wait_for_selector("#proposal-error")
-    assert "changed since this page was drawn" in tab.page.locator("#proposal-error").inner_text()
-    assert path.read_text().count("refire: normal\n") == 1 and ProposalApplied.objects.count() == 1
-    tab.shot("82-way-proposal-stale")
+    earlier.wait_for_selector("#proposal-error")
+    assert "changed since this page was drawn" in earlier.locator("#proposal-error").inner_text()
+    assert path.read_text() == after and ProposalApplied.objects.count() == 1
+    earlier.screenshot(path=str(ARTIFACTS / "82-way-proposal-stale.png"))
+    earlier.close()

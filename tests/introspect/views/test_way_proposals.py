@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
+from django.utils import timezone
 
-from introspect.models import DecisionRecord, Project, ProposalApplied, Way
+from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
 from introspect.rules.proposals_diff import changed_lines
 from lib.hashing import sha256
 
@@ -92,8 +93,9 @@ def test_a_reviewer_applies_it_one_line_mode_kept_and_audited(sample, client):
     assert (row.reviewer, row.reviewer_name, row.evidence) == (user, "rev", f"1 out-of-band read of {DESIGN}")
     shown = client.get(response["Location"]).content.decode()
     assert "Written by rev: <code>refire: normal</code>" in shown
-    # The catalog was read again: the next proposal starts from `normal`.
-    assert "<code>refire: normal</code> → <code>refire: frequent</code>" in shown
+    # The read that argued for it is spent: the same read never proposes a second, shorter step.
+    assert "no out-of-band read of this way since its refire: was last shortened here" in shown
+    assert "refire: frequent" not in shown
 
 
 def test_a_viewer_is_refused_and_nothing_is_written(sample, client):
@@ -162,7 +164,10 @@ def test_a_project_toggle_is_one_line_of_the_projects_ways_yaml(sample, client, 
     loaded = sha256(overlay.read_bytes())
     reviewer(client)
     url = reverse("introspect:way-apply-toggle", args=[DESIGN])
-    fields = {"project_pk": project.pk, "loaded_sha256": loaded, "evidence": "3 labelled irrelevant"}
+    fields = {"project_pk": project.pk, "loaded_sha256": loaded, "evidence": "posted text is not evidence"}
+    # Without labels that say so, nothing is written whatever the form claims.
+    assert client.post(url, fields).status_code == 409 and overlay.read_text().endswith("intro: false\n")
+    labelled_irrelevant(DESIGN, project.path, count=3)
     assert client.post(url, fields).status_code == 302
     assert (
         overlay.read_text()
@@ -170,6 +175,7 @@ def test_a_project_toggle_is_one_line_of_the_projects_ways_yaml(sample, client, 
     )
     assert os.stat(overlay).st_mode & 0o777 == 0o600
     row = ProposalApplied.objects.get()
+    assert row.evidence == f"3 fires labelled irrelevant in {project.path}, none relevant"
     assert (row.kind, row.project, row.line_before, row.line_after) == (
         "toggle",
         project.path,
@@ -181,8 +187,24 @@ def test_a_project_toggle_is_one_line_of_the_projects_ways_yaml(sample, client, 
     assert response.status_code == 409 and ProposalApplied.objects.count() == 1
 
 
+def labelled_irrelevant(way: str, project: str, *, count: int) -> None:
+    """`count` fires of `way` in `project` that a person labelled irrelevant."""
+    for n in range(count):
+        RelevanceLabel.objects.create(
+            fire=f"{n:064x}",
+            session_key="s",
+            way=way,
+            project=project,
+            channel="keyword",
+            verdict=RelevanceLabel.Verdict.IRRELEVANT,
+            labeller_name="ann",
+            labelled_at=timezone.now(),
+        )
+
+
 def test_a_toggle_never_follows_a_link_out_of_the_project(sample, client, tmp_path):
     project = Project.objects.create(path=str(tmp_path / "proj"), name="proj")
+    labelled_irrelevant(DESIGN, project.path, count=3)
     (tmp_path / "proj").mkdir()
     (tmp_path / "outside").mkdir()
     (tmp_path / "proj" / ".claude").symlink_to(tmp_path / "outside")
