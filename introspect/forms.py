@@ -82,7 +82,8 @@ class SessionPageForm(LenientForm):
     seen_turns = WholeNumber(low=0)
     q = Text(200)
     hit = Text(64, strip=False)
-    # The two live tails' first URLs, kept for pages opened before they had their own.
+    # The two live tails' first URLs, which pages opened before the tails had their own still poll:
+    # sent on to those (views/sessions.py old_poller).
     live_after = WholeNumber()
     after = Position()
     fire = WholeNumber()

@@ -1,6 +1,7 @@
 """The session page's fixed links: its project's sessions, agent-ways' documents of the session, the
-fire-turn list. Built here so the template prints them (the list page builds its own with
-`{% querystring %}`); the paging links are conversation.page_query and conversation.fires_query."""
+fire-turn list and the URLs its two live pollers ask. Built here so the template prints
+them (the list page builds its own with `{% querystring %}`); the paging links are
+conversation.page_query and conversation.fires_query."""
 
 from __future__ import annotations
 
@@ -37,3 +38,16 @@ def session_links(session: Session) -> SessionLinks:
         replay_window=f"{replay}?{urlencode(MATCHED | {'window': ''})}",
         fire_list=f"?{urlencode({'view': 'fires'})}",
     )
+
+
+def turns_poller(session: Session, after: int) -> str:
+    """Live follow of the fire-turn list: the turns after fire turn `after` (views/session_live.py)."""
+    url = reverse("introspect:session-turns-live", args=[session.sid])
+    return f"{url}?{urlencode({'after': after})}"
+
+
+def conversation_poller(session: Session, cursor: str, fire: int) -> str:
+    """Live follow of the conversation: the entries after `cursor` ("offset.index"; a page that
+    shows none follows from the top) and the fire turns after `fire`."""
+    url = reverse("introspect:session-conversation-live", args=[session.sid])
+    return f"{url}?{urlencode({'after': cursor or '-1.0', 'fire': fire})}"
