@@ -7,6 +7,8 @@ crawler writes these, not a person at a form: there is no message to show anyone
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.http import HttpRequest
 
@@ -57,6 +59,20 @@ class Text(forms.CharField):
 
     def to_python(self, value: str | None) -> str:
         return super().to_python(value)[: self.length]
+
+
+class Days(forms.Field):
+    """A window of whole days in [1, MAX_DAYS]; None (every day) for anything else."""
+
+    MAX_DAYS = 36_500
+
+    def __init__(self) -> None:
+        super().__init__(required=False)
+
+    def to_python(self, value: str | None) -> int | None:
+        text = (value or "").strip()
+        # ASCII digits, six at most: str.isdigit() passes "²" and int() refuses 4,301 digits, both raising.
+        return int(text) if re.fullmatch(r"[0-9]{1,6}", text) and 0 < int(text) <= self.MAX_DAYS else None
 
 
 class LenientForm(forms.Form):
@@ -134,3 +150,11 @@ class ConversationTailForm(LenientForm):
         data = super().clean()
         data["fire"] = data["fire"] or 0
         return data
+
+
+class EffectivenessForm(LenientForm):
+    """The effectiveness page: a project's path, a window in days and a way id, each narrowing it."""
+
+    project = Text(1000)
+    days = Days()
+    way = Text(512)
