@@ -223,15 +223,29 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     after = int_param(request, "after")
     if after is not None:
         events = event_queries.events_after(session, after)
-        context = {"session": session, "new_events": events, "cursor": events[-1].pk if events else after}
+        context = {
+            "session": session,
+            "new_events": events,
+            "turn_links": turn_links(session, events),
+            "events_poller": session_links.events_poller(session, events[-1].pk if events else after),
+        }
         return render_page(request, "introspect/session_events.html", context, fragment="event-tail")
+    events = event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1)
     context = {
         "session": session,
-        "events": event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
-        "cursor": event_queries.last_event_id(session),
+        "events": events,
+        "turn_links": turn_links(session, events.object_list),
+        "events_poller": session_links.events_poller(session, event_queries.last_event_id(session)),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
+
+
+def turn_links(session: Session, events) -> dict[int, str]:
+    """The link of each fire turn the events sit in (or after, by time), by epoch."""
+    return session_links.fire_turn_links(
+        session, (epoch for event in events for epoch in (event.fired_turn, event.after_turn))
+    )
 
 
 @require_safe
@@ -259,6 +273,7 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "agent": agent,
         "items": items,
         "next_part": next_part,
+        "more_link": session_links.subagent_part(agent, next_part) if next_part else "",
         "summary": subagents.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",

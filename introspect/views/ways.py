@@ -11,6 +11,7 @@ from introspect.models import SourceFile
 from introspect.queries import way_page, way_tree
 from introspect.queries.way_decisions import way_decisions
 from introspect.queries.way_findings import way_findings
+from introspect.queries.way_links import way_links
 from introspect.queries.way_scores import ScorePoint
 from lib import charts, render
 from lib.htmx import HtmxHttpRequest, render_page
@@ -34,6 +35,7 @@ def way_detail(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
         raise Http404("No way file, no event, no decision and no finding with this id")
     context = {
         "stats": stats,
+        "links": way_links(stats.way_id, stats.domain),
         "decisions": decisions,
         "findings": findings,
         "body_html": way_body(stats.primary.body) if stats.primary and stats.primary.body else "",

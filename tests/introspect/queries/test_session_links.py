@@ -29,3 +29,15 @@ def test_the_live_pollers_ask_the_tails_own_urls_from_where_the_page_stops():
     assert session_links.conversation_poller(session, "120.3", 4) == f"{tail}?after=120.3&fire=4"
     # A page that shows no entry follows from the top.
     assert session_links.conversation_poller(session, "", 0) == f"{tail}?after=-1.0&fire=0"
+
+
+def test_the_event_log_links_each_fire_turn_once_and_follows_from_its_last_row():
+    session = SimpleNamespace(sid="s-1")
+    links = session_links.fire_turn_links(session, [3, None, 3, 5, 0])
+    assert links == {3: "/sessions/s-1/?from=3#turn-3", 5: "/sessions/s-1/?from=5#turn-5"}
+    assert session_links.events_poller(session, 42) == "/sessions/s-1/events/?after=42"
+
+
+def test_a_subagents_later_part_is_its_page_with_the_part():
+    agent = SimpleNamespace(session=SimpleNamespace(sid="s-1"), agent_id="a9")
+    assert session_links.subagent_part(agent, 2) == "/sessions/s-1/agents/a9/?part=2"
