@@ -7,6 +7,8 @@ crawler writes these, not a person at a form: there is no message to show anyone
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.http import HttpRequest
 
@@ -59,6 +61,20 @@ class Text(forms.CharField):
         return super().to_python(value)[: self.length]
 
 
+class Days(forms.Field):
+    """A window of whole days in [1, MAX_DAYS]; None (every day) for anything else."""
+
+    MAX_DAYS = 36_500
+
+    def __init__(self) -> None:
+        super().__init__(required=False)
+
+    def to_python(self, value: str | None) -> int | None:
+        text = (value or "").strip()
+        # ASCII digits, six at most: str.isdigit() passes "²" and int() refuses 4,301 digits, both raising.
+        return int(text) if re.fullmatch(r"[0-9]{1,6}", text) and 0 < int(text) <= self.MAX_DAYS else None
+
+
 class LenientForm(forms.Form):
     @classmethod
     def read(cls, request: HttpRequest) -> dict:
@@ -82,7 +98,8 @@ class SessionPageForm(LenientForm):
     seen_turns = WholeNumber(low=0)
     q = Text(200)
     hit = Text(64, strip=False)
-    # The two live tails' first URLs, kept for pages opened before they had their own.
+    # The two live tails' first URLs, which pages opened before the tails had their own still poll:
+    # sent on to those (views/sessions.py old_poller).
     live_after = WholeNumber()
     after = Position()
     fire = WholeNumber()
@@ -180,3 +197,11 @@ class LabelForm(forms.Form):
         choices=[("relevant", "relevant"), ("irrelevant", "irrelevant"), ("unsure", "unsure")]
     )
     note = forms.CharField(required=False, max_length=2000)
+
+
+class EffectivenessForm(LenientForm):
+    """The effectiveness page: a project's path, a window in days and a way id, each narrowing it."""
+
+    project = Text(1000)
+    days = Days()
+    way = Text(512)

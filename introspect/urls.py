@@ -10,6 +10,7 @@ from introspect.views import (
     proposals,
     search,
     secrets,
+    session_live,
     sessions,
     status,
     ways,
@@ -19,10 +20,10 @@ app_name = "introspect"
 urlpatterns = [
     path("", sessions.session_list, name="session-list"),
     path("sessions/<id:session_id>/", sessions.session_detail, name="session-detail"),
-    path("sessions/<id:session_id>/live/turns/", sessions.session_turns_live, name="session-turns-live"),
+    path("sessions/<id:session_id>/live/turns/", session_live.session_turns_live, name="session-turns-live"),
     path(
         "sessions/<id:session_id>/live/conversation/",
-        sessions.session_conversation_live,
+        session_live.session_conversation_live,
         name="session-conversation-live",
     ),
     path("sessions/<id:session_id>/seen/", sessions.session_seen, name="session-seen"),

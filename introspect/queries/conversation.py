@@ -470,6 +470,15 @@ def turn_of_entry(session: Session, entry: TranscriptEntry) -> tuple[int, int]:
     return turn, paging.part_of(inside, paging.PAGE_ENTRIES)
 
 
+def entry_at_or_before(session: Session, at: tuple[int, int]) -> TranscriptEntry | None:
+    """The trunk's last conversation entry at or before position `at` (a live cursor): where a page
+    that had read up to `at` stood. None before the first entry or without a transcript."""
+    if session.transcript_id is None:
+        return None
+    entries = before_position(conversation_entries(session), at[0], at[1] + 1)
+    return entries.order_by("-offset", "-index").only("pk", "offset", "index", "uuid").first()
+
+
 def entry_by_uuid(session: Session, uuid: str) -> TranscriptEntry | None:
     if session.transcript_id is None or not uuid:
         return None

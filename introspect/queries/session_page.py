@@ -211,7 +211,6 @@ def session_live_tail(session: Session, *, after: int) -> dict:
     turns = turns_page(session, after=max(after - 1, 0))
     return {
         **turn_context(session, turns),
-        "links": session_links(session),
         "mode": "fires",
         "live_after": after,
         "fire_cursor": turns[-1].epoch if turns else after,
@@ -227,6 +226,4 @@ def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_
         **turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"]),
         **tail,
         "turn_signals": turn_outcomes.turn_signals(session, headings),
-        # Asked without htmx, a tail draws the whole page template: its header's links too.
-        "links": session_links(session),
     }

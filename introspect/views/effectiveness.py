@@ -4,7 +4,6 @@ n and interval and titled with what it counts; the page says they are correlatio
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.http import HttpResponse
@@ -13,6 +12,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
 from introspect.documents.effectiveness import NOTE, SOURCES, definition
+from introspect.forms import EffectivenessForm
 from introspect.models import Project
 from introspect.queries.effectiveness import effectiveness
 from introspect.queries.way_proposals import CAVEAT, refire_summary
@@ -32,7 +32,6 @@ LABELS = {
     signals.TOKENS: "tokens per turn",
     signals.COST: "cost per turn (USD)",
 }
-MAX_DAYS = 36_500
 
 
 @dataclass(frozen=True)
@@ -118,17 +117,10 @@ def way_row(way: arms.WayArms, minimum: int) -> WayRow:
     return WayRow(way, exposure_text(way), cells[0], cells[1:])
 
 
-def days_of(text: str) -> int | None:
-    """A window in days, or None (every day) for anything that is not a whole number in range."""
-    # ASCII digits, six at most: str.isdigit() passes "²" and int() refuses 4,301 digits, both raising.
-    return int(text) if re.fullmatch(r"[0-9]{1,6}", text) and 0 < int(text) <= MAX_DAYS else None
-
-
 @require_safe
 def effectiveness_page(request: HtmxHttpRequest) -> HttpResponse:
-    project = request.GET.get("project", "").strip()[:1000]
-    way = request.GET.get("way", "").strip()[:512]
-    days = days_of(request.GET.get("days", "").strip())
+    ask = EffectivenessForm.read(request)
+    project, days, way = ask["project"], ask["days"], ask["way"]
     report = effectiveness(project=project, days=days, way=way)
     context = {
         "report": report,

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import reswap, retarget
 
 from introspect import services
-from introspect.forms import ConversationTailForm, SessionPageForm, SubagentPageForm, TurnTailForm
+from introspect.forms import SessionPageForm, SubagentPageForm
 from introspect.models import Session, Subagent
-from introspect.queries import conversation, decision_scans, entry_cards, subagents
+from introspect.queries import conversation, decision_scans, entry_cards, session_links, subagents
 from introspect.queries import session_events as event_queries
 from introspect.queries import session_list as list_queries
 from introspect.queries import session_page as session_page_queries
@@ -69,78 +69,22 @@ def session_detail(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     if session is None:
         return short_id(request, session_id, "introspect:session-detail")
     ask = SessionPageForm.read(request)
-    if ask["live_after"] is not None:
-        return turn_tail(request, session, after=ask["live_after"])
-    if ask["after"] is not None:
-        return conversation_tail(request, session, after=ask["after"], fire=ask["fire"])
+    if wants_fragment(request) and (tail := old_poller(session, ask)):
+        # A page opened before the tails had URLs of their own polls the page's: sent on (htmx
+        # follows the redirect with its headers, so it gets the fragment).
+        return redirect(tail)
     url = reverse("introspect:session-detail", args=[session.sid])
     return jump(session, url, ask) or session_page(request, session, ask)
 
 
-@require_safe
-def session_turns_live(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
-    """Live follow of the fire-turn list: the turns after `after` (the last one again)."""
-    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
-    return turn_tail(request, session, after=TurnTailForm.read(request)["after"] or 0)
-
-
-@require_safe
-def session_conversation_live(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
-    """Live follow of the conversation: the entries after `after` and the fire turns from `fire`."""
-    session = get_object_or_404(Session.objects.select_related("project", "transcript"), sid=session_id)
-    ask = ConversationTailForm.read(request)
-    return conversation_tail(request, session, after=ask["after"] or (-1, 0), fire=ask["fire"])
-
-
-def turn_tail(request: HtmxHttpRequest, session: Session, *, after: int) -> HttpResponse:
-    tail = session_page_queries.session_live_tail(session, after=after)
-    context = {"session": session, **tail, "turn_poller": turn_poller(session, tail["fire_cursor"])}
-    viewer = viewers.viewer_of(request)
-    if context["turns"] and viewer.known:
-        # What the open page follows, it has seen: the list shows no badge for it.
-        mark = session_page_queries.seen_mark(session, viewer)
-        services.seen_mark_move(session=session, viewer=viewer, current=mark, turns=context["fire_cursor"])
-    return render_page(request, "introspect/session_detail.html", context, fragment="turn-live")
-
-
-def conversation_tail(
-    request: HtmxHttpRequest, session: Session, *, after: tuple[int, int], fire: int
-) -> HttpResponse:
-    tail = session_page_queries.session_conversation_tail(session, after=after, fire_after=fire)
-    if any(item.entry is not None and item.entry.is_prompt for item in tail["items"]):
-        # A new prompt gets its decision turn as a page does (queries paid only when one arrives);
-        # a scan logged after its prompt was drawn shows on the next load of the page.
-        decision_scans.place_on(tail["items"], decision_scans.session_decisions(session))
-    # Asked without htmx, a tail draws the whole page template, whose page part has no page: its
-    # poller starts from the top, as it always has.
-    cursor = tail["cursor"] if wants_fragment(request) else ""
-    context = {
-        "session": session,
-        **tail,
-        "tools_collapsed": tools_collapsed(request),
-        "conversation_poller": conversation_poller(session, cursor, tail["fire_cursor"]),
-    }
-    viewer = viewers.viewer_of(request)
-    if tail["items"] and viewer.known:
-        services.seen_mark_move(
-            session=session,
-            viewer=viewer,
-            current=session_page_queries.seen_mark(session, viewer),
-            position=conversation.parse_position(tail["cursor"]),
-            turns=session.turn_count,
-        )
-    return render_page(request, "introspect/session_detail.html", context, fragment="conversation-live")
-
-
-# The pollers still ask the page's own URL (`live_after`; `after` and `fire`), which pages opened
-# before the tails had URLs of their own (session_turns_live, session_conversation_live) poll.
-def turn_poller(session: Session, fire_cursor: int) -> str:
-    return reverse("introspect:session-detail", args=[session.sid]) + f"?live_after={fire_cursor}"
-
-
-def conversation_poller(session: Session, cursor: str, fire_cursor: int) -> str:
-    url = reverse("introspect:session-detail", args=[session.sid])
-    return f"{url}?after={cursor or '-1.0'}&fire={fire_cursor}"
+def old_poller(session: Session, ask: dict) -> str | None:
+    """The live tail an old poller's query (`live_after`; `after` and `fire`) asks for, if it is one."""
+    if ask["live_after"] is not None:
+        return session_links.turns_poller(session, ask["live_after"])
+    if ask["after"] is not None:
+        offset, index = ask["after"]
+        return session_links.conversation_poller(session, f"{offset}.{index}", ask["fire"])
+    return None
 
 
 def jump(session: Session, url: str, ask: dict) -> HttpResponse | None:
@@ -193,9 +137,9 @@ def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpR
     if page["mode"] != "fires":
         decision_scans.place_on(page["page"].items, decisions)
     if page["mode"] == "fires":
-        context["turn_poller"] = turn_poller(session, page["fire_cursor"])
+        context["turn_poller"] = session_links.turns_poller(session, page["fire_cursor"])
     else:
-        context["conversation_poller"] = conversation_poller(
+        context["conversation_poller"] = session_links.conversation_poller(
             session, page["page"].cursor, page["fire_cursor"]
         )
     opening = whole and request.method == "GET"
@@ -279,15 +223,29 @@ def session_events(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     after = int_param(request, "after")
     if after is not None:
         events = event_queries.events_after(session, after)
-        context = {"session": session, "new_events": events, "cursor": events[-1].pk if events else after}
+        context = {
+            "session": session,
+            "new_events": events,
+            "turn_links": turn_links(session, events),
+            "events_poller": session_links.events_poller(session, events[-1].pk if events else after),
+        }
         return render_page(request, "introspect/session_events.html", context, fragment="event-tail")
+    events = event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1)
     context = {
         "session": session,
-        "events": event_queries.events_for_session(session, page=int_param(request, "page", 1) or 1),
-        "cursor": event_queries.last_event_id(session),
+        "events": events,
+        "turn_links": turn_links(session, events.object_list),
+        "events_poller": session_links.events_poller(session, event_queries.last_event_id(session)),
         "nav": "sessions",
     }
     return render_page(request, "introspect/session_events.html", context, fragment="event-log")
+
+
+def turn_links(session: Session, events) -> dict[int, str]:
+    """The link of each fire turn the events sit in (or after, by time), by epoch."""
+    return session_links.fire_turn_links(
+        session, (epoch for event in events for epoch in (event.fired_turn, event.after_turn))
+    )
 
 
 @require_safe
@@ -315,6 +273,7 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "agent": agent,
         "items": items,
         "next_part": next_part,
+        "more_link": session_links.subagent_part(agent, next_part) if next_part else "",
         "summary": subagents.subagent_summary(agent),
         "subagents": {},
         "nav": "sessions",

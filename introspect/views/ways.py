@@ -11,6 +11,7 @@ from introspect.models import SourceFile
 from introspect.queries import way_page, way_tree
 from introspect.queries.way_decisions import way_decisions
 from introspect.queries.way_findings import way_findings
+from introspect.queries.way_links import way_links
 from introspect.queries.way_proposals import way_proposals
 from introspect.queries.way_scores import ScorePoint
 from lib import charts, render
@@ -45,6 +46,7 @@ def way_context(way_id: str) -> dict:
         raise Http404("No way file, no event, no decision and no finding with this id")
     return {
         "stats": stats,
+        "links": way_links(stats.way_id, stats.domain),
         "decisions": decisions,
         "findings": findings,
         "proposals": way_proposals(

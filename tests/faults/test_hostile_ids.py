@@ -232,8 +232,12 @@ def test_it_walks_each_page_of_a_session(client, label):
         assert moved.status_code == 200
     check_page(client, detail + "?view=fires&from=2", known, fragment=True)
     check_page(client, detail + "?turn=1", known, fragment=True)
-    check_page(client, detail + "?after=-1.0&fire=0", known, fragment=True)
-    check_page(client, detail + "?live_after=3", known, fragment=True)
+    live = reverse("introspect:session-conversation-live", args=[sid])
+    check_page(client, live + "?after=-1.0&fire=0", known, fragment=True)
+    check_page(
+        client, reverse("introspect:session-turns-live", args=[sid]) + "?after=3", known, fragment=True
+    )
+    check_page(client, detail + "?after=-1.0&fire=0", known, fragment=True, status=302)  # sent on to `live`
     events = reverse("introspect:session-events", args=[sid])
     check_page(
         client,

@@ -154,3 +154,15 @@ def test_it_puts_each_unread_line_before_the_first_entry_not_before_it_in_the_fi
         items[3],
         900,
     ]
+
+
+def test_a_live_cursor_stands_at_the_entry_at_or_before_it(home):
+    long_session(home, 3, sid="cursor")
+    session = Session.objects.get(sid="cursor")
+    entries = list(conversation.conversation_entries(session))
+    second = entries[1]
+
+    assert conversation.entry_at_or_before(session, (second.offset, second.index)) == second
+    assert conversation.entry_at_or_before(session, (second.offset, second.index + 1)) == second
+    assert conversation.entry_at_or_before(session, (entries[-1].offset + 10**6, 0)) == entries[-1]
+    assert conversation.entry_at_or_before(session, (-1, 0)) is None  # before the first: the top

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from introspect.models import Session
-from introspect.queries import session_page
+from introspect.queries import conversation, session_page
 from lib.viewers import Viewer
 from tests.introspect.views.test_sessions import long_session
 
@@ -47,13 +47,17 @@ def test_the_fire_turn_tail_redraws_the_last_known_turn_and_moves_the_cursor(hom
     assert [turn.epoch for turn in tail["turns"]] == [3, 4]  # turn 3 again: it may have grown
     assert (tail["mode"], tail["live_after"], tail["fire_cursor"]) == ("fires", 3, 4)
     assert session_page.session_live_tail(session, after=4)["fire_cursor"] == 4
-    assert tail["links"].dump == "/api/sessions/live/dump.json?matched=1"  # a whole page draws its header
+    assert (
+        "links" not in tail
+    )  # a fragment: the header it drew for a whole page is the page's (views/session_live.py)
 
 
-def test_the_conversation_tail_carries_the_header_links_a_whole_page_draws(home):
+def test_the_conversation_tail_from_the_top_brings_the_whole_conversation_and_its_cursor(home):
     long_session(home, 2, sid="talk")
     session = Session.objects.get(sid="talk")
 
     tail = session_page.session_conversation_tail(session, after=(-1, 0), fire_after=0)
 
-    assert tail["links"].fire_list == "?view=fires" and tail["links"].replay.endswith("replay.json?matched=1")
+    last = conversation.conversation_entries(session).last()
+    assert tail["cursor"] == f"{last.offset}.{last.index}" and "links" not in tail
+    assert [item.turn_start for item in tail["items"] if item.turn_start] == [1, 2]

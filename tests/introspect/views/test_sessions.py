@@ -458,16 +458,18 @@ def test_it_follows_a_live_session_turn_by_turn(client, home, monkeypatch):
     long_session(home, 3)
     monkeypatch.setattr(Session, "is_live", property(lambda self: True))
     first = client.get("/sessions/long/", {"view": "fires"}).content.decode()
-    assert 'hx-get="/sessions/long/?live_after=3"' in first
+    assert 'hx-get="/sessions/long/live/turns/?after=3"' in first
     append(
         home.live,
         line(ts="2026-11-01T00:10:00Z", event="way_fired", way="d/late", trigger="bash", session="long"),
     )
     call_command("ingest", stdout=StringIO())
-    live = client.get("/sessions/long/", {"live_after": 3}, headers={"HX-Request": "true"}).content.decode()
+    live = client.get(
+        "/sessions/long/live/turns/", {"after": 3}, headers={"HX-Request": "true"}
+    ).content.decode()
     assert 'id="turn-4"' in live and "d/late" in live
     assert 'hx-swap-oob="outerHTML:#turn-3"' in live  # the last known turn is refreshed in place
-    assert "live_after=4" in live
+    assert 'hx-get="/sessions/long/live/turns/?after=4"' in live
     assert timezone.now()
 
 
@@ -475,7 +477,11 @@ def test_it_follows_the_conversation_as_the_transcript_grows(client, home, monke
     long_session(home, 3)
     monkeypatch.setattr(Session, "is_live", property(lambda self: True))
     first = client.get("/sessions/long/").content.decode()
-    poll = re.search(r'hx-get="(/sessions/long/\?after=[^"]+)"', first).group(1).replace("&amp;", "&")
+    poll = (
+        re.search(r'hx-get="(/sessions/long/live/conversation/\?after=[^"]+)"', first)
+        .group(1)
+        .replace("&amp;", "&")
+    )
     assert "fire=3" in poll
     session = Session.objects.get(sid="long")
     home.transcript(  # appends, as Claude Code does
@@ -492,7 +498,7 @@ def test_it_follows_the_conversation_as_the_transcript_grows(client, home, monke
     call_command("ingest", stdout=StringIO())
     live = client.get(poll, headers={"HX-Request": "true"}).content.decode()
     assert 'id="u-late-prompt"' in live and "and now the docs" in live and 'id="t-4"' in live
-    assert "<html" not in live and "?after=" in live  # and the next poller
+    assert "<html" not in live and "/live/conversation/?after=" in live  # and the next poller
     assert session.pk == Session.objects.get(sid="long").pk
 
 

@@ -85,7 +85,7 @@ def test_a_turn_the_live_tail_opens_has_its_marks_and_the_next_prompt_marks_the_
     home.transcript("/p", sid, line(sid, "p1", "user", 0, "run the bucket tests"))
     call_command("ingest", stdout=StringIO())
     body = client.get(f"/sessions/{sid}/").content.decode()
-    after = re.search(r"\?after=([\d.]+)&amp;fire=(\d+)", body)
+    after = re.search(r"/live/conversation/\?after=([\d.]+)&amp;fire=(\d+)", body)
     call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest"}}
     failed = {
         "type": "tool_result",
@@ -103,7 +103,9 @@ def test_a_turn_the_live_tail_opens_has_its_marks_and_the_next_prompt_marks_the_
     call_command("ingest", stdout=StringIO())
     assert TurnOutcome.objects.get(session__sid=sid, number=1).correction_cue == "fault"
     tail = client.get(
-        f"/sessions/{sid}/", {"after": after.group(1), "fire": after.group(2)}, headers={"HX-Request": "true"}
+        f"/sessions/{sid}/live/conversation/",
+        {"after": after.group(1), "fire": after.group(2)},
+        headers={"HX-Request": "true"},
     ).content.decode()
     assert 'id="t-2"' in tail and 'class="turn-signals"' in marks_under(tail, 2)
     # Turn 1 is drawn already: its new marks show when the page is drawn again.
