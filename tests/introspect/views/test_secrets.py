@@ -384,7 +384,9 @@ def test_the_secrets_page_lists_every_place_with_a_link_to_it(corpus, client):
     assert leaks(page) == []
 
 
-@pytest.mark.parametrize("place", ["ledger.memoryversion", "ledger.knowledgerecord", "ledger.adrrecord", "event"])
+@pytest.mark.parametrize(
+    "place", ["ledger.memoryversion", "ledger.knowledgerecord", "ledger.adrrecord", "event"]
+)
 def test_a_reviewer_reveals_a_value_found_in_a_document_or_an_event(corpus, client, place):
     user = reviewer(client)
     finding = SecretFinding.objects.get(place=place, kind="slack-webhook")
@@ -393,3 +395,44 @@ def test_a_reviewer_reveals_a_value_found_in_a_document_or_an_event(corpus, clie
     assert response["Cache-Control"] == "no-store"
     (audit,) = SecretReveal.objects.all()
     assert (audit.user, audit.kind, audit.fingerprint) == (user, "slack-webhook", finding.fingerprint)
+
+
+REVEAL_FORM = re.compile(r'action="(/secrets/(\d+)/reveal/)"')
+
+
+def test_a_reviewer_reveals_one_value_on_the_session_page_where_it_appears(corpus, client):
+    user = reviewer(client)
+    page = client.get(f"/sessions/{SID}/").content.decode()
+    assert leaks(page) == []  # the page itself still shows every value masked
+    forms_on_page = dict((pk, url) for url, pk in REVEAL_FORM.findall(page))
+    listed = SecretFinding.objects.filter(pk__in=[int(pk) for pk in forms_on_page])
+    # Every secret of the trunk's lines and its spill has its button, the paired results' with their call.
+    assert {f.kind for f in listed} == set(SECRETS)
+    assert {f.spill_name for f in listed} == {"", "env.txt"}
+    finding = listed.filter(kind="openai-key").first()
+    response = client.post(forms_on_page[str(finding.pk)], HTTP_HX_REQUEST="true")
+    assert response.content.decode() == f'<code class="secret-revealed">{SECRETS["openai-key"]}</code>'
+    assert response["Cache-Control"] == "no-store"
+    (audit,) = SecretReveal.objects.all()
+    assert (audit.user, audit.kind, audit.session.sid) == (user, "openai-key", SID)
+    # A subagent's page offers its own.
+    agent_page = client.get(f"/sessions/{SID}/agents/{AGENT}/").content.decode()
+    assert len(REVEAL_FORM.findall(agent_page)) >= len(SECRETS)
+    # The exports a reviewer downloads hold no button and no value.
+    response = client.get(f"/sessions/{SID}/export.html")
+    export = b"".join(response.streaming_content).decode()
+    assert "/reveal/" not in export and leaks(export) == []
+    assert "(OpenAI key, masked)" in export
+
+
+def test_a_viewer_gets_no_reveal_button_on_the_session_page(corpus, client):
+    client.force_login(User.objects.create_user("viewer", password="x"))
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+    client.logout()
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+
+
+def test_team_mode_offers_no_reveal_on_the_session_page(corpus, client, settings):
+    reviewer(client)
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = True
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
