@@ -436,3 +436,25 @@ def test_team_mode_offers_no_reveal_on_the_session_page(corpus, client, settings
     reviewer(client)
     settings.WAYSWEB_SECRETS_MASKED_ONLY = True
     assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+
+
+S13 = "bdb5af59-a961-4635-a1e3-312937d2413d"
+S13_SECRETS = (
+    "Vd8qLz2RkT7wNp4XcJ6m",
+    "k7Q2mZ9xR4tW8vN3pL6sJ1dF5hG0bYc2",
+    "dpl_4Hq8Xw2Rt6Zk9Lm3Np7Vb5Jc1Fs0Gy",
+)
+
+
+def test_the_sample_shows_its_made_up_secrets_masked_and_listed(sample, client):
+    """S13 prints three made-up secrets (sample/story/s13_unknown_channel.py): the only findings of
+    the sample, none a false positive; its page and export show them masked."""
+    found = sorted(SecretFinding.objects.values_list("session__sid", "kind"))
+    assert found == [(S13, "assignment"), (S13, "assignment"), (S13, "database-url")]
+    listing = client.get("/secrets/").content.decode()
+    assert "3 findings" in listing and "secret assignment ×2" in listing
+    page = client.get(f"/sessions/{S13}/").content.decode()
+    export = b"".join(client.get(f"/sessions/{S13}/export.md").streaming_content).decode()
+    for shown in (page, export, listing):
+        assert not any(secret in shown for secret in S13_SECRETS)
+    assert "(database password, masked)" in page and "(secret assignment, masked)" in export
