@@ -205,6 +205,17 @@ def corpus(home, settings):
 
 
 def test_no_page_search_or_export_shows_a_secret(corpus, client):
+    assert_no_page_leaks(client)
+
+
+def test_no_page_shows_a_reviewer_a_secret_unasked(corpus, client):
+    """A reviewer's pages hold more (forms filled with a record's wording, reveal buttons): still no value."""
+    reviewer(client)
+    assert_no_page_leaks(client)
+    assert not SecretReveal.objects.exists()
+
+
+def assert_no_page_leaks(client) -> None:
     starts = [
         "/",
         f"/sessions/{SID}/",
