@@ -469,3 +469,20 @@ def test_the_sample_shows_its_made_up_secrets_masked_and_listed(sample, client):
     for shown in (page, export, listing):
         assert not any(secret in shown for secret in S13_SECRETS)
     assert "(database password, masked)" in page and "(secret assignment, masked)" in export
+
+
+def test_a_false_positive_in_a_memory_file_stays_unmasked_after_a_re_import(corpus, client, home):
+    reviewer(client)
+    token = SECRETS["github-token"]
+    finding = SecretFinding.objects.get(place="ledger.memoryversion", kind="github-token")
+    assert client.post(f"/secrets/{finding.pk}/not-a-secret/").status_code == 302
+    memory = home.root / ".claude" / "projects" / "-home-dev-vault" / "memory" / "deploy.md"
+    memory.write_text(memory.read_text() + "\nrotated on Monday\n")
+    ingest()
+    version = MemoryVersion.objects.get(memory__name="deploy.md", number=2)
+    assert SecretFinding.objects.filter(place="ledger.memoryversion", place_pk=version.pk).count() == len(SECRETS)
+    page = client.get("/ledger/memory/-home-dev-vault/").content.decode()
+    assert token in page and "rotated on Monday" in page
+    assert SECRETS["anthropic-key"] not in page  # the others stay masked
+    listing = client.get("/secrets/").content.decode()
+    assert listing.count("marked no secret") >= 2  # the line's and the memory file's findings of it
