@@ -16,7 +16,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('introspect', '0028_secrets'),
+        ('introspect', '0029_proposal_applied'),
     ]
 
     operations = [
