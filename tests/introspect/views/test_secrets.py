@@ -480,7 +480,8 @@ def test_a_false_positive_in_a_memory_file_stays_unmasked_after_a_re_import(corp
     memory.write_text(memory.read_text() + "\nrotated on Monday\n")
     ingest()
     version = MemoryVersion.objects.get(memory__name="deploy.md", number=2)
-    assert SecretFinding.objects.filter(place="ledger.memoryversion", place_pk=version.pk).count() == len(SECRETS)
+    found = SecretFinding.objects.filter(place="ledger.memoryversion", place_pk=version.pk)
+    assert found.count() == len(SECRETS)
     page = client.get("/ledger/memory/-home-dev-vault/").content.decode()
     assert token in page and "rotated on Monday" in page
     assert SECRETS["anthropic-key"] not in page  # the others stay masked
