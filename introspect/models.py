@@ -1025,11 +1025,29 @@ class SeenMark(models.Model):
 
 
 class SecretFinding(models.Model):
-    """A secret the importer found in a stored line or spill (introspect/rules/secrets.py): where, what
-    kind, and the value's hash. Never the value: a page reads it back from the line when a reviewer
-    reveals it. Keyed by the line's position, as its entry is, so importing a line again adds nothing."""
+    """A secret the importer found (introspect/rules/secrets.py): where, what kind, and the value's hash.
+    Never the value: a page reads it back from where it was found when a reviewer reveals it.
 
-    source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="+", db_index=False)
+    In a transcript line or spill, or an events-log line (`place` "" or "event"): keyed by the line's
+    position, as its entry is, so importing a line again adds nothing. In a read-only document (a
+    memory file's version, a ledger entry, a knowledge or decision record: `place` is its model's label,
+    `place_pk` its row): the document's findings are replaced whenever it is read again, with the page
+    that shows it (`where`, `url`) named at import, since introspect's pages never import ledger's."""
+
+    class Place(models.TextChoices):
+        LINE = "", "transcript line"
+        EVENT = "event", "events-log line"
+
+    source = models.ForeignKey(
+        SourceFile, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    place = models.CharField(
+        max_length=64, blank=True, default="", help_text="Place, or a document's model label"
+    )
+    place_pk = models.BigIntegerField(null=True, blank=True, help_text="the document's row")
+    # Database defaults: the importer's bulk rows of lines (lib/bulk.Rows) name only the columns they fill.
+    where = models.CharField(max_length=255, blank=True, db_default="", help_text="a document: what it is")
+    url = models.TextField(blank=True, db_default="", help_text="a document: the page that shows it")
     offset = models.BigIntegerField()
     index = models.IntegerField(default=0)
     session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -1045,6 +1063,9 @@ class SecretFinding(models.Model):
                 fields=["source", "offset", "index", "spill_name", "kind", "fingerprint"],
                 name="secret_finding_unique",
             ),
+        ]
+        indexes = [
+            models.Index(fields=["place", "place_pk"], name="secret_finding_document"),
         ]
 
 

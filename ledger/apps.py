@@ -8,9 +8,10 @@ class LedgerConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import stores
+        from introspect.importer import secret_rows, stores
         from introspect.queries import providers
         from ledger.importer import majordomus_ledger
+        from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry, MemoryVersion
         from ledger.queries import import_sources, memory, stream
 
         # majordomus ledger.jsonl through the line importer, as introspect registers its own stores
@@ -18,3 +19,6 @@ class LedgerConfig(AppConfig):
         providers.register_session_notes(stream.session_notes)  # entries under turns, records named
         providers.register_session_notes(memory.session_notes)  # "memory written" at the turn that wrote it
         providers.register_import_sources(import_sources.import_sources)  # ledger roots on Import status
+        # documents whose secrets the Secrets page lists and a reviewer may reveal (SecretFinding.place)
+        for model in (LedgerEntry, MemoryVersion, KnowledgeRecord, AdrRecord):
+            secret_rows.register_document(model)

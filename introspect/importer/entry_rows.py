@@ -8,7 +8,6 @@ get their placeholders with it.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connections, router
@@ -19,13 +18,6 @@ from lib import bulk, column_fit, linepack
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
 entry_row = operator.itemgetter(*ENTRY_NAMES)
-
-
-@dataclass
-class EntryRows(bulk.Rows):
-    """The entries of a batch and the secrets found in their lines (importer/secret_rows.py)."""
-
-    findings: bulk.Rows | None = None
 
 
 def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
@@ -82,7 +74,7 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
             is_copy=copy,
         )
         entries.append(entry_row(fields))
-    return EntryRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
+    return secret_rows.ScannedRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
 
 
 ENTRY_COLUMNS = (
@@ -155,6 +147,6 @@ def write_entries(row: SourceFile, rows: bulk.Rows) -> None:
     """The entries and their index, and the placeholders of the spills they name: with their lines,
     or a kill in between loses them for good."""
     insert_entries(rows)
-    if isinstance(rows, EntryRows) and rows.findings:
+    if isinstance(rows, secret_rows.ScannedRows) and rows.findings:
         bulk.insert_rows(rows.findings)
     spills.place(row, rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from itertools import batched
 
-from introspect.importer import parser, schema, stores, tailer
+from introspect.importer import parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit
@@ -44,6 +44,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         for event in bulk.chunked_in(WaysEvent.objects.only(*EVENT_KNOWN), "sha256", set(shas))
     }
     fresh: dict[str, dict] = {}  # sha256 → the new event's values, by EVENT_NAMES
+    places: dict[str, tuple[int, int, int]] = {}  # sha256 → where the new event was read
     moved: list[WaysEvent] = []
     repeated: list[WaysEvent] = []
     keys: set[str] = set()
@@ -58,7 +59,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         known = existing.get(sha)
         if known is None:
             values = event_values(row, line, record, sha)
-            fresh[sha] = values
+            fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
             outcomes[(line.offset, line.index)] = "imported"
             if values["session_key"]:
                 keys.add(values["session_key"])
@@ -90,9 +91,16 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
-    for values in fresh.values():
+    findings: list[tuple] = []
+    for sha, values in fresh.items():
         values["session_id"] = ids.get(values["session_key"])
-    return bulk.Rows(WaysEvent, EVENT_NAMES, [event_row(values) for values in fresh.values()])
+        secret_rows.event_line(values, (*places[sha], values["session_id"]), findings)
+    return secret_rows.ScannedRows(
+        WaysEvent,
+        EVENT_NAMES,
+        [event_row(values) for values in fresh.values()],
+        findings=secret_rows.finding_rows(findings) if findings else None,
+    )
 
 
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:

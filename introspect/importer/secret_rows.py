@@ -5,19 +5,25 @@ so the index never holds a secret's characters), a `SecretFinding` row per secre
 page, and in team mode (settings.WAYSWEB_SECRETS_MASKED_ONLY) its stored line masked too. A line with
 none (nearly all) costs the scan alone. Values a person marked "no secret" (`SecretFalsePositive`) are
 left as they are, in this import and every later one.
+
+Events-log lines (`event_line`) and read-only documents (`DocumentScan`: memory files, ledger entries,
+knowledge and decision records, read by ledger's importers) are scanned the same way: their findings
+listed on the Secrets page, their stored text masked in team mode.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import orjson
 from django.conf import settings
+from django.db import models
 
 from introspect.models import SecretFalsePositive, SecretFinding, TranscriptEntry
 from introspect.rules import secrets
 from lib import bulk
 
-FINDING_NAMES = ("source_id", "offset", "index", "session_id", "spill_name", "kind", "fingerprint")
+FINDING_NAMES = ("source_id", "offset", "index", "session_id", "spill_name", "place", "kind", "fingerprint")
 
 
 def allowed_keys() -> frozenset[str]:
@@ -52,7 +58,7 @@ class LineScan:
         if not found:
             return data
         # Every finding is noted, the false positives too (the Secrets page lists them as such).
-        self.findings.extend((*place, "", span.kind, span.fingerprint) for span in found)
+        self.findings.extend((*place, "", "", span.kind, span.fingerprint) for span in found)
         found = secrets.shown(found, self.allowed)
         if not found:
             return data
@@ -62,7 +68,7 @@ class LineScan:
         return data
 
     def rows(self) -> bulk.Rows:
-        return bulk.Rows(SecretFinding, FINDING_NAMES, self.findings)
+        return finding_rows(self.findings)
 
 
 def spill_text(pk: int, name: str, text: str) -> str:
@@ -81,7 +87,10 @@ def spill_text(pk: int, name: str, text: str) -> str:
             bulk.Rows(
                 SecretFinding,
                 FINDING_NAMES,
-                [(source_id, offset, index, session_id, name, span.kind, span.fingerprint) for span in found],
+                [
+                    (source_id, offset, index, session_id, name, "", span.kind, span.fingerprint)
+                    for span in found
+                ],
             )
         )
     if not settings.WAYSWEB_SECRETS_MASKED_ONLY:
@@ -89,7 +98,121 @@ def spill_text(pk: int, name: str, text: str) -> str:
     return secrets.mask(text, secrets.shown(found, allowed_keys()))
 
 
-def stored_text(text: str) -> str:
-    """A read-only document's text as it is to be stored (ledger entries, memory files): masked in team
-    mode, so it never leaves this machine; as read otherwise (pages mask it as they show it)."""
-    return secrets.mask_text(text) if settings.WAYSWEB_SECRETS_MASKED_ONLY else text
+@dataclass
+class ScannedRows(bulk.Rows):
+    """Rows of a batch and the secrets found in their lines, written with them (stores.write_rows)."""
+
+    findings: bulk.Rows | None = None
+
+
+EVENT_TEXTS = ("raw", "surface", "matched_span", "reason")
+
+
+def event_line(fields: dict, place: tuple[int, int, int, int | None], findings: list[tuple]) -> None:
+    """An events-log line about to be stored (importer/event_rows.py): its findings added to `findings`
+    (at `place`, the line's source, offset, index and session id), and in team mode its raw line and the
+    texts an event quotes (`surface`, the prompt that fired a way; `matched_span`, `reason`) masked."""
+    scan = DocumentScan()
+    for name in EVENT_TEXTS:
+        if fields.get(name):
+            fields[name] = scan.text(fields[name])
+    findings.extend(
+        (*place, "", SecretFinding.Place.EVENT, kind, fingerprint) for kind, fingerprint in scan.found
+    )
+
+
+def finding_rows(findings: list[tuple]) -> bulk.Rows:
+    return bulk.Rows(SecretFinding, FINDING_NAMES, findings)
+
+
+# The models whose rows a document finding may name (`SecretFinding.place`), registered by the app
+# that owns them (ledger/apps.py), so that a reveal can read a value back without introspect
+# importing them.
+DOCUMENTS: dict[str, type[models.Model]] = {}
+
+
+def register_document(model: type[models.Model]) -> None:
+    DOCUMENTS[model._meta.label_lower] = model
+
+
+class DocumentScan:
+    """The secrets of one read-only document as it is stored (a memory file's version, a ledger entry,
+    a knowledge or decision record, an event): each text passed through `text` (or `value`, for
+    front matter and other JSON) is scanned, its findings noted, and answered masked in team mode
+    (settings.WAYSWEB_SECRETS_MASKED_ONLY), so the value never leaves this machine; as read otherwise
+    (pages mask it as they show it: the `|masked` filter). Values marked "not a secret" stay as read."""
+
+    def __init__(self) -> None:
+        self.enabled = settings.WAYSWEB_SECRET_SCAN
+        self.masked_only = settings.WAYSWEB_SECRETS_MASKED_ONLY
+        self.found: dict[tuple[str, str], None] = {}  # (kind, fingerprint), in the order found
+        self._allowed: frozenset[str] | None = None
+
+    def text(self, text: str) -> str:
+        if not text or not (self.enabled or self.masked_only):
+            return text
+        found = secrets.find_secrets(text)
+        if not found:
+            return text
+        if self.enabled:
+            self.found.update(((span.kind, span.fingerprint), None) for span in found)
+        if not self.masked_only:
+            return text
+        if self._allowed is None:
+            self._allowed = allowed_keys()
+        return secrets.mask(text, secrets.shown(found, self._allowed))
+
+    def value(self, value):
+        """A JSON value with each of its strings (keys too) as `text` answers it."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        if isinstance(value, dict):
+            return {self.text(key): self.value(item) for key, item in value.items()}
+        return value
+
+    def fields(self, instance: models.Model, names: tuple[str, ...]) -> None:
+        """The named text and JSON fields of `instance` as `value` answers them, in place."""
+        for name in names:
+            setattr(instance, name, self.value(getattr(instance, name)))
+
+    def save(self, instance: models.Model, *, where: str, url: str, session_id: int | None = None) -> None:
+        """The document's findings (as now read) in place of those it had: a secret edited out of a
+        file is no longer listed. Called once its row is saved (it names the row)."""
+        place = instance._meta.label_lower
+        SecretFinding.objects.filter(place=place, place_pk=instance.pk).delete()
+        if not self.found:
+            return
+        SecretFinding.objects.bulk_create(
+            [
+                SecretFinding(
+                    place=place,
+                    place_pk=instance.pk,
+                    where=where[:255],
+                    url=url,
+                    session_id=session_id,
+                    offset=0,
+                    kind=kind,
+                    fingerprint=fingerprint,
+                )
+                for kind, fingerprint in self.found
+            ]
+        )
+
+
+def document_texts(place: str, pk: int | None) -> list[str]:
+    """Every text of a registered document's row as stored (JSON fields as JSON), to read a value
+    back from; empty when the row is gone or its model is not registered."""
+    model = DOCUMENTS.get(place)
+    row = model.objects.filter(pk=pk).first() if model is not None and pk is not None else None
+    if row is None:
+        return []
+    texts = []
+    for column in model._meta.concrete_fields:
+        value = getattr(row, column.attname)
+        if isinstance(column, models.JSONField):
+            texts.append(orjson.dumps(value).decode())
+        elif isinstance(value, str):
+            texts.append(value)
+    return texts

@@ -15,15 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from introspect.importer import parser, tailer
+from introspect.importer import parser, secret_rows, tailer
 from introspect.models import Session, SourceFile
 from lib import bulk
 
 
 def write_rows(row: SourceFile, rows: Any) -> None:
-    """Insert what a store built: typed row tuples, or model instances (their conflicts ignored)."""
+    """Insert what a store built: typed row tuples (with the secrets found in them), or model instances
+    (their conflicts ignored)."""
     if isinstance(rows, bulk.Rows):
         bulk.insert_rows(rows)
+        if isinstance(rows, secret_rows.ScannedRows) and rows.findings:
+            bulk.insert_rows(rows.findings)
     else:
         bulk.insert_ignore(rows, batch_size=200)
 

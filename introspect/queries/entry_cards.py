@@ -31,6 +31,8 @@ class EntryCard:
     with_call: bool = False  # a result drawn inside its call's card, not at its own place
     prompt_spans: list[str] = field(default_factory=list)  # a prompt's keyword spans its keyed fires matched
     bookkeeping: bool = False  # the input queue's bookkeeping (rules/entry_kinds.hidden_queue_lines)
+    # The secrets masked in it (its line, its spills, its paired result's): what a reviewer may reveal.
+    secrets: list[secret_masks.SecretRef] = field(default_factory=list)
 
 
 def entry_cards(
@@ -57,6 +59,7 @@ def entry_cards(
     secret_masks.mask_spills((spill for group in spilled.values() for spill in group), masks)
     whole_texts(shown)
     usages = message_usages(shown)
+    found = secret_masks.secret_refs(shown, masks, spilled=bool(spilled))
     bookkeeping = {id(entries[n]) for n in entry_kinds.hidden_queue_lines(entries)}
     spans = prompt_spans or {}
     built: dict[int, EntryCard] = {}
@@ -70,6 +73,7 @@ def entry_cards(
             with_call=id(entry) in with_call,
             prompt_spans=spans.get(entry.pk, []) if entry.is_prompt else [],
             bookkeeping=id(entry) in bookkeeping,
+            secrets=found.get(entry.pk, []),
         )
     return [built[id(entry)] for entry in entries]
 
@@ -83,6 +87,7 @@ def entry_card(
     with_call: bool,
     prompt_spans: list[str],
     bookkeeping: bool,
+    secrets: list[secret_masks.SecretRef] | None = None,
 ) -> EntryCard:
     """One entry's card: its call, result or system line parsed from its raw line, with what
     entry_cards read for it."""
@@ -108,6 +113,7 @@ def entry_card(
         with_call=with_call,
         prompt_spans=prompt_spans,
         bookkeeping=bookkeeping,
+        secrets=(secrets or []) + (paired_result.secrets if paired_result else []),
     )
 
 

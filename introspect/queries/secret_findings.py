@@ -1,5 +1,6 @@
 """The Secrets page: what the importer found (SecretFinding), by session and kind, each with a link to
-its place in the conversation; the values people marked "not a secret"; and the two acts on a finding
+its place (a card in the conversation, a session's events, the page of a memory file, ledger entry,
+knowledge or decision record); the values people marked "not a secret"; and the two acts on a finding
 (revealing its value to a reviewer, audited; marking it a false positive, remembered by kind and hash).
 
 Findings are stored at import, not computed here: this page lists every session's, and a scan of every
@@ -24,12 +25,14 @@ from introspect.models import (
     SourceFile,
     Spill,
     TranscriptEntry,
+    WaysEvent,
 )
 from introspect.queries.search_results import session_url
 from introspect.rules import entry_kinds, secrets
 from lib import converters
 
 SHOWN = 1000  # findings on the page; more are counted
+NO_SESSION = "Memory files, ledger entries and records of no one session"
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ def entries_at(findings: list[SecretFinding]) -> dict[tuple[int, int, int], Tran
     """The entries at the findings' positions (source, offset, index), one query per source."""
     by_source: dict[int, set[int]] = {}
     for finding in findings:
-        by_source.setdefault(finding.source_id, set()).add(finding.offset)
+        if finding.place == SecretFinding.Place.LINE:
+            by_source.setdefault(finding.source_id, set()).add(finding.offset)
     found = {}
     for source_id, offsets in by_source.items():
         rows = TranscriptEntry.objects.filter(source_id=source_id, offset__in=offsets).select_related(
@@ -94,6 +98,10 @@ def place_url(session: Session | None, entry: TranscriptEntry | None) -> str:
         url = reverse("introspect:subagent-detail", args=[session.sid, entry.source.agent_key])
         return f"{url}?{urlencode({'hit': entry.uuid})}#{anchor}"
     return session_url(session.sid, None, anchor, uuid=entry.uuid)
+
+
+def event_url(session: Session | None) -> str:
+    return reverse("introspect:session-events", args=[session.sid]) if session else ""
 
 
 def where(entry: TranscriptEntry | None, spill_name: str) -> str:
@@ -119,11 +127,21 @@ def secrets_page() -> SecretsPage:
         if group is None:
             group = sessions[finding.session_id] = SessionFindings(
                 sid=session.sid if session else "",
-                title=(session.title if session else "") or "(no session)",
+                title=(session.title or session.sid) if session else NO_SESSION,
                 url=reverse("introspect:session-detail", args=[session.sid]) if session else "",
             )
-        entry = entries.get((finding.source_id, finding.offset, finding.index))
         key = secrets.finding_key(finding.kind, finding.fingerprint)
+        if finding.place == SecretFinding.Place.LINE:
+            entry = entries.get((finding.source_id, finding.offset, finding.index))
+            place, url, stored = (
+                where(entry, finding.spill_name),
+                place_url(session, entry),
+                entry is not None,
+            )
+        elif finding.place == SecretFinding.Place.EVENT:
+            place, url, stored = "agent-ways event", event_url(session), True
+        else:  # a document: named at import (its app's page)
+            place, url, stored = finding.where, finding.url, True
         group.findings.append(
             Finding(
                 pk=finding.pk,
@@ -131,9 +149,9 @@ def secrets_page() -> SecretsPage:
                 label=secrets.LABELS.get(finding.kind, finding.kind),
                 key=key,
                 false_positive=key in allowed,
-                where=where(entry, finding.spill_name),
-                url=place_url(session, entry),
-                revealable=not settings.WAYSWEB_SECRETS_MASKED_ONLY and entry is not None,
+                where=place,
+                url=url,
+                revealable=not settings.WAYSWEB_SECRETS_MASKED_ONLY and stored,
             )
         )
     return SecretsPage(
@@ -148,22 +166,34 @@ class NotRevealable(LookupError):
     """The value is no longer stored (team mode keeps masked lines only, or the line is gone)."""
 
 
-def finding_value(finding: SecretFinding) -> tuple[str, TranscriptEntry | None]:
-    """The secret's characters, read back from its line or spill (JSON escapes undone), and its entry."""
+def stored_texts(finding: SecretFinding) -> tuple[list[str], TranscriptEntry | None]:
+    """The texts the finding's value was found in, as stored now, and its transcript entry if any."""
+    if finding.place == SecretFinding.Place.EVENT:
+        events = WaysEvent.objects.filter(
+            source_id=finding.source_id, order_offset=finding.offset, order_index=finding.index
+        )
+        return list(events.values_list("raw", flat=True)[:1]), None
+    if finding.place != SecretFinding.Place.LINE:
+        return secret_rows.document_texts(finding.place, finding.place_pk), None
     entry = entries_at([finding]).get((finding.source_id, finding.offset, finding.index))
     if entry is None:
         raise NotRevealable("the line is no longer stored")
     entry = TranscriptEntry.objects.get(pk=entry.pk)
     if finding.spill_name:
         spill = Spill.objects.filter(entry=entry, name=finding.spill_name).first()
-        text = spill.text if spill else ""
-    else:
-        text = bytes(entry.line).decode("utf-8", "surrogateescape")
-    for span in secrets.find_secrets(text):
-        if span.kind == finding.kind and span.fingerprint == finding.fingerprint:
-            value = text[span.start : span.end]
-            return secrets.UNESCAPE.sub(lambda m: secrets.UNESCAPED[m.group(1)], value), entry
-    raise NotRevealable("the value is stored masked only (team mode)")
+        return [spill.text if spill else ""], entry
+    return [bytes(entry.line).decode("utf-8", "surrogateescape")], entry
+
+
+def finding_value(finding: SecretFinding) -> tuple[str, TranscriptEntry | None]:
+    """The secret's characters, read back from where it was found (JSON escapes undone), and its entry."""
+    texts, entry = stored_texts(finding)
+    for text in texts:
+        for span in secrets.find_secrets(text):
+            if span.kind == finding.kind and span.fingerprint == finding.fingerprint:
+                value = text[span.start : span.end]
+                return secrets.UNESCAPE.sub(lambda m: secrets.UNESCAPED[m.group(1)], value), entry
+    raise NotRevealable("the value is stored masked only (team mode), or no longer stored")
 
 
 def reveal(finding_id: int, user) -> str:

@@ -12,9 +12,13 @@ marked are read (one query) only when something was found.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from introspect.importer import secret_rows
+from introspect.models import SecretFinding
 from introspect.rules import secrets
 
 
@@ -58,3 +62,36 @@ def mask_spills(spills: Iterable[Any], allowed: Allowed | None = None) -> None:
     allowed = allowed or Allowed()
     for spill in spills:
         spill.text = allowed.text(spill.text)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRef:
+    """A secret masked on a page, as a reviewer's reveal button names it (never its value)."""
+
+    pk: int  # the SecretFinding
+    label: str  # "GitHub token"
+    where: str  # "" in the line itself, else the spilled output's name
+
+
+def secret_refs(entries: list[Any], allowed: Allowed, *, spilled: bool) -> dict[int, list[SecretRef]]:
+    """The findings of `entries` (by entry pk) still masked: one query, and none when no entry was
+    found to hold a secret at import and none has a spill."""
+    held = [entry for entry in entries if entry.pk and (spilled or getattr(entry, "has_secret", None))]
+    if not held:
+        return {}
+    by_place = {(entry.source_id, entry.offset, entry.index): entry.pk for entry in held}
+    sources: dict[int, set[int]] = {}
+    for source_id, offset, _ in by_place:
+        sources.setdefault(source_id, set()).add(offset)
+    where = Q(pk__in=[])
+    for source_id, offsets in sources.items():
+        where |= Q(source_id=source_id, offset__in=offsets)
+    refs: dict[int, list[SecretRef]] = {}
+    rows = SecretFinding.objects.filter(where, place=SecretFinding.Place.LINE).order_by("spill_name", "pk")
+    for finding in rows:
+        pk = by_place.get((finding.source_id, finding.offset, finding.index))
+        if pk is None or secrets.finding_key(finding.kind, finding.fingerprint) in allowed.keys:
+            continue
+        label = secrets.LABELS.get(finding.kind, finding.kind)
+        refs.setdefault(pk, []).append(SecretRef(finding.pk, label, finding.spill_name))
+    return refs

@@ -6,6 +6,7 @@ Reading the page is open (it shows masks only); both acts need the reviewer role
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
@@ -19,6 +20,12 @@ from lib.htmx import HtmxHttpRequest
 reviewer_required = views.reviewer_required(
     "Only a reviewer may reveal a secret or mark one a false positive."
 )
+
+
+def can_reveal(request: HtmxHttpRequest) -> bool:
+    """Whether a page offers this reader a button revealing each secret it masks: a reviewer, on a
+    machine whose database holds the values (team mode stores them masked)."""
+    return request.user.has_perm(views.REVIEWER) and not settings.WAYSWEB_SECRETS_MASKED_ONLY
 
 
 @require_safe

@@ -14,6 +14,7 @@ from introspect.forms import ConversationTailForm, TurnTailForm
 from introspect.models import Session
 from introspect.queries import conversation, decision_scans, session_links
 from introspect.queries import session_page as session_page_queries
+from introspect.views.secrets import can_reveal
 from introspect.views.sessions import page_url, tools_collapsed
 from lib import viewers
 from lib.converters import dom_id
@@ -63,6 +64,7 @@ def session_conversation_live(request: HtmxHttpRequest, session_id: str) -> Http
         "conversation_poller": session_links.conversation_poller(
             session, tail["cursor"], tail["fire_cursor"]
         ),
+        "reveal": can_reveal(request),
     }
     viewer = viewers.viewer_of(request)
     if tail["items"] and viewer.known:

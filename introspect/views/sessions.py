@@ -17,6 +17,7 @@ from introspect.queries import conversation, decision_scans, entry_cards, sessio
 from introspect.queries import session_events as event_queries
 from introspect.queries import session_list as list_queries
 from introspect.queries import session_page as session_page_queries
+from introspect.views.secrets import can_reveal
 from lib import viewers
 from lib.converters import dom_id
 from lib.htmx import HtmxHttpRequest, render_page, wants_fragment
@@ -128,6 +129,7 @@ def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpR
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": ask["hit"],
+        "reveal": can_reveal(request),
     }
     # The decision log: its section atop a whole page, and on every page of the conversation (a later
     # one loaded in place too) each prompt's decision turn.
@@ -279,5 +281,6 @@ def subagent_detail(request: HtmxHttpRequest, session_id: str, agent_id: str) ->
         "nav": "sessions",
         "tools_collapsed": tools_collapsed(request),
         "open_uuid": ask["hit"],
+        "reveal": can_reveal(request),
     }
     return render_page(request, "introspect/subagent_detail.html", context, fragment="subagent-conversation")

@@ -12,8 +12,10 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
 
+from introspect.importer import secret_rows
 from ledger.importer.adr_questions import read_questions, store_questions
 from ledger.models import AdrRecord, AdrRelation
 from ledger.records import parse
@@ -164,6 +166,10 @@ def import_record(row: AdrRecord, extra: tuple[str, ...] = ()) -> None:
     flag_duplicates(row.repo)
 
 
+# What a record's row holds of its file's words; its questions' texts are scanned as they are stored.
+ADR_TEXTS = ("title", "raw_status", "sections", "frontmatter", "provenance", "deciders", "body")
+
+
 def store(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes, now=None) -> None:
     """Save a record's row as its file says (inside the caller's transaction): the fields, its
     relations and its questions."""
@@ -173,7 +179,14 @@ def store(row: AdrRecord, doc, rel: str, directory: str, digest: str, raw: bytes
     kept, dropped = fitting_edges(doc, found.cited)
     # An edge no column can hold is said on the record, not lost without a word.
     row.problems += [f"overlong:{kind}: a target of {len(target)} characters" for kind, target in dropped]
+    scan = secret_rows.DocumentScan()  # the record's words as stored: masked in team mode
+    scan.fields(row, ADR_TEXTS)
     bulk.save_racing(row, repo=row.repo, rel_path=rel)
+    scan.save(
+        row,
+        where=f"decision record {row.canonical_id} ({rel})",
+        url=reverse("ledger:record-detail", args=[row.pk]),
+    )
     AdrRelation.objects.filter(source=row).delete()
     AdrRelation.objects.bulk_create(
         [AdrRelation(source=row, kind=kind, target=target) for kind, target in kept],

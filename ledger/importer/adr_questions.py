@@ -7,6 +7,7 @@ ruling written by hand, by waysweb or by git checkout reads the same.
 
 from __future__ import annotations
 
+from introspect.importer import secret_rows
 from ledger.models import AdrQuestion, AdrRecord
 from ledger.records import questions
 
@@ -53,10 +54,18 @@ def rows_for(found: questions.Questions) -> list[dict]:
     return out
 
 
+QUESTION_TEXTS = ("text", "options", "recommendation", "chosen", "quote")
+
+
 def store_questions(row: AdrRecord, found: questions.Questions, now) -> None:
     """Make the record's question rows say what its file says (call inside the import's transaction)."""
     existing = {(q.kind, q.key): q for q in row.questions.all()}
     wanted = rows_for(found)
+    # Found in the record's body already (its findings are the record's): masked in team mode only.
+    scan = secret_rows.DocumentScan()
+    for values in wanted:
+        for name in QUESTION_TEXTS:
+            values[name] = scan.value(values[name])
     keep = set()
     for position, values in enumerate(wanted):
         key = (values["kind"], values["key"])

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from introspect.importer import secret_rows
@@ -146,16 +147,21 @@ def import_ledger(root: Path) -> DocumentResult:
                     parsed.ts,
                 )
                 entry.phase, entry.transcript_path = parsed.phase, parsed.transcript
-                entry.body = secret_rows.stored_text(parsed.body)
+                scan = secret_rows.DocumentScan()
+                entry.body = scan.text(parsed.body)
                 entry.flags = column_fit.fit_instance(entry)
                 entry.save()
                 LedgerEntryVersion.objects.get_or_create(
                     entry=entry,
                     sha256=digest,
-                    defaults={
-                        "content": secret_rows.stored_text(raw.decode("utf-8", "replace")),
-                        "first_seen": now,
-                    },
+                    defaults={"content": scan.text(raw.decode("utf-8", "replace")), "first_seen": now},
+                )
+                scan.save(
+                    entry,
+                    where=f"{entry.label} {rel}",
+                    url=reverse("ledger:ledger-stream", args=[entry.project_slug])
+                    + f"#e{entry.epoch if entry.epoch is not None else 'x'}",
+                    session_id=entry.session_id,
                 )
             if parsed.session:
                 result.sessions.add(parsed.session)

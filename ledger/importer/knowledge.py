@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
+from functools import partial
 from itertools import batched
 from pathlib import Path
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from introspect.importer import secret_rows
 from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
@@ -153,14 +157,18 @@ def index_files(
                         result.added += 1
                     else:
                         result.changed += 1
-                    apply_file(record, parsed, source_class, digest, sessions=sessions)
+                    applied = apply_file(record, parsed, source_class, digest, sessions=sessions)
                     if stem in leftovers:
                         record.conflict = (
                             "a candidate file is still beside the curated record: an interrupted "
                             "promotion; promoting again finishes it"
                         )
                     record.file_size, record.file_mtime_ns = seen
-                    bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
+                    save = partial(
+                        bulk.save_racing, record, directory=record.directory, record_id=record.record_id
+                    )
+                    # A file in conflict left the row as it was: its texts and findings stand.
+                    save_scanned(record, save) if applied else save()
                     recover_audit(record, parsed)
     for stem, record in existing.items():
         if stem not in files and record.present:
@@ -179,6 +187,24 @@ class SessionsBySid(dict):
         return found
 
 
+# What a record's row holds of its file's words (a secret in them is masked in team mode).
+KNOWLEDGE_TEXTS = ("title", "description", "about", "body", "frontmatter", "tags", "relations")
+
+
+def save_scanned(record: KnowledgeRecord, save: Callable[[], object]) -> None:
+    """Save `record` by `save` with its texts as they are to be stored (masked in team mode), and its
+    secrets listed on the Secrets page: the importer's and a person's writes (services) alike."""
+    scan = secret_rows.DocumentScan()
+    scan.fields(record, KNOWLEDGE_TEXTS)
+    save()
+    scan.save(
+        record,
+        where=f"knowledge record {record.record_id}",
+        url=reverse("ledger:candidate-detail", args=[record.pk]),
+        session_id=record.session_id,
+    )
+
+
 def apply_file(
     record: KnowledgeRecord,
     parsed: knowledge_format.Knowledge,
@@ -186,8 +212,9 @@ def apply_file(
     digest: str,
     *,
     sessions: SessionsBySid | None = None,
-) -> None:
-    """Index what the file says; a file that reverts a person's decision is flagged, not obeyed."""
+) -> bool:
+    """Index what the file says; a file that reverts a person's decision is flagged, not obeyed
+    (False: only the conflict and the hash were set)."""
     decided = record.pk and record.actions.filter(verb__in=("promote", "reject")).exists()
     file_status = str(parsed.get("status"))
     if decided and record.status != file_status and file_status:
@@ -196,7 +223,7 @@ def apply_file(
             "nothing was redone or undone"
         )
         record.sha256 = digest
-        return
+        return False
     record.conflict = ""
     record.source_class, record.sha256, record.present = source_class, digest, True
     record.problem = (
@@ -233,6 +260,7 @@ def apply_file(
     if overlong:
         record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
     link_provenance(record, SessionsBySid() if sessions is None else sessions)
+    return True
 
 
 def listed(value: object) -> list:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from introspect.importer import stores
+from introspect.importer import secret_rows, stores
 from introspect.importer.discovery import Source
 from introspect.rules.timestamps import utc_second
 from ledger.models import MjLedgerLine
@@ -93,6 +93,7 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
         "provider_session": str(obj.get("provider_session") or ""),
     }
     flags = column_fit.fit(MjLedgerLine, typed)
+    scan = secret_rows.DocumentScan()  # masked in team mode (a line's texts are not listed as findings)
     return MjLedgerLine(
         source=source,
         offset=line.offset,
@@ -100,8 +101,8 @@ def mj_ledger_row(source, line, record, sha: str, repo: str) -> MjLedgerLine:
         sha256=sha,
         repo=repo,
         ts=utc_second(typed["ts_raw"]),
-        payload=json.loads(json.dumps(payload, default=str)),
-        raw=record.data.decode("utf-8", "replace"),
+        payload=scan.value(json.loads(json.dumps(payload, default=str))),
+        raw=scan.text(record.data.decode("utf-8", "replace")),
         flags=flags,
         **typed,
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from introspect.importer import secret_rows
@@ -132,18 +133,24 @@ def import_folder(folder: MemoryFolder, result: DocumentResult) -> list[int]:
                     result.changed += 1
                 parsed = parse_memory(raw)
                 result.quarantined += parsed.quarantine is not None
-                MemoryVersion.objects.create(
+                scan = secret_rows.DocumentScan()
+                version = MemoryVersion.objects.create(
                     memory=memory,
                     number=(last.number + 1) if last else 1,
                     sha256=digest,
-                    content=secret_rows.stored_text(raw.decode("utf-8", "replace")),
-                    mem_name=parsed.name,
-                    description=parsed.description,
+                    content=scan.text(raw.decode("utf-8", "replace")),
+                    mem_name=scan.text(parsed.name),
+                    description=scan.text(parsed.description),
                     mem_type=column_fit.cut(parsed.mem_type, MemoryVersion, "mem_type"),
-                    frontmatter=parsed.frontmatter or {},
+                    frontmatter=scan.value(parsed.frontmatter or {}),
                     quarantine_reason=parsed.quarantine[0] if parsed.quarantine else "",
                     quarantine_detail=parsed.quarantine[1] if parsed.quarantine else "",
                     seen_at=now,
+                )
+                scan.save(
+                    version,
+                    where=f"memory file {memory.name} (version {version.number})",
+                    url=reverse("ledger:memory-project", args=[memory.project_slug]) + f"#memory-{memory.pk}",
                 )
                 changed.append(memory.pk)
             memory.present, memory.deleted_at = True, None

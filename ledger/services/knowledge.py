@@ -88,8 +88,8 @@ def record_action(
     related: str = "",
     batch: str = "",
 ) -> ReviewAction:
-    """Save the record and its audit row in one transaction."""
-    record.save()
+    """Save the record (masked in team mode, its secrets listed) and its audit row in one transaction."""
+    knowledge_index.save_scanned(record, record.save)
     return ReviewAction.objects.create(
         record=record,
         verb=verb,

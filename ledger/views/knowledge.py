@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
+from introspect.queries import secret_masks
 from ledger import forms
 from ledger.models import KnowledgeRecord
 from ledger.queries import knowledge as queries
@@ -45,6 +46,7 @@ def candidate_list(request: HtmxHttpRequest) -> HttpResponse:
 
 def candidate_context(record: KnowledgeRecord, **extra) -> dict:
     """The candidate page: its page query and the three decision forms (bound ones passed in `extra`)."""
+    masks = secret_masks.Allowed()
     return {
         "record": record,
         **queries.candidate_detail_page(record),
@@ -55,7 +57,13 @@ def candidate_context(record: KnowledgeRecord, **extra) -> dict:
         or forms.RejectForm(initial={"loaded_sha256": record.sha256}),
         "edit_form": extra.pop("edit_form", None)
         or forms.EditForm(
-            initial={"title": record.title, "description": record.description, "loaded_sha256": record.sha256}
+            # Masked: a secret in a record's wording is shown to a reviewer only through an audited reveal
+            # (saved as shown, the file then holds the mask in its place).
+            initial={
+                "title": masks.text(record.title),
+                "description": masks.text(record.description),
+                "loaded_sha256": record.sha256,
+            }
         ),
         **extra,
     }

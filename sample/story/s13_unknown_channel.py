@@ -1,4 +1,9 @@
-"""Session S13: a way shown by hand (trigger unknown); secrets bash fire; suppressed pull."""
+"""Session S13: a way shown by hand (trigger unknown); secrets bash fire; suppressed pull; secrets printed.
+
+`printenv` prints three made-up secrets (a database password, a Django secret key, a deploy token),
+real-shaped so waysweb's scanner finds them: the sample's Secrets page lists them and every page
+shows them masked. None was ever a credential of anything.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,14 @@ from sample.sessions import Session
 from sample.specs import EV, A, F, P, S
 from sample.state import Home
 from sample.timeline import T
+
+PRINTENV = (
+    "AWS_REGION=eu-central-1\n"
+    "CLUSTER=staging\n"
+    "DATABASE_URL=postgres://deploy:Vd8qLz2RkT7wNp4XcJ6m@db.staging.internal:5432/api\n"
+    "DJANGO_SECRET_KEY=k7Q2mZ9xR4tW8vN3pL6sJ1dF5hG0bYc2\n"
+    "DEPLOY_TOKEN=dpl_4Hq8Xw2Rt6Zk9Lm3Np7Vb5Jc1Fs0Gy"
+)
 
 
 def play(h: Home) -> None:
@@ -17,7 +30,7 @@ def play(h: Home) -> None:
         gen="new",
         version="2.1.190",
         branch="main",
-        note="a way shown by hand (trigger unknown); secrets bash fire; suppressed pull",
+        note="a way shown by hand (trigger unknown); secrets bash fire; suppressed pull; secrets printed",
     )
     s.start()
     s.prompt(
@@ -25,12 +38,16 @@ def play(h: Home) -> None:
         steps=[
             (
                 "bash",
-                "printenv | grep -E '^(AWS_REGION|CLUSTER)='",
-                "AWS_REGION=eu-central-1\nCLUSTER=staging",
+                "printenv | grep -E '^(AWS_REGION|CLUSTER|DATABASE_URL|DJANGO_SECRET_KEY|DEPLOY_TOKEN)='",
+                PRINTENV,
                 {"pre": [F("security/secrets", "bash")]},
             )
         ],
-        answer="Only AWS_REGION and CLUSTER are read; credentials come from the instance role.",
+        answer=(
+            "The script reads AWS_REGION, CLUSTER, DATABASE_URL and DEPLOY_TOKEN; the database password, "
+            "the Django secret key and the deploy token are in the output above, so rotate them if this "
+            "transcript leaves the machine."
+        ),
     )
     s.prompt(
         "show me the commits way, I want to read it",

@@ -3,9 +3,11 @@ one, audited; a value marked no secret is shown as it is, in lines imported late
 
 The corpus: one real-shaped secret of each kind tests/introspect/rules/test_secrets.py makes (made up
 when the tests run, never live), written into a prompt, a reply, a tool call's input, its output, a
-spilled output, a subagent's lines, a memory file and a ledger entry. Every page reachable from the
-session list, the ledger and memory indexes, the Secrets page, search, each export format and each
-JSON document is read and searched for every secret, as written and as JSON or HTML would escape it.
+spilled output, a subagent's lines, a memory file, a ledger entry, a knowledge record, a decision
+record (ADR), an agent-ways event and a majordomus ledger line. Every page reachable from the session
+list, the ledger, memory, knowledge and decision indexes, the Secrets page, search, each export format
+and each JSON document is read and searched for every secret, as written and as JSON or HTML would
+escape it; in team mode, every column of every table of the database is.
 """
 
 from __future__ import annotations
@@ -19,10 +21,20 @@ import orjson
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
+from django.db import connection
 
-from introspect.models import SecretFalsePositive, SecretFinding, SecretReveal, Spill, TranscriptEntry
+from introspect.models import (
+    SecretFalsePositive,
+    SecretFinding,
+    SecretReveal,
+    Spill,
+    TranscriptEntry,
+    WaysEvent,
+)
 from introspect.rules import secrets
-from ledger.models import LedgerEntry, LedgerEntryVersion, MemoryVersion
+from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry, MemoryVersion, MjLedgerLine
+from ledger.records import knowledge as knowledge_format
+from lib import linepack
 from tests.conftest import append
 from tests.introspect.plain_session import Lines
 from tests.introspect.rules.test_secrets import CASES, KIND_OF
@@ -31,6 +43,7 @@ pytestmark = pytest.mark.django_db
 
 SID = "5ec0e7a1-0000-4000-8000-000000000030"
 AGENT = "feedc0de"
+KNOWLEDGE_ID = "s-20260304100000-aaaa-000000000030"
 PROJECT = "/home/dev/vault"
 # One case per kind: 24 kinds.
 ONE_PER_KIND = {KIND_OF[case]: CASES[case] for case in reversed(CASES)}
@@ -109,6 +122,51 @@ def write_corpus(home) -> None:
         + BLOCK
         + "\n"
     )
+    write_repository(home)
+
+
+def write_repository(home) -> None:
+    """A repository the events name (so it is read): a decision record, a knowledge record and a
+    majordomus ledger line holding the secrets, and events whose prompt text holds them too."""
+    repo = home.root / "src" / "vault"
+    (repo / "docs" / "adr").mkdir(parents=True)
+    (repo / "docs" / "adr" / "0001-keep-keys-in-vault.md").write_text(
+        "# 1. Keep keys in the vault\n\nDate: 2026-03-04\n\n## Status\n\nProposed\n\n## Context\n\n"
+        f"We found these in the repository:\n\n{BLOCK}\n\n## Decision\n\nMove them to the vault.\n"
+    )
+    data = {
+        "schema": "knowledge/v1",
+        "id": KNOWLEDGE_ID,
+        "kind": "knowledge",
+        "class": "convention",
+        "title": "Deploy keys live in the vault",
+        "description": f"The deploy used {SECRETS['github-token']} until it moved.",
+        "status": "candidate",
+        "epistemics": "decided",
+        "date": "2026-03-04",
+        "tags": ["deploy"],
+        "provenance": {"origin": "extracted", "derived_from": [f"claude-session:{SID}"]},
+    }
+    candidates = repo / ".ai" / "repo" / "knowledge" / "candidates"
+    candidates.mkdir(parents=True)
+    (candidates / f"{KNOWLEDGE_ID}.md").write_bytes(
+        knowledge_format.render_knowledge(data, "# Deploy keys live in the vault\n\n" + BLOCK)
+    )
+    state = repo / ".ai" / "local" / "state"
+    state.mkdir(parents=True)
+    (state / "ledger.jsonl").write_bytes(
+        orjson.dumps({"ts": "2026-03-04T10:00:00Z", "event": "note", "session": "s-1", "text": BLOCK}) + b"\n"
+    )
+    start = {"ts": "2026-03-04T10:00:00Z", "event": "session_start", "session": SID, "project": str(repo)}
+    fired = {
+        "ts": "2026-03-04T10:00:05Z",
+        "event": "way_fired",
+        "session": SID,
+        "way": "security/secrets",
+        "trigger": "keyword",
+        "surface": "deploy with these:\n" + BLOCK,
+    }
+    append(home.live, orjson.dumps(start) + b"\n", orjson.dumps(fired) + b"\n")
 
 
 def ingest() -> None:
@@ -147,12 +205,27 @@ def corpus(home, settings):
 
 
 def test_no_page_search_or_export_shows_a_secret(corpus, client):
+    assert_no_page_leaks(client)
+
+
+def test_no_page_shows_a_reviewer_a_secret_unasked(corpus, client):
+    """A reviewer's pages hold more (forms filled with a record's wording, reveal buttons): still no value."""
+    reviewer(client)
+    assert_no_page_leaks(client)
+    assert not SecretReveal.objects.exists()
+
+
+def assert_no_page_leaks(client) -> None:
     starts = [
         "/",
         f"/sessions/{SID}/",
         f"/sessions/{SID}/agents/{AGENT}/",
         "/ledger/",
         "/ledger/memory/",
+        "/ledger/knowledge/",
+        "/ledger/decisions/",
+        "/ledger/decisions/backlog/",
+        f"/sessions/{SID}/events/",
         "/secrets/",
     ]
     starts += [f"/sessions/{SID}/export.{fmt}" for fmt in ("html", "md", "json")]
@@ -251,19 +324,46 @@ def test_a_false_positive_stays_unmasked_after_a_re_import(corpus, client, home)
     assert SECRETS["anthropic-key"] not in page  # the others stay masked
 
 
+def database_dump() -> str:
+    """Every column of every row of every table, as the database holds it (a compressed line
+    decompressed, other bytes read as text): what a teammate with the database could read."""
+    parts = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            for row in cursor.fetchall():
+                for value in row:
+                    if isinstance(value, (bytes, memoryview)):
+                        try:
+                            value = linepack.unpack(value, True)
+                        except Exception:  # not a compressed line: its bytes as they are
+                            value = bytes(value)
+                        value = value.decode("utf-8", "replace")
+                    parts.append(str(value))
+    return "\n".join(parts)
+
+
 def test_team_mode_stores_no_secret(home, settings):
     settings.WAYSWEB_SECRETS_MASKED_ONLY = True
     write_corpus(home)
     ingest()
-    stored = [bytes(e.line).decode("utf-8", "replace") + e.text for e in TranscriptEntry.objects.all()]
-    stored += list(Spill.objects.values_list("text", flat=True))
-    # The read-only documents too: ledger entries and memory files.
-    stored += list(LedgerEntry.objects.values_list("body", flat=True))
-    stored += list(LedgerEntryVersion.objects.values_list("content", flat=True))
-    stored += list(MemoryVersion.objects.values_list("content", flat=True))
-    assert len(stored) >= 15  # 10 lines, a spill, an entry and its version, 2 memory files
-    assert leaks("\n".join(stored)) == []
-    assert SecretFinding.objects.filter(kind="private-key").exists()
+    # Every place was read (so the dump below would hold its secrets if it kept them).
+    assert Spill.objects.filter(found=True).exists()
+    for model in (LedgerEntry, MemoryVersion, KnowledgeRecord, AdrRecord, MjLedgerLine):
+        assert model.objects.exists(), model
+    assert WaysEvent.objects.filter(event="way_fired").exists()
+    dump = database_dump()
+    assert leaks(dump) == []
+    assert "(GitHub token, masked)" in dump
+    found = set(SecretFinding.objects.values_list("place", "kind"))
+    for place in ("", "event", "ledger.ledgerentry", "ledger.memoryversion", "ledger.knowledgerecord"):
+        assert {kind for at, kind in found if at == place} == set(SECRETS), place
+    assert {kind for at, kind in found if at == "ledger.adrrecord"} == set(SECRETS)
+
+
+def test_the_database_holds_the_values_on_this_machine_in_local_mode(corpus):
+    """The check above would pass on a dump that missed a table: here the same dump finds them."""
+    assert sorted(leaks(database_dump())) == sorted(SECRETS)
 
 
 def test_the_secrets_page_lists_findings_by_session_and_kind_in_few_queries(
@@ -275,3 +375,115 @@ def test_the_secrets_page_lists_findings_by_session_and_kind_in_few_queries(
     assert "GitHub token ×" in page and f'href="/sessions/{SID}/?u=p1#u-p1"' in page
     assert f"/sessions/{SID}/agents/{AGENT}/?hit=s1#u-s1" in page
     assert leaks(page) == []
+
+
+def test_the_secrets_page_lists_every_place_with_a_link_to_it(corpus, client):
+    page = client.get("/secrets/").content.decode()
+    knowledge = KnowledgeRecord.objects.get(record_id=KNOWLEDGE_ID)
+    adr = AdrRecord.objects.get()
+    memory = MemoryVersion.objects.get(memory__name="deploy.md").memory
+    for link in (
+        f'href="/sessions/{SID}/events/"',  # the agent-ways event
+        f'href="/ledger/knowledge/{knowledge.pk}/"',
+        f'href="/ledger/decisions/{adr.pk}/"',
+        f'href="/ledger/memory/-home-dev-vault/#memory-{memory.pk}"',
+        'href="/ledger/-home-dev-vault/#e1"',
+    ):
+        assert link in page, link
+    assert "memory file deploy.md (version 1)" in page and "decision record" in page
+    assert "agent-ways event" in page and "spilled output env.txt" in page
+    assert leaks(page) == []
+
+
+@pytest.mark.parametrize(
+    "place", ["ledger.memoryversion", "ledger.knowledgerecord", "ledger.adrrecord", "event"]
+)
+def test_a_reviewer_reveals_a_value_found_in_a_document_or_an_event(corpus, client, place):
+    user = reviewer(client)
+    finding = SecretFinding.objects.get(place=place, kind="slack-webhook")
+    response = client.post(f"/secrets/{finding.pk}/reveal/")
+    assert SECRETS["slack-webhook"] in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
+    (audit,) = SecretReveal.objects.all()
+    assert (audit.user, audit.kind, audit.fingerprint) == (user, "slack-webhook", finding.fingerprint)
+
+
+REVEAL_FORM = re.compile(r'action="(/secrets/(\d+)/reveal/)"')
+
+
+def test_a_reviewer_reveals_one_value_on_the_session_page_where_it_appears(corpus, client):
+    user = reviewer(client)
+    page = client.get(f"/sessions/{SID}/").content.decode()
+    assert leaks(page) == []  # the page itself still shows every value masked
+    forms_on_page = dict((pk, url) for url, pk in REVEAL_FORM.findall(page))
+    listed = SecretFinding.objects.filter(pk__in=[int(pk) for pk in forms_on_page])
+    # Every secret of the trunk's lines and its spill has its button, the paired results' with their call.
+    assert {f.kind for f in listed} == set(SECRETS)
+    assert {f.spill_name for f in listed} == {"", "env.txt"}
+    finding = listed.filter(kind="openai-key").first()
+    response = client.post(forms_on_page[str(finding.pk)], HTTP_HX_REQUEST="true")
+    assert response.content.decode() == f'<code class="secret-revealed">{SECRETS["openai-key"]}</code>'
+    assert response["Cache-Control"] == "no-store"
+    (audit,) = SecretReveal.objects.all()
+    assert (audit.user, audit.kind, audit.session.sid) == (user, "openai-key", SID)
+    # A subagent's page offers its own.
+    agent_page = client.get(f"/sessions/{SID}/agents/{AGENT}/").content.decode()
+    assert len(REVEAL_FORM.findall(agent_page)) >= len(SECRETS)
+    # The exports a reviewer downloads hold no button and no value.
+    response = client.get(f"/sessions/{SID}/export.html")
+    export = b"".join(response.streaming_content).decode()
+    assert "/reveal/" not in export and leaks(export) == []
+    assert "(OpenAI key, masked)" in export
+
+
+def test_a_viewer_gets_no_reveal_button_on_the_session_page(corpus, client):
+    client.force_login(User.objects.create_user("viewer", password="x"))
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+    client.logout()
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+
+
+def test_team_mode_offers_no_reveal_on_the_session_page(corpus, client, settings):
+    reviewer(client)
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = True
+    assert "/reveal/" not in client.get(f"/sessions/{SID}/").content.decode()
+
+
+S13 = "bdb5af59-a961-4635-a1e3-312937d2413d"
+S13_SECRETS = (
+    "Vd8qLz2RkT7wNp4XcJ6m",
+    "k7Q2mZ9xR4tW8vN3pL6sJ1dF5hG0bYc2",
+    "dpl_4Hq8Xw2Rt6Zk9Lm3Np7Vb5Jc1Fs0Gy",
+)
+
+
+def test_the_sample_shows_its_made_up_secrets_masked_and_listed(sample, client):
+    """S13 prints three made-up secrets (sample/story/s13_unknown_channel.py): the only findings of
+    the sample, none a false positive; its page and export show them masked."""
+    found = sorted(SecretFinding.objects.values_list("session__sid", "kind"))
+    assert found == [(S13, "assignment"), (S13, "assignment"), (S13, "database-url")]
+    listing = client.get("/secrets/").content.decode()
+    assert "3 findings" in listing and "secret assignment ×2" in listing
+    page = client.get(f"/sessions/{S13}/").content.decode()
+    export = b"".join(client.get(f"/sessions/{S13}/export.md").streaming_content).decode()
+    for shown in (page, export, listing):
+        assert not any(secret in shown for secret in S13_SECRETS)
+    assert "(database password, masked)" in page and "(secret assignment, masked)" in export
+
+
+def test_a_false_positive_in_a_memory_file_stays_unmasked_after_a_re_import(corpus, client, home):
+    reviewer(client)
+    token = SECRETS["github-token"]
+    finding = SecretFinding.objects.get(place="ledger.memoryversion", kind="github-token")
+    assert client.post(f"/secrets/{finding.pk}/not-a-secret/").status_code == 302
+    memory = home.root / ".claude" / "projects" / "-home-dev-vault" / "memory" / "deploy.md"
+    memory.write_text(memory.read_text() + "\nrotated on Monday\n")
+    ingest()
+    version = MemoryVersion.objects.get(memory__name="deploy.md", number=2)
+    found = SecretFinding.objects.filter(place="ledger.memoryversion", place_pk=version.pk)
+    assert found.count() == len(SECRETS)
+    page = client.get("/ledger/memory/-home-dev-vault/").content.decode()
+    assert token in page and "rotated on Monday" in page
+    assert SECRETS["anthropic-key"] not in page  # the others stay masked
+    listing = client.get("/secrets/").content.decode()
+    assert listing.count("marked no secret") >= 2  # the line's and the memory file's findings of it
