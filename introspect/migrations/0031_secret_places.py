@@ -16,7 +16,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('introspect', '0029_proposal_applied'),
+        ('introspect', '0030_relevance_labels'),
     ]
 
     operations = [
