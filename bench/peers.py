@@ -32,6 +32,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -86,8 +87,16 @@ class Tree:
             self.peak = max(self.peak, self.sample())
 
 
-def run_tree(command: list[str], env: dict, *, cwd: Path | None = None) -> tuple[float, float, int, str]:
-    """Seconds, peak tree RSS in MB, exit status and the last lines of its output of one child command.
+class Run(NamedTuple):
+    seconds: float
+    rss_mb: float
+    status: int
+    tail: str  # the last lines of its output, stderr last
+    cpu_s: float  # user + system seconds of the child and the children it waited for
+
+
+def run_tree(command: list[str], env: dict, *, cwd: Path | None = None) -> Run:
+    """Wall seconds, peak tree RSS in MB, exit status, output and CPU seconds of one child command.
 
     The tree's peak is the larger of /proc sampling (children summed) and the child's own
     `ru_maxrss` from `wait4` (a peak between two samples)."""
@@ -105,7 +114,7 @@ def run_tree(command: list[str], env: dict, *, cwd: Path | None = None) -> tuple
         # stderr last: a failing tool's own last words end the tail.
         tail = "\n".join(last_bytes(f) for f in (out, err)).strip()
     peak = max(tree.peak, usage.ru_maxrss * 1024)
-    return seconds, peak / 1e6, child.returncode, tail
+    return Run(seconds, peak / 1e6, child.returncode, tail, usage.ru_utime + usage.ru_stime)
 
 
 def last_bytes(fh, size: int = 2000) -> str:
@@ -207,7 +216,7 @@ def ccusage(home: Path, scratch: Path, cache: Path) -> Measure:
         return measure
     env = {**os.environ, "HOME": str(scratch / "ccusage-home"), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
     measure.version = "ccusage " + version_of([binary, "--version"], env)
-    seconds, rss, status, tail = run_tree([binary, "session", "--json", "--offline"], env)
+    seconds, rss, status, tail, _ = run_tree([binary, "session", "--json", "--offline"], env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
@@ -232,7 +241,7 @@ def agentsview(home: Path, scratch: Path) -> Measure:
         "AGENTSVIEW_TELEMETRY_ENABLED": "0",  # on by default, and fails offline
     }
     measure.version = version_of([binary, "--version"], env)
-    seconds, rss, status, tail = run_tree([binary, "sync"], env)
+    seconds, rss, status, tail, _ = run_tree([binary, "sync"], env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
@@ -271,7 +280,7 @@ def waysweb(home: Path, scratch: Path) -> Measure:
     subprocess.run([*manage, "migrate", "-v0"], env=env, check=True)
     before = disk_bytes(database, Path(f"{database}-wal"))
     no_events = work / "no-events"
-    seconds, rss, status, tail = run_tree(
+    seconds, rss, status, tail, _ = run_tree(
         [
             *manage,
             "ingest",
@@ -312,7 +321,7 @@ def claude_code_log(home: Path, scratch: Path) -> Measure:
         str(out),
         "--no-cache",
     ]
-    seconds, rss, status, tail = run_tree(command, env)
+    seconds, rss, status, tail, _ = run_tree(command, env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss

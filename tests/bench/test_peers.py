@@ -21,13 +21,13 @@ def test_the_peak_rss_is_the_whole_process_tree_summed_not_its_largest_process()
         "import subprocess, sys, time; b = bytearray(60_000_000); b[::4096] = b'x' * len(b[::4096]); "
         f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); p.wait()"
     )
-    seconds, rss_mb, status, _ = peers.run_tree([sys.executable, "-c", parent], {})
+    seconds, rss_mb, status, _, _ = peers.run_tree([sys.executable, "-c", parent], {})
     assert status == 0 and seconds > 1.5
     assert rss_mb > 120  # more than either process alone ever held
 
 
 def test_a_failing_tool_is_reported_with_its_own_last_words():
-    _, _, status, tail = peers.run_tree(
+    _, _, status, tail, _ = peers.run_tree(
         [sys.executable, "-c", "import sys; print('halfway'); sys.exit('no projects found')"], {}
     )
     assert status == 1
