@@ -105,22 +105,19 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
 
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
     """The new event's column values (attname → value) for one events-log record."""
-    line_model, flags = schema.validate_event(record.obj)
+    fields, flags = schema.event_fields(record.obj)
     all_flags = [*record.flags, *flags]
     if line.nul_prefix:
         all_flags.append(f"nul_prefix={line.nul_prefix}")
-    ts = timestamps.utc_second(line_model.ts)
-    if line_model.ts is not None and ts is None:
+    ts_raw = fields.pop("ts")
+    ts = timestamps.utc_second(ts_raw)
+    if ts_raw is not None and ts is None:
         all_flags.append("ts_invalid")
     elif ts is not None and not timestamps.in_range(ts):
         all_flags.append(timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
-    fields = line_model.model_dump(exclude={"ts", "session", "check"})
-    fields.update(
-        ts_raw=line_model.ts,
-        session_key=line_model.session,
-        schema_gen=line_model.schema_gen,
-        check_id=line_model.check,
-    )
+    fields["ts_raw"] = ts_raw
+    fields["session_key"] = fields.pop("session")
+    fields["check_id"] = fields.pop("check")
     overlong = column_fit.fit(WaysEvent, fields)
     if "overlong:ts_raw" in overlong:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one

@@ -42,7 +42,10 @@ def str_or_float(value: object) -> float | None:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer of hundreds of digits (the stdlib parser reads one)
+            raise ValueError("an integer beyond a float's range") from None
     if isinstance(value, str):
         return float(value.strip())
     raise ValueError(f"expected a number or numeric text, got {type(value).__name__}")
@@ -131,6 +134,88 @@ def validate_event(obj: dict) -> tuple[EventLine, tuple[str, ...]]:
     if line.event not in KNOWN_EVENTS:
         flags.append("unknown_type")
     return line, tuple(flags)
+
+
+def fields_read_by(validator) -> tuple[str, ...]:
+    return tuple(
+        name
+        for name, info in EventLine.model_fields.items()
+        if any(getattr(meta, "func", None) is validator for meta in info.metadata)
+    )
+
+
+# The model's fields by how a value is read: text, a number, an unsigned integer.
+NUM_FIELDS = fields_read_by(str_or_float)
+U64_FIELDS = fields_read_by(str_or_u64)
+STR_FIELDS = tuple(name for name in EventLine.model_fields if name not in NUM_FIELDS + U64_FIELDS)
+
+
+class NeedsModel(Exception):
+    """A value the plain reading does not take as it is: the pydantic model decides (and flags)."""
+
+
+def event_fields(obj: dict) -> tuple[dict, tuple[str, ...]]:
+    """`validate_event` as the dict `model_dump()` gives, read without pydantic where every value is
+    what it usually is: text, a number or a numeric text, absent or "". The importer reads a million
+    event lines in one cold pass, and building the model was most of each line's Python time; any
+    other value (a boolean, a list, text that is no number) goes through the model, which flags it.
+    The same values and flags either way (tests/introspect/importer/test_parser.py)."""
+    try:
+        fields = plain_fields(obj)
+    except NeedsModel:
+        line, flags = validate_event(obj)
+        fields = line.model_dump()
+        fields["schema_gen"] = line.schema_gen
+        return fields, flags
+    flags = () if fields["event"] in KNOWN_EVENTS else ("unknown_type",)
+    return fields, flags
+
+
+def plain_fields(obj: dict) -> dict:
+    get = obj.get
+    fields = {}
+    for name in STR_FIELDS:
+        value = get(name)
+        if value is not None and type(value) is not str:
+            raise NeedsModel(name)
+        fields[name] = value
+    for name in NUM_FIELDS:
+        value = get(name)
+        if value is None or value == "":
+            fields[name] = None
+        elif type(value) is float:
+            fields[name] = value
+        elif type(value) is int and -MAX_STORED_INT <= value <= MAX_STORED_INT:
+            fields[name] = float(value)
+        elif type(value) is str:
+            try:
+                fields[name] = float(value.strip())
+            except (ValueError, OverflowError):
+                raise NeedsModel(name) from None
+        else:
+            raise NeedsModel(name)
+    for name in U64_FIELDS:
+        value = get(name)
+        if value is None or value == "":
+            fields[name] = None
+            continue
+        if type(value) is str and value.strip().isdigit():
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise NeedsModel(name) from None
+        if type(value) is int and 0 <= value <= MAX_STORED_INT:
+            fields[name] = value
+        else:
+            raise NeedsModel(name)
+    fields["schema_gen"] = (
+        "calibrated"
+        if any(fields[name] is not None for name in CALIBRATED_FIELDS)
+        else "raw_score"
+        if any(fields[name] is not None for name in RAW_SCORE_FIELDS)
+        else None
+    )
+    return fields
 
 
 def empty_fields(obj: dict) -> list[str]:

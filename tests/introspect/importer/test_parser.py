@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
+from pathlib import Path
 
 from introspect.importer import parser, schema
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_it_parses_an_object_line():
@@ -219,3 +223,73 @@ def test_it_labels_the_score_generation():
     calibrated, _ = schema.validate_event({"event": "way_nearmiss", "prob_en": "0.47", "tau_s": "0.5"})
     raw, _ = schema.validate_event({"event": "way_nearmiss", "score_en": "0.44", "thr_en": "0.46"})
     assert calibrated.schema_gen == "calibrated" and raw.schema_gen == "raw_score"
+
+
+def model_fields(obj: dict) -> str:
+    """What the pydantic model makes of an events-log object, as `plain` shows event_fields'."""
+    line, flags = schema.validate_event(obj)
+    return plain(({**line.model_dump(), "schema_gen": line.schema_gen}, flags))
+
+
+def plain(reading: tuple[dict, tuple[str, ...]]) -> str:
+    """The fields in name order, as text: a NaN equals itself there."""
+    fields, flags = reading
+    return repr((sorted(fields.items()), flags))
+
+
+ODD_VALUES = [
+    None,
+    "",
+    " ",
+    "0",
+    " 12 ",
+    "-3",
+    "1e3",
+    "1_000",
+    "nan",
+    "inf",
+    "x",
+    "²",
+    "١٢",
+    "0.5",
+    0,
+    7,
+    -7,
+    0.25,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    10**400,
+    True,
+    False,
+    [],
+    {},
+    ["a"],
+    {"a": 1},
+    "way/with\u0000nul",
+]
+
+
+def test_the_plain_reading_of_an_event_equals_the_models_for_every_sample_line():
+    home = ROOT / "sample" / "home"
+    lines = []
+    for path in sorted(home.rglob("events*.jsonl*")):
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as fh:
+            lines.extend(line for line in fh if line.strip())
+    objs = [r.obj for line in lines for r in parser.parse_line(line.rstrip(b"\n")).records]
+    assert len(objs) > 100
+    for obj in objs:
+        assert plain(schema.event_fields(obj)) == model_fields(obj), obj
+
+
+def test_the_plain_reading_of_an_event_equals_the_models_for_odd_values_in_every_field():
+    rng = random.Random(29)
+    names = list(schema.EventLine.model_fields)
+    for name in names:
+        for value in ODD_VALUES:
+            obj = {"event": "way_nearmiss", "ts": "2026-01-01T00:00:00Z", name: value}
+            assert plain(schema.event_fields(obj)) == model_fields(obj), obj
+    for _ in range(2000):  # several odd fields at once, mistyped ones among them
+        obj = {name: rng.choice(ODD_VALUES) for name in rng.sample(names, 4)}
+        assert plain(schema.event_fields(obj)) == model_fields(obj), obj
