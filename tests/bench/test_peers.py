@@ -5,7 +5,6 @@ the others are still measured. No figure is asserted here: timings belong to the
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -70,18 +69,3 @@ def test_peers_missing_are_named_and_waysweb_is_still_measured(tiny, tmp_path, m
     text = peers.table(result, "tiny")
     assert "agentsview sync" in text and "not measured: not installed" in text
     assert not (tmp_path / "scratch" / "waysweb").exists()  # scratch outputs removed unless kept
-
-
-@pytest.mark.skipif(peers.tool_path("agentsview") is None, reason="the bench group is not installed")
-def test_agentsview_imports_the_same_transcripts_inside_its_scratch_home(tiny, tmp_path):
-    result = peers.compare(
-        tiny.home, tiny.transcript_files, tmp_path / "scratch", tools=("agentsview",), keep=True
-    )
-    (row,) = result["rows"]
-    assert not row["missing"], row
-    assert "sessions synced" in row["notes"]["said"]
-    data = tmp_path / "scratch" / "agentsview-data"
-    assert (data / "sessions.db").stat().st_size > 0
-    assert row["disk_mb"] * MB >= (data / "sessions.db").stat().st_size
-    # Nothing written beside the corpus: its HOME and data were the scratch folder's.
-    assert not list(Path(tiny.home).rglob("sessions.db"))
