@@ -4,49 +4,38 @@
 
 `--home` is a HOME built by bench/corpus.py (`--tier small`: ~30 MB of transcripts). Each round imports
 it into a fresh SQLite database twice, detection off then on, with `manage.py ingest --no-ways` (the
-transcripts, events, ledger and memory; the way catalog left out), and prints the wall time of each and
-the findings stored. On a shared machine compare the rounds' pairs, not one run against another day's.
+transcripts, events, ledger and memory; the way catalog left out), and prints the wall and CPU time of each
+and the findings stored. On a shared machine compare the rounds' pairs, not one run against another day's.
 Not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import child  # noqa: E402 - the repository root first, so that `bench` imports as run
 
 
-def cold_import(home: Path, work: Path, scan: bool) -> tuple[float, int]:
+def cold_import(home: Path, work: Path, scan: bool) -> tuple[child.Run, int]:
+    """One cold `ingest --no-ways` of `home` into a fresh database: its wall and CPU time (CPU is
+    what the work cost on a shared machine), and the findings it stored."""
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "WAYSWEB_DATA_DIR": str(work / "data"),
-        "WAYSWEB_DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "waysweb.settings",
-        "WAYSWEB_SECRET_SCAN": "1" if scan else "0",
-        "XDG_STATE_HOME": "",
-        "XDG_CONFIG_HOME": "",
-        "XDG_DATA_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-    }
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True)
-    started = time.perf_counter()
-    subprocess.run([*manage, "ingest", "--no-ways"], env=env, check=True, capture_output=True)
-    seconds = time.perf_counter() - started
+    env = child.environment(work, home=home, database="bench.sqlite3")
+    env["WAYSWEB_SECRET_SCAN"] = "1" if scan else "0"
+    child.manage(["migrate", "-v0"], env, work)
+    run = child.manage(["ingest", "--no-ways"], env, work)
     with sqlite3.connect(work / "bench.sqlite3") as db:
         (findings,) = db.execute("SELECT count(*) FROM introspect_secretfinding").fetchone()
-    return seconds, findings
+    return run, findings
 
 
 def main() -> None:
@@ -60,9 +49,11 @@ def main() -> None:
     print(f"transcripts {mb:.1f} MB")
     for n in range(args.rounds):
         for scan in (False, True):
-            seconds, findings = cold_import(args.home, work / "db", scan)
+            run, findings = cold_import(args.home, work / "db", scan)
             print(
-                f"round {n + 1}  detection {'on ' if scan else 'off'}  {seconds:6.1f} s  findings {findings}"
+                f"round {n + 1}  detection {'on ' if scan else 'off'}  {run.seconds:6.1f} s wall"
+                f"  {run.cpu:6.1f} s CPU  {run.peak_mb:5.0f} MB peak  findings {findings}",
+                flush=True,
             )
 
 
