@@ -195,7 +195,9 @@ def test_a_fire_turn_is_named_by_its_conversation_turn_and_its_epoch_is_a_detail
     # Live follow redraws the last fire turn (it may grow): under the same name.
     u2 = TranscriptEntry.objects.get(session__sid=sid, uuid="u2")
     tail = client.get(
-        f"/sessions/{sid}/", {"after": f"{u2.offset}.{u2.index}", "fire": 1}, headers={"HX-Request": "true"}
+        f"/sessions/{sid}/live/conversation/",
+        {"after": f"{u2.offset}.{u2.index}", "fire": 1},
+        headers={"HX-Request": "true"},
     ).content.decode()
     assert 'hx-swap-oob="outerHTML:#turn-1"' in tail and "ways at turn 2</a>" in tail
 

@@ -207,7 +207,9 @@ def test_it_counts_what_live_follow_showed_as_seen(client, home):
     cursor = Session.objects.get(sid=sid).entries.order_by("-offset").first()
     more(home, sid)
     tail = client.get(
-        f"/sessions/{sid}/", {"after": f"{cursor.offset}.{cursor.index}"}, headers={"HX-Request": "true"}
+        f"/sessions/{sid}/live/conversation/",
+        {"after": f"{cursor.offset}.{cursor.index}"},
+        headers={"HX-Request": "true"},
     )
     assert 'id="u-p2"' in tail.content.decode()
     assert page(client, "/").badges == {}
