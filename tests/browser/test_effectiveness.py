@@ -23,7 +23,9 @@ def test_the_page_reads_at_each_width_and_theme(browser, live_server, sample_hom
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(live_server.url + "/ways/effectiveness/")
-    assert page.locator(".correlation-note").is_visible()
+    # The page's own caveat, first under its title (the proposals' summary carries one of its own).
+    assert page.locator(".correlation-note").first.is_visible()
+    assert page.locator(".correlation-note").first.inner_text().startswith("Correlations, not effects.")
     assert page.locator("svg.ci-strip").count() >= 1
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.locator("table.effect details").first.evaluate("d => d.open = true")
