@@ -69,6 +69,9 @@ class SecretsPage:
     total: int
     false_positives: int
     masked_only: bool
+    # Whether this reader may act on a finding (reveal it, mark it no secret): a reviewer. Anyone
+    # else sees the same list without the buttons, which would only answer 403.
+    reviewer: bool = False
 
 
 def entries_at(findings: list[SecretFinding]) -> dict[tuple[int, int, int], TranscriptEntry]:
@@ -113,7 +116,7 @@ def where(entry: TranscriptEntry | None, spill_name: str) -> str:
     return f"{kind} ({entry.tool_name})" if entry.tool_name else kind
 
 
-def secrets_page() -> SecretsPage:
+def secrets_page(*, reviewer: bool = False) -> SecretsPage:
     allowed = secret_rows.allowed_keys()
     total = SecretFinding.objects.count()
     findings = list(
@@ -151,7 +154,7 @@ def secrets_page() -> SecretsPage:
                 false_positive=key in allowed,
                 where=place,
                 url=url,
-                revealable=not settings.WAYSWEB_SECRETS_MASKED_ONLY and stored,
+                revealable=reviewer and not settings.WAYSWEB_SECRETS_MASKED_ONLY and stored,
             )
         )
     return SecretsPage(
@@ -159,6 +162,7 @@ def secrets_page() -> SecretsPage:
         total=total,
         false_positives=SecretFalsePositive.objects.count(),
         masked_only=settings.WAYSWEB_SECRETS_MASKED_ONLY,
+        reviewer=reviewer,
     )
 
 

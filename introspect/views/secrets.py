@@ -30,7 +30,8 @@ def can_reveal(request: HtmxHttpRequest) -> bool:
 
 @require_safe
 def secrets_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = {"page": secret_findings.secrets_page(), "nav": "secrets"}
+    page = secret_findings.secrets_page(reviewer=request.user.has_perm(views.REVIEWER))
+    context = {"page": page, "nav": "secrets"}
     return render(request, "introspect/secrets.html", context)
 
 

@@ -300,6 +300,20 @@ def test_a_viewer_may_not_reveal(corpus, client):
     assert not SecretReveal.objects.exists()
 
 
+def test_the_secrets_page_offers_its_buttons_to_a_reviewer_only(corpus, client):
+    finding = SecretFinding.objects.first()
+    acts = (f"/secrets/{finding.pk}/reveal/", f"/secrets/{finding.pk}/not-a-secret/")
+    anonymous = client.get("/secrets/").content.decode()
+    client.force_login(User.objects.create_user("viewer", password="x"))
+    viewer = client.get("/secrets/").content.decode()
+    reviewer(client)
+    shown = client.get("/secrets/").content.decode()
+    for page in (anonymous, viewer):
+        assert f'id="finding-{finding.pk}"' in page  # the same list, read by anyone
+        assert not any(act in page for act in acts)
+    assert all(act in shown for act in acts)
+
+
 def test_a_false_positive_stays_unmasked_after_a_re_import(corpus, client, home):
     reviewer(client)
     token = SECRETS["github-token"]
