@@ -252,9 +252,11 @@ def agentsview(home: Path, scratch: Path) -> Measure:
 
 def ingest_env(home: Path, data: Path, database: Path) -> dict:
     """A waysweb child's environment: the corpus HOME, its own data folder and SQLite database,
-    nothing of the caller's own locations."""
+    nothing of the caller's own locations. Bytecode is written and read as on a user's machine: a
+    caller's PYTHONDONTWRITEBYTECODE would make every child compile Django and waysweb from source."""
+    caller = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     return {
-        **os.environ,
+        **caller,
         "HOME": str(home),
         "WAYSWEB_DATA_DIR": str(data),
         "WAYSWEB_DATABASE_URL": f"sqlite:///{database}",
