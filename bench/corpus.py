@@ -81,6 +81,18 @@ TIERS = {
         big_tool_output_bytes=1 << 20,
         huge_line_bytes=0,
     ),
+    # A slice to iterate on (profiles, before/after): ≈ 160 MB of transcripts, 200,000 events.
+    "medium": Tier(
+        "medium",
+        projects=6,
+        sessions=60,
+        turns_per_session=40,
+        long_session_turns=2000,
+        events_target=200_000,
+        transcript_bytes_target=160 << 20,
+        big_tool_output_bytes=2 << 20,
+        huge_line_bytes=0,
+    ),
     "large": Tier(
         "large",
         projects=12,

@@ -216,10 +216,11 @@ def ccusage(home: Path, scratch: Path, cache: Path) -> Measure:
         return measure
     env = {**os.environ, "HOME": str(scratch / "ccusage-home"), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
     measure.version = "ccusage " + version_of([binary, "--version"], env)
-    seconds, rss, status, tail, _ = run_tree([binary, "session", "--json", "--offline"], env)
+    seconds, rss, status, tail, cpu = run_tree([binary, "session", "--json", "--offline"], env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
+    measure.notes["cpu_seconds"] = round(cpu, 1)  # the tree's user + system time: less load-bound
     return measure
 
 
@@ -241,10 +242,11 @@ def agentsview(home: Path, scratch: Path) -> Measure:
         "AGENTSVIEW_TELEMETRY_ENABLED": "0",  # on by default, and fails offline
     }
     measure.version = version_of([binary, "--version"], env)
-    seconds, rss, status, tail, _ = run_tree([binary, "sync"], env)
+    seconds, rss, status, tail, cpu = run_tree([binary, "sync"], env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
+    measure.notes["cpu_seconds"] = round(cpu, 1)  # the tree's user + system time: less load-bound
     measure.disk_mb = disk_bytes(data) / 1e6
     measure.notes["said"] = summary(tail, "Sync complete", "Database:")
     return measure
@@ -252,9 +254,11 @@ def agentsview(home: Path, scratch: Path) -> Measure:
 
 def ingest_env(home: Path, data: Path, database: Path) -> dict:
     """A waysweb child's environment: the corpus HOME, its own data folder and SQLite database,
-    nothing of the caller's own locations."""
+    nothing of the caller's own locations. Bytecode is written and read as on a user's machine: a
+    caller's PYTHONDONTWRITEBYTECODE would make every child compile Django and waysweb from source."""
+    caller = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     return {
-        **os.environ,
+        **caller,
         "HOME": str(home),
         "WAYSWEB_DATA_DIR": str(data),
         "WAYSWEB_DATABASE_URL": f"sqlite:///{database}",
@@ -280,7 +284,7 @@ def waysweb(home: Path, scratch: Path) -> Measure:
     subprocess.run([*manage, "migrate", "-v0"], env=env, check=True)
     before = disk_bytes(database, Path(f"{database}-wal"))
     no_events = work / "no-events"
-    seconds, rss, status, tail, _ = run_tree(
+    seconds, rss, status, tail, cpu = run_tree(
         [
             *manage,
             "ingest",
@@ -295,6 +299,7 @@ def waysweb(home: Path, scratch: Path) -> Measure:
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
+    measure.notes["cpu_seconds"] = round(cpu, 1)  # the tree's user + system time: less load-bound
     stored = disk_bytes(database, Path(f"{database}-wal"))
     measure.disk_mb = stored / 1e6
     measure.notes["said"] = summary(tail, "Imported")
@@ -321,10 +326,11 @@ def claude_code_log(home: Path, scratch: Path) -> Measure:
         str(out),
         "--no-cache",
     ]
-    seconds, rss, status, tail, _ = run_tree(command, env)
+    seconds, rss, status, tail, cpu = run_tree(command, env)
     if status != 0:
         return failed(measure, status, tail)
     measure.seconds, measure.peak_rss_mb = seconds, rss
+    measure.notes["cpu_seconds"] = round(cpu, 1)  # the tree's user + system time: less load-bound
     measure.disk_mb = disk_bytes(out) / 1e6
     measure.notes["output"] = "HTML pages"
     return measure
@@ -438,6 +444,15 @@ def table(result: dict, title: str) -> str:
             f"{num(r['disk_mb'], '.2f'):>6s} {num(row.get('disk_to_source'), '.2f'):>6s} "
             f"{row['notes'].get('load_before', ''):>5}"
         )
+    lines.append("")
+    ours = next(
+        (row["notes"].get("cpu_seconds") for row in result["rows"] if row["tool"] == "waysweb ingest"), None
+    )
+    for row in result["rows"]:
+        cpu = row["notes"].get("cpu_seconds")
+        if cpu is not None:
+            ratio = f" ({cpu / ours:.2f}× waysweb's)" if ours else ""
+            lines.append(f"CPU {row['tool']}: {cpu:,.1f} s{ratio}")
     lines.append("")
     lines.append(
         "×ww: the tool's figure over waysweb's; ×src: on disk over the source bytes; load: 1-min load"

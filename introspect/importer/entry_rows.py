@@ -25,10 +25,10 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
     candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     built: list[tuple[tailer.Line, parser.Record, dict, str, str]] = []
     for (line, record), sha in zip(candidates, shas, strict=True):
-        parsed = transcripts.fields_of(record.obj)
-        fields = {name: getattr(parsed, name) for name in ENTRY_COLUMNS}
+        # The parsed line's own dict (EntryFields' columns and flags; one per line, never shared).
+        fields = vars(transcripts.fields_of(record.obj))
         overlong = column_fit.fit(TranscriptEntry, fields)
-        fields["flags"] = [*record.flags, *parsed.flags, *overlong]
+        fields["flags"] = [*record.flags, *fields["flags"], *overlong]
         key = row.session_key or fields["line_session_id"] or ""
         built.append((line, record, fields, key, sha))
     by_key: dict[str, set[str]] = {}
@@ -75,45 +75,6 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
         )
         entries.append(entry_row(fields))
     return secret_rows.ScannedRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
-
-
-ENTRY_COLUMNS = (
-    "type",
-    "subtype",
-    "uuid",
-    "parent_uuid",
-    "logical_parent_uuid",
-    "line_session_id",
-    "timestamp_raw",
-    "ts",
-    "is_sidechain",
-    "agent_id",
-    "version",
-    "cwd",
-    "is_meta",
-    "is_compact_summary",
-    "is_prompt",
-    "prompt_id",
-    "request_id",
-    "message_id",
-    "model",
-    "hook_event",
-    "tool_use_id",
-    "tool_name",
-    "tool_result_id",
-    "is_error",
-    "spawned_agent_id",
-    "text",
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "ephemeral_5m_input_tokens",
-    "ephemeral_1h_input_tokens",
-    "speed",
-    "has_usage",
-    "inert",
-)
 
 
 ENTRY_TABLE = TranscriptEntry._meta.db_table

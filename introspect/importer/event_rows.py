@@ -92,9 +92,10 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
     findings: list[tuple] = []
+    scan = secret_rows.DocumentScan()
     for sha, values in fresh.items():
         values["session_id"] = ids.get(values["session_key"])
-        secret_rows.event_line(values, (*places[sha], values["session_id"]), findings)
+        secret_rows.event_line(values, (*places[sha], values["session_id"]), findings, scan)
     return secret_rows.ScannedRows(
         WaysEvent,
         EVENT_NAMES,

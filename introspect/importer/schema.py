@@ -171,43 +171,32 @@ def event_fields(obj: dict) -> tuple[dict, tuple[str, ...]]:
     return fields, flags
 
 
+# Every field absent (None), in the model's order; a line's own keys then fill it.
+ABSENT = dict.fromkeys((*STR_FIELDS, *NUM_FIELDS, *U64_FIELDS))
+READ_AS = {
+    **dict.fromkeys(STR_FIELDS, "str"),
+    **dict.fromkeys(NUM_FIELDS, "num"),
+    **dict.fromkeys(U64_FIELDS, "u64"),
+}
+
+
 def plain_fields(obj: dict) -> dict:
-    get = obj.get
-    fields = {}
-    for name in STR_FIELDS:
-        value = get(name)
-        if value is not None and type(value) is not str:
-            raise NeedsModel(name)
-        fields[name] = value
-    for name in NUM_FIELDS:
-        value = get(name)
-        if value is None or value == "":
-            fields[name] = None
-        elif type(value) is float:
-            fields[name] = value
-        elif type(value) is int and -MAX_STORED_INT <= value <= MAX_STORED_INT:
-            fields[name] = float(value)
-        elif type(value) is str:
-            try:
-                fields[name] = float(value.strip())
-            except (ValueError, OverflowError):
-                raise NeedsModel(name) from None
-        else:
-            raise NeedsModel(name)
-    for name in U64_FIELDS:
-        value = get(name)
-        if value is None or value == "":
-            fields[name] = None
+    # The line's own keys (a handful) are read, not every field of the model (some fifty) looked up
+    # in it: a key the model has no field for is left out, as the model leaves it out.
+    fields = ABSENT.copy()
+    read_as = READ_AS.get
+    for name, value in obj.items():
+        how = read_as(name)
+        if how is None or value is None:
             continue
-        if type(value) is str and value.strip().isdigit():
-            try:
-                value = int(value.strip())
-            except ValueError:
-                raise NeedsModel(name) from None
-        if type(value) is int and 0 <= value <= MAX_STORED_INT:
+        if how == "str":
+            if type(value) is not str:
+                raise NeedsModel(name)
             fields[name] = value
+        elif how == "num":
+            fields[name] = plain_number(name, value)
         else:
-            raise NeedsModel(name)
+            fields[name] = plain_u64(name, value)
     fields["schema_gen"] = (
         "calibrated"
         if any(fields[name] is not None for name in CALIBRATED_FIELDS)
@@ -216,6 +205,34 @@ def plain_fields(obj: dict) -> dict:
         else None
     )
     return fields
+
+
+def plain_number(name: str, value: object) -> float | None:
+    if value == "":
+        return None
+    if type(value) is float:
+        return value
+    if type(value) is int and -MAX_STORED_INT <= value <= MAX_STORED_INT:
+        return float(value)
+    if type(value) is str:
+        try:
+            return float(value.strip())
+        except (ValueError, OverflowError):
+            raise NeedsModel(name) from None
+    raise NeedsModel(name)
+
+
+def plain_u64(name: str, value: object) -> int | None:
+    if value == "":
+        return None
+    if type(value) is str and value.strip().isdigit():
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise NeedsModel(name) from None
+    if type(value) is int and 0 <= value <= MAX_STORED_INT:
+        return value
+    raise NeedsModel(name)
 
 
 def empty_fields(obj: dict) -> list[str]:

@@ -108,11 +108,19 @@ class ScannedRows(bulk.Rows):
 EVENT_TEXTS = ("raw", "surface", "matched_span", "reason")
 
 
-def event_line(fields: dict, place: tuple[int, int, int, int | None], findings: list[tuple]) -> None:
+def event_line(
+    fields: dict,
+    place: tuple[int, int, int, int | None],
+    findings: list[tuple],
+    scan: DocumentScan | None = None,
+) -> None:
     """An events-log line about to be stored (importer/event_rows.py): its findings added to `findings`
     (at `place`, the line's source, offset, index and session id), and in team mode its raw line and the
-    texts an event quotes (`surface`, the prompt that fired a way; `matched_span`, `reason`) masked."""
-    scan = DocumentScan()
+    texts an event quotes (`surface`, the prompt that fired a way; `matched_span`, `reason`) masked.
+    `scan`: one batch's scan, used line after line (settings read once a batch, not once a line)."""
+    if scan is None:
+        scan = DocumentScan()
+    scan.found = {}  # this line's findings only
     for name in EVENT_TEXTS:
         if fields.get(name):
             fields[name] = scan.text(fields[name])

@@ -7,15 +7,19 @@ either plain characters or a JSON line's escaped ones; both are read the same wa
 
 Speed: no regular expression scans the text. Each kind names the literals its matches begin with
 (`ghp_`, `sk-ant-`, `-----BEGIN`, `password`: its anchors, as gitleaks' keywords prefilter its rules),
-`str.find` locates them, and the kind's pattern is tried only there (`Pattern.match`, whose
-look-behind still sees the character before). A text costs one lower-casing and a few dozen substring
-searches, plus a match attempt per anchor found. bench/secrets.py measures it.
+one Aho-Corasick pass finds every place one stands (two: the case-sensitive anchors in the text, the
+folded ones in its lower-cased copy), and the kind's pattern is tried only there (`Pattern.match`,
+whose look-behind still sees the character before). A `str.find` per anchor scanned the text some
+thirty times over, a quarter of an import's CPU (bench/results/2026-12-02-importer-cpu.md); the
+places are the same, so the findings are. bench/secrets.py measures it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
 
 from introspect.rules.secret_kinds import KINDS, Kind, plausible
 from lib.hashing import sha256_text
@@ -35,12 +39,15 @@ def _anchor_table() -> tuple[tuple[str, bool, tuple[tuple[int, Kind, re.Pattern[
 ANCHORS = _anchor_table()
 # The shortest text that can hold a finding (`pwd=` and eight characters).
 SHORTEST = 12
-# Below this length, one search for any anchor costs less than a `str.find` for each (the call, not
-# the scan, is what a short text costs); above it the finds are faster than a regex alternation.
-SHORT = 512
-ANY_ANCHOR = re.compile(
-    "|".join(sorted({re.escape(anchor.lower()) for anchor, _, _ in ANCHORS}, key=len, reverse=True))
-)
+CASED = tuple((anchor, probes) for anchor, folded, probes in ANCHORS if not folded)
+FOLDED = tuple((anchor, probes) for anchor, folded, probes in ANCHORS if folded)
+# Every occurrence of every anchor, overlapping ones too (as `find(anchor, at + 1)` would meet them),
+# at character positions. The folded anchors are lower case. An ASCII text is searched as bytes (the
+# same positions) and lowered as bytes (ten times faster than `str.lower`, the same characters).
+CASED_SEARCH = AhoCorasick([anchor for anchor, _ in CASED])
+FOLDED_SEARCH = AhoCorasick([anchor for anchor, _ in FOLDED])
+CASED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in CASED])
+FOLDED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in FOLDED])
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
 # JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
@@ -75,19 +82,35 @@ def _lower(text: str) -> str:
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
+def places(search: AhoCorasick, table: tuple, haystack: str) -> list[tuple[int, int, int]]:
+    """(anchor's index in `table`, position, end) of every anchor of `table` in `haystack`."""
+    try:
+        return search.find_matches_as_indexes(haystack, overlapping=True)
+    except UnicodeEncodeError:  # a lone surrogate (bytes a line did not decode): one search per anchor
+        hits = []
+        for which, (anchor, _) in enumerate(table):
+            at = haystack.find(anchor)
+            while at >= 0:
+                hits.append((which, at, at + len(anchor)))
+                at = haystack.find(anchor, at + 1)
+        return hits
+
+
 def find_secrets(text: str) -> list[Secret]:
     """The secrets of `text`, by position; overlapping finds merged into one span."""
     if len(text) < SHORTEST:
         return []
-    lowered = _lower(text)
-    if len(text) < SHORT and ANY_ANCHOR.search(lowered) is None:
-        return []
+    if text.isascii():
+        data = text.encode("ascii")
+        cased = CASED_ASCII.find_matches_as_indexes(data, overlapping=True)
+        folded = FOLDED_ASCII.find_matches_as_indexes(data.lower(), overlapping=True)
+    else:
+        cased = places(CASED_SEARCH, CASED, text)
+        folded = places(FOLDED_SEARCH, FOLDED, _lower(text))
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
-    for anchor, folded, probes in ANCHORS:
-        haystack = lowered if folded else text
-        at = haystack.find(anchor)
-        while at >= 0:
-            for rank, kind, pattern in probes:
+    for table, hits in ((CASED, cased), (FOLDED, folded)):
+        for which, at, _ in hits:
+            for rank, kind, pattern in table[which][1]:
                 if (match := pattern.match(text, at - kind.offset)) is None:
                     continue
                 group = 1 if pattern.groups else 0
@@ -96,7 +119,6 @@ def find_secrets(text: str) -> list[Secret]:
                 user = text[match.start() : start - 1].rpartition("/")[2] if group else ""
                 if plausible(kind, text[start:end], user):
                     found.append((start, end, rank))
-            at = haystack.find(anchor, at + 1)
     return [
         Secret(start, end, KINDS[rank].name, fingerprint(text[start:end]))
         for start, end, rank in merge(found)

@@ -17,7 +17,7 @@ def utc_second(ts: object) -> datetime | None:
     if match is None:
         return None
     try:
-        return datetime(*(int(part) for part in match.groups()), tzinfo=UTC)
+        return datetime(*map(int, match.groups()), tzinfo=UTC)
     except ValueError:
         return None
 

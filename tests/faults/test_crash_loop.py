@@ -284,7 +284,9 @@ class KillLoop:
         time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         status = self.zygote.wait(pid)
-        text = log.read_text(errors="replace")
+        # No log at all: the child was killed before it opened one (a loaded machine may not run it
+        # within the shortest delay), so before it imported anything.
+        text = log.read_text(errors="replace") if log.exists() else ""
         if status["signal"] == signal.SIGKILL:
             if "Reading agent-ways events" not in text:
                 figures["killed_before_import"] += 1
