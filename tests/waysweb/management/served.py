@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import sqlite3
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -86,10 +88,36 @@ def write_history(
         os.utime(path, (written, written))
 
 
+def ephemeral_floor() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_ports(n: int) -> list[int]:
+    """`n` distinct ports nothing listens on (held open together, so they differ), below the
+    kernel's ephemeral range: a port from that range can be handed to one of this test's own
+    connections as its source port while nothing listens on it yet (a TCP self-connect), and the
+    server started there then cannot bind it."""
+    floor = ephemeral_floor()
+    candidates = random.Random().sample(range(max(1024, floor - 12000), floor), 200)
+    with ExitStack() as stack:
+        ports: list[int] = []
+        for port in candidates:
+            sock = stack.enter_context(socket.socket())
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            ports.append(port)
+            if len(ports) == n:
+                return ports
+    raise RuntimeError(f"no {n} free ports below {floor}")
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def get(url: str) -> tuple[int, str]:

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from introspect.importer import activity
+from tests.waysweb.management.served import free_port
 from waysweb.management.commands import serve
 
 
@@ -198,12 +199,6 @@ def test_its_importer_is_ingest_follow_watching_or_polling_as_asked(monkeypatch,
     serve.Command().start_follower(poll=parser.parse_args(list(given)).poll)
     [args] = started
     assert args[2:] == ["ingest", "--follow", "--verbosity", "1", *follower]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.mark.django_db

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,12 +19,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import line
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.waysweb.management.served import free_port
 
 
 def page(url: str) -> str:

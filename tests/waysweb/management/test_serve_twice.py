@@ -10,24 +10,20 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
-from contextlib import ExitStack
 from pathlib import Path
 
 from django.conf import settings
 
+from tests.waysweb.management.served import free_ports
 
-def free_ports(n: int) -> list[int]:
-    """`n` distinct ports nothing listens on (held open together, so they differ)."""
-    with ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
-        for sock in socks:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in socks]
+# Seconds for both to answer: about 10 here; the second migrates after the first and a loaded CI
+# machine imports the sample beside them.
+UP_WITHIN = 120
 
 
 def get(url: str) -> tuple[int, str]:
@@ -35,11 +31,15 @@ def get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode()
 
 
-def answers(url: str) -> bool:
+def answer(url: str) -> str:
+    """'200' when the page answers, else what happened instead (said when the test fails)."""
     try:
-        return get(url)[0] == 200
-    except OSError:
-        return False
+        with urllib.request.urlopen(url, timeout=3) as response:
+            return str(response.status)
+    except urllib.error.HTTPError as error:
+        return f"{error.code} {error.read()[:300]!r}"
+    except OSError as error:
+        return f"{type(error).__name__}: {error}"
 
 
 def stop(server: subprocess.Popen) -> None:
@@ -85,12 +85,18 @@ def test_two_serve_started_at_once_both_come_up_on_one_data_directory(tmp_path):
                 )
         started = time.monotonic()
         waiting = dict(zip(ports, zip(servers, outputs, strict=True), strict=True))
+        last: dict[int, str] = {}
         while waiting:
             for port, (server, out) in list(waiting.items()):
                 assert server.poll() is None, f"serve on {port} died:\n{out.read_text()[-3000:]}"
-                if answers(f"http://127.0.0.1:{port}/"):
+                last[port] = answer(f"http://127.0.0.1:{port}/")
+                if last[port] == "200":
                     del waiting[port]
-            assert time.monotonic() - started < 90, f"not up after 90 s: {sorted(waiting)}"
+            assert time.monotonic() - started < UP_WITHIN, "\n".join(
+                f"serve on {port} not up after {UP_WITHIN} s; it last answered {last[port]}; "
+                f"its output:\n{out.read_text()[-3000:]}"
+                for port, (_, out) in waiting.items()
+            )
             time.sleep(0.3)
         # Each serves the static files of the one build both collected into, from its own process.
         page = get(f"http://127.0.0.1:{ports[0]}/")[1]
