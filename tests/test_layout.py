@@ -214,3 +214,22 @@ def test_no_function_local_imports(package):
         for line in local_imports(path)
     ]
     assert found == []
+
+
+# Past this a module is two jobs more often than one; one that stays longer says why at its top.
+LONG_MODULE_LINES = 500
+
+
+@pytest.mark.parametrize("app", ["introspect", "ledger"])
+def test_a_module_longer_than_500_lines_says_why_at_its_top(app):
+    unexplained = []
+    for path in sorted((ROOT / app).rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        source = path.read_text()
+        if source.count("\n") <= LONG_MODULE_LINES:
+            continue
+        docstring = ast.get_docstring(ast.parse(source)) or ""
+        if "Why" not in docstring:
+            unexplained.append(f"{path.relative_to(ROOT)} ({source.count(chr(10))} lines)")
+    assert not unexplained, "split these, or say at the top why one module: " + ", ".join(unexplained)

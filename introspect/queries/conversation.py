@@ -1,7 +1,12 @@
 """A session's conversation: the trunk's entries in file order, how they are cut into pages (a turn,
 and a part of it when the turn is longer than a page), where the fire turns sit on that spine, and
 the one preparation every stretch of a spine goes through before it is drawn (prepare_spine: the
-session page, its live tail, a subagent's pages and every export)."""
+session page, its live tail, a subagent's pages and every export).
+
+Why one long module: the page cut, the positions it is addressed by and where fires sit on it are
+one contract, read together when a page boundary or a permalink changes; the conversation's display
+cards live apart (queries/entry_cards.py).
+"""
 
 from __future__ import annotations
 
