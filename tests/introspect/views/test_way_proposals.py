@@ -16,7 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
+from introspect.rules import proposals_refire as refire
 from introspect.rules.proposals_diff import changed_lines
+from introspect.services import proposals as service
 from lib.hashing import sha256
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +62,25 @@ def test_the_sample_yields_a_refire_proposal_with_its_evidence_and_diff(sample, 
     assert "not a measured" in html  # the caveat
     assert "A reviewer may apply it from here" in html  # not a reviewer: no form
     assert 'action="/ways/softwaredev/architecture/design/apply/refire/#way-proposals"' not in html
+
+
+def test_the_user_config_and_a_project_ways_yaml_set_the_presets(sample, client, settings, tmp_path):
+    # The user config.yaml (beside the user ways) redefines normal and adds a shorter preset; the
+    # proposal for 0.25 is then the user's normal, as agent-ways would resolve it.
+    config = settings.WAYSWEB_LOCATIONS.user_ways.parent / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("refire_presets:\n  normal: 0.2\n  brisk: 0.1\n")
+    assert "<code>refire: 0.25</code> → <code>refire: normal</code>" in page(client)
+    config.write_text("refire_presets:\n  normal: 0.3\n  brisk: 0.1\n")
+    assert "<code>refire: 0.25</code> → <code>refire: brisk</code>" in page(client)
+    # A project's ways.yaml layers over the user's for that project's own way.
+    way = Way.objects.get(way_id=DESIGN, present=True)
+    project = Project.objects.create(path=str(tmp_path / "proj"), name="proj")
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
+    (tmp_path / "proj" / ".claude" / "ways.yaml").write_text("refire_presets:\n  brisk: 0.2\n")
+    assert service.way_presets(way)["brisk"] == 0.1  # a core way: the user layer only
+    way.root_kind, way.project = Way.RootKind.PROJECT, project
+    assert service.way_presets(way) == refire.merge_presets({"normal": 0.3, "brisk": 0.1}, {"brisk": 0.2})
 
 
 def test_a_way_without_out_of_band_reads_says_so(sample, client):
