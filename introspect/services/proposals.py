@@ -19,7 +19,8 @@ from django.conf import settings
 from django.db import transaction
 
 from introspect.importer import catalog
-from introspect.models import DecisionRecord, Project, ProposalApplied, Way
+from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
+from introspect.rules import proposals_labels as labels
 from introspect.rules import proposals_refire, proposals_toggle
 from introspect.rules.proposals_diff import changed_lines
 from lib import safefs
@@ -183,10 +184,28 @@ def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user) -> Propos
     return done
 
 
-def apply_toggle(
-    *, project: Project, way_id: str, loaded_sha256: str, evidence: str, user
-) -> ProposalApplied:
-    """Disable `way_id` in `project` by one line of its `.claude/ways.yaml`."""
+def toggle_evidence(way_id: str, project: Project) -> str:
+    """The evidence for switching `way_id` off in `project`, from people's labels as they are now
+    (rules/proposals_labels.project_toggles); Stale when they no longer argue for it. Never the text
+    a form posted: a label changed since the page was drawn may have withdrawn the proposal."""
+    fires = [
+        labels.LabelledFire(way=way_id, project=project.path, channel=channel, prompt="", verdict=verdict)
+        for channel, verdict in RelevanceLabel.objects.filter(way=way_id, project=project.path)
+        .order_by("ts", "fire", "labeller_name")
+        .values_list("channel", "verdict")
+    ]
+    toggle = next((t for t in labels.project_toggles(fires) if t.project == project.path), None)
+    if toggle is None:
+        raise Stale(
+            f"people's labels no longer show {way_id} irrelevant in {project.path} (and never relevant)"
+        )
+    return f"{len(toggle.irrelevant)} fires labelled irrelevant in {project.path}, none relevant"
+
+
+def apply_toggle(*, project: Project, way_id: str, loaded_sha256: str, user) -> ProposalApplied:
+    """Disable `way_id` in `project` by one line of its `.claude/ways.yaml`, its evidence recomputed
+    from the labels at the moment of writing."""
+    evidence = toggle_evidence(way_id, project)
     current = overlay_file(project)
     if current.sha256 != loaded_sha256:
         raise Stale(f"{current.path} changed since this page was drawn; here it is as it is now")
