@@ -208,6 +208,23 @@ def test_a_project_toggle_is_one_line_of_the_projects_ways_yaml(sample, client, 
     assert response.status_code == 409 and ProposalApplied.objects.count() == 1
 
 
+def test_the_toggles_evidence_is_recomputed_from_the_labels_when_it_is_applied(sample, client, tmp_path):
+    # The service reads the labels at the moment of writing: a fire relabelled relevant after the
+    # page was drawn withdraws the proposal (409, nothing written); the count is the labels' own.
+    project = Project.objects.create(path=str(tmp_path / "proj"), name="proj")
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
+    labelled_irrelevant(DESIGN, project.path, count=4)
+    user = reviewer(client)
+    assert (
+        service.toggle_evidence(DESIGN, project)
+        == f"4 fires labelled irrelevant in {project.path}, none relevant"
+    )
+    RelevanceLabel.objects.filter(fire=f"{0:064x}").update(verdict=RelevanceLabel.Verdict.RELEVANT)
+    with pytest.raises(service.Stale):
+        service.apply_toggle(project=project, way_id=DESIGN, loaded_sha256="absent", user=user)
+    assert not (tmp_path / "proj" / ".claude" / "ways.yaml").exists() and not ProposalApplied.objects.exists()
+
+
 def labelled_irrelevant(way: str, project: str, *, count: int) -> None:
     """`count` fires of `way` in `project` that a person labelled irrelevant."""
     for n in range(count):
