@@ -190,17 +190,12 @@ class SummaryRow:
     why_none: str
 
 
-def refire_summary(out_of_band: dict[str, int]) -> list[SummaryRow]:
-    """The effectiveness page's list: each way with out-of-band reads in its frame, and the refire
-    proposal its file's imported front matter gives (the way page reads the file itself). One query."""
-    ways = {w: n for w, n in out_of_band.items() if n}
-    if not ways:
-        return []
-    changed = ProposalApplied.objects.filter(kind=ProposalApplied.Kind.REFIRE, way_id__in=ways)
-    for way_id in set(changed.values_list("way_id", flat=True)):
-        # As on the way page: reads under a window a reviewer has since shortened are spent.
-        ways[way_id] = min(ways[way_id], service.out_of_band_reads(way_id).count())
-    ways = {w: n for w, n in ways.items() if n}
+def refire_summary(unspent: dict[str, int]) -> list[SummaryRow]:
+    """The effectiveness page's list: each way with unspent out-of-band reads in its frame (those made
+    after a reviewer last shortened its `refire:`, queries/effectiveness.py counts each read once),
+    and the refire proposal its file's imported front matter gives (the way page reads the file
+    itself). One query."""
+    ways = {w: n for w, n in unspent.items() if n}
     if not ways:
         return []
     # The file the way page would change: user over core (way_files), a project's only when alone.

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
+from introspect.queries.effectiveness import effectiveness
 from introspect.rules import proposals_refire as refire
 from introspect.rules.proposals_diff import changed_lines
 from introspect.services import proposals as service
@@ -260,3 +261,18 @@ def test_the_effectiveness_page_lists_the_refire_proposals_of_its_frame(sample, 
     # The sample's reads are months old: the last day holds none, and the page says so.
     html = client.get(reverse("introspect:way-effectiveness"), {"days": "1"}).content.decode()
     assert "No out-of-band reads in this window: no <code>refire:</code> proposal." in html
+
+
+def test_the_effectiveness_summary_counts_a_read_once_and_not_after_it_was_spent(sample, client):
+    # The sample's one out-of-band read of the design way argued for a shortening a reviewer then
+    # applied (at = now, after the read): the summary no longer offers a step from it, while the
+    # JSON's out_of_band still reports the read itself, once.
+    url = reverse("introspect:way-effectiveness")
+    assert f"{DESIGN}</a>: 1 out-of-band read →" in client.get(url).content.decode()
+    ProposalApplied.objects.create(
+        kind=ProposalApplied.Kind.REFIRE, way_id=DESIGN, path="design.md", line_before="refire: 0.25",
+        line_after="refire: normal", sha_after="0" * 64, reviewer_name="rev",
+    )  # fmt: skip
+    assert f"{DESIGN}</a>: 1 out-of-band read" not in client.get(url).content.decode()
+    design = next(w for w in effectiveness().ways if w.way == DESIGN)
+    assert (design.out_of_band, design.unspent_out_of_band) == (1, 0)
