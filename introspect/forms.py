@@ -199,6 +199,12 @@ class LabelForm(forms.Form):
     note = forms.CharField(required=False, max_length=2000)
 
 
+class LabelClearForm(forms.Form):
+    """A person clearing their own label of one sampled fire."""
+
+    fire = forms.RegexField(regex=r"^[0-9a-f]{64}$")
+
+
 class EffectivenessForm(LenientForm):
     """The effectiveness page: a project's path, a window in days and a way id, each narrowing it."""
 

@@ -1177,12 +1177,14 @@ class RelevanceLabel(models.Model):
 
 class LabelAction(models.Model):
     """The audit of one label write: who set which verdict on which fire, what it was before, and
-    how (on the page, or by `manage.py labels import`). Kept when the label is gone."""
+    how (on the page, or by `manage.py labels import`); a label cleared leaves one too (`delete`,
+    verdict_after ''). Kept when the label is gone."""
 
     class Verb(models.TextChoices):
         LABEL = "label"
         RELABEL = "relabel"
         IMPORT = "import"
+        DELETE = "delete"
 
     label = models.ForeignKey(
         RelevanceLabel, null=True, blank=True, on_delete=models.SET_NULL, related_name="actions"
@@ -1191,7 +1193,7 @@ class LabelAction(models.Model):
     way = models.CharField(max_length=512)
     verb = models.CharField(max_length=16, choices=Verb.choices)
     verdict_before = models.CharField(max_length=16, blank=True, default="")
-    verdict_after = models.CharField(max_length=16)
+    verdict_after = models.CharField(max_length=16, blank=True, help_text="'' when the label was cleared")
     note = models.TextField(blank=True, default="")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

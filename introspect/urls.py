@@ -44,6 +44,7 @@ urlpatterns = [
     path("ways/effectiveness/", effectiveness.effectiveness_page, name="way-effectiveness"),
     path("ways/labels/", labels.way_labels, name="way-labels"),
     path("ways/labels/label/", labels.way_label, name="way-label"),
+    path("ways/labels/clear/", labels.way_label_delete, name="way-label-delete"),
     path("ways/labels/export.jsonl", labels.way_labels_export, name="way-labels-export"),
     # Before the way page, whose id matches any path: a way id ending `apply/refire` would be shadowed.
     path("ways/<wayid:way_id>/apply/refire/", proposals.apply_refire, name="way-apply-refire"),

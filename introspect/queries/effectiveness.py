@@ -17,11 +17,19 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from introspect.models import DecisionOutcome, DecisionRecord, TurnOutcome, TurnWay, Way, WaysEvent
+from introspect.models import (
+    DecisionOutcome,
+    DecisionRecord,
+    ProposalApplied,
+    TurnOutcome,
+    TurnWay,
+    Way,
+    WaysEvent,
+)
 from introspect.queries import relevance as labels
 from introspect.rules import outcome_signals as signals
 from introspect.rules import way_arms as arms
@@ -236,10 +244,15 @@ def from_pulls(frame: Frame, found: dict) -> None:
         rows = rows.filter(ts__gte=frame.since)
     if frame.way:
         rows = rows.filter(way=frame.way)
-    for way, out_of_band in rows.exclude(way="").values_list("way", "out_of_band"):
+    # A read before a reviewer last shortened the way's refire: here is spent: it argued for that
+    # step and is no evidence against the new window (services/proposals.out_of_band_reads).
+    shortened = ProposalApplied.objects.filter(kind=ProposalApplied.Kind.REFIRE, way_id=OuterRef("way"))
+    rows = rows.exclude(way="").annotate(shortened_at=Subquery(shortened.order_by("-at").values("at")[:1]))
+    for way, out_of_band, ts, shortened_at in rows.values_list("way", "out_of_band", "ts", "shortened_at"):
         entry = way_of(found, way)
         entry.pulls += 1
         entry.out_of_band += out_of_band
+        entry.unspent_out_of_band += out_of_band and (shortened_at is None or ts > shortened_at)
 
 
 def body_lengths(ways: set[str]) -> dict[str, int]:

@@ -5,21 +5,24 @@ turn"), the way's path and description, and what followed (the replies and calls
 prompt, and the turn's outcome signals).
 
 Labelling is blind, as ADR-195's two judges were: the page shows the person their own labels only,
-so that the agreement (κ) between two people means something.
+so that the agreement (κ) between two people means something. Who else labelled a fire, and when, is
+shown (on the fire and in the audit list of the sample's label writes); their verdicts and notes are
+not, to a signed-in person or to anyone else.
 
-Queries: the frame's fires, the person's labels of the sample, then for the fire shown its row,
-the way file, the reply before, what followed, the turn's outcome and the person's label: nine at
+Queries: the frame's fires, the sample's labels, the sample's audit rows, then for the fire shown its
+row, the way file, the reply before, what followed, the turn's outcome and the person's label: ten at
 most whatever the frame holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from introspect.models import RelevanceLabel, TranscriptEntry, TurnOutcome, TurnWay, Way
+from introspect.models import LabelAction, RelevanceLabel, TranscriptEntry, TurnOutcome, TurnWay, Way
 from introspect.queries.conversation import fires_query
 from introspect.queries.effectiveness import RESOLUTION
 from introspect.queries.relevance import LabelFrame, frame_fires
@@ -29,6 +32,8 @@ from introspect.rules.channels import FAMILIES, trigger_label
 
 SHOWN_CHARS = 1500  # of a reply or a call: enough to judge relevance, short enough to read
 FOLLOWED_ENTRIES = 8
+AUDIT_ROWS = 30  # the newest label writes of the sample listed on the page
+HIDDEN = "hidden (blind)"
 CHANNELS = sorted(FAMILIES)
 
 
@@ -73,6 +78,28 @@ class FireView:
 
 
 @dataclass(frozen=True)
+class OtherLabel:
+    """Someone else's label of the fire shown: who and when, never the verdict (blind labelling)."""
+
+    labeller: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One label write of the sample (LabelAction): who acted, whose label, how, on which sampled fire
+    and when; the verdicts only on the person's own label."""
+
+    at: datetime
+    user: str
+    labeller: str
+    verb: str
+    position: int
+    url: str
+    change: str  # "relevant → irrelevant", or HIDDEN for someone else's label
+
+
+@dataclass(frozen=True)
 class LabelPage:
     frame: LabelFrame
     seed: str
@@ -88,6 +115,8 @@ class LabelPage:
     export_url: str
     effectiveness_url: str
     done: bool  # every sampled fire labelled by the person
+    others: list[OtherLabel]  # other people's labels of the fire shown, without their verdicts
+    audit: list[AuditRow]  # the sample's label writes, newest first
 
 
 def frame_query(frame: LabelFrame, seed: str, size: int) -> dict:
@@ -109,13 +138,16 @@ def label_page(*, frame: LabelFrame, seed: str, size: int, at: int | None, label
     query = frame_query(frame, seed, size)
     fires = frame_fires(frame)
     drawn = rules.sample(fires, size, seed)
-    mine = {}
-    if labeller and drawn:
-        mine = dict(
-            RelevanceLabel.objects.filter(fire__in=drawn, labeller_name=labeller).values_list(
-                "fire", "verdict"
-            )
-        )
+    mine: dict[str, str] = {}
+    others: dict[str, list[OtherLabel]] = {}
+    labels = RelevanceLabel.objects.filter(fire__in=drawn).order_by("labelled_at", "pk")
+    for fire, name, verdict, at_time in (
+        labels.values_list("fire", "labeller_name", "verdict", "labelled_at") if drawn else ()
+    ):
+        if labeller and name == labeller:
+            mine[fire] = verdict
+        else:
+            others.setdefault(fire, []).append(OtherLabel(name, at_time))
     items = [
         SampleItem(n, fire, mine.get(fire, ""), f"{base}?{urlencode(query | {'at': n})}")
         for n, fire in enumerate(drawn, start=1)
@@ -140,7 +172,27 @@ def label_page(*, frame: LabelFrame, seed: str, size: int, at: int | None, label
         export_url=f"{reverse('introspect:way-labels-export')}?{urlencode(query)}",
         effectiveness_url=f"{reverse('introspect:way-effectiveness')}?{urlencode(effect)}".rstrip("?"),
         done=bool(items) and all(item.verdict for item in items),
+        others=others.get(items[at - 1].fire, []) if at else [],
+        audit=label_audit(items, labeller),
     )
+
+
+def label_audit(items: list[SampleItem], labeller: str | None) -> list[AuditRow]:
+    """The newest label writes (set, changed, cleared, imported) of the sampled fires, each with who
+    acted and when; the verdicts shown on the person's own label only (none to a reader signed out)."""
+    if not items:
+        return []
+    by_fire = {item.fire: item for item in items}
+    rows = LabelAction.objects.filter(fire__in=by_fire).order_by("-at", "-pk")[:AUDIT_ROWS]
+    found = []
+    for fire, at, user, whose, verb, before, after in rows.values_list(
+        "fire", "at", "user_name", "labeller_name", "verb", "verdict_before", "verdict_after"
+    ):
+        own = labeller is not None and whose == labeller
+        change = f"{before or '—'} → {after or 'cleared'}" if own else HIDDEN
+        item = by_fire[fire]
+        found.append(AuditRow(at, user, whose, verb, item.position, item.url, change))
+    return found
 
 
 def way_file(way_id: str) -> Way | None:

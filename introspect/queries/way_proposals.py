@@ -94,7 +94,7 @@ def refire_card(primary: Way | None, reads: int, *, log_present: bool, shortened
         current = service.way_file(primary)
     except service.Refused as exc:
         return RefireCard(reads, str(exc))
-    proposal, why = proposals_refire.propose(current.text, reads)
+    proposal, why = proposals_refire.propose(current.text, reads, service.way_presets(primary))
     if proposal is None:
         return RefireCard(reads, why)
     return RefireCard(
@@ -190,32 +190,31 @@ class SummaryRow:
     why_none: str
 
 
-def refire_summary(out_of_band: dict[str, int]) -> list[SummaryRow]:
-    """The effectiveness page's list: each way with out-of-band reads in its frame, and the refire
-    proposal its file's imported front matter gives (the way page reads the file itself). One query."""
-    ways = {w: n for w, n in out_of_band.items() if n}
-    if not ways:
-        return []
-    changed = ProposalApplied.objects.filter(kind=ProposalApplied.Kind.REFIRE, way_id__in=ways)
-    for way_id in set(changed.values_list("way_id", flat=True)):
-        # As on the way page: reads under a window a reviewer has since shortened are spent.
-        ways[way_id] = min(ways[way_id], service.out_of_band_reads(way_id).count())
-    ways = {w: n for w, n in ways.items() if n}
+def refire_summary(unspent: dict[str, int]) -> list[SummaryRow]:
+    """The effectiveness page's list: each way with unspent out-of-band reads in its frame (those made
+    after a reviewer last shortened its `refire:`, queries/effectiveness.py counts each read once),
+    and the refire proposal its file's imported front matter gives (the way page reads the file
+    itself). One query."""
+    ways = {w: n for w, n in unspent.items() if n}
     if not ways:
         return []
     # The file the way page would change: user over core (way_files), a project's only when alone.
     prefer = {Way.RootKind.USER: 0, Way.RootKind.CORE: 1}
-    best: dict[str, tuple[int, str]] = {}
-    rows = Way.objects.filter(way_id__in=ways, present=True).values_list("way_id", "root_kind", "frontmatter")
-    for way_id, kind, front in rows:
+    best: dict[str, tuple[int, str, str | None]] = {}
+    rows = Way.objects.filter(way_id__in=ways, present=True).values_list(
+        "way_id", "root_kind", "frontmatter", "project__path"
+    )
+    for way_id, kind, front, project in rows:
         rank = prefer.get(kind, 2)
         if way_id not in best or rank < best[way_id][0]:
-            best[way_id] = (rank, str((front or {}).get("refire", "")))
-    current = {way_id: text for way_id, (_, text) in best.items()}
+            home = project if kind == Way.RootKind.PROJECT else None
+            best[way_id] = (rank, str((front or {}).get("refire", "")), home)
+    presets = {home: service.refire_presets(home) for _, _, home in best.values()}  # a file read each
     out = []
     for way_id, reads in sorted(ways.items(), key=lambda item: (-item[1], item[0])):
-        value = proposals_refire.parse_value(current.get(way_id, ""))
-        shorter = proposals_refire.shorter(value) if value else None
+        _, text, home = best.get(way_id, (0, "", None))
+        value = proposals_refire.parse_value(text, presets.get(home, proposals_refire.PRESETS))
+        shorter = proposals_refire.shorter(value, presets[home]) if value else None
         why = "" if shorter else ("no way file or no refire: it reads" if not value else "cannot get shorter")
         out.append(
             SummaryRow(way_id, reads, value.text if value else "", shorter.text if shorter else "", why)

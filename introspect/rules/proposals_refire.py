@@ -7,6 +7,11 @@ preset (`once` 1.0 → `rare` 0.4 → `normal` 0.15 → `frequent` 0.05), or hal
 or below `frequent`. A correlation-based suggestion, never a measured effect: the reads say the
 agent asked again, not that a shorter window would have helped.
 
+The presets are agent-ways' merged `refire_presets` (config.rs `apply_values`): its defaults, then
+each key of the user `config.yaml`'s mapping, then the project `.claude/ways.yaml`'s, a later layer
+setting a name again or adding one (`merge_presets`); a way's `refire: <name>` and the next shorter
+preset are read against them.
+
 The edit is exactly one line: the first column-0 `refire:` line of the front matter, as agent-ways'
 flat line reader finds it (§4). A way without one, or with a value that is neither a preset nor a
 number in 0..10, gets no proposal (the page says why).
@@ -19,7 +24,6 @@ from dataclasses import dataclass
 
 # agent-ways `refire_presets` defaults (config.rs, §3.5); a user config may change them.
 PRESETS = {"once": 1.0, "rare": 0.4, "normal": 0.15, "frequent": 0.05}
-SHORTEST_PRESET = "frequent"
 REFIRE_MAX = 10.0  # `RefireSpec::Numeric` range 0..10 (frontmatter.rs)
 # One read inside the window is already the agent saying it needed the way sooner; the page shows
 # how many there were, so a reviewer weighs one against many.
@@ -44,13 +48,27 @@ class RefireLine:
     value: RefireValue | None  # None: a value agent-ways would refuse (not a preset, not 0..10)
 
 
-def parse_value(text: str) -> RefireValue | None:
+def merge_presets(*layers: object) -> dict[str, float]:
+    """The defaults with each layer's `refire_presets` mapping applied in order, as agent-ways' config
+    does (config.rs `apply_values`): a string name with a number (an integer too: serde's `as_f64`)
+    sets that preset; any other entry, or a layer that is not a mapping, changes nothing."""
+    presets = dict(PRESETS)
+    for layer in layers:
+        if not isinstance(layer, dict):
+            continue
+        for name, fraction in layer.items():
+            if isinstance(name, str) and isinstance(fraction, int | float) and not isinstance(fraction, bool):
+                presets[name] = float(fraction)
+    return presets
+
+
+def parse_value(text: str, presets: dict[str, float] = PRESETS) -> RefireValue | None:
     """A preset name or a number in 0..10, as `RefireSpec` accepts it; anything else None."""
     raw = re.sub(r"\s+#.*$", "", text).strip()  # a YAML comment (serde reads `refire:` as YAML)
     if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
         raw = raw[1:-1].strip()
-    if raw in PRESETS:
-        return RefireValue(raw, PRESETS[raw])
+    if raw in presets:
+        return RefireValue(raw, presets[raw])
     try:
         number = float(raw)
     except ValueError:
@@ -60,7 +78,7 @@ def parse_value(text: str) -> RefireValue | None:
     return RefireValue(raw, number)
 
 
-def find_line(text: str) -> RefireLine | None:
+def find_line(text: str, presets: dict[str, float] = PRESETS) -> RefireLine | None:
     """The first column-0 `refire:` line between the opening `---` and the closing one; None when
     the file has no front matter or no such line (the flat reader's rule: first match wins)."""
     lines = text.split("\n")
@@ -71,14 +89,14 @@ def find_line(text: str) -> RefireLine | None:
         if bare == "---":
             return None
         if bare.startswith("refire:"):
-            return RefireLine(index, line, parse_value(bare[len("refire:") :]))
+            return RefireLine(index, line, parse_value(bare[len("refire:") :], presets))
     return None
 
 
-def shorter(value: RefireValue) -> RefireValue | None:
+def shorter(value: RefireValue, presets: dict[str, float] = PRESETS) -> RefireValue | None:
     """The next shorter refire: the largest preset below the current fraction, else half of it.
     None when it cannot get shorter (0 refires at once already)."""
-    below = [(fraction, name) for name, fraction in PRESETS.items() if fraction < value.fraction]
+    below = [(fraction, name) for name, fraction in presets.items() if fraction < value.fraction]
     if below:
         fraction, name = max(below)
         return RefireValue(name, fraction)
@@ -107,16 +125,19 @@ class RefireProposal:
     after: str  # the file with the one line changed
 
 
-def propose(text: str, out_of_band_reads: int) -> tuple[RefireProposal | None, str]:
-    """The proposal for a way file read as `text`, or None with the reason there is none."""
+def propose(
+    text: str, out_of_band_reads: int, presets: dict[str, float] = PRESETS
+) -> tuple[RefireProposal | None, str]:
+    """The proposal for a way file read as `text` (its presets merged as `merge_presets`), or None with
+    the reason there is none."""
     if out_of_band_reads < MIN_OUT_OF_BAND:
         return None, "no out-of-band reads in this window"
-    found = find_line(text)
+    found = find_line(text, presets)
     if found is None:
         return None, "the way file has no refire: line in its front matter"
     if found.value is None:
         return None, f"its refire: value ({found.line.strip()}) is neither a preset nor a number in 0..10"
-    proposed = shorter(found.value)
+    proposed = shorter(found.value, presets)
     if proposed is None:
         return None, f"refire: {found.value.text} cannot get shorter"
     return RefireProposal(

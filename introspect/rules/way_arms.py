@@ -100,6 +100,7 @@ class WayArms:
     fires: int = 0
     pulls: int = 0  # ways_read pulls of it in the decision log
     out_of_band: int = 0  # of them, re-read inside its refire window (`refire:` longer than the work needs)
+    unspent_out_of_band: int = 0  # of them, made after a reviewer last shortened its refire: (each read once)
     injected_chars: int = 0  # the way's body, as read today
     rates: list[RateArms] = field(default_factory=list)
     means: list[MeanArms] = field(default_factory=list)

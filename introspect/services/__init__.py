@@ -1,6 +1,7 @@
 """Writes the introspection pages make: a viewer's last-seen mark on a session; a person's relevance
-label of a fire, and labels imported from a file, each audited (LabelAction) in its transaction, as
-the ledger audits a ruling or a promotion."""
+label of a fire set, changed or cleared, and labels imported from a file, each audited (LabelAction)
+in its transaction, as the ledger audits a ruling or a promotion (one row per act, naming who acted,
+what it was before and after, kept when the label is gone)."""
 
 from __future__ import annotations
 
@@ -122,6 +123,29 @@ def relevance_label_set(*, fire: str, verdict: str, note: str, user, frame: str 
         labeller_name=name,
     )
     return label
+
+
+@transaction.atomic
+def relevance_label_delete(*, fire: str, user) -> bool:
+    """Clear the user's own label of a fire, audited in the same transaction (verb `delete`, the
+    verdict it had before). False, and nothing written, when the user had no label of it."""
+    name = user.get_username()
+    label = RelevanceLabel.objects.select_for_update().filter(fire=fire, labeller_name=name).first()
+    if label is None:
+        return False
+    LabelAction.objects.create(
+        fire=fire,
+        way=label.way,
+        verb=LabelAction.Verb.DELETE,
+        verdict_before=label.verdict,
+        verdict_after="",
+        note=label.note,
+        user=user,
+        user_name=name,
+        labeller_name=name,
+    )
+    label.delete()
+    return True
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from django.conf import settings
 from django.db import transaction
 
 from introspect.importer import catalog
-from introspect.models import DecisionRecord, Project, ProposalApplied, Way
+from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
+from introspect.rules import proposals_labels as labels
 from introspect.rules import proposals_refire, proposals_toggle
 from introspect.rules.proposals_diff import changed_lines
 from lib import safefs
@@ -93,6 +95,33 @@ def read(root: Path, path: Path, *, missing_ok: bool = False) -> FileText:
     return FileText(root, path, text, sha256(raw))
 
 
+def presets_layer(path: Path) -> object:
+    """A config file's `refire_presets` value (None when the file is absent, unreadable or not YAML: as
+    agent-ways, a file that does not parse sets nothing here)."""
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return doc.get("refire_presets") if isinstance(doc, dict) else None
+
+
+def refire_presets(project_path: str | None) -> dict[str, float]:
+    """agent-ways' merged `refire_presets` where a way resolves its `refire:` (config.rs
+    `load_sections`): the defaults, the user `$XDG_CONFIG_HOME/agent-ways/config.yaml`, then the
+    project's `.claude/ways.yaml` when the way is read in one project (a project's own way)."""
+    user = settings.WAYSWEB_LOCATIONS.user_ways.parent / "config.yaml"
+    layers = [presets_layer(user)]
+    if project_path and Path(project_path).is_absolute():
+        layers.append(presets_layer(Path(project_path).joinpath(*proposals_toggle.OVERLAY_PARTS)))
+    return proposals_refire.merge_presets(*layers)
+
+
+def way_presets(way: Way) -> dict[str, float]:
+    """The presets a way's `refire:` is read against: its project's too when it is a project way."""
+    project = way.project.path if way.root_kind == Way.RootKind.PROJECT and way.project_id else None
+    return refire_presets(project)
+
+
 def way_file(way: Way) -> FileText:
     root = way_root(way)
     return read(root, root / way.rel_path)
@@ -131,7 +160,7 @@ def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user) -> Propos
     if current.sha256 != loaded_sha256:
         raise Stale(f"{way.path} changed since this page was drawn; here is the proposal for it as it is now")
     reads = out_of_band_reads(way.way_id).count()
-    proposal, why = proposals_refire.propose(current.text, reads)
+    proposal, why = proposals_refire.propose(current.text, reads, way_presets(way))
     if proposal is None:
         raise Refused(f"no refire: proposal stands: {why}")
     if proposal.proposed.text != proposed:
@@ -155,10 +184,28 @@ def apply_refire(*, way: Way, loaded_sha256: str, proposed: str, user) -> Propos
     return done
 
 
-def apply_toggle(
-    *, project: Project, way_id: str, loaded_sha256: str, evidence: str, user
-) -> ProposalApplied:
-    """Disable `way_id` in `project` by one line of its `.claude/ways.yaml`."""
+def toggle_evidence(way_id: str, project: Project) -> str:
+    """The evidence for switching `way_id` off in `project`, from people's labels as they are now
+    (rules/proposals_labels.project_toggles); Stale when they no longer argue for it. Never the text
+    a form posted: a label changed since the page was drawn may have withdrawn the proposal."""
+    fires = [
+        labels.LabelledFire(way=way_id, project=project.path, channel=channel, prompt="", verdict=verdict)
+        for channel, verdict in RelevanceLabel.objects.filter(way=way_id, project=project.path)
+        .order_by("ts", "fire", "labeller_name")
+        .values_list("channel", "verdict")
+    ]
+    toggle = next((t for t in labels.project_toggles(fires) if t.project == project.path), None)
+    if toggle is None:
+        raise Stale(
+            f"people's labels no longer show {way_id} irrelevant in {project.path} (and never relevant)"
+        )
+    return f"{len(toggle.irrelevant)} fires labelled irrelevant in {project.path}, none relevant"
+
+
+def apply_toggle(*, project: Project, way_id: str, loaded_sha256: str, user) -> ProposalApplied:
+    """Disable `way_id` in `project` by one line of its `.claude/ways.yaml`, its evidence recomputed
+    from the labels at the moment of writing."""
+    evidence = toggle_evidence(way_id, project)
     current = overlay_file(project)
     if current.sha256 != loaded_sha256:
         raise Stale(f"{current.path} changed since this page was drawn; here it is as it is now")

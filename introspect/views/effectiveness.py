@@ -125,7 +125,7 @@ def effectiveness_page(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "report": report,
         "rows": [way_row(found, report.frame.minimum) for found in report.ways],
-        "refire_proposals": refire_summary({found.way: found.out_of_band for found in report.ways}),
+        "refire_proposals": refire_summary({found.way: found.unspent_out_of_band for found in report.ways}),
         "projects": list(Project.objects.order_by("path").values_list("path", flat=True)[:500]),
         "project": project,
         "way": way,

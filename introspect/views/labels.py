@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST, require_safe
 
 from introspect import services
 from introspect.documents.labels import label_line
-from introspect.forms import LabelForm, LabelFrameForm
+from introspect.forms import LabelClearForm, LabelForm, LabelFrameForm
 from introspect.queries.effectiveness import since_for
-from introspect.queries.labels import CHANNELS, frame_query, label_page
+from introspect.queries.labels import CHANNELS, HIDDEN, frame_query, label_page
 from introspect.queries.relevance import LabelFrame, export_rows
 from lib.htmx import HtmxHttpRequest
 
@@ -35,7 +35,10 @@ def page_context(request: HtmxHttpRequest, ask: dict, at: int | None, form: Labe
     user = request.user
     labeller = user.get_username() if user.is_authenticated else None
     page = label_page(frame=frame_of(ask), seed=ask["seed"], size=ask["size"], at=at, labeller=labeller)
-    return {"page": page, "ask": ask, "channels": CHANNELS, "form": form, "labeller": labeller, "nav": "ways"}
+    return {
+        "page": page, "ask": ask, "channels": CHANNELS, "form": form, "labeller": labeller, "nav": "ways",
+        "hidden": HIDDEN,
+    }  # fmt: skip
 
 
 @require_safe
@@ -71,6 +74,23 @@ def way_label(request: HtmxHttpRequest) -> HttpResponse:
     return redirect(
         f"{reverse('introspect:way-labels')}?{urlencode(query | {'at': min(at + 1, ask['size'])})}"
     )
+
+
+@require_POST
+@login_required
+def way_label_delete(request: HtmxHttpRequest) -> HttpResponse:
+    """Clear the signed-in person's own label of one fire (audited), and show that fire again."""
+    frame_form = LabelFrameForm(request.POST)
+    frame_form.is_valid()
+    ask = frame_form.cleaned_data
+    form = LabelClearForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request, "introspect/way_labels.html", page_context(request, ask, ask["at"]), status=400
+        )
+    services.relevance_label_delete(fire=form.cleaned_data["fire"], user=request.user)
+    query = frame_query(frame_of(ask), ask["seed"], ask["size"])
+    return redirect(f"{reverse('introspect:way-labels')}?{urlencode(query | {'at': ask['at'] or 1})}")
 
 
 @require_safe

@@ -14,8 +14,6 @@ from django.views.decorators.http import require_POST
 from introspect import views
 from introspect.forms import RefireApplyForm, ToggleApplyForm
 from introspect.models import Project, Way
-from introspect.queries import way_proposals
-from introspect.rules import proposals_labels as labels
 from introspect.services import proposals as service
 from introspect.views.ways import way_context
 from lib.htmx import HtmxHttpRequest, render_page
@@ -70,20 +68,9 @@ def apply_toggle(request: HtmxHttpRequest, way_id: str) -> HttpResponse:
         project = Project.objects.filter(pk=data["project_pk"]).first()
         if project is None:
             raise Http404("no such project")
-        # The evidence is the labels as they are now, never the posted text: a label changed since
-        # the page was drawn may have withdrawn the proposal.
-        fires = way_proposals.labelled_fires_of(way_id)
-        toggle = next((t for t in labels.project_toggles(fires) if t.project == project.path), None)
-        if toggle is None:
-            raise service.Stale(
-                f"people's labels no longer show {way_id} irrelevant in {project.path} (and never relevant)"
-            )
+        # The service recomputes the evidence from the labels; the posted text is never evidence.
         return service.apply_toggle(
-            project=project,
-            way_id=way_id,
-            loaded_sha256=data["loaded_sha256"],
-            evidence=f"{len(toggle.irrelevant)} fires labelled irrelevant in {project.path}, none relevant",
-            user=request.user,
+            project=project, way_id=way_id, loaded_sha256=data["loaded_sha256"], user=request.user
         )
 
     return act_on(request, way_id, ToggleApplyForm(request.POST), act)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from introspect.models import LabelAction, ProposalApplied, RelevanceLabel, Way
-from introspect.rules.proposals_diff import changed_lines
-from tests.browser.conftest import ARTIFACTS, sign_in_reviewer
+from introspect.models import LabelAction, RelevanceLabel, Way
+from tests.browser import refire_apply
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +23,6 @@ DESIGN = "softwaredev/architecture/design"
 def test_from_the_arms_to_labels_to_an_applied_proposal(tab, expect):
     way = Way.objects.get(way_id=DESIGN, present=True)
     path = Path(way.root) / way.rel_path
-    before = path.read_text()
     sign_in_reviewer(tab, "/ways/effectiveness/")
     page = tab.page
 
@@ -52,29 +51,6 @@ def test_from_the_arms_to_labels_to_an_applied_proposal(tab, expect):
     page.goto(f"{tab.base}/ways/{DESIGN}/#way-proposals")
     section = page.locator("#way-proposals")
     assert "-refire: 0.25\n+refire: normal" in section.locator("pre.proposal-diff").first.inner_text()
-    earlier = page.context.new_page()
-    earlier.goto(page.url)
-    earlier.wait_for_selector("#way-proposals form.proposal-apply")
-
-    section.locator("form.proposal-apply button").click()
-    page.wait_for_selector("#proposal-done")
-    after = path.read_text()
-    assert changed_lines(before, after) == 1 and after == before.replace(
-        "refire: 0.25\n", "refire: normal\n", 1
-    )
-    row = ProposalApplied.objects.get()
-    assert (row.kind, row.reviewer_name, row.line_before, row.line_after) == (
-        "refire",
-        "rita",
-        "refire: 0.25",
-        "refire: normal",
-    )
-
-    with earlier.expect_response(lambda response: "/apply/refire/" in response.url) as answered:
-        earlier.locator("#way-proposals form.proposal-apply button").click()
-    assert answered.value.status == 409
-    earlier.wait_for_selector("#proposal-error")
-    assert "changed since this page was drawn" in earlier.locator("#proposal-error").inner_text()
-    assert path.read_text() == after and ProposalApplied.objects.count() == 1
-    earlier.screenshot(path=str(ARTIFACTS / "83-did-the-way-help-stale.png"))
-    earlier.close()
+    earlier = refire_apply.earlier_tab(page)
+    after = refire_apply.apply_refire(page, path, "rita")
+    refire_apply.stale_apply_answers_409(earlier, path, after, "83-did-the-way-help-stale.png")

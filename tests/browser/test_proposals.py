@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from introspect.models import ProposalApplied, Way
-from introspect.rules.proposals_diff import changed_lines
-from tests.browser.conftest import ARTIFACTS, sign_in_reviewer
+from introspect.models import Way
+from tests.browser import refire_apply
+from tests.browser.conftest import sign_in_reviewer
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -20,7 +20,6 @@ DESIGN = "softwaredev/architecture/design"
 def test_a_reviewer_applies_a_refire_proposal_and_a_stale_apply_answers_409(tab):
     way = Way.objects.get(way_id=DESIGN, present=True)
     path = Path(way.root) / way.rel_path
-    before = path.read_text()
     sign_in_reviewer(tab, "/ways/effectiveness/")
     proposals = tab.page.locator(".effect-proposals")
     assert "refire: 0.25" in proposals.inner_text() and "refire: normal" in proposals.inner_text()
@@ -32,28 +31,11 @@ def test_a_reviewer_applies_a_refire_proposal_and_a_stale_apply_answers_409(tab)
     tab.shot("80-way-proposal")
 
     # A second tab holds the page as drawn now, before the apply below changes the file.
-    earlier = tab.page.context.new_page()
-    earlier.goto(tab.page.url)
-    earlier.wait_for_selector("#way-proposals form.proposal-apply")
-
-    section.locator("form.proposal-apply button").click()
-    tab.page.wait_for_selector("#proposal-done")
+    earlier = refire_apply.earlier_tab(tab.page)
+    after = refire_apply.apply_refire(tab.page, path, "rita")
     assert "Written by rita" in tab.page.locator("#proposal-done").inner_text()
-    after = path.read_text()
-    assert changed_lines(before, after) == 1 and "refire: normal\n" in after
-    row = ProposalApplied.objects.get()
-    assert (row.reviewer_name, row.line_before, row.line_after) == ("rita", "refire: 0.25", "refire: normal")
     assert "rita" in tab.page.locator(".proposal-audit").inner_text()
     # The read that argued for it is spent: no second, shorter step is offered.
     assert "since its refire: was last shortened here" in tab.page.locator("#way-proposals").inner_text()
     tab.shot("81-way-proposal-applied")
-
-    # The earlier tab's apply was drawn before the file changed: 409, and its page says why.
-    with earlier.expect_response(lambda response: "/apply/refire/" in response.url) as answered:
-        earlier.locator("#way-proposals form.proposal-apply button").click()
-    assert answered.value.status == 409
-    earlier.wait_for_selector("#proposal-error")
-    assert "changed since this page was drawn" in earlier.locator("#proposal-error").inner_text()
-    assert path.read_text() == after and ProposalApplied.objects.count() == 1
-    earlier.screenshot(path=str(ARTIFACTS / "82-way-proposal-stale.png"))
-    earlier.close()
+    refire_apply.stale_apply_answers_409(earlier, path, after, "82-way-proposal-stale.png")

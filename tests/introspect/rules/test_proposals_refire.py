@@ -59,3 +59,31 @@ def test_no_proposal_says_why():
     assert "neither a preset nor a number" in refire.propose("---\nrefire: [0.3\n---\n", 3)[1]
     assert refire.propose("---\nrefire: 0\n---\n", 3)[1] == "refire: 0 cannot get shorter"
     assert refire.propose("no front matter\nrefire: 0.2\n", 3)[0] is None
+
+
+def test_custom_presets_merge_as_agent_ways_config_does():
+    # config.rs apply_values: each layer sets its names over the last (an integer is a number too);
+    # anything else in the mapping, or a layer that is no mapping, changes nothing.
+    user = {"normal": 0.2, "perpetual": 0.01, "bad": "x", 3: 0.5, "flag": True}
+    project = {"perpetual": 0.02, "whole": 2}
+    presets = refire.merge_presets(user, "not a mapping", None, project)
+    assert presets == {
+        "once": 1.0,
+        "rare": 0.4,
+        "normal": 0.2,
+        "frequent": 0.05,
+        "perpetual": 0.02,
+        "whole": 2.0,
+    }
+    assert refire.merge_presets() == refire.PRESETS
+
+
+def test_a_custom_preset_is_read_and_proposed_as_the_next_shorter():
+    presets = refire.merge_presets({"perpetual": 0.01, "normal": 0.2})
+    # Below frequent comes the user's own preset, not half of it; a way may name a custom preset too.
+    assert refire.shorter(refire.parse_value("frequent", presets), presets).text == "perpetual"
+    assert refire.shorter(refire.parse_value("0.25", presets), presets).text == "normal"
+    assert refire.parse_value("perpetual", presets).fraction == 0.01
+    assert refire.parse_value("perpetual") is None  # unknown without the config that defines it
+    proposal, _ = refire.propose(WAY.replace("refire: 0.25", "refire: perpetual"), 2, presets)
+    assert proposal.proposed.text == "0.005"

@@ -100,6 +100,47 @@ def test_a_permalink_shows_that_fire_and_others_labels_stay_hidden(client, built
     assert 'rel="prev"' in body and 'rel="next"' in body
 
 
+def test_clearing_ones_label_is_audited_and_shows_that_fire_again(client, built, viewer):
+    first = drawn()[0]
+    client.post(
+        "/ways/labels/label/", FRAME | {"fire": first, "verdict": "irrelevant", "note": "off", "at": "1"}
+    )
+    response = client.post("/ways/labels/clear/", FRAME | {"fire": first, "at": "1"})
+    assert response.status_code == 302 and "at=1" in response["Location"]
+    assert not RelevanceLabel.objects.exists()
+    # The audit keeps what was cleared, by whom, with the note it had.
+    assert list(
+        LabelAction.objects.order_by("pk").values_list("verb", "verdict_before", "verdict_after", "note")
+    ) == [("label", "", "irrelevant", "off"), ("delete", "irrelevant", "", "off")]
+    body = client.get(response["Location"]).content.decode()
+    assert "0 of 5 labelled" in body and f'data-fire="{first}"' in body
+    assert "vera delete" in body and "irrelevant → cleared" in body  # the person's own, in the audit list
+    # Clearing what is not there writes nothing; signed out, nothing is cleared.
+    client.post("/ways/labels/clear/", FRAME | {"fire": first, "at": "1"})
+    assert LabelAction.objects.count() == 2
+    labelled.label("vera", {first: "relevant"})
+    client.logout()
+    response = client.post("/ways/labels/clear/", FRAME | {"fire": first, "at": "1"})
+    assert response["Location"].startswith("/accounts/login/") and RelevanceLabel.objects.count() == 1
+
+
+def test_the_audit_lists_who_labelled_and_when_but_only_ones_own_verdicts(client, built, viewer):
+    first, _, third = drawn()[:3]
+    labelled.label("ann", {third: "relevant"}, note="ann's reason")
+    labelled.label("vera", {first: "irrelevant"})
+    audit_of = lambda body: body.split('id="label-audit"', 1)[1].split("</section>", 1)[0]  # noqa: E731
+    body = client.get(URL, FRAME | {"at": "3"}).content.decode()
+    assert "Also labelled by ann (" in body  # who, on the fire shown, never what
+    audit = audit_of(body)
+    assert "ann label" in audit and "fire 3" in audit and "hidden (blind)" in audit
+    assert "vera label" in audit and "— → irrelevant" in audit
+    assert "relevant" not in audit.replace("irrelevant", "") and "ann's reason" not in body
+    # Signed out, every verdict is hidden; the who and when stay.
+    client.logout()
+    audit = audit_of(client.get(URL, FRAME).content.decode())
+    assert audit.count("hidden (blind)") == 2 and "irrelevant" not in audit and "vera label" in audit
+
+
 def test_signing_in_is_needed_to_label_and_not_to_read(client, built):
     body = client.get(URL, FRAME).content.decode()
     assert "Sign in</a> to label" in body and "data-label-form" not in body
@@ -148,9 +189,9 @@ def test_an_empty_frame_says_so(client, built):
 
 def test_the_page_is_bounded_in_queries(client, built, viewer, django_assert_max_num_queries):
     labelled.label("vera", {fire: "irrelevant" for fire in drawn()[:2]})
-    # Session and user, the nav counts, the frame's fires, the person's labels, and the fire shown:
-    # its row, way file, reply before, what followed, outcome and label.
-    with django_assert_max_num_queries(12):
+    # Session and user, the nav counts, the frame's fires, the sample's labels, its audit rows, and the
+    # fire shown: its row, way file, reply before, what followed, outcome and label.
+    with django_assert_max_num_queries(13):
         assert client.get(URL, FRAME | {"size": "40"}).status_code == 200
 
 

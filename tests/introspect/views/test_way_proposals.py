@@ -16,7 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from introspect.models import DecisionRecord, Project, ProposalApplied, RelevanceLabel, Way
+from introspect.queries.effectiveness import effectiveness
+from introspect.rules import proposals_refire as refire
 from introspect.rules.proposals_diff import changed_lines
+from introspect.services import proposals as service
 from lib.hashing import sha256
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +63,25 @@ def test_the_sample_yields_a_refire_proposal_with_its_evidence_and_diff(sample, 
     assert "not a measured" in html  # the caveat
     assert "A reviewer may apply it from here" in html  # not a reviewer: no form
     assert 'action="/ways/softwaredev/architecture/design/apply/refire/#way-proposals"' not in html
+
+
+def test_the_user_config_and_a_project_ways_yaml_set_the_presets(sample, client, settings, tmp_path):
+    # The user config.yaml (beside the user ways) redefines normal and adds a shorter preset; the
+    # proposal for 0.25 is then the user's normal, as agent-ways would resolve it.
+    config = settings.WAYSWEB_LOCATIONS.user_ways.parent / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("refire_presets:\n  normal: 0.2\n  brisk: 0.1\n")
+    assert "<code>refire: 0.25</code> → <code>refire: normal</code>" in page(client)
+    config.write_text("refire_presets:\n  normal: 0.3\n  brisk: 0.1\n")
+    assert "<code>refire: 0.25</code> → <code>refire: brisk</code>" in page(client)
+    # A project's ways.yaml layers over the user's for that project's own way.
+    way = Way.objects.get(way_id=DESIGN, present=True)
+    project = Project.objects.create(path=str(tmp_path / "proj"), name="proj")
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
+    (tmp_path / "proj" / ".claude" / "ways.yaml").write_text("refire_presets:\n  brisk: 0.2\n")
+    assert service.way_presets(way)["brisk"] == 0.1  # a core way: the user layer only
+    way.root_kind, way.project = Way.RootKind.PROJECT, project
+    assert service.way_presets(way) == refire.merge_presets({"normal": 0.3, "brisk": 0.1}, {"brisk": 0.2})
 
 
 def test_a_way_without_out_of_band_reads_says_so(sample, client):
@@ -187,6 +209,23 @@ def test_a_project_toggle_is_one_line_of_the_projects_ways_yaml(sample, client, 
     assert response.status_code == 409 and ProposalApplied.objects.count() == 1
 
 
+def test_the_toggles_evidence_is_recomputed_from_the_labels_when_it_is_applied(sample, client, tmp_path):
+    # The service reads the labels at the moment of writing: a fire relabelled relevant after the
+    # page was drawn withdraws the proposal (409, nothing written); the count is the labels' own.
+    project = Project.objects.create(path=str(tmp_path / "proj"), name="proj")
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
+    labelled_irrelevant(DESIGN, project.path, count=4)
+    user = reviewer(client)
+    assert (
+        service.toggle_evidence(DESIGN, project)
+        == f"4 fires labelled irrelevant in {project.path}, none relevant"
+    )
+    RelevanceLabel.objects.filter(fire=f"{0:064x}").update(verdict=RelevanceLabel.Verdict.RELEVANT)
+    with pytest.raises(service.Stale):
+        service.apply_toggle(project=project, way_id=DESIGN, loaded_sha256="absent", user=user)
+    assert not (tmp_path / "proj" / ".claude" / "ways.yaml").exists() and not ProposalApplied.objects.exists()
+
+
 def labelled_irrelevant(way: str, project: str, *, count: int) -> None:
     """`count` fires of `way` in `project` that a person labelled irrelevant."""
     for n in range(count):
@@ -222,3 +261,18 @@ def test_the_effectiveness_page_lists_the_refire_proposals_of_its_frame(sample, 
     # The sample's reads are months old: the last day holds none, and the page says so.
     html = client.get(reverse("introspect:way-effectiveness"), {"days": "1"}).content.decode()
     assert "No out-of-band reads in this window: no <code>refire:</code> proposal." in html
+
+
+def test_the_effectiveness_summary_counts_a_read_once_and_not_after_it_was_spent(sample, client):
+    # The sample's one out-of-band read of the design way argued for a shortening a reviewer then
+    # applied (at = now, after the read): the summary no longer offers a step from it, while the
+    # JSON's out_of_band still reports the read itself, once.
+    url = reverse("introspect:way-effectiveness")
+    assert f"{DESIGN}</a>: 1 out-of-band read →" in client.get(url).content.decode()
+    ProposalApplied.objects.create(
+        kind=ProposalApplied.Kind.REFIRE, way_id=DESIGN, path="design.md", line_before="refire: 0.25",
+        line_after="refire: normal", sha_after="0" * 64, reviewer_name="rev",
+    )  # fmt: skip
+    assert f"{DESIGN}</a>: 1 out-of-band read" not in client.get(url).content.decode()
+    design = next(w for w in effectiveness().ways if w.way == DESIGN)
+    assert (design.out_of_band, design.unspent_out_of_band) == (1, 0)
