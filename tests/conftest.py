@@ -16,6 +16,7 @@ from django.core.management import call_command
 from introspect.rules import highlight
 from introspect.rules.join import project_slug
 from lib import locations
+from tests.kept_imports import KeptImports
 
 
 class Room:
@@ -156,11 +157,26 @@ def home(tmp_path, settings) -> Home:
     return Home(root)
 
 
-@pytest.fixture
-def sample(tmp_path, settings) -> Path:
-    """The bundled sample imported: sessions with transcripts, so their pages show the conversation."""
-    home = tmp_path / "home"
-    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
+def ingest() -> None:
     call_command("ingest", stdout=StringIO())
-    return home
+
+
+def import_sample(home: Path) -> None:
+    """Lay the bundled sample out at `home` (which settings point at) and import it."""
+    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+    ingest()
+
+
+@pytest.fixture(scope="session")
+def kept_imports(tmp_path_factory) -> KeptImports:
+    return KeptImports(tmp_path_factory.mktemp("kept-imports"))
+
+
+@pytest.fixture
+def sample(kept_imports, settings, transactional_db) -> Path:
+    """The bundled sample imported: sessions with transcripts, so their pages show the conversation.
+
+    Imported once a session (a worker's), then copied back with its rows for each test
+    (tests/kept_imports.py); the copy is put back outside a test transaction, hence transactional_db."""
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept_imports.home)})
+    return kept_imports.start("sample", import_sample)
