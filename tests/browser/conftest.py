@@ -111,6 +111,17 @@ def tab(browser, live_server, sample_home):
 
 
 @pytest.fixture
+def api_server(sample_home, settings, kept_imports) -> Path:
+    """The sample with its api-server repository (majordomus knowledge candidates, ADR-0014's open
+    rulings) imported too."""
+    locs = settings.WAYSWEB_LOCATIONS
+    folder = sample_home / "repos" / "api-server"
+    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": (folder,)})
+    kept_imports.then("api-server", lambda home: ingest())
+    return folder
+
+
+@pytest.fixture
 def repos(sample_home, settings, kept_imports):
     """The sample with both its repositories (knowledge, decisions) imported too."""
     locs = settings.WAYSWEB_LOCATIONS
