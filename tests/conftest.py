@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import shutil
 import zlib
@@ -15,6 +16,55 @@ from django.core.management import call_command
 from introspect.rules import highlight
 from introspect.rules.join import project_slug
 from lib import locations
+from tests.kept_imports import KeptImports
+
+
+class Room:
+    """The workers' shared lock (a readers-writer lock on two files of the run's temp root).
+
+    Every test holds `room` shared while it runs; a test marked `alone` holds it exclusively, so it
+    starts once the other worker's current test is done and nothing else runs until it ends. The
+    `turnstile` gives it priority: the other worker passes it before each test, and an `alone` test
+    holds it while it waits for the room, so the other worker cannot keep the room busy forever."""
+
+    def __init__(self, root: Path):
+        self.turnstile = open(root / "waysweb-turnstile.lock", "a")  # noqa: SIM115 (held for the session)
+        self.room = open(root / "waysweb-room.lock", "a")  # noqa: SIM115
+
+    def enter(self, *, alone: bool) -> None:
+        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+        if alone:
+            fcntl.flock(self.room, fcntl.LOCK_EX)
+            return
+        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        fcntl.flock(self.room, fcntl.LOCK_SH)
+
+    def leave(self) -> None:
+        fcntl.flock(self.room, fcntl.LOCK_UN)
+        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def room(request, tmp_path_factory) -> Room | None:
+    # Only an xdist worker has a neighbour; its base temp is `<run's base temp>/<worker>`, so the
+    # parent is this run's and no other run's (a child pytest a test starts runs with -n 0).
+    if not hasattr(request.config, "workerinput"):
+        return None
+    return Room(tmp_path_factory.getbasetemp().parent)
+
+
+@pytest.fixture(autouse=True)
+def alone_or_beside(request, room):
+    # Autouse in the root conftest: set up before the test's own fixtures, so an `alone` test's
+    # setup (an import, a restored database) also runs with the other worker held off.
+    if room is None:
+        yield
+        return
+    room.enter(alone=request.node.get_closest_marker("alone") is not None)
+    try:
+        yield
+    finally:
+        room.leave()
 
 
 @pytest.fixture(autouse=True)
@@ -107,11 +157,26 @@ def home(tmp_path, settings) -> Home:
     return Home(root)
 
 
-@pytest.fixture
-def sample(tmp_path, settings) -> Path:
-    """The bundled sample imported: sessions with transcripts, so their pages show the conversation."""
-    home = tmp_path / "home"
-    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
+def ingest() -> None:
     call_command("ingest", stdout=StringIO())
-    return home
+
+
+def import_sample(home: Path) -> None:
+    """Lay the bundled sample out at `home` (which settings point at) and import it."""
+    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+    ingest()
+
+
+@pytest.fixture(scope="session")
+def kept_imports(tmp_path_factory) -> KeptImports:
+    return KeptImports(tmp_path_factory.mktemp("kept-imports"))
+
+
+@pytest.fixture
+def sample(kept_imports, settings, transactional_db) -> Path:
+    """The bundled sample imported: sessions with transcripts, so their pages show the conversation.
+
+    Imported once a session (a worker's), then copied back with its rows for each test
+    (tests/kept_imports.py); the copy is put back outside a test transaction, hence transactional_db."""
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept_imports.home)})
+    return kept_imports.start("sample", import_sample)

@@ -28,7 +28,8 @@ def test_playwright_is_only_in_the_browser_group_which_uv_does_not_install_by_de
     assert names(groups["browser"]) == {"playwright"}
     assert "playwright" not in names(groups["dev"]) | names(PYPROJECT["project"]["dependencies"])
     assert PYPROJECT["tool"]["uv"]["default-groups"] == ["dev"]
-    assert {"pytest", "pytest-django"} <= names(groups["dev"])  # `uv run pytest` still works
+    # `uv run pytest` still works: its addopts start two workers (pytest-xdist).
+    assert {"pytest", "pytest-django", "pytest-xdist"} <= names(groups["dev"])
 
 
 def test_ci_installs_the_browser_group_and_forbids_skipping_the_browser_tests():
@@ -49,8 +50,9 @@ def run_browser_test(tmp_path: Path, test: str = ONE_BROWSER_TEST, **env: str) -
     child_env = {k: v for k, v in os.environ.items() if k != "WAYSWEB_REQUIRE_BROWSER"}
     # Any existing file passes the Chromium check, which comes first: playwright's is the one tested.
     child_env.update(PYTHONPATH=str(hidden.parent), WAYSWEB_CHROMIUM=sys.executable, **env)
+    # `-n 0`: in one process; the addopts would start two workers of its own for a test that skips.
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-q", test],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rs", "-q", test],
         cwd=ROOT,
         env=child_env,
         capture_output=True,

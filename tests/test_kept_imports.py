@@ -6,12 +6,9 @@ from __future__ import annotations
 import pytest
 
 from introspect.models import SourceFile, TranscriptEntry
-from tests.browser import conftest as browser
-
-# The browser tests' fixtures, taken here so this runs (and does not skip) without Playwright.
-kept_imports = browser.kept_imports
-sample_home = browser.sample_home
-ingest = browser.ingest
+from lib import locations
+from tests.conftest import import_sample, ingest
+from tests.kept_imports import KeptImports
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -28,10 +25,14 @@ def appended_then_imported(home) -> tuple[list, int]:
     return rows, TranscriptEntry.objects.count() - before
 
 
-@pytest.mark.parametrize("run", ["built", "restored"])
-def test_a_line_appended_after_the_import_is_read_on_from_the_checkpoint(sample_home, kept_imports, run):
-    # The first run imports the sample and keeps it; the second gets it back, its file written to.
-    assert run != "restored" or kept_imports.restored
-    rows, added = appended_then_imported(sample_home)
-    assert added == 1
-    assert all(generation == 1 for _, generation in rows), rows
+def test_a_line_appended_after_the_import_is_read_on_from_the_checkpoint(tmp_path, settings):
+    # A keeper of its own, so the first start builds here whichever test ran before on this worker
+    # (the session's keeper may hold the sample already); the second gets it back, its file written to.
+    kept = KeptImports(tmp_path / "kept")
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept.home)})
+    for run in ("built", "restored"):
+        home = kept.start("sample", import_sample)
+        assert kept.restored == (run == "restored")
+        rows, added = appended_then_imported(home)
+        assert added == 1, run
+        assert all(generation == 1 for _, generation in rows), (run, rows)

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
-from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management import call_command
 
 from lib import locations
 from tests.browser import plain_session
-from tests.kept_imports import KeptImports
+from tests.conftest import import_sample, ingest
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
 # itself (importing, asserting) are still synchronous and safe here.
@@ -94,27 +91,14 @@ class Page:
         return path
 
 
-@pytest.fixture(scope="session")
-def kept_imports(tmp_path_factory) -> KeptImports:
-    return KeptImports(tmp_path_factory.mktemp("kept-imports"))
-
-
-def ingest() -> None:
-    call_command("ingest", stdout=StringIO())
-
-
 @pytest.fixture
 def sample_home(kept_imports, settings):
     """A writable copy of the bundled sample HOME, imported into the test database (imported once a
-    session, then copied back with its rows for each test: tests/kept_imports.py)."""
-
-    def copied(home: Path) -> None:
-        shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-        ingest()
-
+    session, then copied back with its rows for each test: tests/kept_imports.py); the same state
+    as the `sample` fixture's."""
     settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept_imports.home)})
     settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
-    return kept_imports.start("sample", copied)
+    return kept_imports.start("sample", import_sample)
 
 
 @pytest.fixture
@@ -124,6 +108,17 @@ def tab(browser, live_server, sample_home):
     yield page
     context.close()
     assert page.errors == [], f"console errors: {page.errors}"
+
+
+@pytest.fixture
+def api_server(sample_home, settings, kept_imports) -> Path:
+    """The sample with its api-server repository (majordomus knowledge candidates, ADR-0014's open
+    rulings) imported too."""
+    locs = settings.WAYSWEB_LOCATIONS
+    folder = sample_home / "repos" / "api-server"
+    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": (folder,)})
+    kept_imports.then("api-server", lambda home: ingest())
+    return folder
 
 
 @pytest.fixture

@@ -5,13 +5,11 @@ as a whole page."""
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management import call_command
 
 from ledger.models import AdrAction, AdrRecord, KnowledgeRecord, ReviewAction
 from tests.browser.conftest import Page, sign_in
@@ -25,14 +23,9 @@ EVIDENCE = "Confirmed by the load test on 2026-11-06."
 
 
 @pytest.fixture
-def reviewer(sample_home, settings):
+def reviewer(api_server):
     """The sample's api-server repository (knowledge candidates, ADR-0014's open rulings) imported,
     and a reviewer's account."""
-    locs = settings.WAYSWEB_LOCATIONS
-    settings.WAYSWEB_LOCATIONS = locs.__class__(
-        **{**locs.__dict__, "repos": (sample_home / "repos" / "api-server",)}
-    )
-    call_command("ingest", stdout=StringIO())
     user = get_user_model().objects.create_user("rita", password="correct horse battery")
     user.user_permissions.add(Permission.objects.get(codename="review_knowledge"))
     return user

@@ -26,16 +26,19 @@ WIDTHS = (390, 1280, 1920)
 
 
 @pytest.fixture
-def orphan_home(tmp_path, settings):
-    home = tmp_path / "home"
-    shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
-    folder = home / ".claude" / "projects" / "-Users-marot-spotter" / ORPHAN / "subagents"
-    folder.mkdir(parents=True)
-    shutil.copy(FIXTURE, folder / f"agent-{AGENT}.jsonl")
-    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(home)})
+def orphan_home(kept_imports, settings):
+    """The sample with an orphan subagent beside it (imported once a session: tests/kept_imports.py)."""
+
+    def with_orphan(home):
+        shutil.copytree(locations.SAMPLE_HOME, home, symlinks=True)
+        folder = home / ".claude" / "projects" / "-Users-marot-spotter" / ORPHAN / "subagents"
+        folder.mkdir(parents=True)
+        shutil.copy(FIXTURE, folder / f"agent-{AGENT}.jsonl")
+        call_command("ingest", stdout=StringIO())
+
+    settings.WAYSWEB_LOCATIONS = locations.resolve({"HOME": str(kept_imports.home)})
     settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
-    call_command("ingest", stdout=StringIO())
-    return home
+    return kept_imports.start("orphan", with_orphan)
 
 
 def no_sideways_scroll(page) -> None:

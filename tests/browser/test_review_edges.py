@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from ledger.models import KnowledgeRecord
 from tests.browser.conftest import sign_in_reviewer
@@ -14,13 +11,8 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def reviewer_tab(tab, sample_home, settings):
+def reviewer_tab(api_server, tab):
     """The sample with its majordomus repository's candidates, and a reviewer logged in."""
-    locs = settings.WAYSWEB_LOCATIONS
-    settings.WAYSWEB_LOCATIONS = locs.__class__(
-        **{**locs.__dict__, "repos": (sample_home / "repos" / "api-server",)}
-    )
-    call_command("ingest", stdout=StringIO())
     return sign_in_reviewer(tab)
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from ledger.models import AdrAction, AdrRecord
 from tests.browser.conftest import sign_in_reviewer
@@ -15,12 +13,8 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def ruling(tab, sample_home, settings):
+def ruling(repos, tab):
     """The sample's two repositories with their decision records, and a reviewer logged in."""
-    locs = settings.WAYSWEB_LOCATIONS
-    repos = (sample_home / "repos" / "api-server", sample_home / "repos" / "web-ui")
-    settings.WAYSWEB_LOCATIONS = locs.__class__(**{**locs.__dict__, "repos": repos})
-    call_command("ingest", stdout=StringIO())
     return sign_in_reviewer(tab, "/ledger/decisions/backlog/")
 
 

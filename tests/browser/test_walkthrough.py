@@ -132,6 +132,7 @@ def test_it_shows_way_analytics(tab):
     tab.shot("08-way-page")
 
 
+@pytest.mark.alone  # the page must show the new line within seconds: a budget, kept alone
 def test_it_follows_a_live_session(tab, sample_home):
     live = sample_home / ".local/state/agent-ways/events.jsonl"
     sid = "live-0000-4000-8000-000000000001"
@@ -167,6 +168,7 @@ def test_it_follows_a_live_session(tab, sample_home):
     tab.shot("09-live-follow")
 
 
+@pytest.mark.alone  # the page must show the new line within seconds: a budget, kept alone
 def test_it_follows_a_transcript_without_agent_ways_events(tab, sample_home):
     # A plain Claude Code session: only its transcript grows, and the open page shows each line.
     sid = "cc000000-0000-4000-8000-000000000042"

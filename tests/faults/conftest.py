@@ -9,6 +9,7 @@ concurrency, storage faults) and reads it back with plain SQL.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -376,16 +377,22 @@ def percentile(values: list[float], q: float) -> float:
 def write_figures(section: str, figures: dict) -> None:
     """Merge `figures` under `section` into test-artifacts/faults-<backend>.json (quoted in the issue)."""
     ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"faults-{BACKEND}.json"
-    try:
-        data = json.loads(path.read_text())
-    except (FileNotFoundError, ValueError):
-        data = {}
-    data[section] = figures | {
-        "backend": BACKEND,
-        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    # Read, merged and written under a lock: the test workers (pytest-xdist) each record their own
+    # sections into the same file, and a read between another's read and write would drop one.
+    with open(ARTIFACTS / f"faults-{BACKEND}.json", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        try:
+            data = json.loads(fh.read())
+        except ValueError:
+            data = {}  # a new (empty) file, or one a killed run left half written
+        data[section] = figures | {
+            "backend": BACKEND,
+            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        fh.seek(0)
+        fh.truncate()
+        fh.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 # --- what a pass touched (PEP 578 audit hooks) -------------------------------------------------

@@ -101,7 +101,12 @@ def free_ports(n: int) -> list[int]:
     connections as its source port while nothing listens on it yet (a TCP self-connect), and the
     server started there then cannot bind it."""
     floor = ephemeral_floor()
-    candidates = random.Random().sample(range(max(1024, floor - 12000), floor), 200)
+    # Each test worker (pytest-xdist) takes its own residue class of ports: a port free when one
+    # worker checks it can be bound by the other's server before this one's server starts.
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    ports = range(max(1024, floor - 12000) + worker, floor, workers)
+    candidates = random.Random().sample(ports, 200)
     with ExitStack() as stack:
         ports: list[int] = []
         for port in candidates:
