@@ -13,6 +13,10 @@ for side in old new; do
   # The same path for both commits: the sample is read from the checkout and its paths are on pages.
   tree="$out/tree"
   git -C "$repo" worktree add --detach -q "$tree" "$commit"
+  # One mtime for every file of the bundled sample: a checkout writes them whenever it gets to them,
+  # and the importer reads the newest first, so entry keys (on pages, in URLs) followed the
+  # checkout's timing from one crawl to the next. Equal, they are read in their listed order.
+  find "$tree/sample/home" -exec touch -h -d @1790000000 {} +
   (cd "$tree" && uv sync --locked -q && uv run -q --with time-machine python "$here/crawl.py" "$out/$side" --fixtures "$fixtures")
   git -C "$repo" worktree remove --force "$tree"
 done
