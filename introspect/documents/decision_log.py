@@ -104,10 +104,9 @@ def stream_records() -> Iterator[Scan | Pull | str | bytes]:
         elif row[at["kind"]] == DecisionRecord.Kind.PULL:
             yield Pull(*(row[at[name]] for name in PULL_COLUMNS))
         else:
-            scan = Scan(*(row[at[name]] for name in SCAN_COLUMNS), outcomes=own)
-            if row[at["judge_status"]] is not None:
-                scan.judge = Judge(*(row[at[name]] for name in JUDGE_COLUMNS))
-            yield scan
+            judged = row[at["judge_status"]] is not None
+            judge = Judge(*(row[at[name]] for name in JUDGE_COLUMNS)) if judged else None
+            yield Scan(*(row[at[name]] for name in SCAN_COLUMNS), outcomes=own, judge=judge)
     yield from skipped_lines()
 
 

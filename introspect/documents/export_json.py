@@ -101,7 +101,7 @@ def json_export(session: Session, chunks: Iterable[list], subagents: Sequence[Su
             entry = item.card.entry
             if entry.is_prompt and item.turn_start is not None:
                 turn = item.turn_start
-            conversation.append(ConversationItem(kind="entry", entry=export_entry(entry, turn)))
+            conversation.append(ConversationItem(kind="entry", entry=export_entry(item.card, turn)))
     document = SessionExport(
         format=FORMAT,
         session=session.sid,
@@ -140,7 +140,7 @@ def export_subagent(run: SubagentRun) -> ExportSubagent:
         for card in chunk:
             entry = card.entry
             turn += entry.is_prompt  # its own prompts, as the session's are numbered
-            entries.append(export_entry(entry, turn))
+            entries.append(export_entry(card, turn))
     agent = run.agent
     return ExportSubagent(
         agent_id=agent.agent_id,
@@ -153,7 +153,10 @@ def export_subagent(run: SubagentRun) -> ExportSubagent:
     )
 
 
-def export_entry(entry, turn: int) -> ExportEntry:
+def export_entry(card, turn: int) -> ExportEntry:
+    """An entry's card (queries.entry_cards.EntryCard) as the document says it: its text and line as
+    shown, secrets masked."""
+    entry = card.entry
     return ExportEntry(
         uuid=entry.uuid,
         type=entry.type,
@@ -161,12 +164,12 @@ def export_entry(entry, turn: int) -> ExportEntry:
         timestamp=entry.timestamp_raw,
         turn=turn,
         is_prompt=entry.is_prompt or None,
-        text=entry.text,
+        text=card.text,
         tool_name=entry.tool_name,
         tool_use_id=entry.tool_use_id,
         tool_result_id=entry.tool_result_id,
         is_error=entry.is_error or None,
-        line=parsed(entry.line),
+        line=parsed(card.line),
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session
-from introspect.rules import channels, entry_kinds
+from introspect.rules import channels
 
 BACKTICKS = re.compile(r"`{3,}")
 
@@ -187,11 +187,11 @@ def fire_markdown(turn, at: int | None) -> str:
 def entry_markdown(card) -> str:
     """An entry's card (queries.entry_cards.EntryCard) as Markdown."""
     entry = card.entry
-    kind = entry_kinds.card(entry)
+    kind = card.kind
     if kind == "prompt":
-        return f"**User**{stamp(entry)}\n\n{quoted(prose(entry.text))}"
+        return f"**User**{stamp(entry)}\n\n{quoted(prose(card.text))}"
     if kind == "reply":
-        return f"**Assistant**{stamp(entry)}\n\n{prose(entry.text).rstrip()}\n"
+        return f"**Assistant**{stamp(entry)}\n\n{prose(card.text).rstrip()}\n"
     if kind == "call":
         return call_markdown(card)
     if kind == "result":
@@ -199,12 +199,12 @@ def entry_markdown(card) -> str:
             f"**Tool result**{' (error)' if entry.is_error else ''}{stamp(entry)}\n\n{result_markdown(card)}"
         )
     if kind == "thinking":
-        return f"*Thinking*{stamp(entry)}\n\n{fenced(entry.text)}"
+        return f"*Thinking*{stamp(entry)}\n\n{fenced(card.text)}"
     if kind == "context":
         hook = entry.hook_event or "hook"
-        return f"*Context injected by the {hook} hook*{stamp(entry)}\n\n{fenced(entry.text)}"
+        return f"*Context injected by the {hook} hook*{stamp(entry)}\n\n{fenced(card.text)}"
     if kind == "summary":
-        return f"*Compaction summary*{stamp(entry)}\n\n{quoted(prose(entry.text))}"
+        return f"*Compaction summary*{stamp(entry)}\n\n{quoted(prose(card.text))}"
     if kind == "compaction":
         return f"---\n\n*Compaction*{stamp(entry)}\n\n---\n"
     if kind == "system":
@@ -214,16 +214,18 @@ def entry_markdown(card) -> str:
         return f"*Hook {entry.hook_event} · {entry.subtype}*{stamp(entry)}\n"
     if kind == "queued":
         return f"*Typed while the agent worked*{stamp(entry)}\n" + (
-            f"\n{fenced(entry.text)}" if entry.text else ""
+            f"\n{fenced(card.text)}" if card.text else ""
         )
     if kind == "interrupt":
-        return f"*Interrupted by the user{' at a tool call' if 'tool use' in entry.text else ''}*{stamp(entry)}\n"
+        return (
+            f"*Interrupted by the user{' at a tool call' if 'tool use' in card.text else ''}*{stamp(entry)}\n"
+        )
     label = {"meta": "Injected text (isMeta)", "user": "User line", "attachment": "Attachment"}.get(
         kind, f"{entry.type} line"
     )
     if kind == "attachment" and entry.subtype:
         label += f" · {entry.subtype}"
-    return f"*{label}*{stamp(entry)}\n" + (f"\n{fenced(entry.text)}" if entry.text else "")
+    return f"*{label}*{stamp(entry)}\n" + (f"\n{fenced(card.text)}" if card.text else "")
 
 
 def call_markdown(card) -> str:

@@ -65,10 +65,11 @@ def newest_position(session: Session) -> tuple[int, int]:
     return found if found is not None else (-1, 0)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Item:
     """One thing on the conversation spine: an entry, an agent-ways fire turn placed there, or the
-    mark of a line that could not be read (queries/line_gaps.py)."""
+    mark of a line that could not be read (queries/line_gaps.py). A value: what a later step adds to
+    it (its card, notes, decision turn, the unseen divider) makes a new one (dataclasses.replace)."""
 
     entry: TranscriptEntry | None = None
     card: EntryCard | None = None  # the entry prepared for display (prepare_spine)
@@ -233,7 +234,7 @@ def conversation_tail(session: Session, *, after: tuple[int, int], fire_after: i
     turn = before_position(trunk_prompts(session), offset, index + 1).count()
     items, _ = number_items(run, turn=turn, part=1)
     if items and items[0].turn_start is not None and not items[0].entry.is_prompt:
-        items[0].turn_start = None  # the open turn goes on; no new heading
+        items[0] = replace(items[0], turn_start=None)  # the open turn goes on; no new heading
     fires = list(
         with_rows(session.turns.filter(epoch__gte=max(fire_after, 1)).order_by("epoch"))[: TURNS_PER_PAGE * 5]
     )
@@ -346,7 +347,7 @@ def drawn(items: list[Item]) -> list[Item]:
             heading = heading or (item if item.turn_start is not None else None)
             continue
         if heading is not None and item.turn_start is None:
-            item.turn_start, item.continued = heading.turn_start, heading.continued
+            item = replace(item, turn_start=heading.turn_start, continued=heading.continued)
         heading = None
         kept.append(item)
     return kept

@@ -12,7 +12,7 @@ sessions' records advancing upstream's clock.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 import orjson
@@ -394,13 +394,19 @@ def tie_to_prompts(views: list[TurnView], entries: list[TranscriptEntry]) -> Non
         view.reason = joined.reason if at >= 0 else f"{joined.reason}; no prompt before it"
 
 
-def place_on(items: list, decisions: SessionDecisions | None) -> None:
-    """Give each prompt on a conversation page the decision turn tied to it and which source saw its turn."""
+def place_on(items: list, decisions: SessionDecisions | None) -> list:
+    """The items of a conversation page (queries.conversation.Item), each prompt's given the decision
+    turn tied to it and which source saw its turn (new items; the others as they are)."""
     if decisions is None:
-        return
+        return items
     by_prompt = decisions.by_prompt
-    for item in items:
-        entry = getattr(item, "entry", None)
-        if entry is not None and entry.is_prompt:
-            item.decision = by_prompt.get(entry.pk)
-            item.turn_source = decisions.sources.get(entry.pk, "") if decisions.both else ""
+    return [
+        replace(
+            item,
+            decision=by_prompt.get(item.entry.pk),
+            turn_source=decisions.sources.get(item.entry.pk, "") if decisions.both else "",
+        )
+        if getattr(item, "entry", None) is not None and item.entry.is_prompt
+        else item
+        for item in items
+    ]

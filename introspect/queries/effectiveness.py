@@ -280,8 +280,9 @@ def effectiveness(
     from_events(frame, found, places)
     from_pulls(frame, found)
     lengths = body_lengths(set(found))
-    for entry in found.values():
-        entry.injected_chars = lengths.get(entry.way, 0)
-        arms.measure(entry, turns, frame.minimum)
+    measured = [
+        arms.measure(entry, turns, frame.minimum, injected_chars=lengths.get(entry.way, 0))
+        for entry in found.values()
+    ]
     relevance = labels.relevance(project=frame.project, since=frame.since, way=frame.way)
-    return Report(frame=frame, turns=len(turns), ways=arms.order(found.values()), relevance=relevance)
+    return Report(frame=frame, turns=len(turns), ways=arms.order(measured), relevance=relevance)

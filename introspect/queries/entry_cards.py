@@ -16,23 +16,39 @@ from lib import bulk
 
 
 @dataclass(frozen=True, slots=True)
+class SpillCard:
+    """A spilled output as drawn: the row, and its text with its secrets masked."""
+
+    spill: Spill
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class EntryCard:
-    """A transcript entry as partials/entry.html and the exports draw it: the entry, and what is
-    read or worked out for drawing it (built by entry_card, and nowhere else)."""
+    """A transcript entry as partials/entry.html and the exports draw it: the entry as stored, and
+    what is read or worked out for drawing it (built by entry_card, and nowhere else)."""
 
     entry: TranscriptEntry
+    kind: str = ""  # which card draws it (rules/entry_kinds.card: prompt, reply, call, result, …)
+    text: str = ""  # its text as shown: secrets masked, whole when the stored column holds its start
+    masked: bytes | None = None  # its line with its secrets masked; None: shown as stored (`line`)
     call: tool_cards.ToolCall | None = None  # a tool call, parsed
     result: tool_cards.ToolResult | None = None  # a tool result, parsed
     compaction: system_lines.Compaction | None = None  # a compact_boundary line
     system_text: str = ""  # another system line's text
     usage: usage.MessageUsage | None = None  # on the last line of an assistant message
-    spills: list[Spill] = field(default_factory=list)  # its outputs spilled to tool-results/
+    spills: list[SpillCard] = field(default_factory=list)  # its outputs spilled to tool-results/
     paired_result: EntryCard | None = None  # a call's own result (parallel calls each get theirs)
     with_call: bool = False  # a result drawn inside its call's card, not at its own place
     prompt_spans: list[str] = field(default_factory=list)  # a prompt's keyword spans its keyed fires matched
     bookkeeping: bool = False  # the input queue's bookkeeping (rules/entry_kinds.hidden_queue_lines)
     # The secrets masked in it (its line, its spills, its paired result's): what a reviewer may reveal.
     secrets: list[secret_masks.SecretRef] = field(default_factory=list)
+
+    @property
+    def line(self) -> bytes:
+        """Its raw line as shown (read from the row only when nothing was masked in it)."""
+        return self.entry.line if self.masked is None else self.masked
 
 
 def entry_cards(
@@ -44,29 +60,32 @@ def entry_cards(
     parsed into display cards (introspect/rules/tool_cards.py), each entry's spilled outputs (one
     query for all of them), each assistant message's usage on its last line (message_usages, one
     more), each text the `text` column holds only the start of read whole from its raw line
-    (whole_texts), and each prompt the keyword spans of `prompt_spans` (by the prompt's pk).
+    (whole_text), and each prompt the keyword spans of `prompt_spans` (by the prompt's pk).
 
     (prefetch_related would build a queryset and a manager per entry, for the few that have any.)
     """
     paired, with_call, outside = pair_results(source_id, entries)
     shown = entries + outside
-    spilled: dict[int, list[Spill]] = {}
+    masks = secret_masks.Allowed()  # secrets masked before any text is read for display
+    spilled: dict[int, list[SpillCard]] = {}
     if shown:
         for spill in Spill.objects.filter(entry_id__in=[entry.pk for entry in shown]).order_by("pk"):
-            spilled.setdefault(spill.entry_id, []).append(spill)
-    masks = secret_masks.Allowed()  # secrets masked before any text is read for display
-    secret_masks.mask_entries(shown, masks)
-    secret_masks.mask_spills((spill for group in spilled.values() for spill in group), masks)
-    whole_texts(shown)
+            spilled.setdefault(spill.entry_id, []).append(
+                SpillCard(spill, secret_masks.masked_text(spill.text, masks))
+            )
+    lines = {id(entry): shown_line(entry, masks) for entry in shown}
     usages = message_usages(shown)
     found = secret_masks.secret_refs(shown, masks, spilled=bool(spilled))
-    bookkeeping = {id(entries[n]) for n in entry_kinds.hidden_queue_lines(entries)}
+    texts = [lines[id(entry)][1] for entry in entries]
+    bookkeeping = {id(entries[n]) for n in entry_kinds.hidden_queue_lines(entries, texts)}
     spans = prompt_spans or {}
     built: dict[int, EntryCard] = {}
     # Results before calls: a call's card holds its result's.
     for entry in sorted(shown, key=lambda entry: id(entry) in paired):
         built[id(entry)] = entry_card(
             entry,
+            masked=lines[id(entry)][0],
+            text=lines[id(entry)][1],
             usage=usages.get(id(entry)),
             spills=spilled.get(entry.pk, []),
             paired_result=built[id(paired[id(entry)])] if id(entry) in paired else None,
@@ -81,28 +100,33 @@ def entry_cards(
 def entry_card(
     entry: TranscriptEntry,
     *,
+    masked: bytes | None,
+    text: str,
     usage: usage.MessageUsage | None,
-    spills: list[Spill],
+    spills: list[SpillCard],
     paired_result: EntryCard | None,
     with_call: bool,
     prompt_spans: list[str],
     bookkeeping: bool,
     secrets: list[secret_masks.SecretRef] | None = None,
 ) -> EntryCard:
-    """One entry's card: its call, result or system line parsed from its raw line, with what
-    entry_cards read for it."""
+    """One entry's card: its call, result or system line parsed from its line as shown (`masked`, or
+    the stored one), with its text as shown and what entry_cards read for it."""
     call = result = compaction = None
     system_text = ""
     if entry.type == "assistant" and entry.tool_use_id:
-        call = tool_cards.tool_call(entry)
+        call = tool_cards.tool_call(entry, line=masked)
     elif entry.type == "user" and entry.tool_result_id:
-        result = tool_cards.tool_result(entry)
+        result = tool_cards.tool_result(entry, line=masked, shown_text=text)
     elif entry.type == "system" and entry.subtype == "compact_boundary":
-        compaction = system_lines.compaction(entry.line)
+        compaction = system_lines.compaction(entry.line if masked is None else masked)
     elif entry.type == "system":
-        system_text = system_lines.system_text(entry.line)
+        system_text = system_lines.system_text(entry.line if masked is None else masked)
     return EntryCard(
         entry=entry,
+        kind=entry_kinds.card(entry),
+        text=text,
+        masked=masked,
         call=call,
         result=result,
         compaction=compaction,
@@ -117,13 +141,22 @@ def entry_card(
     )
 
 
-def whole_texts(entries: list[TranscriptEntry]) -> None:
-    """Give each entry whose stored text may be cut (importer/transcripts.TEXT_LIMIT) its whole
-    text, from the raw line the entry already carries: no query, and only the entries shown pay
-    for it (lists and search read the column alone)."""
-    for entry in entries:
-        if transcripts.maybe_cut(entry.text):
-            entry.text = transcripts.whole_text(entry.line) or entry.text
+def shown_line(entry: TranscriptEntry, allowed: secret_masks.Allowed) -> tuple[bytes | None, str]:
+    """The entry's line with its secrets masked (None: shown as stored) and its text as shown: masked
+    when its line held a secret, whole (whole_text)."""
+    masked = secret_masks.masked_line(entry, allowed)
+    text = secret_masks.masked_text(entry.text, allowed) if masked is not None else entry.text
+    return masked, whole_text(entry, text, masked)
+
+
+def whole_text(entry: TranscriptEntry, text: str, masked: bytes | None) -> str:
+    """`text` (the entry's, masked), whole when the stored column may hold only its start
+    (importer/transcripts.TEXT_LIMIT): read from the raw line the entry already carries (`masked`,
+    if a secret was masked in it), no query, and only the entries shown pay for it (lists and search
+    read the column alone)."""
+    if not transcripts.maybe_cut(text):
+        return text
+    return transcripts.whole_text(entry.line if masked is None else masked) or text
 
 
 def message_usages(entries: Sequence[TranscriptEntry]) -> dict[int, usage.MessageUsage]:
@@ -192,5 +225,4 @@ def entry_code(session: Session, entry_id: int, slot: str) -> tool_cards.CodeBox
     entry = TranscriptEntry.objects.filter(pk=entry_id, session=session).first()
     if entry is None:
         return None
-    secret_masks.mask_entries([entry])
-    return tool_cards.code_box(entry, slot)
+    return tool_cards.code_box(entry, slot, line=secret_masks.masked_line(entry))

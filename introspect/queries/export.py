@@ -11,6 +11,7 @@ the same way, after the session's own (an export puts them in an appendix: expor
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from introspect.documents.export_runs import SubagentRun
 from introspect.models import Session, Subagent, TranscriptEntry, Turn
@@ -75,7 +76,9 @@ def export_chunks(session: Session, *, size: int | None = None) -> Iterator[list
             break
         items, _ = number_items(chunk, turn=turn, part=0 if after is None else 1)
         if after is not None and not chunk[0].is_prompt:
-            items[0].turn_start = None  # the turn open at the end of the last chunk goes on
+            items[0] = replace(
+                items[0], turn_start=None
+            )  # the turn open at the end of the last chunk goes on
         prompts = [entry.pk for entry in chunk if entry.is_prompt]
         keys = [
             *prompts,

@@ -1,5 +1,6 @@
 """Secrets masked where stored text becomes display text: the one call every page, live tail and
-export makes on the entries and spills it shows (entry_cards.entry_cards, entry_code).
+export makes on the entries and spills it shows (entry_cards.entry_cards, entry_code); it returns
+the masked values and leaves the rows as stored.
 
 Computed on read over what is shown, but only for the lines the importer's scan found a secret in or
 never scanned (`TranscriptEntry.has_secret` true or null: a line stored by an importer with
@@ -11,7 +12,6 @@ marked are read (one query) only when something was found.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,29 +39,25 @@ class Allowed:
         return secrets.mask(text, secrets.shown(found, self.keys)) if found else text
 
 
-def mask_entries(entries: Iterable[Any], allowed: Allowed | None = None) -> None:
-    """Each entry's line (what tool cards, system lines and exports read) and `text` masked in place.
-    The text is read out of the line, so a line with no secret has a text with none."""
-    allowed = allowed or Allowed()
-    for entry in entries:
-        if getattr(entry, "has_secret", None) is False:
-            continue  # scanned at import, nothing found (None: never scanned, so scanned here)
-        try:
-            line = entry.line
-        except ValueError:  # a corrupt compressed row (lib/linepack.CorruptLine): nothing to show
-            continue
-        text = bytes(line).decode("utf-8", "surrogateescape")
-        masked = allowed.text(text)
-        if masked is text:
-            continue
-        entry.raw, entry.raw_compressed = masked.encode("utf-8", "surrogateescape"), False
-        entry.text = allowed.text(entry.text)
+def masked_line(entry: Any, allowed: Allowed | None = None) -> bytes | None:
+    """`entry`'s line with its secrets masked, or None when it is shown as stored (found clean at
+    import, nothing found now, or a corrupt compressed row): the row itself is left as stored, and a
+    line found clean is never read here."""
+    if getattr(entry, "has_secret", None) is False:
+        return None  # scanned at import, nothing found (None: never scanned, so scanned here)
+    try:
+        line = entry.line
+    except ValueError:  # a corrupt compressed row (lib/linepack.CorruptLine): nothing to show
+        return None
+    text = bytes(line).decode("utf-8", "surrogateescape")
+    masked = (allowed or Allowed()).text(text)
+    return None if masked is text else masked.encode("utf-8", "surrogateescape")
 
 
-def mask_spills(spills: Iterable[Any], allowed: Allowed | None = None) -> None:
-    allowed = allowed or Allowed()
-    for spill in spills:
-        spill.text = allowed.text(spill.text)
+def masked_text(text: str, allowed: Allowed | None = None) -> str:
+    """`text` with its secrets masked: an entry's text once its line held one (the text is read out
+    of the line, so a line with no secret has a text with none), a spilled output's always."""
+    return (allowed or Allowed()).text(text)
 
 
 @dataclass(frozen=True, slots=True)

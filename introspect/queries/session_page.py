@@ -4,7 +4,7 @@ two live-follow tails."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from introspect.models import SeenMark, Session, Subagent, Turn
 from introspect.queries import providers, turn_outcomes
@@ -47,24 +47,28 @@ def turn_context(
 ) -> dict:
     """Everything the fire turns of a page show: rows with evidence, near-misses, subagents, and
     what other apps note under each turn (introspect/queries/providers.py). Given the conversation
-    `items` of the page, a note about an entry goes under that entry and not again under its turn;
+    `items` of the page, a note about an entry goes under that entry and not again under its turn
+    (`items`: the page's items, those with notes given them);
     `numbers`: each turn's conversation turn by its epoch (fire_numbers; none in the fire-turn list)."""
     turns = sorted(turns, key=lambda turn: turn.epoch)
     way_ids = {row.way_id for turn in turns for row in turn.ways.all()}
     ways = ways_by_id(way_ids, session.project)
     misses = near_misses_by_turn(session, turns)
     notes = providers.session_notes(session, turns, header=header)
-    placed: set[int] = set()
-    for item in items or ():
-        if item.entry is not None and item.entry.pk in notes.by_entry:
-            item.notes = notes.by_entry[item.entry.pk]
-            placed.update(id(note.item) for note in item.notes)
+    noted = [
+        replace(item, notes=notes.by_entry[item.entry.pk])
+        if item.entry is not None and item.entry.pk in notes.by_entry
+        else item
+        for item in items or ()
+    ]
+    placed = {id(note.item) for item in noted for note in item.notes}
     under_turns = {
         pk: [note for note in turn_notes if id(note.item) not in placed]
         for pk, turn_notes in notes.by_turn.items()
     }
     agents = list(Subagent.objects.filter(session=session).order_by("agent_id"))
     return {
+        **({"items": noted} if items is not None else {}),
         "turns": turns,
         # What the turn-row partial draws of each turn it is given (by epoch).
         "turn_cards": turn_cards(
@@ -127,7 +131,10 @@ def session_detail_page(
     context = turn_context(
         session, page.fires, header=True, items=page.items, numbers=fire_numbers(page.items)
     )
+    page = replace(page, items=context.pop("items"))
     unseen = unseen_entries(session, page, since) if since is not None else None
+    if unseen is not None and unseen.divider_at is not None:
+        page = replace(page, items=divided(page.items, unseen.divider_at))
     headings = (item.turn_start for item in page.items if item.turn_start is not None)
     return {
         **header,
@@ -152,6 +159,9 @@ class Unseen:
     since: str
     place: tuple[int, int] | None = None
     first_turn: int | None = None  # fire-turn list: the epoch the divider goes before
+    divider_at: tuple[int, int] | None = (
+        None  # conversation: the position the divider goes before, on this page
+    )
 
     @property
     def jump(self) -> str:
@@ -183,11 +193,16 @@ def unseen_entries(session: Session, page: ConversationPage, since: tuple[int, i
     # The first page also holds what comes before its first shown entry (results drawn with their call).
     opens = page.turn == 0 and page.part == 0
     if shown and at <= position_of(shown[-1].entry) and (opens or at >= position_of(shown[0].entry)):
-        next(item for item in shown if position_of(item.entry) >= at).first_unseen = True
-        place = None
-    else:
-        place = turn_of_entry(session, first)
-    return Unseen(count=newer.count(), since=f"{offset}.{index}", place=place)
+        return Unseen(count=newer.count(), since=f"{offset}.{index}", divider_at=at)
+    return Unseen(count=newer.count(), since=f"{offset}.{index}", place=turn_of_entry(session, first))
+
+
+def divided(items: list[Item], at: tuple[int, int]) -> list[Item]:
+    """`items` with the "new since your last visit" divider before the first entry at or after `at`."""
+    out = list(items)
+    first = next(n for n, item in enumerate(out) if item.entry is not None and position_of(item.entry) >= at)
+    out[first] = replace(out[first], first_unseen=True)
+    return out
 
 
 def unseen_turns(session: Session, turns: list[Turn], since: int) -> Unseen | None:
@@ -222,8 +237,10 @@ def session_conversation_tail(session: Session, *, after: tuple[int, int], fire_
     tail = conversation_tail(session, after=after, fire_after=fire_after)
     # A turn the tail opens has its signals so far (one query, only when it opens any).
     headings = (item.turn_start for item in tail["items"] if item.turn_start is not None)
+    noted = turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"])
     return {
-        **turn_context(session, tail["fires"], items=tail["items"], numbers=tail["fire_numbers"]),
+        **noted,
         **tail,
+        "items": noted["items"],  # the tail's, with the notes about them
         "turn_signals": turn_outcomes.turn_signals(session, headings),
     }

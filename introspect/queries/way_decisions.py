@@ -12,11 +12,12 @@ other than upstream's `no refire curve`) is counted apart, as upstream's stats c
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Avg, Count, Q
+from django.db.models import Count, Q
 from django.db.models.functions import TruncWeek
 
 from introspect.models import DecisionOutcome, DecisionRecord
@@ -143,8 +144,8 @@ def result_weeks(
 
 def near_miss_rows(out: WayDecisions, near) -> None:
     """The newest near misses (NEAR_MISS_LIMIT), their count and mean shortfall (over those that carry one)."""
-    summary = near.aggregate(n=Count("pk"), mean=Avg("shortfall", filter=Q(shortfall__isnull=False)))
-    out.near_miss_total, out.mean_shortfall = summary["n"], summary["mean"]
+    shortfalls = list(near.values_list("shortfall", flat=True))
+    out.near_miss_total, out.mean_shortfall = len(shortfalls), mean_shortfall(shortfalls)
     newest = near.select_related("record").order_by(*(f"-record__{name}" for name in STREAM_ORDER))
     out.near_misses = [
         NearMissRow(
@@ -159,6 +160,14 @@ def near_miss_rows(out: WayDecisions, near) -> None:
         )
         for o in newest[:NEAR_MISS_LIMIT]
     ]
+
+
+def mean_shortfall(shortfalls: list[float | None]) -> float | None:
+    """The mean of the shortfalls that are set, from their exact sum: a database's AVG adds floats in
+    the order it reads the rows, and a mean on a rounding boundary (0.0645) then printed 0.065 or
+    0.064 from one import to the next; math.fsum rounds once, whatever the order."""
+    carried = [value for value in shortfalls if value is not None]
+    return math.fsum(carried) / len(carried) if carried else None
 
 
 def way_pulls(out: WayDecisions, way_id: str) -> None:

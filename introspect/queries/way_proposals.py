@@ -48,7 +48,7 @@ class ToggleCard:
     why_none: str = ""  # why it cannot be applied from the page (the diff is still there to copy)
 
 
-@dataclass
+@dataclass(frozen=True)
 class WayProposals:
     refire: RefireCard
     labelled: int = 0
@@ -165,20 +165,22 @@ def way_proposals(
         # Reads since the last shortening only (one more query, only for a way a reviewer changed).
         out_of_band = service.out_of_band_reads(way_id).count()
     card = refire_card(primary, out_of_band, log_present=log_present, shortened=shortened)
-    out = WayProposals(refire=card, labelled=len(fires))
-    out.applied = applied
     if not fires:
-        return out
+        return WayProposals(refire=card, labelled=0, applied=applied)
     criteria = primary.frontmatter if primary is not None else {}
-    out.vocabulary = labels.vocabulary_review(fires, str(criteria.get("vocabulary") or ""))
-    if out.vocabulary:
-        out.vocabulary_diff = field_diff(primary, "vocabulary", out.vocabulary.vocabulary_after)
-    out.pattern = labels.pattern_narrowing(fires, str(criteria.get("pattern") or ""))
-    if out.pattern:
-        out.pattern_diff = field_diff(primary, "pattern", out.pattern.pattern_after)
-    out.toggles = [toggle_card(t.project, way_id, t) for t in labels.project_toggles(fires)]
-    out.probes = labels.calibration_probes(fires)
-    return out
+    vocabulary = labels.vocabulary_review(fires, str(criteria.get("vocabulary") or ""))
+    pattern = labels.pattern_narrowing(fires, str(criteria.get("pattern") or ""))
+    return WayProposals(
+        refire=card,
+        labelled=len(fires),
+        vocabulary=vocabulary,
+        vocabulary_diff=field_diff(primary, "vocabulary", vocabulary.vocabulary_after) if vocabulary else "",
+        pattern=pattern,
+        pattern_diff=field_diff(primary, "pattern", pattern.pattern_after) if pattern else "",
+        toggles=[toggle_card(t.project, way_id, t) for t in labels.project_toggles(fires)],
+        probes=labels.calibration_probes(fires),
+        applied=applied,
+    )
 
 
 @dataclass(frozen=True)

@@ -114,16 +114,18 @@ def kind_label(kind: str) -> str:
     return FILTER_KINDS.get(kind, kind)
 
 
-def hidden_queue_lines(entries: Sequence[Line]) -> set[int]:
+def hidden_queue_lines(entries: Sequence[Line], texts: Sequence[str] | None = None) -> set[int]:
     """Positions (in `entries`, a page in file order) of queue-operation lines the conversation does
     not draw: the bookkeeping ones, and every `enqueue` whose words a later prompt of the page
-    carries (the prompt shows them; Claude Code may join several queued messages into one)."""
+    carries (the prompt shows them; Claude Code may join several queued messages into one).
+    `texts`: the entries' texts as shown, when they are not their stored ones."""
+    shown = [entry.text for entry in entries] if texts is None else texts
     hidden = set()
-    prompts = [(n, " ".join(entry.text.split())) for n, entry in enumerate(entries) if entry.is_prompt]
+    prompts = [(n, " ".join(shown[n].split())) for n, entry in enumerate(entries) if entry.is_prompt]
     for n, entry in enumerate(entries):
         if entry.type != "queue-operation":
             continue
-        words = " ".join(entry.text.split())
+        words = " ".join(shown[n].split())
         if bookkeeping(entry) or any(at > n and words in text for at, text in prompts):
             hidden.add(n)
     return hidden

@@ -118,15 +118,17 @@ class ToolResult:
     answers: tuple[tuple[str, str], ...] = ()  # AskUserQuestion: (question, answer)
 
 
-def tool_call(entry: Any) -> ToolCall:
-    """The display model of an assistant `tool_use` line."""
+def tool_call(entry: Any, *, line: bytes | None = None) -> ToolCall:
+    """The display model of an assistant `tool_use` line (`line`: the line as shown, secrets masked,
+    when it is not the entry's own)."""
     tool_use_id = _str(getattr(entry, "tool_use_id", None))
     name = _str(getattr(entry, "tool_name", None))
-    obj = _load(_line(entry))
+    raw = _line(entry, line)
+    obj = _load(raw)
     block = _block(obj, "tool_use", "id", tool_use_id)
     if block is None:
         return ToolCall(
-            tool_use_id=tool_use_id, name=name, kind="other", summary="", input_json=_raw_text(entry, obj)
+            tool_use_id=tool_use_id, name=name, kind="other", summary="", input_json=_raw_text(raw, obj)
         )
     tool_use_id = _str(block.get("id")) or tool_use_id
     name = _str(block.get("name")) or name
@@ -203,18 +205,21 @@ def call_status(result: ToolResult | None) -> str:
     return "error" if result.is_error else "ok"
 
 
-def tool_result(entry: Any) -> ToolResult:
-    """The display model of a user `tool_result` line, with the structured `toolUseResult` extras."""
+def tool_result(entry: Any, *, line: bytes | None = None, shown_text: str | None = None) -> ToolResult:
+    """The display model of a user `tool_result` line, with the structured `toolUseResult` extras
+    (`line` and `shown_text`: as shown, secrets masked, when they are not the entry's own)."""
     tool_use_id = _str(getattr(entry, "tool_result_id", None))
     is_error = getattr(entry, "is_error", False) is True
-    obj = _load(_line(entry))
+    raw = _line(entry, line)
+    obj = _load(raw)
     block = _block(obj, "tool_result", "tool_use_id", tool_use_id)
     if block is None:
         # Not a tool_result line after all (or unreadable): show what the importer extracted.
         return ToolResult(
             tool_use_id=tool_use_id,
             is_error=is_error,
-            text=_str(getattr(entry, "text", None)) or _raw_text(entry, obj),
+            text=_str(getattr(entry, "text", None) if shown_text is None else shown_text)
+            or _raw_text(raw, obj),
         )
     tool_use_id = _str(block.get("tool_use_id")) or tool_use_id
     is_error = is_error or block.get("is_error") is True
@@ -367,12 +372,12 @@ class CodeBox:
     diff: tuple[DiffLine, ...] | None = None
 
 
-def code_box(entry: Any, slot: str) -> CodeBox | None:
+def code_box(entry: Any, slot: str, *, line: bytes | None = None) -> CodeBox | None:
     """The box `slot` of an entry's card, as partials/entry.html and tool_result.html draw it: a
     call's `command` (Bash), `content` (Write), `diff` (Edit, MultiEdit) or `input` (its raw JSON);
     a result's `content` (Read) or `diff` (its structuredPatch). None for any other slot."""
     if getattr(entry, "type", None) == "assistant" and getattr(entry, "tool_use_id", None):
-        call = tool_call(entry)
+        call = tool_call(entry, line=line)
         boxes = {
             "command": CodeBox(call.command, "bash"),
             "content": CodeBox(call.content, call.language),
@@ -380,7 +385,7 @@ def code_box(entry: Any, slot: str) -> CodeBox | None:
             "input": CodeBox(call.input_json, "json"),
         }
     elif getattr(entry, "type", None) == "user" and getattr(entry, "tool_result_id", None):
-        result = tool_result(entry)
+        result = tool_result(entry, line=line)
         boxes = {
             "content": CodeBox(result.content, result.language, result.start_line),
             "diff": CodeBox(language=result.language, diff=result.diff),
@@ -393,7 +398,9 @@ def code_box(entry: Any, slot: str) -> CodeBox | None:
 # --- parsing helpers ------------------------------------------------------------------------------
 
 
-def _line(entry: Any) -> bytes:
+def _line(entry: Any, line: bytes | None = None) -> bytes:
+    if line is not None:
+        return line
     try:
         data = getattr(entry, "line", b"")
     except (TypeError, ValueError):  # a corrupt compressed row (lib/linepack.CorruptLine)
@@ -441,10 +448,10 @@ def _content_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _raw_text(entry: Any, obj: dict) -> str:
+def _raw_text(line: bytes, obj: dict) -> str:
     if obj:
         return _pretty(obj)
-    return _line(entry).decode("utf-8", "replace")
+    return line.decode("utf-8", "replace")
 
 
 def _pretty(value: Any) -> str:

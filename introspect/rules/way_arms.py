@@ -10,7 +10,7 @@ correlation between being shown and what followed, never the effect of the way.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from introspect.rules import arm_statistics as stats
 from introspect.rules import outcome_signals as signals
@@ -121,11 +121,6 @@ class WayArms:
         return bool(found and not found.too_few and found.difference and found.difference.high < 0)
 
 
-def arm_turns(way: WayArms) -> None:
-    """A turn where the way was shown is in the shown arm, whatever else held it in that turn."""
-    way.other -= way.shown
-
-
 def rate_arms(
     signal: str, shown: list[Turn], other: list[Turn], members: Iterable[str], minimum: int
 ) -> RateArms:
@@ -149,15 +144,24 @@ def mean_arms(signal: str, a: list[float], b: list[float], minimum: int) -> Mean
     )  # fmt: skip
 
 
-def measure(way: WayArms, turns: dict[tuple[int, int], Turn], minimum: int = stats.MIN_TURNS) -> WayArms:
-    """Fill the way's rates and means from the turns of each arm (a turn not stored is left out)."""
-    arm_turns(way)
+def measure(
+    way: WayArms,
+    turns: dict[tuple[int, int], Turn],
+    minimum: int = stats.MIN_TURNS,
+    *,
+    injected_chars: int | None = None,
+) -> WayArms:
+    """The way as counted, measured: its rates and means from the turns of each arm (a turn not
+    stored is left out), and its body's length (`injected_chars`, when given). A new WayArms; the
+    one counted into is left as it is."""
+    # A turn where the way was shown is in the shown arm, whatever else held it in that turn.
+    other_keys = way.other - way.shown
     shown = [turns[k] for k in sorted(way.shown) if k in turns]
-    other = [turns[k] for k in sorted(way.other) if k in turns]
-    way.rates = [rate_arms(TROUBLE, shown, other, TROUBLE_SIGNALS, minimum)] + [
+    other = [turns[k] for k in sorted(other_keys) if k in turns]
+    rates = [rate_arms(TROUBLE, shown, other, TROUBLE_SIGNALS, minimum)] + [
         rate_arms(name, shown, other, (name,), minimum) for name in RATE_SIGNALS
     ]
-    way.means = [
+    means = [
         mean_arms(signals.TOKENS, [t.tokens for t in shown], [t.tokens for t in other], minimum),
         mean_arms(
             signals.COST,
@@ -166,7 +170,8 @@ def measure(way: WayArms, turns: dict[tuple[int, int], Turn], minimum: int = sta
             minimum,
         ),
     ]
-    return way
+    chars = way.injected_chars if injected_chars is None else injected_chars
+    return replace(way, other=other_keys, injected_chars=chars, rates=rates, means=means)
 
 
 def order(ways: Iterable[WayArms]) -> list[WayArms]:

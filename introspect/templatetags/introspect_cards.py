@@ -5,14 +5,10 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html
 
-from introspect.rules import entry_kinds, tool_cards
+from introspect.rules import tool_cards
 from introspect.templatetags.introspect_format import dom_id
 
 register = template.Library()
-
-
-# Which card partials/entry.html draws for a transcript entry: one classification, shared with search.
-card = register.filter("card", entry_kinds.card)
 
 
 @register.filter

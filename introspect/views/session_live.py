@@ -56,7 +56,7 @@ def session_conversation_live(request: HtmxHttpRequest, session_id: str) -> Http
     if any(item.entry is not None and item.entry.is_prompt for item in tail["items"]):
         # A new prompt gets its decision turn as a page does (queries paid only when one arrives);
         # a scan logged after its prompt was drawn shows on the next load of the page.
-        decision_scans.place_on(tail["items"], decision_scans.session_decisions(session))
+        tail["items"] = decision_scans.place_on(tail["items"], decision_scans.session_decisions(session))
     context = {
         "session": session,
         **tail,

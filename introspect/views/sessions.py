@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -137,7 +138,7 @@ def session_page(request: HtmxHttpRequest, session: Session, ask: dict) -> HttpR
     if whole:
         context["decisions"] = decisions
     if page["mode"] != "fires":
-        decision_scans.place_on(page["page"].items, decisions)
+        context["page"] = replace(page["page"], items=decision_scans.place_on(page["page"].items, decisions))
     if page["mode"] == "fires":
         context["turn_poller"] = session_links.turns_poller(session, page["fire_cursor"])
     else:

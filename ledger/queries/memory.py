@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlencode
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
@@ -27,11 +28,16 @@ class VersionView:
     turn_url: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class MemoryView:
     memory: Memory
     versions: list[VersionView]
     actions: list[MemoryAction]
+    # Its decision forms and the notice of the decision just made, given by the view that draws it
+    # (ledger/views/memory.py with_forms: ledger.forms' MemoryPromoteForm and MemoryWrongForm).
+    promote_form: Any = None
+    wrong_form: Any = None
+    message: str = ""
 
     @property
     def current(self) -> MemoryVersion:

@@ -3,6 +3,8 @@ word on a memory (promote to knowledge, mark wrong)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,22 +24,32 @@ def memory_index(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "ledger/memory_index.html", {**queries.memory_index_page(), "nav": "memory"})
 
 
-def with_forms(view: queries.MemoryView | None, **bound) -> None:
-    """A card's decision forms: the bound ones of the POST it answers, else empty ones."""
+def with_forms(view: queries.MemoryView | None, **bound) -> queries.MemoryView | None:
+    """The card with its decision forms: the bound ones of the POST it answers, else empty ones."""
     if view is None:
-        return
-    view.promote_form = bound.get("promote_form") or forms.MemoryPromoteForm()
-    view.wrong_form = bound.get("wrong_form") or forms.MemoryWrongForm()
-    view.message = bound.get("message", "")
+        return None
+    return replace(
+        view,
+        promote_form=bound.get("promote_form") or forms.MemoryPromoteForm(),
+        wrong_form=bound.get("wrong_form") or forms.MemoryWrongForm(),
+        message=bound.get("message", ""),
+    )
 
 
 def project_context(slug: str, *, target: int | None = None, **bound) -> dict:
     page = queries.memory_project_page(slug)
     if page["index"] is None and not page["topics"]:
         raise Http404(f"no memory for {slug}")
-    for view in [page["index"], *page["topics"]]:
-        with_forms(view, **(bound if view and view.memory.pk == target else {}))
-    return {**page, "nav": "memory"}
+
+    def formed(view: queries.MemoryView | None) -> queries.MemoryView | None:
+        return with_forms(view, **(bound if view and view.memory.pk == target else {}))
+
+    return {
+        **page,
+        "index": formed(page["index"]),
+        "topics": [formed(view) for view in page["topics"]],
+        "nav": "memory",
+    }
 
 
 @require_safe
@@ -50,8 +62,7 @@ def answer(request: HtmxHttpRequest, memory: Memory, *, done: bool, **bound) -> 
     worked (PRG), the page with the bound form when it did not."""
     # 200 even for a refusal: htmx 2 does not swap error responses by default (STYLE.md §3).
     if wants_fragment(request):
-        view = queries.memory_card(memory.pk)
-        with_forms(view, **bound)
+        view = with_forms(queries.memory_card(memory.pk), **bound)
         return render(request, "ledger/memory_project.html#memory-card", {"view": view})
     if done:
         return redirect(reverse("ledger:memory-project", args=[memory.project_slug]) + f"#memory-{memory.pk}")

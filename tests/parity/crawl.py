@@ -21,7 +21,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -44,6 +43,15 @@ def corpus_env(corpus: str, work: Path, fixtures: Path) -> dict[str, str]:
     return env
 
 
+def work_dir(out: Path) -> Path:
+    """Where a crawl imports: beside its output folder, so the two crawls of one comparison (OUTDIR/old
+    and OUTDIR/new) read the same paths (the pages show them) and no other comparison touches them.
+    One fixed folder for every crawl made two comparisons run at once delete each other's data
+    directory mid-crawl: the status page then read no heartbeat ("not run yet") for one identity and
+    the stopped importer for the other."""
+    return out.resolve().parent / "parity-work"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -52,8 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.out.exists():
         shutil.rmtree(args.out)
-    # One fixed place: the pages show the paths they read, so both commits must read the same ones.
-    work = Path(tempfile.gettempdir()) / "waysweb-parity-work"
+    work = work_dir(args.out)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     try:

@@ -10,7 +10,9 @@ import orjson
 import pytest
 
 from introspect.importer.transcripts import TEXT_LIMIT
-from introspect.queries import entry_cards
+from introspect.models import TranscriptEntry
+from introspect.queries import entry_cards, secret_masks
+from tests.introspect.rules.test_secrets import URLSAFE, rand
 from tests.introspect.usage_session import trunk_lines, write_session
 
 pytestmark = pytest.mark.django_db
@@ -21,9 +23,16 @@ def test_it_reads_a_stored_text_that_fills_the_column_whole_from_its_raw_line():
     cut = SimpleNamespace(text=whole[:TEXT_LIMIT], line=orjson.dumps({"type": "user", "message": whole}))
     short = SimpleNamespace(text="short", line=b"never parsed: a short text is whole")
 
-    entry_cards.whole_texts([cut, short])
+    shown = [entry_cards.whole_text(entry, entry.text, None) for entry in (cut, short)]
 
-    assert (cut.text, short.text) == (whole, "short")
+    assert shown == [whole, "short"]
+    assert cut.text == whole[:TEXT_LIMIT]  # the row keeps its stored column
+
+
+def test_a_cut_text_is_read_whole_from_its_masked_line_when_a_secret_was_masked_in_it():
+    stored = SimpleNamespace(text="x" * TEXT_LIMIT, line=orjson.dumps({"type": "user", "message": "secret"}))
+    masked = orjson.dumps({"type": "user", "message": "x" * 25_000})
+    assert entry_cards.whole_text(stored, stored.text, masked) == "x" * 25_000
 
 
 def test_a_messages_usage_is_on_its_last_line_with_its_final_counts(home, django_assert_num_queries):
@@ -53,3 +62,27 @@ def test_it_reads_nothing_for_a_page_without_assistant_messages(home, django_ass
     with django_assert_num_queries(0):
         usages = entry_cards.message_usages(entries)
     assert usages == {}
+
+
+def test_a_card_carries_its_masked_line_and_text_and_leaves_the_row_as_stored():
+    token = "glpat-" + rand(20, URLSAFE)
+    line = orjson.dumps({"type": "user", "message": {"content": f"token {token}"}})
+    stored = TranscriptEntry(
+        type="user", raw=line, raw_compressed=False, text=f"token {token}", has_secret=True, is_prompt=True
+    )
+    masked, text = entry_cards.shown_line(stored, secret_masks.Allowed())
+    card = entry_cards.entry_card(
+        stored,
+        masked=masked,
+        text=text,
+        usage=None,
+        spills=[],
+        paired_result=None,
+        with_call=False,
+        prompt_spans=[],
+        bookkeeping=False,
+    )
+    assert (card.kind, token in card.text, token.encode() in card.line) == ("prompt", False, False)
+    assert orjson.loads(card.line)["message"]["content"] == card.text
+    # The row is read again by other pages of the same request: it keeps what was stored.
+    assert token in stored.text and token.encode() in stored.line

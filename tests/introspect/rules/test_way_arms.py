@@ -18,8 +18,9 @@ def turns(n: int, start: int, *, trouble: int) -> dict:
 
 def test_a_turn_shown_and_held_counts_as_shown_only():
     way = WayArms("w", shown={(1, 1)}, other={(1, 1), (1, 2)})
-    measure(way, turns(2, 1, trouble=0))
-    assert way.shown == {(1, 1)} and way.other == {(1, 2)}
+    measured = measure(way, turns(2, 1, trouble=0))
+    assert measured.shown == {(1, 1)} and measured.other == {(1, 2)}
+    assert way.other == {(1, 1), (1, 2)}  # the way as counted is left as it is
 
 
 def test_a_way_that_goes_with_less_trouble_comes_after_costlier_ones_without_evidence():

@@ -13,8 +13,7 @@ from django.template import Context, Template
 from django.template.loader import render_to_string
 
 from introspect.queries.entry_cards import EntryCard, entry_card
-from introspect.rules import highlight
-from introspect.templatetags.introspect_cards import card
+from introspect.rules import entry_kinds, highlight
 
 TS = datetime(2026, 2, 10, 21, 11, 56, tzinfo=UTC)
 
@@ -23,6 +22,8 @@ def card_of(entry: SimpleNamespace, paired_result: EntryCard | None = None) -> E
     """An entry's card as queries.entry_cards builds it: its call or result parsed from its line."""
     return entry_card(
         entry,
+        masked=None,
+        text=entry.text,
         usage=None,
         spills=[],
         paired_result=paired_result,
@@ -122,23 +123,26 @@ def test_it_names_the_card_each_kind_of_entry_gets():
         fields |= {"tool_result_id": None, "tool_use_id": None, "hook_event": None}
         return SimpleNamespace(type=kind, subtype=subtype, **(fields | flags))
 
-    assert card(entry("user", is_prompt=True)) == "prompt"
-    assert card(entry("user", is_compact_summary=True)) == "summary"
-    assert card(entry("user", tool_result_id="toolu_1")) == "result"
-    assert card(entry("user", is_meta=True)) == "meta"
-    assert card(entry("user")) == "user"
-    assert card(entry("user", text="[Request interrupted by user for tool use]")) == "interrupt"
-    assert card(entry("attachment", "queued_command", is_prompt=True)) == "prompt"
-    assert card(entry("assistant", "thinking", tool_use_id="toolu_1")) == "thinking"
-    assert card(entry("assistant", "tool_use", tool_use_id="toolu_1")) == "call"
-    assert card(entry("assistant", "text")) == "reply"
-    assert card(entry("system", "compact_boundary")) == "compaction"
-    assert card(entry("system", "turn_duration")) == "system"
-    assert card(entry("attachment", "hook_additional_context", hook_event="SessionStart")) == "context"
-    assert card(entry("attachment", "hook_success", hook_event="Stop")) == "hook"
-    assert card(entry("attachment", "todo_reminder")) == "attachment"
-    assert card(entry("queue-operation")) == "queued"
-    assert card(entry("pr-link")) == "unknown"
+    assert entry_kinds.card(entry("user", is_prompt=True)) == "prompt"
+    assert entry_kinds.card(entry("user", is_compact_summary=True)) == "summary"
+    assert entry_kinds.card(entry("user", tool_result_id="toolu_1")) == "result"
+    assert entry_kinds.card(entry("user", is_meta=True)) == "meta"
+    assert entry_kinds.card(entry("user")) == "user"
+    assert entry_kinds.card(entry("user", text="[Request interrupted by user for tool use]")) == "interrupt"
+    assert entry_kinds.card(entry("attachment", "queued_command", is_prompt=True)) == "prompt"
+    assert entry_kinds.card(entry("assistant", "thinking", tool_use_id="toolu_1")) == "thinking"
+    assert entry_kinds.card(entry("assistant", "tool_use", tool_use_id="toolu_1")) == "call"
+    assert entry_kinds.card(entry("assistant", "text")) == "reply"
+    assert entry_kinds.card(entry("system", "compact_boundary")) == "compaction"
+    assert entry_kinds.card(entry("system", "turn_duration")) == "system"
+    assert (
+        entry_kinds.card(entry("attachment", "hook_additional_context", hook_event="SessionStart"))
+        == "context"
+    )
+    assert entry_kinds.card(entry("attachment", "hook_success", hook_event="Stop")) == "hook"
+    assert entry_kinds.card(entry("attachment", "todo_reminder")) == "attachment"
+    assert entry_kinds.card(entry("queue-operation")) == "queued"
+    assert entry_kinds.card(entry("pr-link")) == "unknown"
 
 
 ASK = {

@@ -4,6 +4,7 @@ controls as their latest snapshot; each with an honest empty state, in a bounded
 
 from __future__ import annotations
 
+import math
 from io import StringIO
 
 import orjson
@@ -54,6 +55,27 @@ def test_near_misses_carry_their_shortfall_and_its_mean(client, home):
     assert (found.near_miss_total, round(found.mean_shortfall, 6)) == (2, 0.03)
     assert [(miss.scan_id, miss.shortfall) for miss in found.near_misses] == [("b1", 0.02), ("a1", 0.04)]
     assert "mean shortfall 0.03<" in page(client, "d/n")
+
+
+def test_the_mean_shortfall_does_not_depend_on_the_order_the_rows_were_read(home):
+    home.state.mkdir(parents=True)
+    # Added left to right, 0.1 + 0.2 + 0.3 and 0.3 + 0.2 + 0.1 are two different floats: a mean
+    # summed in row order would differ between the two ways (and print differently on a boundary).
+    shortfalls = {"d/up": (0.1, 0.2, 0.3), "d/down": (0.3, 0.2, 0.1)}
+    for way, values in shortfalls.items():
+        for n, value in enumerate(values):
+            append(
+                home.state / "decisions.jsonl",
+                (
+                    f'{{"ts":"2026-09-01T10:00:0{n}Z","kind":"scan","scan_id":"{way}{n}","session":"s{n}",'
+                    f'"agent":"main","turn_start":true,"outcomes":[{{"way":"{way}","result":"near_miss",'
+                    f'"shortfall":{value}}}]}}\n'
+                ).encode(),
+            )
+    call_command("ingest", "--no-ways", stdout=StringIO())
+    up, down = (way_decisions(way, present=True) for way in shortfalls)
+    assert (up.near_miss_total, down.near_miss_total) == (3, 3)
+    assert up.mean_shortfall == down.mean_shortfall == math.fsum(shortfalls["d/up"]) / 3
 
 
 def test_pulls_are_classified_as_upstream_classifies_them(client, home):
