@@ -20,7 +20,8 @@ from waysweb.management.commands import serve
 
 pytestmark = pytest.mark.django_db
 
-LABEL = "/ways/labels/label/"
+# Setting and clearing one's own relevance label: the writes open to any account.
+LABEL_WRITES = ("/ways/labels/label/", "/ways/labels/clear/")
 PARAMS = {"int": "{pk}", "str": "x", "path": "a/b", "slug": "x", "id": "x", "wayid": "a/b", "ledgerslug": "x"}
 
 
@@ -82,9 +83,9 @@ def test_no_route_accepts_a_write_without_a_reviewer(records, who):
             },
             headers=headers,
         )
-        if route == LABEL and who == "viewer with a token":
-            # The one write open to any account (decisions-and-effectiveness.md §8.6): a relevance
-            # label, carrying who made it; this form names no fire, so it is refused and writes nothing.
+        if route in LABEL_WRITES and who == "viewer with a token":
+            # The writes open to any account (decisions-and-effectiveness.md §8.6): one's own relevance
+            # label, set or cleared, carrying who; this form names no fire, so it is refused and writes nothing.
             assert response.status_code == 400
             continue
         assert response.status_code in (302, 403, 404, 405), (route, response.status_code)
