@@ -280,7 +280,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--work", type=Path, help="keep the corpus and database here (reused if present)")
     parser.add_argument("--requests", type=int, default=30)
-    parser.add_argument("--skip-ccl", action="store_true", help="do not run claude-code-log")
+    parser.add_argument(
+        "--skip-ccl", action="store_true", help="do not run claude-code-log (with --peers too)"
+    )
     parser.add_argument("--peers", action="store_true", help="only waysweb beside its peers (bench/peers.py)")
     parser.add_argument("--megabytes", type=int, help="--peers on one generated session of N MiB")
     parser.add_argument("--text", type=Path, help="--peers: write the table here too")
@@ -400,6 +402,8 @@ def compare_peers(args: argparse.Namespace) -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="waysweb-peers-"))
     work.mkdir(parents=True, exist_ok=True)
     tools = tuple(name.strip() for name in args.tools.split(",") if name.strip())
+    if args.skip_ccl:  # the same flag as the full bench's: claude-code-log takes minutes on the large tier
+        tools = tuple(name for name in tools if name != "claude-code-log")
     unknown = set(tools) - set(peers.TOOLS)
     if unknown:
         raise SystemExit(f"unknown tools: {', '.join(sorted(unknown))} (known: {', '.join(peers.TOOLS)})")
