@@ -51,46 +51,50 @@ def way_labels(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 def way_label(request: HtmxHttpRequest) -> HttpResponse:
     """Label one fire as the person signed in (any account, a viewer's too), then on to the next."""
-    frame_form = LabelFrameForm(request.POST)
-    frame_form.is_valid()
-    ask = frame_form.cleaned_data
+    ask = posted_frame(request)
     form = LabelForm(request.POST)
     if not form.is_valid():
         context = page_context(request, ask, ask["at"], form)
         return render(request, "introspect/way_labels.html", context, status=400)
-    query = frame_query(frame_of(ask), ask["seed"], ask["size"])
     try:
         services.relevance_label_set(
             fire=form.cleaned_data["fire"],
             verdict=form.cleaned_data["verdict"],
             note=form.cleaned_data["note"],
             user=request.user,
-            frame=urlencode(query),
+            frame=urlencode(frame_query(frame_of(ask), ask["seed"], ask["size"])),
         )
     except services.UnknownFire as exc:
         raise Http404(str(exc)) from None
-    at = ask["at"] or 1
     # Post/redirect/get to the next fire: the back button walks the fires already labelled.
-    return redirect(
-        f"{reverse('introspect:way-labels')}?{urlencode(query | {'at': min(at + 1, ask['size'])})}"
-    )
+    return labels_at(ask, min((ask["at"] or 1) + 1, ask["size"]))
 
 
 @require_POST
 @login_required
 def way_label_delete(request: HtmxHttpRequest) -> HttpResponse:
     """Clear the signed-in person's own label of one fire (audited), and show that fire again."""
-    frame_form = LabelFrameForm(request.POST)
-    frame_form.is_valid()
-    ask = frame_form.cleaned_data
+    ask = posted_frame(request)
     form = LabelClearForm(request.POST)
     if not form.is_valid():
         return render(
             request, "introspect/way_labels.html", page_context(request, ask, ask["at"]), status=400
         )
     services.relevance_label_delete(fire=form.cleaned_data["fire"], user=request.user)
+    return labels_at(ask, ask["at"] or 1)
+
+
+def posted_frame(request: HtmxHttpRequest) -> dict:
+    """The frame a label form was posted from (its hidden fields), as the form cleaned them."""
+    frame_form = LabelFrameForm(request.POST)
+    frame_form.is_valid()
+    return frame_form.cleaned_data
+
+
+def labels_at(ask: dict, at: int) -> HttpResponse:
+    """The labelling page of the same frame, at sampled fire `at`."""
     query = frame_query(frame_of(ask), ask["seed"], ask["size"])
-    return redirect(f"{reverse('introspect:way-labels')}?{urlencode(query | {'at': ask['at'] or 1})}")
+    return redirect(f"{reverse('introspect:way-labels')}?{urlencode(query | {'at': at})}")
 
 
 @require_safe

@@ -105,8 +105,8 @@ def free_ports(n: int) -> list[int]:
     # worker checks it can be bound by the other's server before this one's server starts.
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    ports = range(max(1024, floor - 12000) + worker, floor, workers)
-    candidates = random.Random().sample(ports, 200)
+    pool = range(max(1024, floor - 12000) + worker, floor, workers)
+    candidates = random.Random().sample(pool, 200)
     with ExitStack() as stack:
         ports: list[int] = []
         for port in candidates:
