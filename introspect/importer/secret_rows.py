@@ -53,7 +53,7 @@ class LineScan:
         if not self.enabled or not data:
             return data
         text = data.decode("utf-8", "surrogateescape")
-        found = secrets.find_secrets(text)
+        found = secrets.find_secrets(text, ascii_data=data if data.isascii() else None)
         fields["has_secret"] = bool(found)
         if not found:
             return data

@@ -48,6 +48,9 @@ CASED_SEARCH = AhoCorasick([anchor for anchor, _ in CASED])
 FOLDED_SEARCH = AhoCorasick([anchor for anchor, _ in FOLDED])
 CASED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in CASED])
 FOLDED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in FOLDED])
+# The folded search lowers this many characters at a time (folded_places).
+FOLD_WINDOW = 1 << 20
+LONGEST_FOLDED = max(len(anchor) for anchor, _ in FOLDED)
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
 # JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
@@ -96,17 +99,35 @@ def places(search: AhoCorasick, table: tuple, haystack: str) -> list[tuple[int, 
         return hits
 
 
-def find_secrets(text: str) -> list[Secret]:
-    """The secrets of `text`, by position; overlapping finds merged into one span."""
+def folded_places(text: str, data: bytes | None) -> list[tuple[int, int, int]]:
+    """Every folded anchor of `text` (`data`: its bytes when it is ASCII), found in its lower-cased
+    copy one window at a time: lowering a 50 MB tool result whole held another 50 MB at the
+    importer's peak (bench/results/2026-12-03-rss-huge-line.txt)."""
+    hits: list[tuple[int, int, int]] = []
+    for start in range(0, len(text), FOLD_WINDOW):
+        # Each window reaches one anchor past its end, and keeps only the anchors starting in it:
+        # one met at a seam is found whole, once.
+        end = start + FOLD_WINDOW + LONGEST_FOLDED - 1
+        if data is not None:
+            found = FOLDED_ASCII.find_matches_as_indexes(data[start:end].lower(), overlapping=True)
+        else:
+            found = places(FOLDED_SEARCH, FOLDED, _lower(text[start:end]))
+        hits.extend((which, start + at, start + to) for which, at, to in found if at < FOLD_WINDOW)
+    return hits
+
+
+def find_secrets(text: str, *, ascii_data: bytes | None = None) -> list[Secret]:
+    """The secrets of `text`, by position; overlapping finds merged into one span. `ascii_data`: the
+    text's bytes when the caller holds them and they are ASCII (a line as read), not encoded again."""
     if len(text) < SHORTEST:
         return []
     if text.isascii():
-        data = text.encode("ascii")
+        data = ascii_data if ascii_data is not None else text.encode("ascii")
         cased = CASED_ASCII.find_matches_as_indexes(data, overlapping=True)
-        folded = FOLDED_ASCII.find_matches_as_indexes(data.lower(), overlapping=True)
+        folded = folded_places(text, data)
     else:
         cased = places(CASED_SEARCH, CASED, text)
-        folded = places(FOLDED_SEARCH, FOLDED, _lower(text))
+        folded = folded_places(text, None)
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
     for table, hits in ((CASED, cased), (FOLDED, folded)):
         for which, at, _ in hits:

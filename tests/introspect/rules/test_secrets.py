@@ -13,6 +13,7 @@ import string
 import orjson
 import pytest
 
+from introspect.rules import secrets as secrets_module
 from introspect.rules.secret_kinds import entropy
 from introspect.rules.secrets import (
     Secret,
@@ -242,6 +243,21 @@ def test_it_reads_a_short_text_and_a_long_one_alike():
     token = "ghp_" + rand(36)
     assert found(f"t {token}") == [(token, "github-token")]
     assert found("lorem ipsum " * 100 + token) == [(token, "github-token")]
+
+
+@pytest.mark.parametrize("window", [5, 9, 16, 31])
+@pytest.mark.parametrize("prefix", ["", "İ ✓ "])
+def test_a_long_text_lowered_a_window_at_a_time_gives_every_find_once(monkeypatch, window, prefix):
+    # The folded anchors (`password`, `api_key`, `Bearer`) are searched in lowered windows of the
+    # text: a seam may cut an anchor anywhere, and the finds must be those of the whole text at once.
+    body = prefix + " ".join(CASES[name][0].format(CASES[name][1]) for name in sorted(CASES)) + " "
+    text = "".join(body[i:] + body[:i] for i in range(0, 40, 7))  # the seams fall at other places
+    whole = find_secrets(text)
+    assert len(whole) >= len(CASES)
+    monkeypatch.setattr(secrets_module, "FOLD_WINDOW", window)
+    assert find_secrets(text) == whole
+    if text.isascii():
+        assert find_secrets(text, ascii_data=text.encode()) == whole
 
 
 @pytest.mark.parametrize(
