@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import MutableMapping
 from functools import cache
+from typing import NamedTuple
 
 from django.db import models
 
@@ -26,27 +27,44 @@ def limits(model: type[models.Model]) -> dict[str, tuple[int, bool]]:
     }
 
 
+class Bounds(NamedTuple):
+    """A model's bounded character columns as plain values: what `fit_to` needs, picklable, so that a
+    process without Django's app registry (importer/prefetch.py) fits values as the model would."""
+
+    names: tuple[str, ...]
+    lengths: tuple[int, ...]
+    nullable: tuple[bool, ...]
+
+
 @cache
-def bounded(model: type[models.Model]) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The bounded character columns of `model` and their lengths, in the same order."""
+def bounded(model: type[models.Model]) -> Bounds:
+    """The bounded character columns of `model`, their lengths and whether each may be NULL."""
     bounds = limits(model)
-    return tuple(bounds), tuple(length for length, _ in bounds.values())
+    return Bounds(
+        tuple(bounds),
+        tuple(length for length, _ in bounds.values()),
+        tuple(null for _, null in bounds.values()),
+    )
 
 
 def fit(model: type[models.Model], values: MutableMapping[str, object]) -> list[str]:
     """Empty the values of `values` (attname → value) too long for `model`'s columns, in place;
     returns their flags (`overlong:<field>`)."""
-    names, lengths = bounded(model)
+    return fit_to(bounded(model), values)
+
+
+def fit_to(bounds: Bounds, values: MutableMapping[str, object]) -> list[str]:
+    """`fit` against a model's `bounded` columns."""
+    names, lengths, nullable = bounds
     # The importer calls this for every line, and nearly every line fits: one pass over the bounded
     # columns' values in C-level loops says so, and only a line that does not fit is looked at again.
     sizes = [len(value) if isinstance(value, str) else 0 for value in map(values.get, names)]
     if not any(map(operator.gt, sizes, lengths)):
         return []
     flags = []
-    bounds = limits(model)
-    for name, size, length in zip(names, sizes, lengths, strict=True):
+    for name, size, length, null in zip(names, sizes, lengths, nullable, strict=True):
         if size > length:
-            values[name] = None if bounds[name][1] else ""
+            values[name] = None if null else ""
             flags.append(f"overlong:{name}")
     return flags
 

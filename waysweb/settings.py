@@ -47,6 +47,10 @@ WAYSWEB_LOCATIONS = locations.resolve(os.environ, demo=WAYSWEB_DEMO)
 DATA_DIR = WAYSWEB_LOCATIONS.data_dir
 WAYSWEB_MAX_LINE_BYTES = env_int("WAYSWEB_MAX_LINE_BYTES", 64 << 20)
 WAYSWEB_KEEP_INERT_RAW = env_bool("WAYSWEB_KEEP_INERT_RAW", False)
+# A pass with at least this many transcript bytes to read prepares them in a second process
+# (introspect/importer/prefetch.py); 0 never does. Below it (an append while following, a short
+# pass) the process start would cost more than it saves.
+WAYSWEB_PREPARE_WORKER_BYTES = env_int("WAYSWEB_PREPARE_WORKER_BYTES", 32 << 20)
 # Knowledge derivation at the episode boundary, switchable per trigger like majordomus' policy.
 WAYSWEB_DERIVE_ON_END = env_bool("WAYSWEB_DERIVE_ON_END", True)
 WAYSWEB_DERIVE_ON_COMPACT = env_bool("WAYSWEB_DERIVE_ON_COMPACT", True)

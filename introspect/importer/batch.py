@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import F, Q
 
-from introspect.importer import parser, stores, tailer
+from introspect.importer import entry_prep, parser, stores, tailer
 from introspect.models import Quarantine, RawLine, SourceFile
 from lib import bulk
 from lib.hashing import sha256
@@ -149,7 +149,7 @@ def sort_lines(
     the store finds one of them new)."""
     lines = Lines()
     counts = lines.counts
-    for line in chunk.lines:
+    for position, line in enumerate(chunk.lines):
         counts.lines += 1
         key = (line.offset, line.index)
         if key in seen:
@@ -162,15 +162,17 @@ def sort_lines(
             lines.raw_rows.append((line.offset, line.index, line.too_long_sha256, line.length, "quarantined"))
             counts.quarantined += 1
             continue
-        sha = sha256(line.data)  # the line's identity, hashed once: a record of the whole line shares it
-        parsed = parse(line.data)
+        if chunk.prepared:
+            sha, parsed = chunk.prepared[position]
+            shas = [record.sha for record in parsed.records]
+        else:
+            sha, parsed, shas = entry_prep.read_line(line, parse)
         if parsed.quarantine is not None:
             reason, detail = parsed.quarantine
             lines.quarantine.append(quarantine_row(row, line, reason, detail, sha=sha))
         if parsed.records:
-            for record in parsed.records:
-                lines.candidates.append((line, record))
-                lines.shas.append(sha if record.data is line.data else sha256(record.data))
+            lines.candidates.extend((line, record) for record in parsed.records)
+            lines.shas.extend(shas)
             lines.outcomes[key] = "duplicate"  # until one of its records turns out new
         else:
             lines.outcomes[key] = "inert" if parsed.inert else "quarantined"

@@ -12,7 +12,7 @@ import operator
 from django.conf import settings
 from django.db import connections, router
 
-from introspect.importer import parser, secret_rows, spills, stores, tailer, transcripts
+from introspect.importer import entry_prep, secret_rows, spills, stores, tailer
 from introspect.models import SourceFile, TranscriptEntry
 from lib import bulk, column_fit, linepack
 
@@ -21,33 +21,35 @@ entry_row = operator.itemgetter(*ENTRY_NAMES)
 
 
 def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
-    """Transcript lines as entries: every physical line kept, uuid repeats across files marked."""
-    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
-    built: list[tuple[tailer.Line, parser.Record, dict, str, str]] = []
-    for (line, record), sha in zip(candidates, shas, strict=True):
-        # The parsed line's own dict (EntryFields' columns and flags; one per line, never shared).
-        fields = vars(transcripts.fields_of(record.obj))
-        overlong = column_fit.fit(TranscriptEntry, fields)
-        fields["flags"] = [*record.flags, *fields["flags"], *overlong]
-        key = row.session_key or fields["line_session_id"] or ""
-        built.append((line, record, fields, key, sha))
+    """Transcript lines as entries: every physical line kept, uuid repeats across files marked.
+
+    Each record is prepared (entry_prep: columns, packed bytes, secrets) unless the worker that read
+    it did so already (importer/prefetch.py); what needs the database is done here."""
+    config = prep_config()
+    built: list[tuple[tailer.Line, entry_prep.Prepared, str]] = []
+    for (line, record), sha in zip(lines.candidates, lines.shas, strict=True):
+        if not isinstance(record, entry_prep.Prepared):
+            record = entry_prep.prepare(line, record, sha, config)
+        fields = record.fields
+        built.append((line, record, row.session_key or fields["line_session_id"] or ""))
     by_key: dict[str, set[str]] = {}
-    for _, _, fields, key, _ in built:
-        if fields["uuid"]:
-            by_key.setdefault(key, set()).add(fields["uuid"])
+    for _, record, key in built:
+        if record.fields["uuid"]:
+            by_key.setdefault(key, set()).add(record.fields["uuid"])
     known: set[tuple[str, str]] = set()
     for key, uuids in by_key.items():
         # By (session_key, uuid), the index entry_session_uuid: by uuid alone every batch would
         # scan the whole table, a cold import growing with the square of its size.
         others = TranscriptEntry.objects.filter(session_key=key).exclude(source=row)
         known.update(bulk.chunked_in(others.values_list("session_key", "uuid"), "uuid", uuids))
-    ids = stores.ensure_sessions({key for *_, key, _ in built})
+    ids = stores.ensure_sessions({key for *_, key in built})
     sessions |= set(ids)
-    keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
+    outcomes = lines.outcomes
     entries: list[tuple] = []
     scan = secret_rows.LineScan()
     parts: dict[tuple[int, int], int] = {}
-    for line, record, fields, key, sha in built:
+    for line, record, key in built:
+        fields = record.fields
         position = (line.offset, line.index)
         part = parts[position] = parts.get(position, -1) + 1  # records recovered from one spliced line
         copy = bool(fields["uuid"]) and (key, fields["uuid"]) in known
@@ -57,24 +59,34 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
                 continue  # no DAG node to keep: counted only
         elif outcomes.get(position) != "imported":
             outcomes[position] = "duplicate" if copy else "imported"
-        data = record.data if (not fields["inert"] or keep_inert) else b""
-        if line.nul_prefix:
-            fields["flags"].append(f"nul_prefix={line.nul_prefix}")
-        data = scan.line(data, fields, (row.pk, line.offset, line.index + part, ids.get(key)))
-        packed, compressed = linepack.pack(data)
+        packed, compressed = record.packed, record.compressed
+        if record.found:
+            place = (row.pk, line.offset, line.index + part, ids.get(key))
+            data = scan.found(record.data, record.found, fields, place)
+            if data is not record.data:  # masked (team mode): stored masked
+                packed, compressed = linepack.pack(data)
         fields.update(
             source_id=row.pk,
             offset=line.offset,
             index=line.index + part,
             session_id=ids.get(key),
             session_key=key,
-            sha256=sha,
+            sha256=record.sha,
             raw=packed,
             raw_compressed=compressed,
             is_copy=copy,
         )
         entries.append(entry_row(fields))
     return secret_rows.ScannedRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
+
+
+def prep_config() -> entry_prep.Config:
+    """What preparing an entry reads of the settings and the model, as values a worker can be given."""
+    return entry_prep.Config(
+        bounds=column_fit.bounded(TranscriptEntry),
+        keep_inert=settings.WAYSWEB_KEEP_INERT_RAW,
+        scan=settings.WAYSWEB_SECRET_SCAN,
+    )
 
 
 ENTRY_TABLE = TranscriptEntry._meta.db_table

@@ -19,6 +19,7 @@ from django.db import transaction
 
 from introspect.importer import batch, gzip_tail, tailer
 from introspect.importer.discovery import Source
+from introspect.importer.prefetch import Prefetch
 from introspect.models import RawLine, SourceFile
 from lib import bulk, safefs
 from lib.hashing import sha256
@@ -128,11 +129,13 @@ def import_file(
     max_line: int = 64 << 20,
     progress: Callable[[FileResult, int, int], None] | None = None,
     generations: dict[tuple[str, str], Generation | None] | None = None,
+    prefetch: Prefetch | None = None,
 ) -> FileResult:
     """Import everything complete past the checkpoint of one events-log file.
 
     `generations` (from `current_generations`) saves the query for the file's newest generation
-    while the file is unchanged.
+    while the file is unchanged. `prefetch`: the pass's worker, which may have read and prepared
+    the file's chunks ahead (importer/prefetch.py).
     """
     result = FileResult(source)
     seen = None if generations is None else generations.get((str(source.root), source.rel_path))
@@ -158,7 +161,7 @@ def import_file(
         result.status = "unchanged"
         return result
     with contextlib.ExitStack() as stack:
-        read = reader(source, stack)
+        read = reader(source, stack, prefetch)
         return read_past(
             source,
             row,
@@ -189,13 +192,21 @@ def back_again(row: SourceFile | None) -> SourceFile | None:
     return row
 
 
-def reader(source: Source, stack: contextlib.ExitStack) -> Reader:
+def reader(source: Source, stack: contextlib.ExitStack, prefetch: Prefetch | None = None) -> Reader:
     """`read(checkpoint, max_line=…)`: the file's next chunk past `checkpoint`."""
     if source.gzip:
         # One open archive for every batch of this call: the member being read keeps inflating
         # where the last batch stopped instead of being inflated again from its start.
         return stack.enter_context(gzip_tail.GzipTail(source.path, root=source.read_root)).chunk
-    return functools.partial(tailer.read_chunk, source.path, root=source.read_root)
+    read = functools.partial(tailer.read_chunk, source.path, root=source.read_root)
+    if prefetch is None:
+        return read
+
+    def ahead(checkpoint: tailer.Checkpoint | None, *, max_line: int) -> tailer.Chunk | None:
+        taken = prefetch.take(source.path, source.read_root, checkpoint)
+        return taken if taken is not None else read(checkpoint, max_line=max_line)
+
+    return ahead
 
 
 def read_past(

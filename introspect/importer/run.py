@@ -14,10 +14,20 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from introspect.importer import batch, catalog, discovery, errors, loader, problems, spills
+from introspect.importer import (
+    batch,
+    catalog,
+    discovery,
+    entry_rows,
+    errors,
+    loader,
+    prefetch,
+    problems,
+    spills,
+)
 from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile
-from lib import safefs
+from lib import bulk, safefs
 from lib.locations import Locations
 
 EVENT_KINDS = SourceFile.EVENT_KINDS
@@ -133,35 +143,41 @@ def import_pass(
     tracker = Tracker.planned(
         found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
-    # A deleted file a restricted pass was told of is one of `found`: import_file marks it gone.
-    for source in found + (vanished(found) if result.whole else []):
-        if stop is not None and stop():
-            break
-        if options.verify and not loader.verify_file(source, max_line=options.max_line):
-            key = (str(source.root), source.rel_path)
-            generations[key] = loader.generation_of(loader.current_generation(source))  # just opened
-        try:
-            file_result = loader.import_file(
-                source,
-                ignore_checkpoint=options.ignore_checkpoints,
-                max_line=options.max_line,
-                progress=tracker.also(progress),
-                generations=generations,
-            )
-        except Exception as exc:
-            if not errors.caused_by_content(exc):
-                raise  # the database or the disk: no other file would fare better (the caller says why)
-            file_result = failed(source, exc)
-        tracker.file_done(file_result)
-        result.files.append(file_result)
-        result.totals.add(file_result.counts)
-        result.sessions |= file_result.sessions
-        if file_result.problem is not None:
-            (transcript_problems if source.kind in TRANSCRIPT_KINDS else event_problems).append(
-                file_result.problem
-            )
-        if on_file is not None:
-            on_file(file_result)
+    ahead = prefetch_for(found, generations, tracker, options)
+    try:
+        # A deleted file a restricted pass was told of is one of `found`: import_file marks it gone.
+        for source in found + (vanished(found) if result.whole else []):
+            if stop is not None and stop():
+                break
+            if options.verify and not loader.verify_file(source, max_line=options.max_line):
+                key = (str(source.root), source.rel_path)
+                generations[key] = loader.generation_of(loader.current_generation(source))  # just opened
+            try:
+                file_result = loader.import_file(
+                    source,
+                    ignore_checkpoint=options.ignore_checkpoints,
+                    max_line=options.max_line,
+                    progress=tracker.also(progress),
+                    generations=generations,
+                    prefetch=ahead,
+                )
+            except Exception as exc:
+                if not errors.caused_by_content(exc):
+                    raise  # the database or the disk: no other file would fare better (the caller says why)
+                file_result = failed(source, exc)
+            tracker.file_done(file_result)
+            result.files.append(file_result)
+            result.totals.add(file_result.counts)
+            result.sessions |= file_result.sessions
+            if file_result.problem is not None:
+                (transcript_problems if source.kind in TRANSCRIPT_KINDS else event_problems).append(
+                    file_result.problem
+                )
+            if on_file is not None:
+                on_file(file_result)
+    finally:
+        if ahead is not None:
+            ahead.close()
     tracker.finish()
     # A restricted pass saw a few files, not the areas: it adds what it found, the next whole pass
     # drops what is fixed.
@@ -192,6 +208,41 @@ def import_pass(
             error=failure_summary(result.failed),
         )
     return result
+
+
+def prefetch_for(
+    found: list[discovery.Source],
+    generations: dict[tuple[str, str], loader.Generation | None],
+    tracker: Tracker,
+    options: Options,
+) -> prefetch.Prefetch | None:
+    """A worker reading the pass's transcripts ahead (importer/prefetch.py), when there is enough to
+    read for a second core to pay for its start (settings.WAYSWEB_PREPARE_WORKER_BYTES of transcript
+    bytes past their checkpoints: the tracker's plan, a stat each); None otherwise."""
+    least = settings.WAYSWEB_PREPARE_WORKER_BYTES
+    planned = [
+        (source, generations.get(key))
+        for source in found
+        if source.kind in TRANSCRIPT_KINDS
+        and not source.gzip
+        and (key := (str(source.root), source.rel_path)) in tracker.plan
+    ]
+    todo = sum(tracker.plan[(str(source.root), source.rel_path)].todo for source, _ in planned)
+    if least <= 0 or not planned or todo < least:
+        return None
+    # Where each file's generation stands, as import_file reads it: a file the writer finds elsewhere
+    # (verified, replaced, moved by another importer) is read in process instead.
+    pks = [seen.pk for _, seen in planned if seen is not None and not options.ignore_checkpoints]
+    rows = {row.pk: row for row in bulk.chunked_in(SourceFile.objects.all(), "pk", pks)}
+    jobs = [
+        prefetch.Job(
+            source.path,
+            source.read_root,
+            loader.checkpoint_of(rows[seen.pk]) if seen is not None and seen.pk in rows else None,
+        )
+        for source, seen in planned
+    ]
+    return prefetch.Prefetch(jobs, entry_rows.prep_config(), max_line=options.max_line)
 
 
 def failure_summary(files: list[loader.FileResult]) -> str:

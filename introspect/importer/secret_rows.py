@@ -46,17 +46,15 @@ class LineScan:
             self._allowed = allowed_keys()
         return self._allowed
 
-    def line(self, data: bytes, fields: dict, place: tuple[int, int, int, int | None]) -> bytes:
-        """Scan a line about to be stored: mask `fields["text"]` in place when it holds a secret, note
-        the findings at `place` (source id, offset, index, session id), and answer the bytes to store."""
-        fields["has_secret"] = None
-        if not self.enabled or not data:
-            return data
-        text = data.decode("utf-8", "surrogateescape")
-        found = secrets.find_secrets(text, ascii_data=data if data.isascii() else None)
-        fields["has_secret"] = bool(found)
+    def found(
+        self, data: bytes, found: list | None, fields: dict, place: tuple[int, int, int, int | None]
+    ) -> bytes:
+        """A line about to be stored, scanned already (entry_prep.prepare: `found`, the secrets in
+        `data`): mask `fields["text"]` in place when it holds a secret, note the findings at `place`
+        (source id, offset, index, session id), and answer the bytes to store."""
         if not found:
             return data
+        text = data.decode("utf-8", "surrogateescape")
         # Every finding is noted, the false positives too (the Secrets page lists them as such).
         self.findings.extend((*place, "", "", span.kind, span.fingerprint) for span in found)
         found = secrets.shown(found, self.allowed)

@@ -1,0 +1,238 @@
+"""A second core for a long pass: a worker process reads the pass's transcripts ahead and prepares
+their lines (sha256, parse, columns, secret scan, zstd: importer/entry_prep.py) while this process,
+the one writer, does every lookup and write, the checkpoint and derivation (issue 29, item 3).
+
+The worker holds nothing durable: it hands chunks (tailer.Chunk with `prepared` set) through a
+bounded queue, in the pass's order, and the writer lands each as one batch, as it would a chunk it
+read itself (importer/batch.py: rows and checkpoint in one transaction). So a kill of either process
+loses nothing: the checkpoint moves only with committed rows, and what the worker had read ahead is
+read again on the next pass.
+
+The writer takes a chunk only when it starts exactly where the writer stands (the same Checkpoint it
+would read from); otherwise, and whenever the worker cannot help (it died, it could not read or
+prepare the file), the writer reads that file itself, in process, from where it stands: an error then
+happens where it always did and is that file's problem, as without the worker. Nothing waits on a
+worker that is gone.
+
+The worker is a fresh interpreter (`python -c`, pipes for stdin and stdout), never a fork: it shares
+no database connection, no Django state and no lock with the writer, and imports no Django app (its
+settings come as values, entry_prep.Config). Not multiprocessing: its spawn starts a resource-tracker
+process beside the worker and imports the writer's `__main__` again. The pipe is the bounded queue:
+the worker prepares one chunk while the writer writes the one before, and waits while the pipe is
+full; a writer gone (killed) breaks the pipe and the worker ends; a worker gone ends the pipe and the
+writer reads on in process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from introspect.importer import entry_prep, tailer
+
+# A line longer than a whole batch (tailer.read_chunk's byte limit: the 50 MB line of the large tier)
+# is parsed by the writer while no worker runs: parsing it costs several times its size, and two
+# processes' memory at once on top of that would raise the importer's peak RSS.
+OWN_LINE = 8 << 20
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: what the worker imports from
+BOOT = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from introspect.importer.prefetch import main; main()"
+
+
+@dataclass(frozen=True)
+class Job:
+    """A file to read ahead, from where its generation stands at the start of the pass."""
+
+    path: Path
+    root: Path
+    checkpoint: tailer.Checkpoint | None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a worker is given on its stdin: the jobs from `first` on, and how to read and prepare."""
+
+    jobs: list[Job]
+    first: int
+    config: entry_prep.Config
+    max_line: int
+    max_lines: int  # tailer.BATCH_LINES in the writer: its batches, whoever reads them
+    own_line: int
+
+
+@dataclass(frozen=True)
+class Unhelped:
+    """The worker read no further in a file (gone, unreadable, a line it could not prepare):
+    the writer reads it itself from where it stands."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Yours:
+    """A line too long to parse beside another process (OWN_LINE): the writer reads this chunk itself;
+    the worker has ended, and is started again past it (`after`: where the chunk ends)."""
+
+    after: tailer.Checkpoint
+    at_end: bool
+
+
+def main() -> None:
+    """The worker process: a Plan on stdin, its messages on stdout (pickles, one after the other)."""
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # whatever is printed is not a message
+    plan = pickle.load(sys.stdin.buffer)
+
+    def send(message: tuple) -> None:
+        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+    with contextlib.suppress(BrokenPipeError):  # the writer is gone (killed): nothing of ours to keep
+        work(plan, send)
+
+
+def work(plan: Plan, send) -> None:
+    """Each job's chunks from `plan.first` on, prepared, sent as (job index, start checkpoint, chunk
+    or Unhelped or Yours); then (len(jobs), None, None). Ends after a Yours."""
+    for index in range(plan.first, len(plan.jobs)):
+        job = plan.jobs[index]
+        checkpoint = job.checkpoint
+        while True:
+            try:
+                item = prepared(job, checkpoint, plan)
+            except Exception as exc:  # the writer reads the file itself and meets it there
+                item = Unhelped(f"{type(exc).__name__}: {exc}")
+            send((index, checkpoint, item))
+            if isinstance(item, Yours):
+                return
+            trim()
+            if isinstance(item, Unhelped) or item.at_end:
+                break
+            checkpoint = item.checkpoint()
+    send((len(plan.jobs), None, None))
+
+
+def prepared(job: Job, checkpoint: tailer.Checkpoint | None, plan: Plan):
+    chunk = tailer.read_chunk(
+        job.path, checkpoint, max_line=plan.max_line, max_lines=plan.max_lines, root=job.root
+    )
+    if chunk is None:
+        return Unhelped("gone")
+    if any(line.length > plan.own_line and not line.too_long for line in chunk.lines):
+        return Yours(chunk.checkpoint(), chunk.at_end)
+    return entry_prep.prepare_chunk(chunk, plan.config)
+
+
+def trim() -> None:
+    """Give the memory a chunk's parse freed back to the system (glibc keeps it otherwise), so that
+    the worker's resident size between chunks is its modules and one chunk, not its high-water."""
+    if LIBC is not None:
+        LIBC.malloc_trim(0)
+
+
+try:
+    LIBC = ctypes.CDLL("libc.so.6")
+    LIBC.malloc_trim  # noqa: B018 - glibc only
+except (OSError, AttributeError):
+    LIBC = None
+
+
+class Prefetch:
+    """The writer's side: the worker's chunks, asked for file by file in the order of `jobs`."""
+
+    def __init__(
+        self, jobs: list[Job], config: entry_prep.Config, *, max_line: int, own_line: int | None = None
+    ) -> None:
+        self.jobs = list(jobs)
+        self.config, self.max_line = config, max_line
+        self.own_line = OWN_LINE if own_line is None else own_line
+        self.index = {(job.path, job.root): i for i, job in enumerate(jobs)}
+        self.held: tuple | None = None  # a message for a later file, taken while looking for one before it
+        self.process: subprocess.Popen | None = None
+        self.resume: int | None = None  # the job a worker is to be started at (again) when next asked
+        self.taken = 0  # chunks landed from the worker (bench/, tests)
+        self.waited = 0.0  # seconds the writer waited for the worker
+        self.start(0)
+
+    def start(self, first: int) -> None:
+        plan = Plan(self.jobs, first, self.config, self.max_line, tailer.BATCH_LINES, self.own_line)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True
+        )
+        # Written by a thread: a plan of thousands of files fills the pipe before the worker,
+        # still importing its modules, reads it, and the writer has better things to do than wait.
+        threading.Thread(target=give, args=(self.process.stdin, plan), daemon=True).start()
+
+    def take(self, path: Path, root: Path, checkpoint: tailer.Checkpoint | None) -> tailer.Chunk | None:
+        """The worker's chunk of this file read from `checkpoint`, or None: read it in process."""
+        wanted = self.index.get((path, root))
+        if wanted is not None and self.resume is not None and self.resume <= wanted:
+            # Asked again after landing the long line: every batch before it is committed by now.
+            self.start(max(self.resume, wanted))
+            self.resume = None
+        while wanted is not None:
+            message = self.held or self.receive()
+            self.held = None
+            if message is None:
+                return None
+            index, start, item = message
+            if index < wanted:
+                continue  # a file the writer did not read, or stopped reading
+            if index > wanted:
+                self.held = message
+                return None
+            if isinstance(item, Yours):
+                self.handed_over(index, item)
+                return None
+            if isinstance(item, Unhelped) or start != checkpoint:
+                return None  # not where the writer stands (the file moved meanwhile): read in process
+            self.taken += 1
+            return item
+        return None
+
+    def handed_over(self, index: int, yours: Yours) -> None:
+        """The worker ended at a long line: wait for it to be gone before the writer parses the line,
+        and start it again past the line on the next batch or file."""
+        self.stop()
+        if not yours.at_end:
+            job = self.jobs[index]
+            self.jobs[index] = Job(job.path, job.root, yours.after)
+            self.resume = index
+        elif index + 1 < len(self.jobs):
+            self.resume = index + 1
+
+    def receive(self) -> tuple | None:
+        """The worker's next message; None once it has ended or died (its end of the pipe closed)."""
+        if self.process is None:
+            return None
+        started = time.monotonic()
+        try:
+            return pickle.load(self.process.stdout)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.stop()
+            return None
+        finally:
+            self.waited += time.monotonic() - started
+
+    def stop(self) -> None:
+        """End the worker, whatever it was doing (it holds nothing the writer needs)."""
+        process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            process.stdout.close()
+
+    def close(self) -> None:
+        self.resume = None
+        self.stop()
+
+
+def give(pipe, plan: Plan) -> None:
+    with contextlib.suppress(OSError), pipe:  # the worker gone already: the writer finds its pipe ended
+        pickle.dump(plan, pipe, protocol=pickle.HIGHEST_PROTOCOL)

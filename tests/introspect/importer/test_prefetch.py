@@ -1,0 +1,202 @@
+"""A long pass's transcripts read and prepared by a worker process (issue 29, item 3) land exactly the
+rows the single process lands; a worker killed, failing or handing back a long line never loses a
+line nor stops the pass; a short pass starts no worker at all."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+from pathlib import Path
+
+import orjson
+import pytest
+from django.conf import settings
+from django.db import models, transaction
+
+from introspect.importer import entry_prep, entry_rows, prefetch
+from introspect.importer.run import Options
+from introspect.models import Quarantine, RawLine, SecretFinding, Session, SourceFile, Spill, TranscriptEntry
+from lib import column_fit
+from tests.conftest import append
+from waysweb import passes
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+TOKEN = "ghp_R4nd0mT0k3nW1thEnoughEntr0pyXyZ12345"  # a GitHub token's shape: a finding
+
+
+@pytest.fixture
+def workers(monkeypatch):
+    """Every Prefetch a pass makes, and every worker process it starts."""
+    made: list[prefetch.Prefetch] = []
+    started: list[int] = []
+    make, start = prefetch.Prefetch.__init__, prefetch.Prefetch.start
+
+    def init(self, *args, **kwargs):
+        made.append(self)
+        make(self, *args, **kwargs)
+
+    def spawned(self, first):
+        start(self, first)
+        started.append(first)
+
+    monkeypatch.setattr(prefetch.Prefetch, "__init__", init)
+    monkeypatch.setattr(prefetch.Prefetch, "start", spawned)
+    return made, started
+
+
+def entry(session: str, n: int, text: str, **fields) -> dict:
+    return {
+        "type": "user" if n % 2 == 0 else "assistant",
+        "uuid": f"{session}-{n}",
+        "parentUuid": f"{session}-{n - 1}" if n else None,
+        "sessionId": session,
+        "timestamp": f"2026-11-02T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+        "cwd": "/home/dev/app",
+        "message": {"role": "user", "content": text},
+        **fields,
+    }
+
+
+def corpus(home, *, sessions: int = 6, lines: int = 400, seed: int = 29) -> None:
+    """Transcripts of every shape a line takes: plain, large, inert, spliced, torn JSON, bad UTF-8,
+    NUL-prefixed, CRLF, a secret, a spill stub, an overlong column, a copy of a line in another
+    file; and the fixture transcripts as they were recorded."""
+    rnd = random.Random(seed)
+    for s in range(sessions):
+        session = f"5e551011-0000-4000-8000-{s:012d}"
+        out = []
+        for n in range(lines):
+            text = "".join(rnd.choice("abcdefgh ") for _ in range(rnd.choice((20, 300, 5000))))
+            out.append(orjson.dumps(entry(session, n, text)) + b"\n")
+        out[5] = b'{"type":"last-prompt","uuid":null}\n'
+        out[7] = orjson.dumps(entry(session, 7, "x")) + orjson.dumps(entry(session, 8, "y")) + b"\n"
+        out[9] = b'{"type":"user", "uuid": torn\n'
+        out[11] = b'{"type":"user","text":"\xff\xfe"}\n'
+        out[13] = b"\x00\x00" + orjson.dumps(entry(session, 13, "after nuls")) + b"\n"
+        out[15] = orjson.dumps(entry(session, 15, "crlf")) + b"\r\n"
+        out[17] = orjson.dumps(entry(session, 17, f"export GITHUB_TOKEN={TOKEN}")) + b"\n"
+        stub = (
+            "<persisted-output>\nOutput too large (24.4KB). Full output saved to: "
+            f"~/.claude/projects/-p/{session}/tool-results/t.txt\n</persisted-output>"
+        )
+        result = {"type": "tool_result", "tool_use_id": f"toolu-{n}", "content": stub}
+        out[19] = (
+            orjson.dumps(
+                entry(session, 19, "") | {"type": "user", "message": {"role": "user", "content": [result]}}
+            )
+            + b"\n"
+        )
+        out[21] = orjson.dumps(entry(session, 21, "v", version="9" * 500)) + b"\n"
+        out[23] = b"\n"
+        append(home.transcript("/home/dev/app" if s % 2 else "/home/dev/web", session), *out)
+    projects = home.root / ".claude" / "projects" / "-home-dev-fixtures"
+    projects.mkdir(parents=True)
+    for path in FIXTURES.glob("*.jsonl"):
+        shutil.copy(path, projects / path.name)
+
+
+def rows() -> dict[str, list[tuple]]:
+    """Every row an import writes, without ids and write times."""
+
+    def kept(field: models.Field) -> bool:
+        automatic = getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)
+        now = field.model is Spill and isinstance(field, models.DateTimeField)  # due when imported
+        return field.attname != "id" and not field.attname.endswith("_id") and not automatic and not now
+
+    found = {}
+    for model in (SourceFile, RawLine, TranscriptEntry, Quarantine, SecretFinding, Spill, Session):
+        names = [field.attname for field in model._meta.concrete_fields if kept(field)]
+        found[model.__name__] = sorted(model.objects.values_list(*names), key=repr)
+    return found
+
+
+class RolledBack(Exception):
+    pass
+
+
+def imported(least: int) -> dict[str, list[tuple]]:
+    """The rows a pass leaves with `least` bytes to read for a worker (0: never), the database put
+    back as it was after."""
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = least
+    try:
+        with transaction.atomic():
+            passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+            found = rows()
+            raise RolledBack
+    except RolledBack:
+        return found
+
+
+def test_the_worker_lands_the_rows_a_single_process_lands(home, workers):
+    corpus(home)
+    alone = imported(0)
+    assert not workers[0]
+    assert imported(1) == alone
+    (worker,) = workers[0]
+    assert worker.taken >= len(list(FIXTURES.glob("*.jsonl"))) + 6  # every file's chunks came from it
+    assert alone["Quarantine"] and alone["SecretFinding"] and alone["Spill"]  # the shapes were there
+
+
+def test_a_worker_started_again_past_a_line_longer_than_a_batch_lands_the_same_rows(
+    home, workers, monkeypatch
+):
+    corpus(home, sessions=2, lines=60)
+    long = home.transcript("/home/dev/app", "5e551011-0000-4000-8000-000000000000")
+    append(
+        long,
+        orjson.dumps(entry("long", 1000, "z" * (3 << 20))) + b"\n",
+        orjson.dumps(entry("long", 1001, "after")) + b"\n",
+    )
+    monkeypatch.setattr(prefetch, "OWN_LINE", 1 << 20)
+    alone = imported(0)
+    assert imported(1) == alone
+    made, started = workers
+    assert len(started) == 2  # ended before the writer parsed the long line, started again past it
+    assert made[0].taken > 0
+
+
+def test_a_killed_worker_leaves_the_writer_reading_every_line_itself(home, workers, monkeypatch):
+    corpus(home)
+    alone = imported(0)
+    take = prefetch.Prefetch.take
+
+    def killing(self, path, root, checkpoint):
+        chunk = take(self, path, root, checkpoint)
+        if self.taken == 2 and self.process is not None:
+            os.kill(self.process.pid, signal.SIGKILL)
+        return chunk
+
+    monkeypatch.setattr(prefetch.Prefetch, "take", killing)
+    assert imported(1) == alone
+    (worker,) = workers[0]
+    assert worker.taken == 2 or worker.taken == 3  # the one in the pipe may still arrive
+
+
+def test_a_file_the_worker_cannot_prepare_is_that_file_s_problem_and_the_pass_goes_on(
+    home, workers, monkeypatch
+):
+    corpus(home, sessions=2, lines=40)
+    broken = entry_prep.Config(bounds=column_fit.Bounds(("type",), (0,), ()), keep_inert=False, scan=True)
+    monkeypatch.setattr(entry_rows, "prep_config", lambda: broken)  # the writer's and the worker's
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = 1
+    result = passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    failed = [file for file in result.files if file.status == "failed"]
+    assert failed and len(failed) == len(result.files)  # every transcript listed, none hung
+    assert all("ValueError" in file.problem.detail for file in failed)
+    (worker,) = workers[0]
+    assert worker.taken == 0
+
+
+def test_a_short_pass_starts_no_worker(home, workers):
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = 1 << 20
+    path = home.transcript("/home/dev/app", "5e551011-0000-4000-8000-000000000001")
+    append(path, *(orjson.dumps(entry("s", n, "hello")) + b"\n" for n in range(50)))
+    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    append(path, orjson.dumps(entry("s", 50, "and one more")) + b"\n")
+    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    assert TranscriptEntry.objects.count() == 51
+    assert workers[0] == []
