@@ -26,7 +26,7 @@ class Config:
     scan: bool  # settings.WAYSWEB_SECRET_SCAN
 
 
-@dataclass(slots=True)
+@dataclass
 class Prepared:
     """One record of a line, ready for its TranscriptEntry row but for the database's part."""
 

@@ -258,9 +258,22 @@ class KillLoop:
     than a clean import, tallied in `figures`. After each kill every checkpoint must match its rows
     and none may have moved back."""
 
-    def __init__(self, db, home: Home, tmp_path, rnd: random.Random, clean_seconds: float, window: float):
+    def __init__(
+        self,
+        db,
+        home: Home,
+        tmp_path,
+        rnd: random.Random,
+        clean_seconds: float,
+        window: float,
+        *,
+        worker: bool = False,
+    ):
         self.db, self.rnd = db, rnd
-        self.zygote = Zygote(db.env(home.root, tmp_path / "crash-data"))
+        # With `worker`, every pass reads its transcripts through the prepare worker (a second
+        # process, importer/prefetch.py), however little there is to read: kills land in both.
+        extra = {"WAYSWEB_PREPARE_WORKER_BYTES": "1"} if worker else {}
+        self.zygote = Zygote(db.env(home.root, tmp_path / "crash-data", **extra))
         self.logs = tmp_path / "logs"
         self.logs.mkdir()
         self.window = window
@@ -361,7 +374,11 @@ def test_case_19_sigkill_crash_loop_matches_a_clean_import(file_db, tmp_path):
         corpus.apply(clean_home, stage)
     clean_db, crash_db = file_db(), file_db()
     clean_seconds = clean_import(clean_db, clean_home, tmp_path)
-    loop = KillLoop(crash_db, crash_home, tmp_path, rnd, clean_seconds, window=max(clean_seconds, 1.0))
+    # The clean import reads in one process, the killed runs through the prepare worker: the rows
+    # compared at the end are the same whichever path read them.
+    loop = KillLoop(
+        crash_db, crash_home, tmp_path, rnd, clean_seconds, window=max(clean_seconds, 1.0), worker=True
+    )
     figures = loop.figures
     loop_started = time.monotonic()
     try:
@@ -414,8 +431,9 @@ def cold_corpus(rnd: random.Random) -> Corpus:
     return Corpus([files])
 
 
+@pytest.mark.parametrize("worker", [False, True], ids=["one process", "prepare worker"])
 def test_case_19_a_cold_import_with_spills_killed_25_times_then_resumed_equals_a_clean_import(
-    file_db, tmp_path
+    file_db, tmp_path, worker
 ):
     rnd = random.Random(SEED + 24)  # issue 24
     corpus = cold_corpus(rnd)
@@ -426,7 +444,7 @@ def test_case_19_a_cold_import_with_spills_killed_25_times_then_resumed_equals_a
     clean_seconds = timed_import(clean_db, clean_home, tmp_path / "clean-data")
     # Kills spread over the whole import: together the runs cut short get about twice through it.
     window = max(0.3, 4 * clean_seconds / COLD_KILLS)
-    loop = KillLoop(crash_db, crash_home, tmp_path, rnd, clean_seconds, window=window)
+    loop = KillLoop(crash_db, crash_home, tmp_path, rnd, clean_seconds, window=window, worker=worker)
     try:
         for _ in range(COLD_KILLS):
             loop.kill_once()
@@ -443,7 +461,7 @@ def test_case_19_a_cold_import_with_spills_killed_25_times_then_resumed_equals_a
     print(f"cold crash loop with spills ({BACKEND}): clean {clean}, crashed and resumed {crashed}")
     figures = loop.figures | before | {"rows_compared": assert_same_tables(got, want)} | clean
     print(f"cold crash loop with spills ({BACKEND}): {figures}")
-    write_figures("crash_loop_cold_spills", figures)
+    write_figures("crash_loop_cold_spills" + ("_worker" if worker else ""), figures)
     assert figures["spills"] == 12 * 30 and figures["spills_found"] == 12 * 29
     assert figures["killed_mid_import"] >= COLD_KILLS // 3, figures
 

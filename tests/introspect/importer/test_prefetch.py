@@ -200,3 +200,16 @@ def test_a_short_pass_starts_no_worker(home, workers):
     passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
     assert TranscriptEntry.objects.count() == 51
     assert workers[0] == []
+
+
+def test_a_worker_whose_writer_is_gone_ends_instead_of_waiting(tmp_path):
+    path = tmp_path / "t.jsonl"
+    append(path, *(orjson.dumps(entry("s", n, "x" * 2000)) + b"\n" for n in range(5000)))
+    ahead = prefetch.Prefetch(
+        [prefetch.Job(path, tmp_path, None)], entry_rows.prep_config(), max_line=64 << 20
+    )
+    process = ahead.process
+    assert ahead.receive() is not None  # reading ahead, several chunks still to send
+    process.stdout.close()  # what a SIGKILL of the writer does to its end of the pipe
+    process.wait(timeout=60)  # a bound on the test, not a speed: a worker left waiting would hang here
+    assert process.returncode is not None
