@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
@@ -158,6 +160,7 @@ class Prefetch:
         self.resume: int | None = None  # the job a worker is to be started at (again) when next asked
         self.taken = 0  # chunks landed from the worker (bench/, tests)
         self.waited = 0.0  # seconds the writer waited for the worker
+        self.cpu = 0.0  # CPU seconds of the workers ended so far
         self.start(0)
 
     def start(self, first: int) -> None:
@@ -221,12 +224,20 @@ class Prefetch:
             self.waited += time.monotonic() - started
 
     def stop(self) -> None:
-        """End the worker, whatever it was doing (it holds nothing the writer needs)."""
+        """End the worker, whatever it was doing (it holds nothing the writer needs); its CPU time
+        is added to `cpu`."""
         process, self.process = self.process, None
-        if process is not None:
-            process.kill()
-            process.wait()
-            process.stdout.close()
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            self.cpu += usage.ru_utime + usage.ru_stime
+        except ChildProcessError:
+            process.wait()  # reaped already (subprocess's own clean-up)
+        process.stdout.close()
 
     def close(self) -> None:
         self.resume = None

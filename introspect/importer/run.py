@@ -76,6 +76,7 @@ class PassResult:
     problems: list[safefs.Problem] = field(default_factory=list)
     spilled: spills.Looked = field(default_factory=spills.Looked)  # spill files looked for
     whole: bool = True  # every source listed and stat'ed; False when restricted to `Options.only`
+    prepared: prefetch.Prefetch | None = None  # the worker that read ahead, ended (its figures)
 
     # Sessions whose rows a failure left underived (sid → why), filled in by whoever derives them.
     underived: dict[str, str] = field(default_factory=dict)
@@ -178,6 +179,7 @@ def import_pass(
     finally:
         if ahead is not None:
             ahead.close()
+    result.prepared = ahead
     tracker.finish()
     # A restricted pass saw a few files, not the areas: it adds what it found, the next whole pass
     # drops what is fixed.

@@ -307,6 +307,12 @@ class Command(BaseCommand):
                 f"{len(result.sessions)} sessions updated in {result.seconds:.2f} s{ways}"
             )
         )
+        if result.prepared is not None:
+            ahead = result.prepared
+            self.stdout.write(
+                f"  prepared by a second process: {ahead.taken:,} batches, {ahead.cpu:.1f} CPU s; "
+                f"the writer waited for it {ahead.waited:.1f} s"
+            )
         if result.failed:
             self.stderr.write(
                 self.style.WARNING(
