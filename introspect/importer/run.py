@@ -220,7 +220,8 @@ def prefetch_for(
 ) -> prefetch.Prefetch | None:
     """A worker reading the pass's transcripts ahead (importer/prefetch.py), when there is enough to
     read for a second core to pay for its start (settings.WAYSWEB_PREPARE_WORKER_BYTES of transcript
-    bytes past their checkpoints: the tracker's plan, a stat each); None otherwise."""
+    bytes past their checkpoints: the tracker's plan, a stat each) and a second CPU to run it on;
+    None otherwise. A follower's append (a few KB) never pays a process start."""
     least = settings.WAYSWEB_PREPARE_WORKER_BYTES
     planned = [
         (source, generations.get(key))
@@ -230,7 +231,7 @@ def prefetch_for(
         and (key := (str(source.root), source.rel_path)) in tracker.plan
     ]
     todo = sum(tracker.plan[(str(source.root), source.rel_path)].todo for source, _ in planned)
-    if least <= 0 or not planned or todo < least:
+    if least <= 0 or not planned or todo < least or cores() < 2:
         return None
     # Where each file's generation stands, as import_file reads it: a file the writer finds elsewhere
     # (verified, replaced, moved by another importer) is read in process instead.
@@ -245,6 +246,11 @@ def prefetch_for(
         for source, seen in planned
     ]
     return prefetch.Prefetch(jobs, entry_rows.prep_config(), max_line=options.max_line)
+
+
+def cores() -> int:
+    """The CPUs this process may run on: one alone leaves the worker nothing to gain."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def failure_summary(files: list[loader.FileResult]) -> str:

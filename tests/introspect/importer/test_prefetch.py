@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 from django.db import models, transaction
 
-from introspect.importer import entry_prep, entry_rows, prefetch
+from introspect.importer import entry_prep, entry_rows, prefetch, run
 from introspect.importer.run import Options
 from introspect.models import Quarantine, RawLine, SecretFinding, Session, SourceFile, Spill, TranscriptEntry
 from lib import column_fit
@@ -199,6 +199,14 @@ def test_a_short_pass_starts_no_worker(home, workers):
     append(path, orjson.dumps(entry("s", 50, "and one more")) + b"\n")
     passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
     assert TranscriptEntry.objects.count() == 51
+    assert workers[0] == []
+
+
+def test_a_machine_with_one_cpu_starts_no_worker(home, workers, monkeypatch):
+    corpus(home, sessions=1, lines=40)
+    monkeypatch.setattr(run, "cores", lambda: 1)
+    alone = imported(0)
+    assert imported(1) == alone
     assert workers[0] == []
 
 
