@@ -882,6 +882,20 @@ class TranscriptEntry(models.Model):
         return linepack.unpack(self.raw, self.raw_compressed)
 
 
+class LineDictionary(models.Model):
+    """A zstd dictionary the importer trained on this database's transcript lines (lib/linepack.py).
+
+    A packed line names its dictionary by the id in its zstd frame: a row reads back with the
+    dictionary it was written with, whichever importer (or host) trained it. Never deleted while a row
+    may name it; written in the transaction of the first rows packed with it.
+    """
+
+    dict_id = models.BigIntegerField(primary_key=True, help_text="the zstd dictionary id its frames carry")
+    data = models.BinaryField()
+    lines = models.IntegerField(help_text="how many lines it was trained on")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
 class Subagent(models.Model):
     """A subagent run of a session, linked to the tool call that spawned it when the files say so."""
 

@@ -12,7 +12,7 @@ import operator
 from django.conf import settings
 from django.db import connections, router
 
-from introspect.importer import parser, secret_rows, spills, stores, tailer, transcripts
+from introspect.importer import line_dictionary, parser, secret_rows, spills, stores, tailer, transcripts
 from introspect.models import SourceFile, TranscriptEntry
 from lib import bulk, column_fit, linepack
 
@@ -45,6 +45,7 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
     sessions |= set(ids)
     keep_inert = settings.WAYSWEB_KEEP_INERT_RAW
     entries: list[tuple] = []
+    kept: list[dict] = []
     scan = secret_rows.LineScan()
     parts: dict[tuple[int, int], int] = {}
     for line, record, fields, key, sha in built:
@@ -61,7 +62,6 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
         if line.nul_prefix:
             fields["flags"].append(f"nul_prefix={line.nul_prefix}")
         data = scan.line(data, fields, (row.pk, line.offset, line.index + part, ids.get(key)))
-        packed, compressed = linepack.pack(data)
         fields.update(
             source_id=row.pk,
             offset=line.offset,
@@ -69,10 +69,14 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
             session_id=ids.get(key),
             session_key=key,
             sha256=sha,
-            raw=packed,
-            raw_compressed=compressed,
+            raw=data,
             is_copy=copy,
         )
+        kept.append(fields)
+    # Packed once the batch's lines are scanned: the dictionary learns from lines as stored.
+    dictionary = line_dictionary.TRAINER.for_batch([(f["raw"], f["has_secret"]) for f in kept])
+    for fields in kept:
+        fields["raw"], fields["raw_compressed"] = linepack.pack(fields["raw"], dictionary)
         entries.append(entry_row(fields))
     return secret_rows.ScannedRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
 
