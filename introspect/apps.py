@@ -8,6 +8,7 @@ class IntrospectConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
+        from introspect import packed_text
         from introspect.importer import (
             decision_rows,
             entry_rows,
@@ -18,6 +19,8 @@ class IntrospectConfig(AppConfig):
         )
         from introspect.models import SourceFile
         from lib import linepack
+
+        packed_text.register()
 
         # A packed line names its zstd dictionary by id; the dictionaries live in the database.
         linepack.set_loader(line_dictionary.load)

@@ -122,3 +122,30 @@ def unpack(stored: bytes | memoryview, compressed: bool) -> bytes:
         return zlib.decompress(data)
     except (zstandard.ZstdError, zlib.error) as exc:
         raise CorruptLine(str(exc)) from exc
+
+
+# An entry's text (what a page shows, what search finds) is packed above this on SQLite: stored as a
+# zstd BLOB in its TEXT column (introspect/packed_text.py). Plain zstd, never a trained dictionary:
+# one text always packs to the same bytes, so SQL still groups equal texts by the stored value.
+TEXT_PACK_ABOVE = 256
+
+
+def pack_text(text: str) -> str | bytes:
+    """The value to store for a text: the text itself when short or when packing does not pay."""
+    if len(text) <= TEXT_PACK_ABOVE // 4:  # no UTF-8 character is longer than 4 bytes
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= TEXT_PACK_ABOVE:
+        return text
+    packed = _compressor().compress(data)
+    return packed if len(packed) < len(data) else text
+
+
+def unpack_text(stored: str | bytes | memoryview | None) -> str | None:
+    """The text a stored value holds (a str is a text stored as it is)."""
+    if stored is None or isinstance(stored, str):
+        return stored
+    try:
+        return zstandard.decompress(bytes(stored)).decode("utf-8", "surrogatepass")
+    except zstandard.ZstdError as exc:
+        raise CorruptLine(str(exc)) from exc
