@@ -30,13 +30,18 @@ class PackedTextField(models.TextField):
         return value
 
 
+def unpacked_sql(column: str) -> str:
+    """SQL for the text `column` holds: only a packed value costs a call into Python."""
+    return f"CASE WHEN typeof({column}) = 'blob' THEN {SQL_FUNCTION}({column}) ELSE {column} END"
+
+
 class UnpackedLhs:
     """A lookup that matches the text a packed column holds, not its stored bytes."""
 
     def process_lhs(self, compiler, connection, lhs=None):
         sql, params = super().process_lhs(compiler, connection, lhs)
         if connection.vendor == "sqlite":
-            sql = f"{SQL_FUNCTION}({sql})"
+            return unpacked_sql(sql), params * 3  # the column is named three times
         return sql, params
 
 
@@ -61,9 +66,10 @@ class Unpacked(models.Func):
     output_field = models.TextField()
 
     def as_sql(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
         if connection.vendor != "sqlite":
-            return compiler.compile(self.source_expressions[0])
-        return super().as_sql(compiler, connection, **extra_context)
+            return sql, params
+        return unpacked_sql(sql), params * 3
 
 
 def unpack_sql(value):

@@ -87,7 +87,7 @@ FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migration
 # Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
 FTS_FILL = (
     f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "
-    f"SELECT id, {packed_text.SQL_FUNCTION}(text), tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
+    f"SELECT id, {packed_text.unpacked_sql('text')}, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
 )
 
 
