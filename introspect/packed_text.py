@@ -20,6 +20,8 @@ SQL_FUNCTION = "entry_text"
 
 
 class PackedTextField(models.TextField):
+    packs_values = True  # lib/bulk.py converts its values as the ORM would
+
     def from_db_value(self, value, expression, connection):
         return linepack.unpack_text(value)
 

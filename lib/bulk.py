@@ -35,8 +35,8 @@ def converters(model: type[models.Model], connection) -> list[tuple[models.Field
     fields = [f for f in model._meta.concrete_fields if not isinstance(f, models.AutoField)]
     out = []
     for field in fields:
-        # A plain field that prepares its own values (introspect's packed text) is converted as the ORM would.
-        own = "get_db_prep_value" in vars(type(field))
+        # A plain field that packs its values (introspect's packed text) says so: converted as the ORM would.
+        own = getattr(field, "packs_values", False)
         if isinstance(field, models.ForeignKey) or (
             isinstance(field, PLAIN) and not isinstance(field, models.DateTimeField) and not own
         ):
