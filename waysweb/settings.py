@@ -102,14 +102,12 @@ def database() -> dict:
         # pages all over the line-hash indexes, and checkpointing (with its fsync) after nearly
         # every commit cost a quarter of the import (524,000 events: 130 → 96 s); the WAL file is
         # cut back to 64 MiB after each checkpoint.
-        # Pages of 16 KiB, not 4: an entry row of a few KiB (its line and text packed) fits a page
-        # instead of spilling into a chain of overflow pages with a half-empty last one (the large
-        # tier's database 538 -> 519 MB; 8 KiB: 536, 64 KiB: 529). Only a new database takes it: the
-        # size is fixed once the first table is written. The checkpoint is a count of pages: 16,384 of
-        # them are 256 MiB of WAL on such a database (64 MiB on one of 4 KiB pages).
+        # Pages stay 4 KiB: 16 KiB ones make the large tier's database 538 -> 519 MB, but every commit
+        # writes whole pages to the WAL, and the fault suite's import onto a 32 MiB disk no longer
+        # fits (bench/results/2026-12-03-dbsize-tables.txt).
         config["OPTIONS"] = {
             "init_command": (
-                "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
                 "PRAGMA wal_autocheckpoint=16384; PRAGMA journal_size_limit=67108864;"
             ),
             "transaction_mode": "IMMEDIATE",
