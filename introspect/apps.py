@@ -8,8 +8,22 @@ class IntrospectConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect.importer import decision_rows, entry_rows, event_rows, finding_rows, stores
+        from introspect import packed_text
+        from introspect.importer import (
+            decision_rows,
+            entry_rows,
+            event_rows,
+            finding_rows,
+            line_dictionary,
+            stores,
+        )
         from introspect.models import SourceFile
+        from lib import linepack
+
+        packed_text.register()
+
+        # A packed line names its zstd dictionary by id; the dictionaries live in the database.
+        linepack.set_loader(line_dictionary.load)
 
         # The line importer's own stores, registered as ledger registers its majordomus ledger.
         for kind in SourceFile.EVENT_KINDS:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from introspect.packed_text import PackedTextField
 from introspect.rules import join
 from lib import linepack, safefs
 from lib.viewers import Viewer
@@ -814,7 +815,8 @@ class TranscriptEntry(models.Model):
     tool_result_id = models.CharField(max_length=128, null=True, blank=True)
     is_error = models.BooleanField(default=False)
     spawned_agent_id = models.CharField(max_length=512, null=True, blank=True)
-    text = models.TextField(blank=True, default="")
+    # Stored as zstd on SQLite when long (introspect/packed_text.py): SQL reads it through entry_text().
+    text = PackedTextField(blank=True, default="")
     input_tokens = models.BigIntegerField(null=True, blank=True)
     output_tokens = models.BigIntegerField(null=True, blank=True)
     cache_creation_input_tokens = models.BigIntegerField(null=True, blank=True)
@@ -880,6 +882,20 @@ class TranscriptEntry(models.Model):
     @property
     def line(self) -> bytes:
         return linepack.unpack(self.raw, self.raw_compressed)
+
+
+class LineDictionary(models.Model):
+    """A zstd dictionary the importer trained on this database's transcript lines (lib/linepack.py).
+
+    A packed line names its dictionary by the id in its zstd frame: a row reads back with the
+    dictionary it was written with, whichever importer (or host) trained it. Never deleted while a row
+    may name it; written in the transaction of the first rows packed with it.
+    """
+
+    dict_id = models.BigIntegerField(primary_key=True, help_text="the zstd dictionary id its frames carry")
+    data = models.BinaryField()
+    lines = models.IntegerField(help_text="how many lines it was trained on")
+    created_at = models.DateTimeField(auto_now_add=True)
 
 
 class Subagent(models.Model):

@@ -35,8 +35,10 @@ def converters(model: type[models.Model], connection) -> list[tuple[models.Field
     fields = [f for f in model._meta.concrete_fields if not isinstance(f, models.AutoField)]
     out = []
     for field in fields:
+        # A plain field that packs its values (introspect's packed text) says so: converted as the ORM would.
+        own = getattr(field, "packs_values", False)
         if isinstance(field, models.ForeignKey) or (
-            isinstance(field, PLAIN) and not isinstance(field, models.DateTimeField)
+            isinstance(field, PLAIN) and not isinstance(field, models.DateTimeField) and not own
         ):
             out.append((field, None))  # the database driver adapts these as they are
         else:

@@ -84,6 +84,15 @@ def fresh_highlight_cache():
 
 
 @pytest.fixture(autouse=True)
+def fresh_line_dictionary(monkeypatch):
+    # The importer trains its zstd dictionary on the lines it has seen: start each test with none seen,
+    # so how a line is packed does not depend on the tests run before it.
+    from introspect.importer import line_dictionary
+
+    monkeypatch.setattr(line_dictionary, "TRAINER", line_dictionary.Trainer())
+
+
+@pytest.fixture(autouse=True)
 def private_data_dir(settings, tmp_path):
     # The importer lock lives in the data directory: never share the user's with a test run.
     settings.DATA_DIR = tmp_path / "waysweb-data"

@@ -106,6 +106,9 @@ def database() -> dict:
         # pages all over the line-hash indexes, and checkpointing (with its fsync) after nearly
         # every commit cost a quarter of the import (524,000 events: 130 → 96 s); the WAL file is
         # cut back to 64 MiB after each checkpoint.
+        # Pages stay 4 KiB: 16 KiB ones make the large tier's database 538 -> 519 MB, but every commit
+        # writes whole pages to the WAL, and the fault suite's import onto a 32 MiB disk no longer
+        # fits (bench/results/2026-12-03-dbsize-tables.txt).
         config["OPTIONS"] = {
             "init_command": (
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "

@@ -9,6 +9,7 @@ from typing import NamedTuple
 from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
+from introspect.packed_text import Unpacked
 from introspect.rules import join
 from lib import bulk, linepack
 
@@ -101,7 +102,7 @@ TRUNK_LINE_COLUMNS = (
     "id",
     *(
         # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
-        Case(When(is_prompt=True, then=F("text")), default=Value(""), output_field=TextField())
+        Case(When(is_prompt=True, then=Unpacked("text")), default=Value(""), output_field=TextField())
         if name == "text"
         else name
         for name in TrunkLine._fields[1:-2]

@@ -17,6 +17,7 @@ from django.db.models.functions import Substr
 
 from introspect.derive import fields
 from introspect.models import Session, SourceFile, TranscriptEntry, TurnOutcome
+from introspect.packed_text import Unpacked
 from introspect.rules import outcome_signals as signals
 from lib import linepack
 
@@ -31,8 +32,8 @@ COLUMNS = (
     "subtype",
     "is_prompt",
     Case(
-        When(is_prompt=True, then=Substr("text", 1, PROMPT_CHARS)),
-        When(type="user", then=Substr("text", 1, HEAD)),
+        When(is_prompt=True, then=Substr(Unpacked("text"), 1, PROMPT_CHARS)),
+        When(type="user", then=Substr(Unpacked("text"), 1, HEAD)),
         default=Value(""),
         output_field=TextField(),
     ),

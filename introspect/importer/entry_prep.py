@@ -24,6 +24,10 @@ class Config:
     bounds: column_fit.Bounds  # TranscriptEntry's bounded columns
     keep_inert: bool  # settings.WAYSWEB_KEEP_INERT_RAW
     scan: bool  # settings.WAYSWEB_SECRET_SCAN
+    # Packed here (the worker), with this dictionary; or left for the writer, which packs a batch
+    # once it is scanned (entry_rows.store_entries: the dictionary is trained on the first batches).
+    pack: bool = True
+    dictionary: linepack.Dictionary | None = None
 
 
 @dataclass
@@ -32,10 +36,11 @@ class Prepared:
 
     fields: dict  # EntryFields' columns, flags and `has_secret`
     sha: str  # the record's identity
-    packed: bytes
+    packed: bytes | None  # None: not packed yet (Config.pack)
     compressed: bool
     found: list | None  # the secrets in the stored bytes; None when not scanned
-    data: bytes = b""  # the stored bytes unpacked, kept only when a secret may have to be masked
+    # The stored bytes unpacked: kept when not packed yet, or when a secret may have to be masked.
+    data: bytes = b""
 
 
 def prepare(line: tailer.Line, record: parser.Record, sha: str, config: Config) -> Prepared:
@@ -52,7 +57,9 @@ def prepare(line: tailer.Line, record: parser.Record, sha: str, config: Config) 
             data.decode("utf-8", "surrogateescape"), ascii_data=data if data.isascii() else None
         )
     fields["has_secret"] = None if found is None else bool(found)
-    packed, compressed = linepack.pack(data)
+    if not config.pack:
+        return Prepared(fields, sha, None, False, found, data)
+    packed, compressed = linepack.pack(data, config.dictionary)
     return Prepared(fields, sha, packed, compressed, found, data if found else b"")
 
 

@@ -12,7 +12,8 @@ import operator
 from django.conf import settings
 from django.db import connections, router
 
-from introspect.importer import entry_prep, secret_rows, spills, stores, tailer
+from introspect import packed_text
+from introspect.importer import entry_prep, line_dictionary, secret_rows, spills, stores, tailer
 from introspect.models import SourceFile, TranscriptEntry
 from lib import bulk, column_fit, linepack
 
@@ -23,9 +24,10 @@ entry_row = operator.itemgetter(*ENTRY_NAMES)
 def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """Transcript lines as entries: every physical line kept, uuid repeats across files marked.
 
-    Each record is prepared (entry_prep: columns, packed bytes, secrets) unless the worker that read
-    it did so already (importer/prefetch.py); what needs the database is done here."""
-    config = prep_config()
+    Each record is prepared (entry_prep: columns, secrets) unless the worker that read it did so
+    already (importer/prefetch.py, which packs it too); what needs the database is done here. A record
+    prepared here is packed once the batch is scanned: the dictionary learns from lines as stored."""
+    config = prep_config(pack=False)
     built: list[tuple[tailer.Line, entry_prep.Prepared, str]] = []
     for (line, record), sha in zip(lines.candidates, lines.shas, strict=True):
         if not isinstance(record, entry_prep.Prepared):
@@ -45,7 +47,7 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
     ids = stores.ensure_sessions({key for *_, key in built})
     sessions |= set(ids)
     outcomes = lines.outcomes
-    entries: list[tuple] = []
+    kept: list[tuple[dict, entry_prep.Prepared, bytes]] = []
     scan = secret_rows.LineScan()
     parts: dict[tuple[int, int], int] = {}
     for line, record, key in built:
@@ -59,12 +61,10 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
                 continue  # no DAG node to keep: counted only
         elif outcomes.get(position) != "imported":
             outcomes[position] = "duplicate" if copy else "imported"
-        packed, compressed = record.packed, record.compressed
+        data = record.data
         if record.found:
             place = (row.pk, line.offset, line.index + part, ids.get(key))
             data = scan.found(record.data, record.found, fields, place)
-            if data is not record.data:  # masked (team mode): stored masked
-                packed, compressed = linepack.pack(data)
         fields.update(
             source_id=row.pk,
             offset=line.offset,
@@ -72,20 +72,30 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
             session_id=ids.get(key),
             session_key=key,
             sha256=record.sha,
-            raw=packed,
-            raw_compressed=compressed,
             is_copy=copy,
         )
+        kept.append((fields, record, data))
+    # The worker packed with the dictionary it was given, which is this one (run.prefetch_for).
+    learn = [(data, fields["has_secret"]) for fields, record, data in kept if record.packed is None]
+    dictionary = line_dictionary.TRAINER.for_batch(learn)
+    entries: list[tuple] = []
+    for fields, record, data in kept:
+        if record.packed is None or data is not record.data:  # prepared here, or masked (team mode)
+            fields["raw"], fields["raw_compressed"] = linepack.pack(data, dictionary)
+        else:
+            fields["raw"], fields["raw_compressed"] = record.packed, record.compressed
         entries.append(entry_row(fields))
     return secret_rows.ScannedRows(TranscriptEntry, ENTRY_NAMES, entries, findings=scan.rows())
 
 
-def prep_config() -> entry_prep.Config:
+def prep_config(*, pack: bool = True, dictionary: linepack.Dictionary | None = None) -> entry_prep.Config:
     """What preparing an entry reads of the settings and the model, as values a worker can be given."""
     return entry_prep.Config(
         bounds=column_fit.bounded(TranscriptEntry),
         keep_inert=settings.WAYSWEB_KEEP_INERT_RAW,
         scan=settings.WAYSWEB_SECRET_SCAN,
+        pack=pack,
+        dictionary=dictionary,
     )
 
 
@@ -94,7 +104,7 @@ FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migration
 # Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
 FTS_FILL = (
     f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "
-    f"SELECT id, text, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
+    f"SELECT id, {packed_text.unpacked_sql('text')}, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,10 +20,12 @@ from introspect.importer import (
     discovery,
     entry_rows,
     errors,
+    line_dictionary,
     loader,
     prefetch,
     problems,
     spills,
+    tailer,
 )
 from introspect.importer.progress import Snapshot, Tracker
 from introspect.models import ImportRun, SourceFile
@@ -245,7 +247,26 @@ def prefetch_for(
         )
         for source, seen in planned
     ]
-    return prefetch.Prefetch(jobs, entry_rows.prep_config(), max_line=options.max_line)
+    dictionary = line_dictionary.TRAINER.ahead(first_lines(jobs, max_line=options.max_line))
+    return prefetch.Prefetch(jobs, entry_rows.prep_config(dictionary=dictionary), max_line=options.max_line)
+
+
+def first_lines(jobs: list[prefetch.Job], *, max_line: int) -> Iterator[bytes]:
+    """The lines the pass will read first, as many as a dictionary is trained on (line_dictionary):
+    a chunk of each file in turn, from where its generation stands; a file that cannot be read now
+    is left to the pass, which says why."""
+    wanted = line_dictionary.TRAIN_LINES * 2
+    for job in jobs:
+        try:
+            chunk = tailer.read_chunk(job.path, job.checkpoint, max_line=max_line, root=job.root)
+        except (OSError, safefs.Refused):
+            continue
+        for line in [] if chunk is None or chunk.new_generation else chunk.lines:
+            if line.data:
+                yield line.data
+                wanted -= 1
+                if not wanted:
+                    return
 
 
 def cores() -> int:

@@ -79,3 +79,16 @@ def test_the_rows_are_the_same_however_the_lines_are_chunked(session, monkeypatc
         monkeypatch.setattr(turn_outcomes, "CHUNK", size)
         chunked = turn_outcomes.plan(session, session.transcript)
         assert [(r.number, r.prompt_entry_id, r.tool_errors, r.tokens, r.causes) for r in chunked] == whole
+
+
+def test_each_line_is_read_with_its_text_cut_as_the_signals_read_it(session):
+    # Long texts are stored packed on SQLite (introspect/packed_text.py): cut in SQL all the same.
+    read = dict(turn_outcomes.lines_of(session.transcript))
+    entries = TranscriptEntry.objects.filter(turn_outcomes.conversation_lines(session.transcript))
+    assert any(len(entry.text.encode()) > 256 and entry.type == "user" for entry in entries)
+    for entry in entries:
+        if entry.is_prompt:
+            expected = entry.text[: turn_outcomes.PROMPT_CHARS]
+        else:
+            expected = entry.text[: turn_outcomes.HEAD] if entry.type == "user" else ""
+        assert read[entry.pk].text == expected

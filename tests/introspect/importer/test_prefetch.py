@@ -18,7 +18,7 @@ from django.db import models, transaction
 from introspect.importer import entry_prep, entry_rows, prefetch, run
 from introspect.importer.run import Options
 from introspect.models import Quarantine, RawLine, SecretFinding, Session, SourceFile, Spill, TranscriptEntry
-from lib import column_fit
+from lib import column_fit, linepack
 from tests.conftest import append
 from waysweb import passes
 
@@ -110,8 +110,19 @@ def rows() -> dict[str, list[tuple]]:
     found = {}
     for model in (SourceFile, RawLine, TranscriptEntry, Quarantine, SecretFinding, Spill, Session):
         names = [field.attname for field in model._meta.concrete_fields if kept(field)]
-        found[model.__name__] = sorted(model.objects.values_list(*names), key=repr)
+        found[model.__name__] = sorted(stored(model, names), key=repr)
     return found
+
+
+def stored(model: type[models.Model], names: list[str]) -> list[tuple]:
+    """The rows' values, an entry's line unpacked: the worker packs with a dictionary trained ahead
+    of the pass, one process with the one its first batches trained (line_dictionary), so the same
+    line may be stored as other bytes."""
+    if model is not TranscriptEntry:
+        return list(model.objects.values_list(*names))
+    names = [name for name in names if name not in ("raw", "raw_compressed")]
+    rows = model.objects.values_list(*names, "raw", "raw_compressed")
+    return [(*values, linepack.unpack(raw, compressed)) for *values, raw, compressed in rows]
 
 
 class RolledBack(Exception):
@@ -181,7 +192,7 @@ def test_a_file_the_worker_cannot_prepare_is_that_file_s_problem_and_the_pass_go
 ):
     corpus(home, sessions=2, lines=40)
     broken = entry_prep.Config(bounds=column_fit.Bounds(("type",), (0,), ()), keep_inert=False, scan=True)
-    monkeypatch.setattr(entry_rows, "prep_config", lambda: broken)  # the writer's and the worker's
+    monkeypatch.setattr(entry_rows, "prep_config", lambda **_: broken)  # the writer's and the worker's
     settings.WAYSWEB_PREPARE_WORKER_BYTES = 1
     result = passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
     failed = [file for file in result.files if file.status == "failed"]
