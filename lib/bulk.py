@@ -234,6 +234,33 @@ def insert_values(
             cursor.executemany(sql, batch)
 
 
+def update_all(objs: Sequence[models.Model]) -> None:
+    """`obj.save()` of many rows that exist, in one `executemany` of `UPDATE … WHERE pk`: every
+    concrete field written, `auto_now` stamped, no signals. A rebuild saved its sessions one by one,
+    and a session's `save()` cost more than deriving it (issue 29)."""
+    if not objs:
+        return
+    model = type(objs[0])
+    connection = connections[router.db_for_write(model)]
+    columns = converters(model, connection)
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    sql = (
+        f"UPDATE {quote(model._meta.db_table)} SET "
+        f"{', '.join(f'{quote(field.column)} = %s' for field, _ in columns)} WHERE {quote(pk.column)} = %s"
+    )
+    rows = []
+    for obj in objs:
+        row = []
+        for field, convert in columns:
+            value = field.pre_save(obj, add=False)  # the attribute, or now for `auto_now`
+            row.append(value if convert is None or value is None else convert(value))
+        row.append(obj.pk)
+        rows.append(row)
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
 def save_racing(obj: models.Model, **lookup) -> None:
     """Save `obj`; when it is new and another importer (another host on one PostgreSQL database)
     inserted the same natural key meanwhile, adopt that row's primary key and update it instead of

@@ -2,7 +2,8 @@
 
 Each step's module does one thing; this is where they are put in order: import the events and
 transcripts (introspect/importer), derive the sessions they touched once that has committed
-(introspect/derive) and, on the bundled sample, its relevance labels; import the ledger's documents,
+(introspect/derive: the first few while the pass reads on, the rest once, after the load) and, on
+the bundled sample, its relevance labels; import the ledger's documents,
 derive knowledge candidates at the episode boundaries (ledger/derive), then import the knowledge
 directories — the candidates just derived included.
 """
@@ -29,6 +30,12 @@ DERIVE_EVERY_SECS = 2.0
 # ...and spends at most about this share of its time on those early derives: each archive of the
 # events log touches the long sessions again, and a 5,000-turn session is rebuilt whole each time.
 DERIVE_SHARE = 0.2
+# Only until this many sessions are derived: the newest files are read first, so these are the
+# newest sessions (the list's first page). Every other session waits for the end of the load and is
+# derived once there, instead of once per batch or archive that touched it again (a cold import of
+# a million events rebuilt its long sessions a dozen times over; issue 29). A following pass is short
+# and derives at its end either way.
+EARLY_SESSIONS = 100
 
 
 def sessions_pass(
@@ -41,20 +48,25 @@ def sessions_pass(
     on_progress: Callable[[Snapshot], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> PassResult:
-    """Import every events log and transcript once, deriving the sessions the pass touched as
-    their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
-    rows committed) and at the end."""
+    """Import every events log and transcript once, deriving the first sessions the pass touched
+    as their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
+    rows committed, until `EARLY_SESSIONS` are derived) and every one not derived since it last
+    landed at the end."""
     landed: set[str] = set()
     underived: dict[str, str] = {}
     last = time.monotonic()
     wait = DERIVE_EVERY_SECS
+    early = 0  # sessions derived while the pass reads
 
     def derive_due() -> None:
-        nonlocal last, wait
-        if landed and time.monotonic() - last >= wait:
+        nonlocal last, wait, early
+        if landed and early < EARLY_SESSIONS and time.monotonic() - last >= wait:
             started = time.monotonic()
-            underived.update(sessions.rebuild_sessions(landed).failed)
-            landed.clear()
+            chosen = sessions.latest_seen(landed, EARLY_SESSIONS - early)
+            done = sessions.rebuild_sessions(chosen, behind=False)
+            underived.update(done.failed)
+            early += done.count
+            landed.difference_update(chosen)
             last = time.monotonic()
             wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
 

@@ -16,7 +16,7 @@ from introspect.derive import fields, session_inputs, subagents, trunk_facts, tu
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnOutcome, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
-from lib import column_fit, safefs
+from lib import bulk, column_fit, safefs
 
 
 def project_for(path: str) -> Project | None:
@@ -74,7 +74,7 @@ def rebuild_many(sessions: list[Session]) -> None:
             if item.project_path not in projects:
                 projects[item.project_path] = project_for(item.project_path)
             item.session.project = projects[item.project_path]
-            item.session.save()
+        bulk.update_all([item.session for item in plans])
         Window.objects.filter(session_id__in=ids).delete()
         TurnWay.objects.filter(turn__session_id__in=ids).delete()
         Turn.objects.filter(session_id__in=ids).delete()  # their rows are gone: nothing cascades

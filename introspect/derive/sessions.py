@@ -12,7 +12,7 @@ from django.db.models import F
 from introspect.derive import extend, fields, rebuild
 from introspect.importer import errors, problems
 from introspect.models import Session, SourceProblem, TranscriptEntry, WaysEvent
-from lib import safefs
+from lib import bulk, safefs
 
 # Sessions rebuilt together: their reads shared, their rows written in one short transaction.
 REBUILD_CHUNK = 100
@@ -31,25 +31,34 @@ class Derived:
         return len(self.tried)
 
 
-def rebuild_sessions(sids: Iterable[str]) -> Derived:
-    """Bring every named session up to date, and any built by an older version.
+def rebuild_sessions(sids: Iterable[str], *, behind: bool = True) -> Derived:
+    """Bring every named session up to date, and (with `behind`) any built by an older version.
 
     A session that only grew at its end is extended (derive/extend.py); any other is rebuilt whole.
     Called by whoever ran the import pass (ingest, serve, the bench, tests), never by the importer.
     A session whose derivation raises keeps its rows as they were and is listed with why (the status
     page's Not read, the pass's summary); every other session is derived, and it is tried again
-    whenever it is named again.
+    whenever it is named again. Without `behind`, only the named sessions: while a cold import
+    still reads, every session it created is bare (built by no version), and sweeping them all in
+    would derive each of them again and again before the load ends.
     """
     done = Derived()
     listed = listed_failures()
     # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
     for chunk in batched(sorted(set(sids)), REBUILD_CHUNK):
         guarded(list(Session.objects.filter(sid__in=chunk)), bring_up_to_date, done)
-    behind = Session.objects.filter(derived_version__lt=fields.DERIVED_VERSION).order_by("pk")
-    while older := list(behind.exclude(sid__in=done.failed)[:REBUILD_CHUNK]):
+    older_rows = Session.objects.filter(derived_version__lt=fields.DERIVED_VERSION).order_by("pk")
+    while behind and (older := list(older_rows.exclude(sid__in=done.failed)[:REBUILD_CHUNK])):
         guarded(older, rebuild.rebuild_many, done)  # each now at DERIVED_VERSION, or failed
     settle(listed, done)
     return done
+
+
+def latest_seen(sids: Iterable[str], count: int) -> set[str]:
+    """The `count` of these sessions first seen last (their rows made last): in an events log,
+    written in time order, the newest sessions; a transcript file lands one session at a time."""
+    rows = bulk.chunked_in(Session.objects.values_list("pk", "sid"), "sid", set(sids))
+    return {sid for _, sid in sorted(rows, reverse=True)[:count]}
 
 
 def bring_up_to_date(sessions: list[Session]) -> None:

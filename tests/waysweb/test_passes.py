@@ -1,0 +1,72 @@
+"""A pass derives its first sessions while it reads and every other one once, after the load
+(waysweb/passes.py): the derived rows are those a derive after every batch leaves."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from introspect.derive import sessions
+from introspect.importer import tailer
+from introspect.importer.run import Options
+from introspect.models import Project
+from lib import locations
+from tests.introspect.derive.test_extend import snapshot
+from waysweb import passes
+
+
+def derived_rows() -> dict:
+    """Every derived table (tests/introspect/derive/test_extend.py), a session's project by its path:
+    projects are numbered in the order sessions are first derived in."""
+    rows = snapshot()
+    paths = dict(Project.objects.values_list("pk", "path"))
+    for fields in rows["sessions"].values():
+        fields["project_id"] = paths.get(fields["project_id"])
+    return rows
+
+
+@pytest.fixture
+def calls(monkeypatch) -> list[set[str]]:
+    """The sessions named to each `rebuild_sessions` of a pass."""
+    named: list[set[str]] = []
+    real = sessions.rebuild_sessions
+
+    def spy(sids, **kwargs):
+        named.append(set(sids))
+        return real(named[-1], **kwargs)
+
+    monkeypatch.setattr(sessions, "rebuild_sessions", spy)
+    return named
+
+
+def cold_import(monkeypatch, *, early: int) -> None:
+    # Batches of a few lines, so that a session's events and lines land over many batches and
+    # archives, as a long history's do.
+    monkeypatch.setattr(tailer, "BATCH_LINES", 7)
+    monkeypatch.setattr(passes, "DERIVE_EVERY_SECS", 0.0)
+    monkeypatch.setattr(passes, "DERIVE_SHARE", 1e9)  # no pause between derives
+    monkeypatch.setattr(passes, "EARLY_SESSIONS", early)
+    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deriving_after_the_load_leaves_every_derived_row_as_deriving_after_every_batch(
+    home, monkeypatch, calls
+):
+    shutil.copytree(locations.SAMPLE_HOME, home.root, symlinks=True, dirs_exist_ok=True)
+    # Both imports from ids numbered from 1: the rows compared name the lines and events they point at.
+    call_command("flush", interactive=False, verbosity=0)
+    cold_import(monkeypatch, early=10**9)
+    inline = derived_rows()
+    assert len(calls) > 10  # derived batch after batch, while the pass read
+    assert inline["turns"] and inline["turn_ways"] and inline["windows"] and inline["turn_outcomes"]
+
+    call_command("flush", interactive=False, verbosity=0)
+    calls.clear()
+    cold_import(monkeypatch, early=0)
+    assert len(calls) == 1  # once, after the load: every session it touched
+    assert calls[0] == set(inline["sessions"])
+    assert derived_rows() == inline
