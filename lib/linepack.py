@@ -127,7 +127,9 @@ def unpack(stored: bytes | memoryview, compressed: bool) -> bytes:
 # An entry's text (what a page shows, what search finds) is packed above this on SQLite: stored as a
 # zstd BLOB in its TEXT column (introspect/packed_text.py). Plain zstd, never a trained dictionary:
 # one text always packs to the same bytes, so SQL still groups equal texts by the stored value.
-TEXT_PACK_ABOVE = 256
+# Level 3 above 128 bytes: the large tier's texts 68.7 -> 67.0 MB against level 1 above 256.
+TEXT_PACK_ABOVE = 128
+TEXT_LEVEL = 3
 
 
 def pack_text(text: str) -> str | bytes:
@@ -137,7 +139,10 @@ def pack_text(text: str) -> str | bytes:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= TEXT_PACK_ABOVE:
         return text
-    packed = _compressor().compress(data)
+    compressor = getattr(_local, "text_compressor", None)
+    if compressor is None:
+        compressor = _local.text_compressor = zstandard.ZstdCompressor(level=TEXT_LEVEL)
+    packed = compressor.compress(data)
     return packed if len(packed) < len(data) else text
 
 

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from introspect.derive import rebuild, turn_outcomes
 from introspect.models import Session, TranscriptEntry, TurnOutcome
 from introspect.rules import outcome_signals as signals
+from lib import linepack
 from tests.fixtures import TRANSCRIPTS
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +86,9 @@ def test_each_line_is_read_with_its_text_cut_as_the_signals_read_it(session):
     # Long texts are stored packed on SQLite (introspect/packed_text.py): cut in SQL all the same.
     read = dict(turn_outcomes.lines_of(session.transcript))
     entries = TranscriptEntry.objects.filter(turn_outcomes.conversation_lines(session.transcript))
-    assert any(len(entry.text.encode()) > 256 and entry.type == "user" for entry in entries)
+    assert any(
+        len(entry.text.encode()) > linepack.TEXT_PACK_ABOVE and entry.type == "user" for entry in entries
+    )
     for entry in entries:
         if entry.is_prompt:
             expected = entry.text[: turn_outcomes.PROMPT_CHARS]
