@@ -17,7 +17,7 @@ from introspect import services
 from introspect.derive import sessions
 from introspect.documents.labels import read_lines
 from introspect.importer import loader
-from introspect.importer.progress import Snapshot
+from introspect.importer.progress import Deriving, Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
 from ledger.derive import candidates
@@ -95,8 +95,16 @@ def sessions_pass(
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
         landed |= sessions.sessions_behind()
-    # Every session the pass touched that is not derived yet, and any a later file changed again.
-    done = sessions.rebuild_sessions(landed)
+    # Every session the pass touched that is not derived yet, and any a later file changed again:
+    # most of a cold import's, shown as its reading was when there are more than a chunk of them.
+    deriving = None
+    if result.reading is not None and len(landed) > sessions.REBUILD_CHUNK:
+        deriving = Deriving(result.reading, report=on_progress)
+    try:
+        done = sessions.rebuild_sessions(landed, on_chunk=deriving.chunk_done if deriving else None)
+    finally:
+        if deriving is not None:
+            deriving.finish()
     for sid in done.tried - done.failed.keys():
         underived.pop(sid, None)  # failed while the pass ran, derived at its end
     result.underived = underived | done.failed

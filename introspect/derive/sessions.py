@@ -31,7 +31,9 @@ class Derived:
         return len(self.tried)
 
 
-def rebuild_sessions(sids: Iterable[str], *, behind: bool = True) -> Derived:
+def rebuild_sessions(
+    sids: Iterable[str], *, behind: bool = True, on_chunk: Callable[[int, int], None] | None = None
+) -> Derived:
     """Bring every named session up to date, and (with `behind`) any built by an older version.
 
     A session that only grew at its end is extended (derive/extend.py); any other is rebuilt whole.
@@ -40,13 +42,17 @@ def rebuild_sessions(sids: Iterable[str], *, behind: bool = True) -> Derived:
     page's Not read, the pass's summary); every other session is derived, and it is tried again
     whenever it is named again. Without `behind`, only the named sessions: while a cold import
     still reads, every session it created is bare (built by no version), and sweeping them all in
-    would derive each of them again and again before the load ends.
+    would derive each of them again and again before the load ends. `on_chunk(done, total)` is told
+    after each chunk of the named sessions (the progress of a long derive).
     """
     done = Derived()
     listed = listed_failures()
+    named = sorted(set(sids))
     # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
-    for chunk in batched(sorted(set(sids)), REBUILD_CHUNK):
+    for at, chunk in enumerate(batched(named, REBUILD_CHUNK), start=1):
         guarded(list(Session.objects.filter(sid__in=chunk)), bring_up_to_date, done)
+        if on_chunk is not None:
+            on_chunk(min(at * REBUILD_CHUNK, len(named)), len(named))
     older_rows = Session.objects.filter(derived_version__lt=fields.DERIVED_VERSION).order_by("pk")
     while behind and (older := list(older_rows.exclude(sid__in=done.failed)[:REBUILD_CHUNK])):
         guarded(older, rebuild.rebuild_many, done)  # each now at DERIVED_VERSION, or failed

@@ -11,6 +11,7 @@ ignored once its process is gone or it has not moved for `STALE_SECS`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -57,6 +58,17 @@ class Snapshot:
     pid: int = 0
     finished: bool = False
     smoothed_rate: float = 0.0  # bytes a second, smoothed over RATE_SECS (Tracker.smooth); 0: none yet
+    # Once every file is read: the sessions put together after the load (waysweb/passes.py), of how many.
+    sessions_done: int = 0
+    sessions_total: int = 0
+
+    @property
+    def deriving(self) -> bool:
+        return self.sessions_total > 0
+
+    @property
+    def sessions_percent(self) -> int:
+        return int(100 * self.sessions_done / self.sessions_total) if self.sessions_total else 100
 
     @property
     def fraction(self) -> float:
@@ -250,6 +262,41 @@ class Tracker:
         clear()
         if self.report is not None:
             self.report(self.snapshot(finished=True))
+
+
+@dataclass
+class Deriving:
+    """The sessions a long pass puts together after its load, published as the pass's reading was
+    (the strip, the terminal bar): without it the strip went blank for the last third of a cold
+    import of a million events while most sessions were still missing from the list."""
+
+    read: Snapshot  # the pass's reading, finished
+    report: Callable[[Snapshot], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+    last_beat: float | None = None
+
+    def chunk_done(self, done: int, total: int) -> None:
+        now = self.clock()
+        if self.last_beat is not None and now - self.last_beat < HEARTBEAT_EVERY_SECS and done < total:
+            return
+        self.last_beat = now
+        snap = dataclasses.replace(
+            self.read,
+            updated_at=datetime.now(UTC),
+            seconds=self.read.seconds + now - self.started,
+            sessions_done=done,
+            sessions_total=total,
+        )
+        write(snap)
+        if self.report is not None:
+            self.report(snap)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def finish(self) -> None:
+        if self.last_beat is not None:
+            clear()
 
 
 def path() -> Path:

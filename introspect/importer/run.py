@@ -78,6 +78,8 @@ class PassResult:
     problems: list[safefs.Problem] = field(default_factory=list)
     spilled: spills.Looked = field(default_factory=spills.Looked)  # spill files looked for
     whole: bool = True  # every source listed and stat'ed; False when restricted to `Options.only`
+    # How far the reading went, when the pass was long enough to publish it (progress.py); None otherwise.
+    reading: Snapshot | None = None
     prepared: prefetch.Prefetch | None = None  # the worker that read ahead, ended (its figures)
 
     # Sessions whose rows a failure left underived (sid → why), filled in by whoever derives them.
@@ -183,6 +185,8 @@ def import_pass(
             ahead.close()
     result.prepared = ahead
     tracker.finish()
+    if tracker.last_beat is not None:
+        result.reading = tracker.snapshot(finished=True)
     # A restricted pass saw a few files, not the areas: it adds what it found, the next whole pass
     # drops what is fixed.
     if result.whole or event_problems:

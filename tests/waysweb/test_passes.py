@@ -10,9 +10,9 @@ from django.conf import settings
 from django.core.management import call_command
 
 from introspect.derive import sessions
-from introspect.importer import tailer
+from introspect.importer import progress, tailer
 from introspect.importer.run import Options
-from introspect.models import Project
+from introspect.models import Project, Session
 from lib import locations
 from tests.introspect.derive.test_extend import snapshot
 from waysweb import passes
@@ -70,3 +70,26 @@ def test_deriving_after_the_load_leaves_every_derived_row_as_deriving_after_ever
     assert len(calls) == 1  # once, after the load: every session it touched
     assert calls[0] == set(inline["sessions"])
     assert derived_rows() == inline
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_pass_says_how_many_sessions_it_has_put_together_after_the_load(home, monkeypatch):
+    shutil.copytree(locations.SAMPLE_HOME, home.root, symlinks=True, dirs_exist_ok=True)
+    monkeypatch.setattr(sessions, "REBUILD_CHUNK", 2)  # the sample's sessions are a few chunks
+    monkeypatch.setattr(progress, "SHOW_AFTER_SECS", 0.0)  # published from the first batch on
+    monkeypatch.setattr(progress, "HEARTBEAT_EVERY_SECS", 0.0)
+    seen: list[progress.Snapshot] = []
+    real = progress.write
+
+    def kept(snap: progress.Snapshot) -> None:
+        seen.append(snap)
+        real(snap)
+
+    monkeypatch.setattr(progress, "write", kept)
+    cold_import(monkeypatch, early=0)
+    deriving = [snap for snap in seen if snap.deriving]
+    total = Session.objects.count()
+    assert [snap.sessions_done for snap in deriving] == [*range(2, total, 2), total]
+    assert {snap.sessions_total for snap in deriving} == {total}
+    assert all(snap.bytes_done == snap.bytes_total for snap in deriving)  # reading was done
+    assert progress.current() is None  # cleared once every session is put together

@@ -6,6 +6,7 @@ import os
 from datetime import UTC, datetime, timedelta
 
 import orjson
+import pytest
 
 from introspect.importer import loader, progress
 from introspect.importer.discovery import Source
@@ -47,6 +48,24 @@ def test_it_counts_the_bytes_past_each_checkpoint_and_publishes_them(tmp_path):
     assert (seen[-1].files_done, seen[-1].bytes_done) == (1, 2500)
     tracker.finish()
     assert seen[-1].finished and progress.current() is None and not progress.path().exists()
+
+
+def test_the_sessions_put_together_after_the_load_are_published_and_cleared_at_the_end(settings):
+    now = datetime.now(UTC)
+    read = progress.Snapshot(3, 3, 4000, 4000, now, now, 5.0, host=settings.WAYSWEB_HOST, pid=os.getpid())
+    seen: list[progress.Snapshot] = []
+    deriving = progress.Deriving(read, report=seen.append, clock=(clock := Clock()))
+    deriving.chunk_done(100, 350)
+    clock.now += 0.1
+    deriving.chunk_done(200, 350)  # within the heartbeat interval: not written again
+    assert [(s.sessions_done, s.sessions_total) for s in seen] == [(100, 350)]
+    assert progress.current().deriving and progress.current().sessions_percent == 28
+    assert progress.current().bytes_done == 4000  # the reading stays said: every byte read
+    clock.now += 1
+    deriving.chunk_done(350, 350)
+    assert seen[-1].sessions_done == 350 and seen[-1].seconds == pytest.approx(6.1)
+    deriving.finish()
+    assert progress.current() is None and not progress.path().exists()
 
 
 def test_it_ignores_a_heartbeat_left_by_an_importer_that_is_gone(settings):

@@ -4,6 +4,7 @@ and never tells a user whose `serve` is importing to start `serve`."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from datetime import UTC, datetime
@@ -175,6 +176,18 @@ def test_the_strip_says_how_far_the_reading_is_and_is_there_while_sessions_are_p
     importing()  # reading done, the first pass derives: still importing
     body = client.get("/ways/").content.decode()
     assert 'id="progress-strip"' in body and "sessions appear as they are put together" in body
+
+
+def test_after_the_reading_the_strip_counts_the_sessions_put_together(client, settings):
+    now = datetime.now(UTC)
+    read = progress.Snapshot(
+        40, 40, 3 << 30, 3 << 30, now, now, 60.0, host=settings.WAYSWEB_HOST, pid=os.getpid()
+    )
+    progress.write(dataclasses.replace(read, sessions_done=1200, sessions_total=6400))
+    body = client.get("/ways/").content.decode().replace("\xa0", " ")
+    assert "Every file is read (40 files, 3.0 GB)" in body
+    assert "putting the sessions together: 1200 of 6400" in body
+    assert 'max="6400" value="1200"' in body
 
 
 def test_polling_costs_one_query_when_nothing_changed(client, home, django_assert_max_num_queries):

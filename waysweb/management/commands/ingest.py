@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     DownloadColumn,
+    MofNCompleteColumn,
     Progress,
     TaskProgressColumn,
     TextColumn,
@@ -213,6 +214,9 @@ class Command(BaseCommand):
         """A bar for a long pass, on a terminal only: a file or a pipe keeps the plain lines."""
         if self.verbosity < 1 or not self.stdout.isatty():
             return
+        if snap.deriving:
+            self.draw_deriving(snap)
+            return
         files = f"{snap.files_done:,}/{snap.files_total:,} files"
         if self.bar is None and not snap.finished:
             self.bar = Progress(
@@ -235,6 +239,24 @@ class Command(BaseCommand):
             return
         self.bar.update(self.task, completed=snap.bytes_done, total=snap.bytes_total, files=files)
         if snap.finished:
+            self.close_bar()
+
+    def draw_deriving(self, snap: Snapshot) -> None:
+        """The sessions a long pass puts together after reading: a bar of its own, closed at the end."""
+        if self.bar is None:
+            self.bar = Progress(
+                TextColumn("Putting sessions together"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.stdout._out),
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self.task = self.bar.add_task("derive", total=snap.sessions_total)
+            self.bar.start()
+        self.bar.update(self.task, completed=snap.sessions_done, total=snap.sessions_total)
+        if snap.sessions_done >= snap.sessions_total:
             self.close_bar()
 
     def close_bar(self) -> None:
