@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import os
 import pickle
+import queue
 import signal
 import subprocess
 import sys
@@ -43,6 +44,8 @@ from introspect.importer import entry_prep, tailer
 # is parsed by the writer while no worker runs: parsing it costs several times its size, and two
 # processes' memory at once on top of that would raise the importer's peak RSS.
 OWN_LINE = 8 << 20
+# Chunks the worker may prepare ahead of the writer (a chunk is a batch: tailer.BATCH_LINES lines).
+AHEAD = 4
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: what the worker imports from
 BOOT = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from introspect.importer.prefetch import main; main()"
 
@@ -171,6 +174,13 @@ class Prefetch:
         # Written by a thread: a plan of thousands of files fills the pipe before the worker,
         # still importing its modules, reads it, and the writer has better things to do than wait.
         threading.Thread(target=give, args=(self.process.stdin, plan), daemon=True).start()
+        # Read by a thread into a short queue: a pipe holds 64 KiB, so a worker writing its next
+        # chunk waited for the writer to take it and ran one chunk ahead at most; each chunk the
+        # writer lands faster than the worker prepares it was then a wait (31 s of a 71 s pass on
+        # the large tier). AHEAD chunks bound what the queue holds.
+        self.inbox = queue.Queue(maxsize=AHEAD)
+        self.reader = threading.Thread(target=drain, args=(self.process.stdout, self.inbox), daemon=True)
+        self.reader.start()
 
     def take(self, path: Path, root: Path, checkpoint: tailer.Checkpoint | None) -> tailer.Chunk | None:
         """The worker's chunk of this file read from `checkpoint`, or None: read it in process."""
@@ -215,17 +225,15 @@ class Prefetch:
         if self.process is None:
             return None
         started = time.monotonic()
-        try:
-            return pickle.load(self.process.stdout)
-        except (EOFError, OSError, pickle.UnpicklingError):
-            self.stop()
-            return None
-        finally:
-            self.waited += time.monotonic() - started
+        message = self.inbox.get()
+        self.waited += time.monotonic() - started
+        if message is None:
+            self.stop(drained=True)
+        return message
 
-    def stop(self) -> None:
+    def stop(self, *, drained: bool = False) -> None:
         """End the worker, whatever it was doing (it holds nothing the writer needs); its CPU time
-        is added to `cpu`."""
+        is added to `cpu`. `drained`: the reader said the pipe ended already."""
         process, self.process = self.process, None
         if process is None:
             return
@@ -237,11 +245,30 @@ class Prefetch:
             self.cpu += usage.ru_utime + usage.ru_stime
         except ChildProcessError:
             process.wait()  # reaped already (subprocess's own clean-up)
+        # The reader meets the pipe's end once what it holds is taken: empty the queue until it has
+        # said so, so that no thread is left waiting to put chunks nobody will read.
+        while not drained:
+            try:
+                drained = self.inbox.get(timeout=5) is None
+            except queue.Empty:
+                break  # not expected: the worker is dead, its pipe ended
+        self.reader.join(timeout=5)
         process.stdout.close()
 
     def close(self) -> None:
         self.resume = None
         self.stop()
+
+
+def drain(pipe, inbox: queue.Queue) -> None:
+    """The worker's messages into `inbox`, then None once it has ended or died (or was stopped)."""
+    try:
+        while True:
+            inbox.put(pickle.load(pipe))
+    except Exception:  # its end (EOFError), or what it cannot read: the writer reads on alone
+        pass
+    finally:
+        inbox.put(None)
 
 
 def give(pipe, plan: Plan) -> None:

@@ -481,7 +481,7 @@ def test_case_19_kill_between_the_commit_and_the_rebuild_leaves_no_session_behin
     assert Session.objects.get(sid="s1").event_count == 3
     append(home.live, *lines[3:])
 
-    def killed(sids):
+    def killed(sids, **options):
         if sids:  # the command's catch-up at start names no session yet
             raise Crash("killed after the batches committed, before the sessions were rebuilt")
         return sessions.Derived()
