@@ -8,7 +8,6 @@ class IntrospectConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: models cannot be imported while the app registry loads
         # (Django's AppConfig.ready contract).
-        from introspect import packed_text
         from introspect.importer import (
             decision_rows,
             entry_rows,
@@ -18,7 +17,7 @@ class IntrospectConfig(AppConfig):
             stores,
         )
         from introspect.models import SourceFile
-        from lib import linepack
+        from lib import linepack, packed_text
 
         packed_text.register()
 

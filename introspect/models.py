@@ -20,9 +20,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from introspect.packed_text import PackedTextField
 from introspect.rules import join
 from lib import linepack, safefs
+from lib.packed_text import PackedTextField
 from lib.viewers import Viewer
 
 
@@ -815,7 +815,7 @@ class TranscriptEntry(models.Model):
     tool_result_id = models.CharField(max_length=128, null=True, blank=True)
     is_error = models.BooleanField(default=False)
     spawned_agent_id = models.CharField(max_length=512, null=True, blank=True)
-    # Stored as zstd on SQLite when long (introspect/packed_text.py): SQL reads it through entry_text().
+    # Stored as zstd on SQLite when long (lib/packed_text.py): SQL reads it through entry_text().
     text = PackedTextField(blank=True, default="")
     input_tokens = models.BigIntegerField(null=True, blank=True)
     output_tokens = models.BigIntegerField(null=True, blank=True)

@@ -125,7 +125,7 @@ def unpack(stored: bytes | memoryview, compressed: bool) -> bytes:
 
 
 # An entry's text (what a page shows, what search finds) is packed above this on SQLite: stored as a
-# zstd BLOB in its TEXT column (introspect/packed_text.py). Plain zstd, never a trained dictionary:
+# zstd BLOB in its TEXT column (lib/packed_text.py). Plain zstd, never a trained dictionary:
 # one text always packs to the same bytes, so SQL still groups equal texts by the stored value.
 # Level 3 above 128 bytes: the large tier's texts 68.7 -> 67.0 MB against level 1 above 256.
 TEXT_PACK_ABOVE = 128

@@ -13,6 +13,7 @@ import orjson
 import pytest
 from django.core.management import call_command
 
+from introspect.importer import line_dictionary
 from introspect.rules import highlight
 from introspect.rules.join import project_slug
 from lib import locations
@@ -87,8 +88,6 @@ def fresh_highlight_cache():
 def fresh_line_dictionary(monkeypatch):
     # The importer trains its zstd dictionary on the lines it has seen: start each test with none seen,
     # so how a line is packed does not depend on the tests run before it.
-    from introspect.importer import line_dictionary
-
     monkeypatch.setattr(line_dictionary, "TRAINER", line_dictionary.Trainer())
 
 

@@ -9,9 +9,9 @@ from typing import NamedTuple
 from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
-from introspect.packed_text import Unpacked
 from introspect.rules import join
 from lib import bulk, linepack
+from lib.packed_text import Unpacked
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
 EVENT_ORDER = (

@@ -17,9 +17,9 @@ from django.db.models.functions import Substr
 
 from introspect.derive import fields
 from introspect.models import Session, SourceFile, TranscriptEntry, TurnOutcome
-from introspect.packed_text import Unpacked
 from introspect.rules import outcome_signals as signals
 from lib import linepack
+from lib.packed_text import Unpacked
 
 CHUNK = 5000
 HEAD = 300  # a result's or a user line's first characters: its exit code, its interruption

@@ -12,10 +12,9 @@ import operator
 from django.conf import settings
 from django.db import connections, router
 
-from introspect import packed_text
 from introspect.importer import entry_prep, line_dictionary, secret_rows, spills, stores, tailer
 from introspect.models import SourceFile, TranscriptEntry
-from lib import bulk, column_fit, linepack
+from lib import bulk, column_fit, linepack, packed_text
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
 entry_row = operator.itemgetter(*ENTRY_NAMES)

@@ -1,4 +1,4 @@
-"""An entry's long text stored as zstd on SQLite (introspect/packed_text.py), its full-text index
+"""An entry's long text stored as zstd on SQLite (lib/packed_text.py), its full-text index
 reading it through entry_text().
 
 The FTS5 index becomes one whose external content is a view that unpacks the text (its snippets read
@@ -14,14 +14,14 @@ import importlib
 
 from django.db import migrations
 
-import introspect.packed_text
+import lib.packed_text
 from lib import linepack
 
 search = importlib.import_module("introspect.migrations.0005_search")
 loader_fill = importlib.import_module("introspect.migrations.0017_search_filled_by_the_loader")
 FTS, TABLE = search.FTS, search.TABLE
 VIEW = f"{TABLE}_text"
-TEXT = introspect.packed_text.SQL_FUNCTION
+TEXT = lib.packed_text.SQL_FUNCTION
 
 PACKED_TABLE = (
     f"CREATE VIRTUAL TABLE {FTS} USING fts5("
@@ -83,7 +83,7 @@ class Migration(migrations.Migration):
                 migrations.AlterField(
                     model_name="transcriptentry",
                     name="text",
-                    field=introspect.packed_text.PackedTextField(blank=True, default=""),
+                    field=lib.packed_text.PackedTextField(blank=True, default=""),
                 ),
             ],
         ),

@@ -83,7 +83,7 @@ def test_the_rows_are_the_same_however_the_lines_are_chunked(session, monkeypatc
 
 
 def test_each_line_is_read_with_its_text_cut_as_the_signals_read_it(session):
-    # Long texts are stored packed on SQLite (introspect/packed_text.py): cut in SQL all the same.
+    # Long texts are stored packed on SQLite (lib/packed_text.py): cut in SQL all the same.
     read = dict(turn_outcomes.lines_of(session.transcript))
     entries = TranscriptEntry.objects.filter(turn_outcomes.conversation_lines(session.transcript))
     assert any(

@@ -87,4 +87,4 @@ def add_function(sender, connection, **kwargs) -> None:
 
 
 def register() -> None:
-    connection_created.connect(add_function, dispatch_uid="introspect.packed_text")
+    connection_created.connect(add_function, dispatch_uid="lib.packed_text")
