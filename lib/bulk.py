@@ -209,6 +209,31 @@ def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:
     return out
 
 
+def select_in(
+    model: type[models.Model], names: Sequence[str], field: str, values, *, size: int = 500
+) -> list[tuple]:
+    """The `names` columns (`attname`s, plain fields only: no conversion) of `model`'s rows whose
+    `field` is one of `values`, as tuples, in chunks of `size` bound parameters: `chunked_in` with a
+    `values_list`, without compiling a queryset per chunk. The importer looks up every line of a batch
+    by its hash, and the ORM's lookup compiled each of the 500 values of each chunk (issue 29)."""
+    values = list(values)
+    if not values:
+        return []
+    connection = connections[router.db_for_read(model)]
+    quote = connection.ops.quote_name
+    columns = {f.attname: f.column for f in model._meta.concrete_fields}
+    head = (
+        f"SELECT {', '.join(quote(columns[name]) for name in names)} "
+        f"FROM {quote(model._meta.db_table)} WHERE {quote(columns[field])} IN "
+    )
+    out: list[tuple] = []
+    with connection.cursor() as cursor:
+        for chunk in batched(values, size):
+            cursor.execute(f"{head}({', '.join(['%s'] * len(chunk))})", chunk)
+            out.extend(map(tuple, cursor.fetchall()))
+    return out
+
+
 def insert_values(
     model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence], *, batch_size: int = 500
 ) -> None:

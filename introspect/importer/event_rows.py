@@ -2,11 +2,18 @@
 
 Events are de-duplicated by the sha256 of their line: the same bytes in another file (an archive,
 a legacy log, a rewritten live file) are one event, placed at its earliest position in event order.
+
+Speed (issue 29: a million event lines in one cold pass): a new event's row is built as a list in
+`EVENT_NAMES` order straight from the line's own keys (`event_row`), without the dict of every
+field, the separate pass of column_fit over it, or a model instance for an event already stored.
+A line the plain reading does not take as it is (schema.NeedsModel) or with a value longer than
+its column goes the general way (`event_values`), which decides the rare cases; the two give the
+same row (tests/introspect/importer/test_event_rows.py).
 """
 
 from __future__ import annotations
 
-import operator
+from datetime import datetime
 from itertools import batched
 
 from introspect.importer import parser, schema, secret_rows, stores, tailer
@@ -14,18 +21,11 @@ from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit
 
-
-def source_position(event: WaysEvent) -> tuple[int, int, int, int]:
-    """Where the event sits in its best source: rank, generation, offset, index (its place in event order)."""
-    return (event.order_rank, event.order_generation, event.order_offset, event.order_index)
-
-
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
-event_row = operator.itemgetter(*EVENT_NAMES)  # values dict → the row tuple, in EVENT_NAMES order
+AT = {name: i for i, name in enumerate(EVENT_NAMES)}  # attname → its place in a row
 # What store_events needs of an event already stored (never its raw line).
 EVENT_KNOWN = (
-    "pk",
-    "sha256",
+    "id",
     "source_id",
     "occurrences",
     "order_rank",
@@ -33,36 +33,52 @@ EVENT_KNOWN = (
     "order_offset",
     "order_index",
     "session_key",
+    "sha256",
 )
+
+
+class Known:
+    """An event already stored, as far as a later copy of its line may change it."""
+
+    __slots__ = ("occurrences", "pk", "position", "session_key", "source_id")
+
+    def __init__(self, pk, source_id, occurrences, rank, generation, offset, index, session_key, _sha):
+        self.pk, self.source_id, self.occurrences = pk, source_id, occurrences
+        # Where the event sits in its best source: rank, generation, offset, index (event order).
+        self.position = (rank, generation, offset, index)
+        self.session_key = session_key
+
+
+OCCURRENCES, SESSION_KEY, SESSION_ID = AT["occurrences"], AT["session_key"], AT["session_id"]
 
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
     candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
     existing = {
-        event.sha256: event
-        for event in bulk.chunked_in(WaysEvent.objects.only(*EVENT_KNOWN), "sha256", set(shas))
+        found[-1]: Known(*found) for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", set(shas))
     }
-    fresh: dict[str, dict] = {}  # sha256 → the new event's values, by EVENT_NAMES
+    fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
     places: dict[str, tuple[int, int, int]] = {}  # sha256 → where the new event was read
-    moved: list[WaysEvent] = []
-    repeated: list[WaysEvent] = []
+    moved: list[Known] = []
+    repeated: list[Known] = []
     keys: set[str] = set()
+    stamps: dict[str, datetime | None] = {}  # a batch's lines share their stamps' seconds
     for (line, record), sha in zip(candidates, shas, strict=True):
         new = fresh.get(sha)
         if new is not None:
             # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
-            new["occurrences"] += 1
-            if new["session_key"]:
-                sessions.add(new["session_key"])
+            new[OCCURRENCES] += 1
+            if new[SESSION_KEY]:
+                sessions.add(new[SESSION_KEY])
             continue
         known = existing.get(sha)
         if known is None:
-            values = event_values(row, line, record, sha)
+            values = event_row(row, line, record, sha, stamps)
             fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
             outcomes[(line.offset, line.index)] = "imported"
-            if values["session_key"]:
-                keys.add(values["session_key"])
+            if values[SESSION_KEY]:
+                keys.add(values[SESSION_KEY])
             continue
         # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
         # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
@@ -72,8 +88,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         if known.source_id == row.pk:
             known.occurrences += 1
             repeated.append(known)
-        elif position < source_position(known):
-            known.order_rank, known.order_generation, known.order_offset, known.order_index = position
+        elif position < known.position:
+            known.position = position
             moved.append(known)
         if known.session_key:
             sessions.add(known.session_key)
@@ -81,12 +97,13 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     sessions |= keys
     changed = list({id(e): e for e in moved + repeated}.values())
     for event in changed:
+        rank, generation, offset, index = event.position
         WaysEvent.objects.filter(pk=event.pk).update(
             occurrences=event.occurrences,
-            order_rank=event.order_rank,
-            order_generation=event.order_generation,
-            order_offset=event.order_offset,
-            order_index=event.order_index,
+            order_rank=rank,
+            order_generation=generation,
+            order_offset=offset,
+            order_index=index,
         )
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
@@ -94,18 +111,115 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     findings: list[tuple] = []
     scan = secret_rows.DocumentScan()
     for sha, values in fresh.items():
-        values["session_id"] = ids.get(values["session_key"])
-        secret_rows.event_line(values, (*places[sha], values["session_id"]), findings, scan)
+        values[SESSION_ID] = session_id = ids.get(values[SESSION_KEY])
+        secret_rows.event_row(values, EVENT_TEXTS, (*places[sha], session_id), findings, scan)
     return secret_rows.ScannedRows(
         WaysEvent,
         EVENT_NAMES,
-        [event_row(values) for values in fresh.values()],
+        list(fresh.values()),
         findings=secret_rows.finding_rows(findings) if findings else None,
     )
 
 
+# The texts of an event the secret scan reads, by their place in a row.
+EVENT_TEXTS = tuple(AT[name] for name in secret_rows.EVENT_TEXTS)
+# A line's key → (its column's place in a row, how its value is read, the column's length or 0).
+# `ts`, `session` and `check` are stored as ts_raw, session_key and check_id.
+COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
+_LENGTHS = column_fit.limits(WaysEvent)
+KEYS = {
+    key: (AT[COLUMN_OF.get(key, key)], how, _LENGTHS.get(COLUMN_OF.get(key, key), (0, True))[0])
+    for key, how in schema.READ_AS.items()
+}
+TS, TS_RAW, EVENT, SCHEMA_GEN = AT["ts"], AT["ts_raw"], AT["event"], AT["schema_gen"]
+CALIBRATED = frozenset(schema.CALIBRATED_FIELDS)
+RAW_SCORE = frozenset(schema.RAW_SCORE_FIELDS)
+CALIBRATED_AT = tuple(AT[name] for name in schema.CALIBRATED_FIELDS)
+RAW_SCORE_AT = tuple(AT[name] for name in schema.RAW_SCORE_FIELDS)
+# A new event's row before its line is read: every typed column empty, the fixed values set.
+BLANK = [None] * len(EVENT_NAMES)
+BLANK[OCCURRENCES] = 1
+_FIXED = tuple(
+    AT[name]
+    for name in (
+        "sha256",
+        "source_id",
+        "order_rank",
+        "order_generation",
+        "order_offset",
+        "order_index",
+        "raw",
+    )
+)
+_FLAGS, _EMPTY = AT["flags"], AT["empty_fields"]
+
+
+def event_row(
+    row: SourceFile,
+    line: tailer.Line,
+    record: parser.Record,
+    sha: str,
+    stamps: dict[str, datetime | None] | None = None,
+) -> list:
+    """The new event's row (EVENT_NAMES order) for one events-log record: `event_values`' values,
+    read from the line's own keys (a handful, of the model's fifty). `stamps`: stamps already read
+    (a cache the caller keeps for a batch)."""
+    obj = record.obj
+    try:
+        values = plain_row(obj)
+    except (schema.NeedsModel, schema.Overlong):
+        fields = event_values(row, line, record, sha)
+        return [fields[name] for name in EVENT_NAMES]
+    flags = [*record.flags]
+    if values[EVENT] not in schema.KNOWN_EVENTS:
+        flags.append("unknown_type")
+    if line.nul_prefix:
+        flags.append(f"nul_prefix={line.nul_prefix}")
+    ts_raw = values[TS_RAW]
+    if ts_raw is not None:
+        if stamps is None:
+            ts = timestamps.utc_second(ts_raw)
+        elif (ts := stamps.get(ts_raw, stamps)) is stamps:
+            ts = stamps[ts_raw] = timestamps.utc_second(ts_raw)
+        if ts is None:
+            flags.append("ts_invalid")
+        elif not timestamps.in_range(ts):
+            flags.append(timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
+        values[TS] = ts
+    for at, value in zip(
+        _FIXED,
+        (
+            sha,
+            row.pk,
+            row.rank,
+            row.generation,
+            line.offset,
+            line.index,
+            record.data.decode("utf-8", "replace"),
+        ),
+        strict=True,
+    ):
+        values[at] = value
+    values[_FLAGS] = flags
+    values[_EMPTY] = sorted(key for key, value in obj.items() if value == "") if "" in obj.values() else []
+    return values
+
+
+def plain_row(obj: dict) -> list:
+    """schema.plain_fields as a row: the line's typed values in their columns, its schema
+    generation; schema.Overlong when a text is longer than its column (event_values empties and flags it)."""
+    values = BLANK.copy()
+    schema.read_plain(obj, KEYS, values)
+    if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in CALIBRATED_AT):
+        values[SCHEMA_GEN] = "calibrated"
+    elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in RAW_SCORE_AT):
+        values[SCHEMA_GEN] = "raw_score"
+    return values
+
+
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
-    """The new event's column values (attname → value) for one events-log record."""
+    """The new event's column values (attname → value) for one events-log record: every line the
+    direct row (`event_row`) does not take, and the specification it meets."""
     fields, flags = schema.event_fields(record.obj)
     all_flags = [*record.flags, *flags]
     if line.nul_prefix:

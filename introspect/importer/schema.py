@@ -178,25 +178,41 @@ READ_AS = {
     **dict.fromkeys(NUM_FIELDS, "num"),
     **dict.fromkeys(U64_FIELDS, "u64"),
 }
+# `read_plain`'s places for a dict of fields: each under its own name, no text too long.
+BY_NAME = {name: (name, how, 0) for name, how in READ_AS.items()}
 
 
-def plain_fields(obj: dict) -> dict:
+class Overlong(Exception):
+    """A text longer than the length `read_plain` was given for it."""
+
+
+def read_plain(obj: dict, places: dict, into) -> None:
+    """The line's typed values put `into` a dict or a row: `places` maps a field to (where it goes,
+    how it is read, the longest text it takes or 0). NeedsModel for a value the plain reading does
+    not take, Overlong for a text past its length."""
     # The line's own keys (a handful) are read, not every field of the model (some fifty) looked up
     # in it: a key the model has no field for is left out, as the model leaves it out.
-    fields = ABSENT.copy()
-    read_as = READ_AS.get
+    place_of = places.get
     for name, value in obj.items():
-        how = read_as(name)
-        if how is None or value is None:
+        place = place_of(name)
+        if place is None or value is None:
             continue
+        at, how, length = place
         if how == "str":
             if type(value) is not str:
                 raise NeedsModel(name)
-            fields[name] = value
+            if length and len(value) > length:
+                raise Overlong(name)
+            into[at] = value
         elif how == "num":
-            fields[name] = plain_number(name, value)
+            into[at] = plain_number(name, value)
         else:
-            fields[name] = plain_u64(name, value)
+            into[at] = plain_u64(name, value)
+
+
+def plain_fields(obj: dict) -> dict:
+    fields = ABSENT.copy()
+    read_plain(obj, BY_NAME, fields)
     fields["schema_gen"] = (
         "calibrated"
         if any(fields[name] is not None for name in CALIBRATED_FIELDS)

@@ -6,7 +6,7 @@ page, and in team mode (settings.WAYSWEB_SECRETS_MASKED_ONLY) its stored line ma
 none (nearly all) costs the scan alone. Values a person marked "no secret" (`SecretFalsePositive`) are
 left as they are, in this import and every later one.
 
-Events-log lines (`event_line`) and read-only documents (`DocumentScan`: memory files, ledger entries,
+Events-log lines (`event_row`) and read-only documents (`DocumentScan`: memory files, ledger entries,
 knowledge and decision records, read by ledger's importers) are scanned the same way: their findings
 listed on the Secrets page, their stored text masked in team mode.
 """
@@ -106,25 +106,26 @@ class ScannedRows(bulk.Rows):
 EVENT_TEXTS = ("raw", "surface", "matched_span", "reason")
 
 
-def event_line(
-    fields: dict,
+def event_row(
+    values: list,
+    texts: tuple[int, ...],
     place: tuple[int, int, int, int | None],
     findings: list[tuple],
-    scan: DocumentScan | None = None,
+    scan: DocumentScan,
 ) -> None:
-    """An events-log line about to be stored (importer/event_rows.py): its findings added to `findings`
-    (at `place`, the line's source, offset, index and session id), and in team mode its raw line and the
-    texts an event quotes (`surface`, the prompt that fired a way; `matched_span`, `reason`) masked.
-    `scan`: one batch's scan, used line after line (settings read once a batch, not once a line)."""
-    if scan is None:
-        scan = DocumentScan()
+    """An events-log line about to be stored (importer/event_rows.py), as its row: its findings added to
+    `findings` (at `place`, the line's source, offset, index and session id), and in team mode its raw
+    line and the texts an event quotes (`surface`, the prompt that fired a way; `matched_span`,
+    `reason`) masked. `texts`: the places of EVENT_TEXTS in the row. `scan`: one batch's scan, used
+    line after line (settings read once a batch, not once a line)."""
     scan.found = {}  # this line's findings only
-    for name in EVENT_TEXTS:
-        if fields.get(name):
-            fields[name] = scan.text(fields[name])
-    findings.extend(
-        (*place, "", SecretFinding.Place.EVENT, kind, fingerprint) for kind, fingerprint in scan.found
-    )
+    for at in texts:
+        if values[at]:
+            values[at] = scan.text(values[at])
+    if scan.found:
+        findings.extend(
+            (*place, "", SecretFinding.Place.EVENT, kind, fingerprint) for kind, fingerprint in scan.found
+        )
 
 
 def finding_rows(findings: list[tuple]) -> bulk.Rows:

@@ -78,5 +78,13 @@ def ensure_sessions(keys: set[str]) -> dict[str, int]:
     keys = {key for key in keys if key}
     if not keys:
         return {}
-    Session.objects.bulk_create([Session(sid=key) for key in keys], ignore_conflicts=True)
-    return dict(bulk.chunked_in(Session.objects.values_list("sid", "pk"), "sid", keys))
+    # Looked up first, created only when missing: nearly every batch after the first few names
+    # sessions that exist. Plain rows, not bulk_create: its compilation of each instance cost more
+    # than a cold load's event rows themselves (issue 29). Another importer may create one between
+    # the look-up and the insert: the unique sid decides, and the second look-up reads its row.
+    names = ("sid", Session._meta.pk.attname)
+    ids = dict(bulk.select_in(Session, names, "sid", keys))
+    if missing := keys - ids.keys():
+        bulk.insert_ignore([Session(sid=key) for key in missing])
+        ids.update(bulk.select_in(Session, names, "sid", missing))
+    return ids

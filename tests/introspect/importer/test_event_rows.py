@@ -1,0 +1,73 @@
+"""An event's row built straight from its line's keys is the row the general reading gives."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+from introspect.importer import event_rows, parser, schema, tailer
+from tests.introspect.importer.test_parser import ODD_VALUES
+
+ROOT = Path(__file__).resolve().parents[3]
+SOURCE = SimpleNamespace(pk=7, rank=3, generation=2)
+
+
+def both(data: bytes, *, nul_prefix: int = 0) -> tuple[str, str]:
+    """The direct row and the general reading's values in the row's order, as text (NaN equals itself)."""
+    record = parser.parse_line(data).records[0]
+    line = tailer.Line(offset=120, data=data, length=len(data), index=4, nul_prefix=nul_prefix)
+    direct = event_rows.event_row(SOURCE, line, record, "f" * 64, {})
+    general = event_rows.event_values(SOURCE, line, record, "f" * 64)
+    return repr(direct), repr([general[name] for name in event_rows.EVENT_NAMES])
+
+
+def dumps(obj: dict) -> bytes:
+    return json.dumps(obj).encode()  # integers past 64 bits too, as a log may hold them
+
+
+def test_every_sample_event_line_gets_the_same_row_either_way():
+    lines = []
+    for path in sorted((ROOT / "sample" / "home").rglob("events*.jsonl*")):
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as fh:
+            lines.extend(line.rstrip(b"\n") for line in fh if line.strip())
+    assert len(lines) > 100
+    for data in lines:
+        if parser.parse_line(data).records:
+            direct, general = both(data)
+            assert direct == general, data
+
+
+def test_odd_values_overlong_texts_and_odd_stamps_get_the_same_row_either_way():
+    rng = random.Random(29)
+    names = [*schema.EventLine.model_fields, "unknown_key"]
+    odd = [
+        *ODD_VALUES,
+        "s" * 65,
+        "s" * 513,
+        "2026-01-01T00:00:00.5Z",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+    ]
+    for name in names:
+        for value in odd:
+            obj = {"event": "way_nearmiss", "ts": "2026-01-01T00:00:00Z", name: value}
+            direct, general = both(dumps(obj))
+            assert direct == general, obj
+    for _ in range(2000):  # several odd fields at once
+        obj = {name: rng.choice(odd) for name in rng.sample(names, 5)}
+        direct, general = both(dumps(obj), nul_prefix=rng.choice((0, 0, 3)))
+        assert direct == general, obj
+
+
+def test_a_batchs_stamp_cache_gives_the_stamp_read_afresh():
+    stamps: dict = {}
+    for ts in ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "bad", "bad"):
+        data = dumps({"event": "way_fired", "ts": ts})
+        record = parser.parse_line(data).records[0]
+        line = tailer.Line(offset=0, data=data, length=len(data))
+        row = event_rows.event_row(SOURCE, line, record, "0" * 64, stamps)
+        assert row == event_rows.event_row(SOURCE, line, record, "0" * 64)
