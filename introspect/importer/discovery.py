@@ -263,7 +263,7 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
         if entry.kind == "dir":
             session_dirs.append(entry)
         elif jsonl(entry.name):
-            rel = entry.path.relative_to(projects).as_posix()
+            rel = f"{folder.name}/{entry.name}"
             if entry.name.startswith("agent-"):
                 found.append(
                     Source(
@@ -288,13 +288,21 @@ def folder_sources(projects: Path, folder: safefs.Entry, problems: list[safefs.P
                 Source(
                     "subagent_transcript",
                     projects,
-                    path.relative_to(projects).as_posix(),
+                    under(projects, path),
                     0,
                     session_dir.name,
                     path.name[len("agent-") : -len(".jsonl")],
                 )
             )
     return found
+
+
+def under(root: Path, path: Path) -> str:
+    """`path` relative to `root`, as a posix string: `path` was listed below `root` (safefs joins
+    names with "/"), so its text starts with the root's; pathlib's relative_to cost a fifth of an
+    idle pass over 1,229 transcripts."""
+    prefix, text = f"{root}/", str(path)
+    return text[len(prefix) :] if text.startswith(prefix) else path.relative_to(root).as_posix()
 
 
 # The newest transcripts read before any event log (newest_first): a few seconds of reading.

@@ -113,3 +113,25 @@ def test_the_findings_source_is_findings_jsonl_alone_and_only_when_it_is_there(t
     (tmp_path / "findings.jsonl").write_bytes(b"")
     found = discovery.finding_sources(locs, state_dir=tmp_path)
     assert [(source.kind, source.rel_path) for source in found] == [("findings", "findings.jsonl")]
+
+
+def test_transcripts_are_named_relative_to_their_projects_folder_linked_folders_included(tmp_path):
+    projects = tmp_path / "projects"
+    written(projects, "-home-a/s1.jsonl", 1_000)
+    written(projects, "-home-a/agent-old.jsonl", 1_000)
+    written(projects, "-home-a/s1/subagents/nested/agent-x.jsonl", 1_000)
+    (projects / "-home-b").symlink_to(projects / "-home-a")  # a link inside the root is followed
+    found = discovery.transcript_sources(projects, [])
+    assert sorted((s.rel_path, s.session_key, s.agent_key) for s in found) == [
+        ("-home-a/agent-old.jsonl", "", "old"),
+        ("-home-a/s1.jsonl", "s1", ""),
+        ("-home-a/s1/subagents/nested/agent-x.jsonl", "s1", "x"),
+        ("-home-b/agent-old.jsonl", "", "old"),
+        ("-home-b/s1.jsonl", "s1", ""),
+        ("-home-b/s1/subagents/nested/agent-x.jsonl", "s1", "x"),
+    ]
+
+
+def test_a_path_below_the_filesystem_root_is_named_relative_to_it_too(tmp_path):
+    assert discovery.under(tmp_path / "p", tmp_path / "p" / "a" / "b.jsonl") == "a/b.jsonl"
+    assert discovery.under(Path("/"), Path("/p/a.jsonl")) == "p/a.jsonl"  # "/" + "/" is no prefix
