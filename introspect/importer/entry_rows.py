@@ -14,7 +14,7 @@ from django.db import connections, router
 
 from introspect.importer import entry_prep, line_dictionary, secret_rows, spills, stores, tailer
 from introspect.models import SourceFile, TranscriptEntry
-from lib import bulk, column_fit, linepack, packed_text
+from lib import bulk, column_fit, linepack
 
 ENTRY_NAMES = tuple(f.attname for f in TranscriptEntry._meta.concrete_fields if not f.primary_key)
 entry_row = operator.itemgetter(*ENTRY_NAMES)
@@ -99,12 +99,13 @@ def prep_config(*, pack: bool = True, dictionary: linepack.Dictionary | None = N
 
 
 ENTRY_TABLE = TranscriptEntry._meta.db_table
-FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0017)
-# Inert rows (progress chatter, snapshots) are never indexed, as the update trigger also keeps them out.
-FTS_FILL = (
-    f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) "
-    f"SELECT id, {packed_text.unpacked_sql('text')}, tool_name, type FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0"
-)
+FTS_TABLE = f"{ENTRY_TABLE}_fts"  # SQLite's FTS5 index of entry text (migrations 0005, 0017, 0034)
+# The rows this batch added (ids above the largest before it) that the index holds: inert rows
+# (progress chatter, snapshots) never are, as the update trigger also keeps them out.
+NEW_INDEXED = f'SELECT id, "offset", "index" FROM {ENTRY_TABLE} WHERE id > %s AND inert = 0 ORDER BY id'
+FTS_ROW = f"INSERT INTO {FTS_TABLE}(rowid, text, tool_name, type) VALUES (%s, %s, %s, %s)"
+INDEXED = operator.itemgetter(*(ENTRY_NAMES.index(name) for name in ("text", "tool_name", "type")))
+POSITION = operator.itemgetter(*(ENTRY_NAMES.index(name) for name in ("offset", "index")))
 
 
 def insert_entries(rows: bulk.Rows) -> None:
@@ -113,6 +114,8 @@ def insert_entries(rows: bulk.Rows) -> None:
     The caller's transaction holds SQLite's write lock (IMMEDIATE), so the rows above the largest
     id read here are exactly this batch's new rows (a line already stored is skipped by its
     unique key and never reaches the index twice); rows and index commit or roll back together.
+    The index is given the batch's own texts, the very ones its rows store: reading them back
+    through the content view would unpack each text again (entry_text()), for nothing.
     """
     connection = connections[router.db_for_write(TranscriptEntry)]
     if connection.vendor != "sqlite":
@@ -122,7 +125,15 @@ def insert_entries(rows: bulk.Rows) -> None:
         cursor.execute(f"SELECT coalesce(max(id), 0) FROM {ENTRY_TABLE}")
         (top,) = cursor.fetchone()
         bulk.insert_rows(rows)
-        cursor.execute(FTS_FILL, [top])
+        cursor.execute(NEW_INDEXED, [top])
+        added = cursor.fetchall()
+        if not added:
+            return
+        # Within a batch a position is one row's: the first, as ON CONFLICT DO NOTHING keeps it.
+        texts: dict[tuple[int, int], tuple] = {}
+        for values in rows.values:
+            texts.setdefault(POSITION(values), values)
+        cursor.executemany(FTS_ROW, [(pk, *INDEXED(texts[(offset, index)])) for pk, offset, index in added])
 
 
 def write_entries(row: SourceFile, rows: bulk.Rows) -> None:
