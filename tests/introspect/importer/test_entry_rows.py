@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db
 def index_matches_content() -> None:
     """FTS5's own check of the index against its content (`rank` 1: the external content too)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {entry_rows.FTS_TABLE}({entry_rows.FTS_TABLE}, rank) VALUES ('integrity-check', 1)")
+        cursor.execute(
+            f"INSERT INTO {entry_rows.FTS_TABLE}({entry_rows.FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
+        )
 
 
 def hits(word: str) -> set[int]:
