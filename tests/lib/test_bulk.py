@@ -12,6 +12,18 @@ from lib import bulk
 
 pytestmark = pytest.mark.django_db
 
+TURN_NAMES = (
+    "session_id",
+    "epoch",
+    "ts_raw",
+    "ts",
+    "window",
+    "token_position",
+    "join_confidence",
+    "join_reason",
+    "transcript_uuid",
+)
+
 
 def test_it_queries_more_values_than_one_statement_may_bind():
     Session.objects.bulk_create([Session(sid=f"s{n}") for n in range(3)])
@@ -32,17 +44,7 @@ def test_it_inserts_plain_values_converting_dates_as_the_field_does():
     second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
     bulk.insert_values(
         Turn,
-        (
-            "session_id",
-            "epoch",
-            "ts_raw",
-            "ts",
-            "window",
-            "token_position",
-            "join_confidence",
-            "join_reason",
-            "transcript_uuid",
-        ),
+        TURN_NAMES,
         ((session.pk, n, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "") for n in (1, 2)),
         batch_size=1,
     )
@@ -55,17 +57,6 @@ def test_it_writes_a_column_given_ready_as_it_is():
     session = Session.objects.create(sid="s")
     second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
     stored = connection.ops.adapt_datetimefield_value(second)
-    names = (
-        "session_id",
-        "epoch",
-        "ts_raw",
-        "ts",
-        "window",
-        "token_position",
-        "join_confidence",
-        "join_reason",
-        "transcript_uuid",
-    )
     values = [(session.pk, 1, "2026-11-29T10:00:01Z", stored, 1, 0, "heuristic", "", "")]
-    bulk.insert_rows(bulk.Rows(Turn, names, values, ready=frozenset({"ts"})))
+    bulk.insert_rows(bulk.Rows(Turn, TURN_NAMES, values, ready=frozenset({"ts"})))
     assert list(Turn.objects.values_list("ts", flat=True)) == [second]
