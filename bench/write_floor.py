@@ -53,7 +53,7 @@ def copy(source: sqlite3.Connection, target: sqlite3.Connection, table: str) -> 
         with target:
             target.executemany(insert, batch)
             if table == "introspect_transcriptentry":
-                # The loader fills the full-text index by one statement per batch (entry_rows.FTS_FILL).
+                # The loader fills the full-text index once per batch (entry_rows.insert_entries).
                 target.execute(
                     "INSERT INTO introspect_transcriptentry_fts(rowid, text, tool_name, type) "
                     "SELECT id, text, tool_name, type FROM introspect_transcriptentry "

@@ -84,13 +84,22 @@ class Rows:
     model: type[models.Model]
     names: tuple[str, ...]
     values: list[tuple]
+    # Columns whose values are given as the database stores them (packed already, where a field packs
+    # its values): written as they are, never converted again.
+    ready: frozenset[str] = frozenset()
 
     def __len__(self) -> int:
         return len(self.values)
 
 
 @cache
-def _insert_plan(model: type[models.Model], names: tuple[str, ...], alias: str, ignore: bool):
+def _insert_plan(
+    model: type[models.Model],
+    names: tuple[str, ...],
+    alias: str,
+    ignore: bool,
+    ready: frozenset[str] = frozenset(),
+):
     connection = connections[alias]
     by_name = {field.attname: (field, convert) for field, convert in converters(model, connection)}
     columns = [by_name[name] for name in names]
@@ -102,7 +111,7 @@ def _insert_plan(model: type[models.Model], names: tuple[str, ...], alias: str, 
     # bytes go to both drivers as they are (BLOB, bytea): only dates and JSON need the field.
     converted = []
     for i, (field, convert) in enumerate(columns):
-        if convert is None or isinstance(field, models.BinaryField):
+        if convert is None or isinstance(field, models.BinaryField) or field.attname in ready:
             continue
         if isinstance(field, models.JSONField):
             convert = _json_converter(convert)
@@ -141,7 +150,7 @@ def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> None:
     if not rows.values:
         return
     alias = router.db_for_write(rows.model)
-    sql, converted = _insert_plan(rows.model, rows.names, alias, ignore_conflicts)
+    sql, converted = _insert_plan(rows.model, rows.names, alias, ignore_conflicts, rows.ready)
     values = rows.values
     if converted:
         values = []

@@ -28,6 +28,8 @@ class Config:
     # once it is scanned (entry_rows.store_entries: the dictionary is trained on the first batches).
     pack: bool = True
     dictionary: linepack.Dictionary | None = None
+    # The text column packed here too (lib/packed_text.py: SQLite's; PostgreSQL stores it as it is).
+    pack_text: bool = False
 
 
 @dataclass
@@ -41,6 +43,8 @@ class Prepared:
     found: list | None  # the secrets in the stored bytes; None when not scanned
     # The stored bytes unpacked: kept when not packed yet, or when a secret may have to be masked.
     data: bytes = b""
+    # `fields["text"]` as its column stores it (linepack.pack_text); None: not packed here.
+    text: str | bytes | None = None
 
 
 def prepare(line: tailer.Line, record: parser.Record, sha: str, config: Config) -> Prepared:
@@ -60,7 +64,8 @@ def prepare(line: tailer.Line, record: parser.Record, sha: str, config: Config) 
     if not config.pack:
         return Prepared(fields, sha, None, False, found, data)
     packed, compressed = linepack.pack(data, config.dictionary)
-    return Prepared(fields, sha, packed, compressed, found, data if found else b"")
+    text = linepack.pack_text(fields["text"]) if config.pack_text else None
+    return Prepared(fields, sha, packed, compressed, found, data if found else b"", text)
 
 
 def read_line(line: tailer.Line, parse=parser.parse_line) -> tuple[str, parser.Parsed, list[str]]:

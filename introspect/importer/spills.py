@@ -67,17 +67,16 @@ def spill_folder(kind: str, root: str, rel_path: str) -> Path | None:
     return None
 
 
-def place(source: SourceFile, rows: bulk.Rows) -> None:
-    """Placeholders for the spills the stub lines among `rows` name (just inserted into `source`);
-    runs inside the loader's batch transaction.
+def place(source: SourceFile, rows) -> None:
+    """Placeholders for the spills the stub lines among `rows` name (just inserted into `source`;
+    entry_rows.EntryRows, whose `texts` are the texts as read); runs inside the loader's batch transaction.
 
     An assistant line is never a stub, only the model quoting one (a test it writes, a transcript
     it reads). A placeholder already there (a replayed line) stays as it is.
     """
-    at = {name: rows.names.index(name) for name in ("text", "type", "offset", "index")}
+    at = {name: rows.names.index(name) for name in ("type", "offset", "index")}
     named: dict[tuple[int, int], list[str]] = {}
-    for values in rows.values:
-        text = values[at["text"]]
+    for values, text in zip(rows.values, rows.texts, strict=True):  # the texts as read, not as stored
         if MARKER in text and values[at["type"]] != "assistant":
             names = named_spills(text)
             if names:

@@ -5,11 +5,24 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection
 
 from introspect.models import Session, Turn
 from lib import bulk
 
 pytestmark = pytest.mark.django_db
+
+TURN_NAMES = (
+    "session_id",
+    "epoch",
+    "ts_raw",
+    "ts",
+    "window",
+    "token_position",
+    "join_confidence",
+    "join_reason",
+    "transcript_uuid",
+)
 
 
 def test_it_queries_more_values_than_one_statement_may_bind():
@@ -31,18 +44,19 @@ def test_it_inserts_plain_values_converting_dates_as_the_field_does():
     second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
     bulk.insert_values(
         Turn,
-        (
-            "session_id",
-            "epoch",
-            "ts_raw",
-            "ts",
-            "window",
-            "token_position",
-            "join_confidence",
-            "join_reason",
-            "transcript_uuid",
-        ),
+        TURN_NAMES,
         ((session.pk, n, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "") for n in (1, 2)),
         batch_size=1,
     )
     assert list(Turn.objects.order_by("epoch").values_list("epoch", "ts")) == [(1, second), (2, second)]
+
+
+def test_it_writes_a_column_given_ready_as_it_is():
+    # A date given as the database's own value (SQLite's text): the field's conversion, which
+    # takes a datetime, is not applied to it again.
+    session = Session.objects.create(sid="s")
+    second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
+    stored = connection.ops.adapt_datetimefield_value(second)
+    values = [(session.pk, 1, "2026-11-29T10:00:01Z", stored, 1, 0, "heuristic", "", "")]
+    bulk.insert_rows(bulk.Rows(Turn, TURN_NAMES, values, ready=frozenset({"ts"})))
+    assert list(Turn.objects.values_list("ts", flat=True)) == [second]

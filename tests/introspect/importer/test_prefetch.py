@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 
 from introspect.importer import entry_prep, entry_rows, prefetch, run
 from introspect.importer.run import Options
@@ -111,7 +111,24 @@ def rows() -> dict[str, list[tuple]]:
     for model in (SourceFile, RawLine, TranscriptEntry, Quarantine, SecretFinding, Spill, Session):
         names = [field.attname for field in model._meta.concrete_fields if kept(field)]
         found[model.__name__] = sorted(stored(model, names), key=repr)
+    found["entry texts as stored"] = stored_texts()
     return found
+
+
+def stored_texts() -> list[tuple]:
+    """Each entry's text column as the database holds it (packed on SQLite), not as the ORM reads it."""
+    entries, files = TranscriptEntry._meta.db_table, SourceFile._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT f.rel_path, e."offset", e."index", e.text FROM {entries} e JOIN {files} f ON f.id = e.source_id'
+        )
+        return sorted(
+            (
+                (*place, bytes(text) if isinstance(text, memoryview) else text)
+                for *place, text in cursor.fetchall()
+            ),
+            key=repr,
+        )
 
 
 def stored(model: type[models.Model], names: list[str]) -> list[tuple]:
