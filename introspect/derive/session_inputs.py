@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -10,7 +10,7 @@ from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
-from lib import bulk, linepack
+from lib import bulk, linepack, stamps
 from lib.packed_text import Unpacked
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
@@ -55,11 +55,25 @@ class DeriveEvent(NamedTuple):
     raw: str  # only a way_judged event's (judge_fields reads it); '' for every other
 
 
-DERIVE_EVENT_COLUMNS = (
-    "id",
-    *DeriveEvent._fields[1:-1],
-    Case(When(event="way_judged", then=F("raw")), default=Value(""), output_field=TextField()),
-)
+TS_AT = DeriveEvent._fields.index("ts")
+
+
+def derive_event_columns() -> tuple:
+    """The columns of DeriveEvent, its stamp as the database reads it fastest (lib/stamps.py)."""
+    return (
+        "id",
+        *(stamps.column(name) if name == "ts" else name for name in DeriveEvent._fields[1:-1]),
+        Case(When(event="way_judged", then=F("raw")), default=Value(""), output_field=TextField()),
+    )
+
+
+def derive_event(row: Sequence, parse: Callable | None) -> DeriveEvent:
+    """One row of `derive_event_columns` as a DeriveEvent, its stamp parsed where it was read as text."""
+    if parse is None:
+        return DeriveEvent._make(row)
+    row = list(row)
+    row[TS_AT] = parse(row[TS_AT])
+    return DeriveEvent._make(row)
 
 
 def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
@@ -67,7 +81,10 @@ def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
     rows = WaysEvent.objects.filter(session=session)
     if after:
         rows = rows.filter(pk__gt=after)
-    return [DeriveEvent._make(row) for row in rows.order_by(*EVENT_ORDER).values_list(*DERIVE_EVENT_COLUMNS)]
+    parse = stamps.reader()
+    return [
+        derive_event(row, parse) for row in rows.order_by(*EVENT_ORDER).values_list(*derive_event_columns())
+    ]
 
 
 class TrunkLine(NamedTuple):
@@ -98,22 +115,37 @@ class TrunkLine(NamedTuple):
         return linepack.unpack(self.raw, self.raw_compressed)
 
 
-TRUNK_LINE_COLUMNS = (
-    "id",
-    *(
-        # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
-        Case(When(is_prompt=True, then=Unpacked("text")), default=Value(""), output_field=TextField())
-        if name == "text"
-        else name
-        for name in TrunkLine._fields[1:-2]
-    ),
-    Case(
-        When(type="system", subtype="compact_boundary", then=F("raw")),
-        default=Value(b""),
-        output_field=BinaryField(),
-    ),
-    "raw_compressed",
-)
+LINE_TS_AT = TrunkLine._fields.index("ts")
+
+
+def trunk_line_columns() -> tuple:
+    """The columns of TrunkLine, its stamp as the database reads it fastest (lib/stamps.py)."""
+    return (
+        "id",
+        *(
+            # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
+            Case(When(is_prompt=True, then=Unpacked("text")), default=Value(""), output_field=TextField())
+            if name == "text"
+            else stamps.column(name)
+            if name == "ts"
+            else name
+            for name in TrunkLine._fields[1:-2]
+        ),
+        Case(
+            When(type="system", subtype="compact_boundary", then=F("raw")),
+            default=Value(b""),
+            output_field=BinaryField(),
+        ),
+        "raw_compressed",
+    )
+
+
+def trunk_line(row: Sequence, parse: Callable | None) -> TrunkLine:
+    """One row of `trunk_line_columns` (and any after them) as a TrunkLine, its stamp parsed."""
+    row = list(row[: len(TrunkLine._fields)])
+    if parse is not None:
+        row[LINE_TS_AT] = parse(row[LINE_TS_AT])
+    return TrunkLine._make(row)
 
 
 def trunk_line_chunks(trunk: SourceFile | None, size: int) -> Iterator[list[TrunkLine]]:
@@ -123,8 +155,9 @@ def trunk_line_chunks(trunk: SourceFile | None, size: int) -> Iterator[list[Trun
         return
     rows = TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index")
     page = rows
-    while chunk := list(page.values_list(*TRUNK_LINE_COLUMNS, "offset", "index")[:size]):
-        yield [TrunkLine._make(row[:-2]) for row in chunk]
+    columns, parse = trunk_line_columns(), stamps.reader()
+    while chunk := list(page.values_list(*columns, "offset", "index")[:size]):
+        yield [trunk_line(row, parse) for row in chunk]
         offset, index = chunk[-1][-2:]
         # A range on the unique (source, offset, index) index: each page starts where the last ended.
         page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
@@ -185,10 +218,16 @@ def events_of(session_ids: Sequence[int]) -> dict[int, list[DeriveEvent]]:
     rows = (
         WaysEvent.objects.filter(session_id__in=list(session_ids))
         .order_by("session_id", *EVENT_ORDER)
-        .values_list("session_id", *DERIVE_EVENT_COLUMNS)
+        .values_list("session_id", *derive_event_columns())
     )
-    for session_id, *row in rows:
-        found.setdefault(session_id, []).append(DeriveEvent._make(row))
+    parse = stamps.reader()
+    make = DeriveEvent._make
+    at = TS_AT + 1  # after the session id
+    for row in rows:
+        if parse is not None:
+            row = list(row)
+            row[at] = parse(row[at])
+        found.setdefault(row[0], []).append(make(row[1:]))
     return found
 
 

@@ -32,7 +32,7 @@ from introspect.rules.timestamps import utc_second
 from ledger import files
 from ledger.models import KnowledgeEvent, LedgerEntry
 from ledger.records import knowledge
-from lib import safefs
+from lib import safefs, stamps
 from lib.bulk import chunked_in, insert_ignore
 from lib.hashing import sha256
 
@@ -125,13 +125,18 @@ class Evidence:
                 Q(event="way_nearmiss") | Q(event="way_judged", verdict="block"), ts__isnull=False
             )
             .exclude(way=None)
-            .values_list("session_id", "event", "way", "prob_en", "ts")
+            .values_list("session_id", "event", "way", "prob_en", stamps.column("ts"))
         )
-        for session_id, *row in chunked_in(ways, "session_id", pks):
-            evidence.ways.setdefault(session_id, []).append(tuple(row))
-        turns = Turn.objects.order_by("session_id", "epoch").values_list("session_id", "ts", "epoch")
+        # Stamps parsed here, not by Django's converter (lib/stamps.py): a long history's turns
+        # are read by the hundred thousand.
+        parse = stamps.reader() or (lambda ts: ts)
+        for session_id, event, way, prob_en, ts in chunked_in(ways, "session_id", pks):
+            evidence.ways.setdefault(session_id, []).append((event, way, prob_en, parse(ts)))
+        turns = Turn.objects.order_by("session_id", "epoch").values_list(
+            "session_id", stamps.column("ts"), "epoch"
+        )
         for session_id, ts, epoch in chunked_in(turns, "session_id", list(evidence.ways)):
-            evidence.turns.setdefault(session_id, []).append((ts, epoch))
+            evidence.turns.setdefault(session_id, []).append((parse(ts), epoch))
         return evidence
 
     def window_bounds(self, session: Session, window: int) -> tuple[datetime | None, datetime | None]:
