@@ -108,7 +108,7 @@ def dump(database: Path, out: Path) -> None:
     db.close()
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--home", type=Path, required=True, help="the corpus HOME the database was imported from"
@@ -121,7 +121,11 @@ def main() -> None:
     parser.add_argument(
         "--only", choices=("derive", "ledger"), help="one step alone (ledger: after a derive)"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def prepare(args: argparse.Namespace) -> Path:
+    """The run's database, a fresh copy of the bare one, and the environment Django will read it by."""
     bare = args.work / "bare.sqlite3"
     if not bare.exists():
         make_bare(args.work / "db.sqlite3", bare)
@@ -132,18 +136,30 @@ def main() -> None:
     data = args.work / "derive-data"
     shutil.rmtree(data, ignore_errors=True)
     os.environ.update(peers.ingest_env(args.home, data, run))
-
     if args.repo:
         sys.path.insert(0, str(args.repo.resolve()))
-    import django
+    return run
 
-    django.setup()
-    from django.conf import settings
 
-    from introspect.derive import sessions
-    from introspect.models import Session
-    from waysweb import passes
+# Django is set up once, at import, on the database and code the arguments chose (as bench/inproc.py):
+# run as a script only.
+ARGS = arguments() if __name__ == "__main__" else None
+RUN = prepare(ARGS) if ARGS is not None else None
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "waysweb.settings")
 
+import django  # noqa: E402 - after the database and code were chosen
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connections  # noqa: E402
+
+from introspect.derive import sessions  # noqa: E402
+from introspect.models import Session  # noqa: E402
+from waysweb import passes  # noqa: E402
+
+
+def main(args: argparse.Namespace, run: Path) -> None:
     profile = cProfile.Profile(time.process_time) if args.profile else None
     sids = list(Session.objects.values_list("sid", flat=True))
     steps = {
@@ -168,8 +184,6 @@ def main() -> None:
             flush=True,
         )
     if args.dump:
-        from django.db import connections
-
         connections.close_all()
         dump(run, args.dump)
     if profile is not None:
@@ -180,4 +194,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(ARGS, RUN)
