@@ -25,7 +25,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from introspect.models import Session, Turn, WaysEvent, Window
 from introspect.rules.timestamps import utc_second
@@ -298,10 +298,33 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
 
 def boundaries(session: Session) -> list[tuple[int, str]]:
     """(window, trigger) pairs at which the session's episodes ended: each compaction, and the end."""
-    out = [(window, KnowledgeEvent.Trigger.COMPACT) for window in range(1, session.window_count)]
-    if not session.is_live and (session.window_count or session.transcript_id):
-        out.append((max(session.window_count, 1), KnowledgeEvent.Trigger.END))
+    return boundaries_of(session.window_count, session.is_live, session.transcript_id)
+
+
+def boundaries_of(window_count: int, live: bool, transcript_id: int | None) -> list[tuple[int, str]]:
+    """`boundaries` of a session known by these three of its columns."""
+    out = [(window, KnowledgeEvent.Trigger.COMPACT) for window in range(1, window_count)]
+    if not live and (window_count or transcript_id):
+        out.append((max(window_count, 1), KnowledgeEvent.Trigger.END))
     return out
+
+
+def with_due_boundaries(sessions: QuerySet[Session], done: set[tuple[int, int, str]]) -> list[Session]:
+    """Those of `sessions` with a boundary not derived yet, found from three columns of each: an
+    idle pass built every one of thousands of sessions as a model instance to find none due."""
+    low, high = Session.live_since()
+    columns = sessions.values_list("pk", "window_count", "last_event_at", "transcript_id")
+    due = [
+        pk
+        for pk, window_count, last, transcript_id in columns
+        if any(
+            (pk, window, trigger) not in done
+            for window, trigger in boundaries_of(
+                window_count, last is not None and low <= last <= high, transcript_id
+            )
+        )
+    ]
+    return list(chunked_in(sessions, "pk", due))
 
 
 def switched_on(trigger: str) -> bool:
@@ -350,11 +373,15 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
             failed[session_id, window, trigger] = pk
         else:
             done.add((session_id, window, trigger))
+    if sessions is None:
+        sessions = Session.objects.all()
+    if isinstance(sessions, QuerySet):
+        sessions = with_due_boundaries(sessions, done)
     due = [
         (session, window, trigger)
         # In session-id order: the events are written in this order, and a page lists those of one
         # instant by it; the order the rows were imported in differs from one import to the next.
-        for session in sorted(sessions if sessions is not None else Session.objects.all(), key=by_sid)
+        for session in sorted(sessions, key=by_sid)
         for window, trigger in boundaries(session)
         if (session.pk, window, trigger) not in done
     ]

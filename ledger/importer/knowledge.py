@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from itertools import batched
 from pathlib import Path
+from typing import NamedTuple
 
 from django.db import transaction
 from django.urls import reverse
@@ -60,12 +61,43 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
         if safefs.is_dir(folder):
             for found in safefs.entries(root, folder, result.problems, want=markdown):
                 if found.kind == "file" and markdown(found.name) and found.name != "README.md":
-                    files[found.path.stem] = (source_class, found.path, found.seen)
-    existing = {
-        r.record_id: r for r in KnowledgeRecord.objects.filter(directory=str(directory)).only(*STAT_FIELDS)
-    }
+                    # The stem from the name: pathlib's `stem` parsed the whole path again.
+                    files[os.path.splitext(found.name)[0]] = (source_class, found.path, found.seen)
+    rows = KnowledgeRecord.objects.filter(directory=str(directory))
+    # Value tuples: on an idle pass over thousands of candidates every file is unchanged, and no
+    # record needs to be a model instance; those whose file changed are read whole below.
+    existing = {values[0]: Stat(*values) for values in rows.values_list(*STAT_FIELDS, "pk")}
+    changed = [
+        stem
+        for stem, (source_class, _, seen) in files.items()
+        if not unchanged(existing.get(stem), source_class, seen)
+    ]
+    existing.update(
+        (record.record_id, record)
+        for record in bulk.chunked_in(rows.only(*STAT_FIELDS), "record_id", changed)
+    )
     index_files(directory, root, files, existing, result)
     return result
+
+
+class Stat(NamedTuple):
+    """What decides whether a record's file changed (STAT_FIELDS, then the row's id), named as the
+    record's fields are."""
+
+    record_id: str
+    sha256: str
+    source_class: str
+    present: bool
+    directory: str
+    file_size: int
+    file_mtime_ns: int
+    pk: int
+
+
+def unchanged(record: KnowledgeRecord | Stat | None, source_class: str, seen: tuple[int, int]) -> bool:
+    """Whether the file was listed with the size and mtime its record was read at, in the same folder."""
+    current = record is not None and record.source_class == source_class and record.present
+    return current and (record.file_size, record.file_mtime_ns) == seen
 
 
 def import_record(directory: Path, root: Path, record_id: str) -> DocumentResult:
@@ -121,7 +153,7 @@ def index_files(
     for stem, (source_class, path, seen) in files.items():
         record = existing.get(stem)
         current = record is not None and record.source_class == source_class and record.present
-        if current and (record.file_size, record.file_mtime_ns) == seen:
+        if unchanged(record, source_class, seen):
             result.files += 1  # listed with the size and mtime it was read at: not read again
             continue
         raw = read_document(root, path, result)

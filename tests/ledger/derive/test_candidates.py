@@ -721,3 +721,23 @@ def test_it_reads_the_evidence_of_many_sessions_in_as_many_queries_as_of_few(hom
     ingest()
     assert queries_to_derive_every_boundary(own_knowledge) == few <= 15
     assert len(list((own_knowledge / "candidates").iterdir())) == 50 * 3
+
+
+def test_an_idle_pass_finds_nothing_due_without_building_a_session(home, own_knowledge, monkeypatch):
+    busy_sessions(home, 0, 5)
+    ingest()
+    built = []
+    real_init = Session.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "__init__", counted)
+    assert candidates.derive_due(own_knowledge, Session.objects.all()) == []
+    assert built == []  # every boundary is derived: no session was due, none was made an instance
+    monkeypatch.undo()
+    done = KnowledgeEvent.objects.filter(trigger="end").order_by("session__sid").first()
+    done.delete()  # that one session's end is due again: it, and it alone, is derived
+    derived = candidates.derive_due(own_knowledge, Session.objects.all())
+    assert [(e.session_id, e.window, e.trigger) for e in derived] == [(done.session_id, done.window, "end")]

@@ -71,3 +71,25 @@ def test_it_refuses_to_read_one_record_through_a_link_out_of_its_root(db, knowle
     assert (
         KnowledgeRecord.objects.get(record_id=FIRST).title == "Importer offsets are committed with the rows"
     )
+
+
+def test_a_pass_over_unchanged_files_builds_no_record_and_reads_a_changed_one_again(
+    db, knowledge, monkeypatch
+):
+    built = []
+    real_init = KnowledgeRecord.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(KnowledgeRecord, "__init__", counted)
+    idle = knowledge_files.import_directory(knowledge)
+    assert (idle.files, idle.changed, built) == (3, 0, [])  # every row stayed a tuple
+    path = knowledge / "candidates" / f"{SECOND}.md"
+    path.write_text(path.read_text().replace("episode s-1.", "episode s-7."))
+    found = knowledge_files.import_directory(knowledge)
+    assert (found.files, found.changed) == (3, 1)
+    descriptions = dict(KnowledgeRecord.objects.values_list("record_id", "description"))
+    assert descriptions[SECOND] == "Recorded as a decision in episode s-7."
+    assert descriptions[FIRST] == "Recorded as a decision in episode s-1."
