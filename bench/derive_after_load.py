@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# The repository root in place of this script's folder: bench/secrets.py would shadow the stdlib's.
+# The repository root in place of this script's folder, as the other bench scripts put it first.
 sys.path[0] = str(ROOT)
 
 from bench import peers  # noqa: E402 - the repository root first, so that `bench` imports as run

@@ -4,7 +4,7 @@ knowledge or decision record); the values people marked "not a secret"; and the 
 (revealing its value to a reviewer, audited; marking it a false positive, remembered by kind and hash).
 
 Findings are stored at import, not computed here: this page lists every session's, and a scan of every
-stored line on each visit would cost the whole database (~5-8 MB/s, bench/secrets.py).
+stored line on each visit would cost the whole database (~5-8 MB/s, bench/secret_scan.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ one Aho-Corasick pass finds every place one stands (two: the case-sensitive anch
 folded ones in its lower-cased copy), and the kind's pattern is tried only there (`Pattern.match`,
 whose look-behind still sees the character before). A `str.find` per anchor scanned the text some
 thirty times over, a quarter of an import's CPU (bench/results/2026-12-02-importer-cpu.md); the
-places are the same, so the findings are. bench/secrets.py measures it.
+places are the same, so the findings are. bench/secret_scan.py measures it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How fast the secret rules read transcripts, and what they flag in texts that hold no secret.
 
-    uv run python bench/secrets.py                       # the fixtures' transcripts and the sample HOME
-    uv run python bench/secrets.py --extra /tmp/x        # and every file of a bench corpus (bench/corpus.py)
+    uv run python bench/secret_scan.py                       # the fixtures' transcripts and the sample HOME
+    uv run python bench/secret_scan.py --extra /tmp/x        # and every file of a bench corpus (bench/corpus.py)
 
 Each corpus is read in two forms, as the importer will meet them:
   lines    every line of every file as stored (a transcript's JSON line, escapes and all);
