@@ -16,9 +16,17 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Case, Count, Q, Value, When
 
-from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_outcomes, turn_rows
+from introspect.derive import (
+    fields,
+    rebuild,
+    session_inputs,
+    subagents,
+    trunk_facts,
+    turn_outcomes,
+    turn_rows,
+)
 from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -193,7 +201,6 @@ def rebuild_tail(
     turns = []
     for offset, turn in enumerate(built):
         joined = joins.join(turn.ts)
-        found = joins.fields(joined, turn.ts)
         turns.append(
             turn_rows.turn_row(
                 session,
@@ -201,8 +208,8 @@ def rebuild_tail(
                 turn_rows.window_of(turn.ts_raw, window_starts),
                 turn,
                 joined,
-                prompt_entry=found["prompt_entry"],
-                nearest_prompt=found["nearest_prompt"],
+                prompt_entry=joins.prompt_entry(joined),
+                nearest_prompt=joins.nearest_prompt(joined, turn.ts),
             )
         )
     turn_rows.write_turns(session, turns, built)
@@ -268,24 +275,46 @@ def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> b
 
 
 class Joiner:
-    """The §4 join for a few turns, reading only the prompt injections within reach of them."""
+    """The §4 join for some turns, reading only the prompt injections within reach of them.
+
+    The lines it reads are read for all the turns at once: the walks up parentUuid one query per
+    hop for every walk (trunk_facts.prompt_turns), the keyed turns' prompt lines in one query, the
+    heuristic turns' nearest prompts in at most NEAREST_ONE_BY_ONE queries. A tail of thousands of
+    turns costs what a whole rebuild's join costs, not a query for each line it passes."""
 
     def __init__(self, session: Session, trunk: SourceFile | None, seconds: Sequence[datetime]):
         self.trunk = trunk
         self.reason = stored_no_match_reason(trunk)
-        self.prompts = join.PromptIndex(prompt_turns_near(trunk, seconds) if trunk and seconds else [])
+        prompts = join.PromptIndex(prompt_turns_near(trunk, seconds) if trunk and seconds else [])
+        self.joins = {
+            second: join.join_turn(second, prompts, no_match_reason=self.reason) for second in seconds
+        }
+        self.prompt_lines = trunk_facts.last_lines(
+            trunk, {joined.user_uuid for joined in self.joins.values() if joined.user_uuid}
+        )
+        self.nearest = nearest_prompts(
+            trunk, [second for second, joined in self.joins.items() if not joined.user_uuid]
+        )
 
     def join(self, second: datetime) -> join.Join:
-        return join.join_turn(second, self.prompts, no_match_reason=self.reason)
+        return self.joins[second]
+
+    def prompt_entry(self, joined: join.Join) -> trunk_facts.LineRef | None:
+        """The prompt line a keyed turn points at: the file's last line with its uuid, as the rebuild's map."""
+        return self.prompt_lines.get(joined.user_uuid) if joined.user_uuid else None
+
+    def nearest_prompt(self, joined: join.Join, second: datetime) -> trunk_facts.PromptLine | None:
+        return None if joined.user_uuid else self.nearest.get(second)
 
     def fields(self, joined: join.Join, second: datetime) -> dict:
+        """The turn's join columns (attribute names), as turn_rows.turn_row writes them."""
         return {
             "join_confidence": joined.confidence,
             "join_reason": joined.reason,
             "transcript_uuid": joined.user_uuid,
-            "context_entry": joined.injection,
-            "prompt_entry": last_with_uuid(self.trunk, joined.user_uuid) if joined.user_uuid else None,
-            "nearest_prompt": None if joined.user_uuid else nearest_prompt(self.trunk, second),
+            "context_entry_id": turn_rows.pk_of(joined.injection),
+            "prompt_entry_id": turn_rows.pk_of(self.prompt_entry(joined)),
+            "nearest_prompt_id": turn_rows.pk_of(self.nearest_prompt(joined, second)),
         }
 
 
@@ -320,47 +349,43 @@ def prompt_turns_near(trunk: SourceFile, seconds: Sequence[datetime]) -> list[jo
         .defer(*ENTRY_DEFER)
         .order_by("offset", "index")
     )
-    found = []
-    for entry in injections:
-        second = utc_second(entry.timestamp_raw)
-        if second is None or not lo <= second <= hi:
-            continue
-        user = join.walk_to_user(entry, lambda uuid: first_with_uuid(trunk, uuid))
-        if user is not None:
-            found.append(join.PromptTurn(second=second, user_uuid=user, injection=entry))
-    return found
+    near = [
+        entry
+        for entry in injections
+        if (second := utc_second(entry.timestamp_raw)) is not None and lo <= second <= hi
+    ]
+    # Every walk at once, by the (session_key, uuid) index: a query per hop, not per line passed.
+    return trunk_facts.prompt_turns(trunk, near)
 
 
-def first_with_uuid(trunk: SourceFile, uuid: str) -> TranscriptEntry | None:
-    """The file's first line with that uuid, as join.prompt_turns' node map holds it (one hop of a walk)."""
-    return (
-        TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
-        .order_by("offset", "index")
-        .only("type", "uuid", "parent_uuid")
-        .first()
-    )
+# Heuristic turns up to this many find their nearest prompt one query each (a backward scan from
+# the file's end that stops at the first prompt early enough: a live session's new turn is near
+# it); more read the file's dated prompts once, as a whole rebuild does (rebuild.NearestPrompt).
+NEAREST_ONE_BY_ONE = 4
 
 
-def last_with_uuid(trunk: SourceFile | None, uuid: str) -> TranscriptEntry | None:
-    """The prompt line a keyed turn points at: the file's last line with that uuid, as the rebuild's map."""
-    return (
-        TranscriptEntry.objects.filter(source=trunk, session_key=trunk.session_key, uuid=uuid)
-        .order_by("-offset", "-index")
-        .only("pk")
-        .first()
-    )
-
-
-def nearest_prompt(trunk: SourceFile | None, second: datetime) -> TranscriptEntry | None:
-    """rebuild.nearest_prompt: the last prompt in file order whose second is at or before this one."""
-    if trunk is None:
-        return None
-    return (
-        TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__lte=shifted(second, WHOLE_SECOND))
-        .order_by("-offset", "-index")
-        .only("pk")
-        .first()
-    )
+def nearest_prompts(
+    trunk: SourceFile | None, seconds: Sequence[datetime]
+) -> dict[datetime, trunk_facts.PromptLine | None]:
+    """rebuild.nearest_prompt for each second: the last prompt in file order whose second is at or before it."""
+    seconds = sorted(set(seconds))
+    if trunk is None or not seconds:
+        return {}
+    prompts = TranscriptEntry.objects.filter(source=trunk, is_prompt=True, ts__isnull=False)
+    if len(seconds) <= NEAREST_ONE_BY_ONE:
+        found = {}
+        for second in seconds:
+            row = (
+                prompts.filter(ts__lte=shifted(second, WHOLE_SECOND))
+                .order_by("-offset", "-index")
+                .values_list("id", "ts")
+                .first()
+            )
+            found[second] = trunk_facts.PromptLine(*row) if row else None
+        return found
+    dated = prompts.filter(ts__lte=shifted(seconds[-1], WHOLE_SECOND)).order_by("offset", "index")
+    nearest = rebuild.NearestPrompt([trunk_facts.PromptLine(*row) for row in dated.values_list("id", "ts")])
+    return {second: nearest.at(second) for second in seconds}
 
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
@@ -412,12 +437,23 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
 
 
 def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -> None:
-    """A new prompt is the nearest one of every unkeyed turn at or after its second."""
-    for prompt in prompts:  # file order: a later line wins, as in rebuild.nearest_prompt
+    """A new prompt is the nearest one of every unkeyed turn at or after its second; of several, the
+    last in file order (rebuild.NearestPrompt). One update, whatever the number of prompts."""
+    winners: list[tuple[datetime, TranscriptEntry]] = []
+    for prompt in reversed(prompts):  # file order, last first: it wins every turn at or after its second
         second = prompt.ts.replace(microsecond=0)
-        Turn.objects.filter(session=session, prompt_entry=None, transcript_uuid="", ts__gte=second).update(
-            nearest_prompt=prompt
+        if not winners or second < winners[-1][0]:
+            winners.append((second, prompt))  # an earlier line with a later second would win no turn
+    if not winners:
+        return
+    Turn.objects.filter(
+        session=session, prompt_entry=None, transcript_uuid="", ts__gte=winners[-1][0]
+    ).update(
+        nearest_prompt=Case(
+            *(When(ts__gte=second, then=Value(prompt.pk)) for second, prompt in winners),
+            output_field=Turn._meta.get_field("nearest_prompt"),
         )
+    )
 
 
 def refresh_turn_counts(session: Session) -> None:

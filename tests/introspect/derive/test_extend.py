@@ -10,6 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from introspect.derive import extend, rebuild
 from introspect.importer.run import Options
@@ -571,4 +573,74 @@ def test_a_session_stamped_in_the_calendars_first_second_grows_as_a_whole_rebuil
         (2, "timestamp out of range (year 1 or 9999)"),
     ]
     assert TurnWay.objects.filter(turn__session__sid=SID, turn__epoch=1).count() == 2
+    assert snapshot() == rebuilt_whole()
+
+
+@pytest.fixture
+def extension_queries(monkeypatch) -> list[int]:
+    """How many queries each extend_session call that extended its session ran."""
+    counts: list[int] = []
+    real = extend.extend_session
+
+    def counted(session):
+        with CaptureQueriesContext(connection) as queries:
+            done = real(session)
+        if done:
+            counts.append(len(queries))
+        return done
+
+    monkeypatch.setattr(extend, "extend_session", counted)
+    return counts
+
+
+def conversation(home, sid: str, prompts: int) -> None:
+    """A session of `prompts` prompts whose fires are logged after their lines are imported, then
+    as many prompts more whose lines are written after their fires: three extensions, each joining
+    every prompt of its tail (a keyed fire a second after each injection, and a heuristic one ten
+    seconds after it, too far from any)."""
+
+    def at_(second: int) -> str:
+        return f"2026-11-29T{10 + second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}.250Z"
+
+    def fired(second: int, way: str) -> bytes:
+        return line(ts=at_(second)[:19] + "Z", event="way_fired", way=way, trigger="keyword", session=sid)
+
+    def prompt_lines(first: int, count: int, parent: str | None) -> list[bytes]:
+        lines = []
+        for n in range(first, first + count):
+            second = 20 * n + 9
+            own = {"sessionId": sid, "timestamp": at_(second)}
+            lines += [
+                {**user(f"{sid}-u{n}", parent, 0, f"prompt {n}"), **own},
+                {**injected(f"{sid}-i{n}", f"{sid}-u{n}", 0), **own},
+                {**reply(f"{sid}-a{n}", f"{sid}-i{n}", 0, {"type": "text", "text": "ok"}), **own},
+            ]
+            parent = f"{sid}-a{n}"
+        return [orjson.dumps(entry) + b"\n" for entry in lines]
+
+    trunk = home.transcript("/home/dev/app", sid)
+    append(trunk, *prompt_lines(0, prompts, None))
+    append(home.live, line(ts=at_(0)[:19] + "Z", event="session_start", project="/home/dev/app", session=sid))
+    passes.sessions_pass(home_locations(), Options(ways=False))  # built whole: no turns yet
+    fires = [fired(20 * n + delay, f"a/{delay}") for n in range(prompts) for delay in (10, 19)]
+    grow(home, *fires)  # every turn of the tail joined to a prompt already read, or to none
+    later = [fired(20 * n + delay, f"b/{delay}") for n in range(prompts, 2 * prompts) for delay in (10, 19)]
+    grow(home, *later)  # the fires first: no injection is near them yet
+    append(trunk, *prompt_lines(prompts, prompts, f"{sid}-a{prompts - 1}"))
+    passes.sessions_pass(home_locations(), Options(ways=False))  # their prompts: joined again
+
+
+def test_an_extension_joins_its_turns_in_as_many_queries_however_many_lines_it_walks(home, extension_queries):
+    """The walks up parentUuid, the keyed turns' prompt lines and the heuristic turns' nearest
+    prompts are read for the whole tail at once: an extension never costs a query per line."""
+    conversation(home, "few-prompts", 5)
+    few = list(extension_queries)
+    conversation(home, "many-prompts", 40)
+    many = extension_queries[len(few) :]
+
+    assert len(few) == len(many) == 3  # the fires, the later fires, the later prompts' lines
+    assert many == few
+    turns = Turn.objects.filter(session__sid="many-prompts")
+    assert turns.filter(join_confidence="keyed").count() == 80
+    assert turns.exclude(nearest_prompt=None).count() == 80  # each heuristic turn: the prompt before it
     assert snapshot() == rebuilt_whole()
