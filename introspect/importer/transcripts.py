@@ -6,6 +6,7 @@ field nobody promoted yet is never lost. Unknown line types are records like any
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -120,6 +121,19 @@ class EntryFields:
     flags: list[str] = field(default_factory=list)
 
 
+# Every column at its default: a new line's fields start as a copy of these (the dataclass's own
+# __init__, thirty-six keyword defaults, cost as much as reading the line's envelope).
+BLANK = vars(EntryFields())
+
+
+def blank_fields() -> EntryFields:
+    """`EntryFields()`, built by copying its defaults."""
+    out = object.__new__(EntryFields)
+    out.__dict__.update(BLANK)
+    out.flags = []
+    return out
+
+
 def count(value: object) -> int | None:
     """A token count; None for anything else, including integers no database column holds (§7.7)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STORED_INT:
@@ -158,30 +172,64 @@ def tool_input_text(value: object) -> str:
     return " ".join(str(value[key]) for key in keys if isinstance(value.get(key), str))
 
 
-def fields_of(obj: dict, *, limit: int | None = TEXT_LIMIT) -> EntryFields:
-    """Typed columns for one transcript object, its text cut at `limit` (None: whole); never
-    raises on odd shapes."""
-    out = EntryFields()
+# The Envelope's fields by the type a value must have to be taken as it is (absent or null aside).
+ENVELOPE_FLAGS = tuple(name for name, info in Envelope.model_fields.items() if info.annotation == bool | None)
+ENVELOPE_TEXTS = tuple(name for name in Envelope.model_fields if name not in ENVELOPE_FLAGS)
+ENVELOPE_TEXT = operator.itemgetter(*ENVELOPE_TEXTS)
+ENVELOPE_FLAG = operator.itemgetter(*ENVELOPE_FLAGS)
+NONE = type(None)
+TEXT_TYPES = frozenset({str, NONE})
+FLAG_TYPES = frozenset({bool, NONE})
+ENVELOPE_NAMES = tuple(Envelope.model_fields)
+
+
+def envelope(obj: dict) -> tuple[dict, list[str]]:
+    """The Envelope's values as `Envelope.model_validate(obj).model_dump()` gives them, and the flag
+    of the fields it could not read (`unparsed:`). Read without pydantic when every value is what it
+    nearly always is (text, a boolean, absent or null): building the model cost more than the rest
+    of a line's columns (a cold import reads every line of every transcript). Any other value goes
+    through the model, which decides and flags it (the same values either way: test_transcripts)."""
+    values = dict(zip(ENVELOPE_NAMES, map(obj.get, ENVELOPE_NAMES), strict=True))
+    if TEXT_TYPES.issuperset(map(type, ENVELOPE_TEXT(values))) and FLAG_TYPES.issuperset(
+        map(type, ENVELOPE_FLAG(values))
+    ):
+        return values, []
+    return model_envelope(obj)
+
+
+def model_envelope(obj: dict) -> tuple[dict, list[str]]:
+    """`envelope` read by the pydantic model: a field of the wrong type dropped and flagged."""
     try:
-        env = Envelope.model_validate(obj)
+        return Envelope.model_validate(obj).model_dump(), []
     except ValidationError as exc:
         bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
         env = Envelope.model_validate({k: v for k, v in obj.items() if k not in bad})
-        out.flags.append("unparsed:" + ",".join(bad))
-    out.type = env.type or ""
+        return env.model_dump(), ["unparsed:" + ",".join(bad)]
+
+
+def fields_of(obj: dict, *, limit: int | None = TEXT_LIMIT) -> EntryFields:
+    """Typed columns for one transcript object, its text cut at `limit` (None: whole); never
+    raises on odd shapes."""
+    out = blank_fields()
+    env, out.flags = envelope(obj)
+    out.type = env["type"] or ""
     if out.type not in KNOWN_TYPES:
         out.flags.append("unknown_type")
-    out.uuid, out.parent_uuid, out.logical_parent_uuid = env.uuid, env.parentUuid, env.logicalParentUuid
-    out.line_session_id, out.timestamp_raw = env.sessionId, env.timestamp
-    out.ts = parse_timestamp(env.timestamp)
+    out.uuid, out.parent_uuid, out.logical_parent_uuid = (
+        env["uuid"],
+        env["parentUuid"],
+        env["logicalParentUuid"],
+    )
+    out.line_session_id, out.timestamp_raw = env["sessionId"], env["timestamp"]
+    out.ts = parse_timestamp(env["timestamp"])
     if out.ts is not None and not in_range(out.ts):
         out.flags.append(OUT_OF_RANGE)  # kept and placed by it; never joined by time
-    out.is_sidechain = bool(env.isSidechain)
-    out.agent_id = env.agentId
-    out.version, out.cwd = env.version or "", env.cwd or ""
-    out.is_meta, out.is_compact_summary = bool(env.isMeta), bool(env.isCompactSummary)
-    out.prompt_id, out.request_id = env.promptId, env.requestId
-    out.subtype = env.subtype or ""
+    out.is_sidechain = bool(env["isSidechain"])
+    out.agent_id = env["agentId"]
+    out.version, out.cwd = env["version"] or "", env["cwd"] or ""
+    out.is_meta, out.is_compact_summary = bool(env["isMeta"]), bool(env["isCompactSummary"])
+    out.prompt_id, out.request_id = env["promptId"], env["requestId"]
+    out.subtype = env["subtype"] or ""
     if out.type in ("user", "assistant"):
         message_fields(obj, out)
     elif out.type == "attachment":

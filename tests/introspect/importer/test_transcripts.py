@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -11,9 +12,10 @@ import orjson
 import pytest
 from django.core.management import call_command
 
-from introspect.importer import transcripts
+from introspect.importer import parser, transcripts
 from introspect.models import Quarantine, Session, SourceFile, Spill, Subagent, TranscriptEntry
 from tests.fixtures import TRANSCRIPTS, TREE, lay_out_tree
+from tests.introspect.importer.test_parser import ODD_VALUES
 
 pytestmark = pytest.mark.django_db
 
@@ -305,3 +307,58 @@ def test_it_keeps_a_texts_start_in_the_column_and_gives_it_whole_from_the_line()
     assert transcripts.maybe_cut(prompt[: transcripts.TEXT_LIMIT]) and not transcripts.maybe_cut("short")
     assert transcripts.whole_text(line) == prompt
     assert transcripts.whole_text(b"") is None  # a row kept without its raw line
+
+
+def model_fields_of(obj: dict) -> dict:
+    """`fields_of` with its envelope read by the pydantic model alone (the reference)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(transcripts, "envelope", transcripts.model_envelope)
+        fields = transcripts.fields_of(obj)
+    return vars(fields)
+
+
+ENVELOPE_ODD = [
+    *ODD_VALUES,
+    "user",
+    "assistant",
+    "2026-01-01T00:00:00Z",
+    "not a time",
+    "u" * 70,
+    {"a": 1},
+    1.0,
+    1,
+]
+
+
+def test_a_lines_envelope_read_without_the_model_is_the_models_reading():
+    rng = random.Random(29)
+    names = [*transcripts.ENVELOPE_NAMES, "message", "unknown_key"]
+    for name in names:
+        for value in ENVELOPE_ODD:
+            obj = {"type": "user", "uuid": "u-1", "timestamp": "2026-01-01T00:00:00Z", name: value}
+            assert transcripts.envelope(obj) == transcripts.model_envelope(obj), obj
+            assert vars(transcripts.fields_of(obj)) == model_fields_of(obj), obj
+    for _ in range(3000):  # several odd fields at once, mistyped ones among them
+        obj = {name: rng.choice(ENVELOPE_ODD) for name in rng.sample(names, 5)}
+        assert transcripts.envelope(obj) == transcripts.model_envelope(obj), obj
+        assert vars(transcripts.fields_of(obj)) == model_fields_of(obj), obj
+
+
+def test_every_fixture_transcript_line_gets_the_same_columns_either_way():
+    lines = [
+        line
+        for path in sorted(TRANSCRIPTS.rglob("*.jsonl"))
+        for line in path.read_bytes().split(b"\n")
+        if line.strip()
+    ]
+    assert len(lines) > 100
+    for data in lines:
+        for record in parser.parse_line(data).records:
+            assert vars(transcripts.fields_of(record.obj)) == model_fields_of(record.obj), data
+
+
+def test_blank_fields_are_the_dataclass_defaults():
+    fields = transcripts.blank_fields()
+    assert fields == transcripts.EntryFields()
+    assert list(vars(fields)) == list(vars(transcripts.EntryFields()))
+    assert fields.flags is not transcripts.blank_fields().flags  # never shared between lines
