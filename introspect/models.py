@@ -102,6 +102,10 @@ class SourceFile(models.Model):
     quarantined = models.BigIntegerField(default=0)
     inert = models.BigIntegerField(default=0)
     duplicate = models.BigIntegerField(default=0)
+    # Set by every batch in the transaction that commits its rows, cleared once the sessions they
+    # touched are derived (importer/underived.py): a command's start derives what a killed or failed
+    # pass left behind by reading these files' rows, not every row.
+    underived = models.BooleanField(default=False, help_text="holds rows no derive has read yet")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -111,7 +115,12 @@ class SourceFile(models.Model):
                 fields=["host", "root", "rel_path", "generation"], name="source_generation_unique"
             ),
         ]
-        indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["session_key"])]
+        indexes = [
+            models.Index(fields=["kind", "status"]),
+            models.Index(fields=["session_key"]),
+            # Almost always empty: the start of every command reads it.
+            models.Index(fields=["host"], name="sourcefile_underived", condition=models.Q(underived=True)),
+        ]
 
     def __str__(self) -> str:
         return f"{self.path} (generation {self.generation})"

@@ -26,6 +26,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 LEAVES_ROOT = "leaves_root"
 NOT_REGULAR = "not_regular"
@@ -211,15 +212,19 @@ class Listing:
     problems: list[Problem] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One directory entry, its links resolved and confined: `kind` is "dir" or "file"."""
 
-    path: Path
+    directory: Path
     name: str
     kind: str
     # The file's (size, mtime_ns) as listed, its link followed: lets a reader skip an unchanged one.
     seen: tuple[int, int] = (0, 0)
+
+    @property
+    def path(self) -> Path:
+        # Made when asked for: an idle pass lists thousands of entries and opens none of them.
+        return self.directory / self.name
 
 
 def entries(
@@ -237,30 +242,30 @@ def entries(
         problems.append(Problem(str(directory), UNREADABLE, exc.strerror or str(exc)))
         return
     for item in found:
-        path = Path(item.path)
         try:
             if item.is_symlink():
                 try:
-                    target = inside(root, path)
+                    target = inside(root, Path(item.path))
                 except FileNotFoundError:
                     continue  # a dangling link: nothing to read
                 except Refused as refused:
                     problems.append(refused.problem)  # whatever its name: a way out of the root is news
                     continue
-                st = os.stat(target)
+                mode = (st := os.stat(target)).st_mode
+            elif item.is_dir(follow_symlinks=False):  # the kind the listing read: no stat
+                mode = stat.S_IFDIR
             else:
-                st = item.stat(follow_symlinks=False)
+                mode = (st := item.stat(follow_symlinks=False)).st_mode
         except OSError as exc:
             if want(item.name):
-                problems.append(Problem(str(path), UNREADABLE, exc.strerror or str(exc)))
+                problems.append(Problem(item.path, UNREADABLE, exc.strerror or str(exc)))
             continue
-        mode = st.st_mode
         if stat.S_ISDIR(mode):
-            yield Entry(path, item.name, "dir")
+            yield Entry(directory, item.name, "dir")
         elif stat.S_ISREG(mode):
-            yield Entry(path, item.name, "file", (st.st_size, st.st_mtime_ns))
+            yield Entry(directory, item.name, "file", (st.st_size, st.st_mtime_ns))
         elif want(item.name):
-            problems.append(Problem(str(path), NOT_REGULAR, kind_of(mode)))
+            problems.append(Problem(item.path, NOT_REGULAR, kind_of(mode)))
 
 
 def walk(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from introspect import services
 from introspect.derive import sessions
 from introspect.documents.labels import read_lines
-from introspect.importer import loader
+from introspect.importer import loader, underived
 from introspect.importer.progress import Deriving, Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
 from introspect.models import Session
@@ -53,7 +53,7 @@ def sessions_pass(
     rows committed, until `EARLY_SESSIONS` are derived) and every one not derived since it last
     landed at the end."""
     landed: set[str] = set()
-    underived: dict[str, str] = {}
+    not_derived: dict[str, str] = {}
     last = time.monotonic()
     wait = DERIVE_EVERY_SECS
     early = 0  # sessions derived while the pass reads
@@ -64,7 +64,7 @@ def sessions_pass(
             started = time.monotonic()
             chosen = sessions.latest_seen(landed, EARLY_SESSIONS - early)
             done = sessions.rebuild_sessions(chosen, behind=False)
-            underived.update(done.failed)
+            not_derived.update(done.failed)
             early += done.count
             landed.difference_update(chosen)
             last = time.monotonic()
@@ -83,6 +83,9 @@ def sessions_pass(
             progress(file, offset, size)
         derive_due()
 
+    # Files a pass before this one left marked (killed, or a session that failed): their marks are
+    # cleared only by a start's catch-up, which reads their rows; this pass clears the ones it marks.
+    leftover = underived.marked(own=True)
     result = import_pass(
         locs,
         options,
@@ -95,6 +98,7 @@ def sessions_pass(
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
         landed |= sessions.sessions_behind()
+        leftover = set()  # every marked file's rows were read just now
     # Every session the pass touched that is not derived yet, and any a later file changed again:
     # most of a cold import's, shown as its reading was when there are more than a chunk of them.
     deriving = None
@@ -106,8 +110,12 @@ def sessions_pass(
         if deriving is not None:
             deriving.finish()
     for sid in done.tried - done.failed.keys():
-        underived.pop(sid, None)  # failed while the pass ran, derived at its end
-    result.underived = underived | done.failed
+        not_derived.pop(sid, None)  # failed while the pass ran, derived at its end
+    result.underived = not_derived | done.failed
+    if not result.underived:
+        # Every session whose rows this pass committed is derived (and, after a failed file, every
+        # session behind); a session that could not be derived keeps its files marked.
+        underived.clear(underived.marked(own=True) - leftover)
     if locs.demo and result.found:
         sample_labels()
     return result

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db.models import F
 
 from introspect.derive import extend, fields, rebuild
-from introspect.importer import errors, problems
+from introspect.importer import errors, problems, underived
 from introspect.models import Session, SourceProblem, TranscriptEntry, WaysEvent
 from lib import bulk, safefs
 
@@ -113,15 +113,32 @@ def settle(listed: set[str], done: Derived) -> None:
         problems.forget(AREA, fixed)
 
 
-def sessions_behind() -> set[str]:
-    """Sessions holding rows newer than their derived rows reflect.
+def sessions_behind(files: Iterable[int] | None = None) -> set[str]:
+    """Sessions holding rows newer than their derived rows reflect, among the rows of `files` (by
+    default every file marked as holding rows not derived yet: importer/underived.py).
 
     A pass commits batches, then rebuilds the sessions they touched; a pass killed or failed in
     between leaves those sessions behind, and no later pass would name them again (their files
-    are read). Run once per command start and after a failed pass.
+    are read). Every batch marks its file in the transaction that commits its rows, so only the
+    marked files' rows are read: none, after a pass that derived what it imported.
     """
+    ids = sorted(underived.marked() if files is None else files)
     events = WaysEvent.objects.filter(session__isnull=False, pk__gt=F("session__built_event_id"))
     entries = TranscriptEntry.objects.filter(session__isnull=False, pk__gt=F("session__built_entry_id"))
-    return {*events.values_list("session__sid", flat=True).distinct()} | {
-        *entries.values_list("session__sid", flat=True).distinct()
-    }
+    found: set[str] = set()
+    for start in range(0, len(ids), underived.CHUNK):
+        chunk = ids[start : start + underived.CHUNK]
+        for rows in (events, entries):
+            found.update(rows.filter(source_id__in=chunk).values_list("session__sid", flat=True).distinct())
+    return found
+
+
+def catch_up() -> Derived:
+    """Derive what a killed or failed pass left behind (`sessions_behind`), and clear the marks of the
+    files read when every session derived; a session that failed keeps its files marked, and is tried
+    again on the next start. Run once per command start and after a failed pass."""
+    files = underived.marked()
+    done = rebuild_sessions(sessions_behind(files))
+    if not done.failed:
+        underived.clear(files)
+    return done

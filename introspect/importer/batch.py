@@ -235,6 +235,7 @@ def move_checkpoint(
         size_seen=chunk.size,
         mtime_ns=chunk.mtime_ns,
         ctime_ns=chunk.ctime_ns,
+        underived=True,  # with the rows: cleared once their sessions are derived (importer/underived.py)
         lines_seen=F("lines_seen") + counts.lines,
         imported=F("imported") + counts.imported,
         quarantined=F("quarantined") + counts.quarantined,

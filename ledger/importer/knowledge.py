@@ -55,17 +55,22 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
     """
     root = root or directory
     result = DocumentResult()
-    files: dict[str, tuple[str, Path, tuple[int, int]]] = {}
+    listed: dict[str, tuple[str, safefs.Entry]] = {}
     for source_class in SOURCE_CLASSES:
         folder = directory / source_class
         if safefs.is_dir(folder):
             for found in safefs.entries(root, folder, result.problems, want=markdown):
                 if found.kind == "file" and markdown(found.name) and found.name != "README.md":
-                    # The stem from the name: pathlib's `stem` parsed the whole path again.
-                    files[os.path.splitext(found.name)[0]] = (source_class, found.path, found.seen)
+                    listed[stem_of(found.name)] = (source_class, found)
     rows = KnowledgeRecord.objects.filter(directory=str(directory))
-    # Value tuples: on an idle pass over thousands of candidates every file is unchanged, and no
-    # record needs to be a model instance; those whose file changed are read whole below.
+    present = rows.filter(present=True).values_list("record_id", *LISTED_FIELDS)
+    indexed = {row[0]: row[1:] for row in present}
+    if nothing_changed(listed, indexed):
+        result.files = len(listed)
+        return result
+    files = {stem: (source_class, found.path, found.seen) for stem, (source_class, found) in listed.items()}
+    # Value tuples: most files are unchanged, and no record needs to be a model instance; those
+    # whose file changed are read whole below.
     existing = {values[0]: Stat(*values) for values in rows.values_list(*STAT_FIELDS, "pk")}
     changed = [
         stem
@@ -78,6 +83,29 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
     )
     index_files(directory, root, files, existing, result)
     return result
+
+
+# What `unchanged` compares of a present record, as an idle pass reads it (`nothing_changed`).
+LISTED_FIELDS = ("source_class", "file_size", "file_mtime_ns")
+
+
+def nothing_changed(listed: dict[str, tuple[str, safefs.Entry]], indexed: dict[str, tuple]) -> bool:
+    """An idle pass over thousands of candidates: every file listed with the size and mtime its
+    record was read at, in the same folder (`unchanged`), and no present record gone from the
+    listing, as `index_files` would find, from `LISTED_FIELDS` of each present record (record id →
+    values): nothing else is read or built."""
+    if len(indexed) != len(listed):
+        return False  # a file new, or a record's file gone
+    return all(
+        indexed.get(stem) == (source_class, *found.seen) for stem, (source_class, found) in listed.items()
+    )
+
+
+def stem_of(name: str) -> str:
+    """A record file's id: its name without ".md", as `os.path.splitext` cuts it (a name of dots
+    and "md" alone has no extension); neither splits the name, nor, as pathlib's `stem` did, the
+    whole path again, for each of thousands of files on every pass."""
+    return name if name.lstrip(".") == "md" else name[:-3]
 
 
 class Stat(NamedTuple):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from tests.ledger.conftest import record_file
@@ -93,3 +95,30 @@ def test_a_pass_over_unchanged_files_builds_no_record_and_reads_a_changed_one_ag
     descriptions = dict(KnowledgeRecord.objects.values_list("record_id", "description"))
     assert descriptions[SECOND] == "Recorded as a decision in episode s-7."
     assert descriptions[FIRST] == "Recorded as a decision in episode s-1."
+
+
+THIRD = "s-20260911000001-aaaa-000000000003"
+
+
+def test_an_idle_pass_still_sees_a_moved_a_deleted_and_a_new_file_each_alone(db, knowledge):
+    """A pass that finds every file as its record was read changes nothing; a file moved to curated
+    keeping its size and mtime, one deleted, and one new are each seen on a pass of their own."""
+    idle = knowledge_files.import_directory(knowledge)
+    assert (idle.files, idle.added, idle.changed, idle.gone) == (3, 0, 0, 0)
+    (knowledge / "curated").mkdir()
+    os.rename(knowledge / "candidates" / f"{FIRST}.md", knowledge / "curated" / f"{FIRST}.md")
+    moved = knowledge_files.import_directory(knowledge)
+    assert (moved.files, moved.changed) == (3, 1)
+    assert KnowledgeRecord.objects.get(record_id=FIRST).source_class == "curated"
+    (knowledge / "candidates" / f"{SECOND}.md").unlink()
+    deleted = knowledge_files.import_directory(knowledge)
+    assert (deleted.files, deleted.gone) == (2, 1)
+    assert not KnowledgeRecord.objects.get(record_id=SECOND).present
+    record_file(knowledge, "s-20260911000001-aaaa-000000000004", title="A new one")
+    new = knowledge_files.import_directory(knowledge)
+    assert (new.files, new.added, new.changed, new.gone) == (3, 1, 0, 0)
+    assert set(KnowledgeRecord.objects.filter(present=True).values_list("record_id", flat=True)) == {
+        FIRST,
+        THIRD,
+        "s-20260911000001-aaaa-000000000004",
+    }

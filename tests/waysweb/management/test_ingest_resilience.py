@@ -7,14 +7,17 @@ from io import StringIO
 
 import orjson
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
-from introspect.derive import rebuild
-from introspect.importer import heartbeat, parser
+from introspect.derive import rebuild, sessions
+from introspect.importer import heartbeat, parser, underived
+from introspect.importer.run import Options
 from introspect.models import ImportRun, Quarantine, Session, SourceProblem, Turn, WaysEvent
 from lib import safefs
 from tests.conftest import append, line
 from tests.waysweb.management.test_ingest import Following
+from waysweb import passes
 
 pytestmark = pytest.mark.django_db
 
@@ -184,6 +187,36 @@ def test_a_session_whose_derivation_raises_is_listed_and_every_other_session_is_
     assert Session.objects.get(sid="bad").turn_count == 1
     assert not SourceProblem.objects.exists()
     assert heartbeat.current().left == ""
+
+
+def test_a_session_a_follower_could_not_derive_is_derived_at_the_next_start_after_later_passes(
+    home, monkeypatch
+):
+    """The start derives only the sessions of files marked as holding rows not derived yet
+    (importer/underived.py): a later pass that derived all it read must not clear the mark of a
+    file whose session failed before it."""
+    append(home.live, fired("2026-11-02T10:00:00Z", "bad"))
+    ingest()
+    assert Session.objects.get(sid="bad").way_fires == 1
+    real = sessions.bring_up_to_date
+
+    def bring_up_to_date(chunk):
+        if any(session.sid == "bad" for session in chunk):
+            raise OverflowError("date value out of range")
+        return real(chunk)
+
+    monkeypatch.setattr(sessions, "bring_up_to_date", bring_up_to_date)
+    locs, options = settings.WAYSWEB_LOCATIONS, Options(ways=False)
+    append(home.live, fired("2026-11-02T10:01:00Z", "bad", "d/b"))
+    assert set(passes.sessions_pass(locs, options).underived) == {"bad"}
+    home.transcript("/p", "good", *prompt_lines("good", "2026-11-02T10:02:00.000Z"))  # another file
+    assert passes.sessions_pass(locs, options).underived == {}
+    assert Session.objects.get(sid="good").message_count == 1
+    monkeypatch.undo()
+    out, _ = ingest()  # a new command: nothing changed on disk, its start derives what was left
+    assert "0 lines" in out
+    assert Session.objects.get(sid="bad").way_fires == 2
+    assert underived.marked() == set()  # and the start after it reads no row
 
 
 def test_a_ledger_pass_that_raises_is_reported_and_the_sessions_are_imported(home, monkeypatch):

@@ -442,7 +442,7 @@ class Follower:
         pass_opts = Options(**{**opts.__dict__, "ways": scan_ways})
         try:
             if self.catch_up:
-                command.report_underived(sessions.rebuild_sessions(sessions.sessions_behind()).failed)
+                command.report_underived(sessions.catch_up().failed)
                 self.catch_up = False
             result = passes.sessions_pass(
                 locs,
