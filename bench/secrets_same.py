@@ -2,7 +2,11 @@
 text where they differ.
 
     git show OLD:introspect/rules/secrets.py > /tmp/secrets_old.py
-    uv run python bench/secrets_same.py --old /tmp/secrets_old.py [--corpus HOME]
+    git show OLD:introspect/rules/secret_kinds.py > /tmp/secret_kinds_old.py
+    uv run python bench/secrets_same.py --old /tmp/secrets_old.py [--old-kinds /tmp/secret_kinds_old.py] [--corpus HOME]
+
+`--old-kinds`: the other version's kinds (their anchors, patterns), which its scanner is then run with;
+without it both versions read the kinds of this checkout.
 
 Texts: every line of the corpus HOME's transcripts (bench/corpus.py), the fixture transcripts, every
 file of the sample HOME, the real-shaped secrets of tests/introspect/rules/test_secrets.py as written
@@ -31,7 +35,11 @@ from tests.introspect.rules.test_secrets import CASES  # noqa: E402
 FIXTURES = (Path("/work/shared/fixtures/transcripts"), ROOT / "tests" / "fixtures" / "transcripts")
 SAMPLE = ROOT / "sample" / "home"
 WORDS = ["key", "token", "pass", "password=", "secret:", "sk", "gh", "://", "İ", "\u212aey", "é", "→",
-         "\udcff", "\\n", "\\\"", " ", "=", "AKIA", "eyJ", "Authorization: ", "\x1b[32m", "ſecret"]  # fmt: skip
+         "\udcff", "\\n", "\\\"", " ", "=", "AKIA", "eyJ", "Authorization: ", "\x1b[32m", "ſecret",
+         # What may follow a name, and what may not (the anchors end in it: secret_kinds.followed).
+         "s", "ſ", "S", "_", "base", "_Value", "\t", ":", "?=", "'", "`", "ı", "passphrase", "PassWd", "tokenizer",
+         "Secret_Access_", "secretKey", "aws", "api_", "API-", "credential", "SK", "sk-", "rk_", "glpat-", "xoxb-",
+         "dop_v1_", "_v1_", "pypi-", "sk_live_", "ghp_", "x"]  # fmt: skip
 
 
 def texts(corpus: Path | None) -> list[str]:
@@ -56,15 +64,26 @@ def texts(corpus: Path | None) -> list[str]:
     return out
 
 
+def load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", type=Path, required=True, help="the other version's secrets.py")
     parser.add_argument("--corpus", type=Path, help="a corpus HOME (bench/corpus.py --out)")
+    parser.add_argument("--old-kinds", type=Path, help="the other version's secret_kinds.py")
     args = parser.parse_args()
-    spec = importlib.util.spec_from_file_location("secrets_old", args.old)
-    old = importlib.util.module_from_spec(spec)
-    sys.modules["secrets_old"] = old
-    spec.loader.exec_module(old)
+    kinds = sys.modules["introspect.rules.secret_kinds"]
+    if args.old_kinds:
+        # The old scanner imports the kinds by their module's name: the old ones stand there meanwhile.
+        sys.modules["introspect.rules.secret_kinds"] = load("secret_kinds_old", args.old_kinds)
+    old = load("secrets_old", args.old)
+    sys.modules["introspect.rules.secret_kinds"] = kinds
     given = texts(args.corpus)
     size = sum(len(t) for t in given)
     timed = {}

@@ -38,13 +38,18 @@ class Kind:
     label: str  # what a person reads: "GitHub token"
     pattern: str
     # Where a match begins (`offset` characters before): the pattern is tried only where one of these
-    # stands in the text (the lower-cased text when `folded`), so `str.find` scans it, not a regex.
+    # stands in the text (the lower-cased text when `folded`), so no regex scans the text. Each is as
+    # long as every match makes it (`ghp_`, not `gh`; `tokens`, `token=`, not `token`): a shorter one
+    # stands in many more places (`high`, `tokenizer`) and the pattern is tried in vain there.
     anchors: tuple[str, ...]
     folded: bool = False
     offset: int = 0
     keep_tail: bool = True
     min_entropy: float = 3.0  # bits per character of the secret part
     checked: bool = False  # a free-form value: must also look random (`looks_random`)
+    # (prefix of anchors, pattern): where every match at such an anchor is one branch of `pattern`, that
+    # branch alone (a failing try of the whole walked all its other branches, some 30 look-behinds).
+    branches: tuple[tuple[str, str], ...] = ()
 
 
 DATABASE_SCHEMES = (
@@ -63,6 +68,26 @@ SEPARATOR = QUOTE + r"[ \t]{0,3}(?:=|:=|:|=>|\?=)[ \t]{0,3}" + QUOTE  # `=`, `: 
 # No comma: `https://a.com:123,b:c@d` lists hosts (a multi-host URL), it has no password.
 URL_USER = r"[^\s:/@'\"\\,]{0,64}"
 URL_PASSWORD = r"([^\s/@'\"\\,]{1,128})"
+# What may follow a folded kind's name, lower case: a separator's first character (a quote, maybe
+# escaped; a blank; `=`, `:`, `?`) or a suffix's (`s`, `_base`, `base`, `_value`, `value`; to a case-blind
+# pattern `ſ` is an `s`, and it lowers to itself).
+SEPARATOR_STARTS = "\\\"'` \t=:?"
+SUFFIX_STARTS = "s\u017f_bv"
+# The names a secret's value is assigned to, by the anchor each begins with (`assignment`).
+ASSIGNED = {
+    "pass": r"pass(?:word|wd|phrase)?",
+    "pwd": "pwd",
+    "secret": "secret",
+    "token": "token",
+    "credential": "credentials?",
+    "key": "(?:" + KEY_NAMES + ")key",
+}
+ASSIGNED_VALUE = r"(?i:s|_?base|_?value)?(?![A-Za-z0-9_])" + SEPARATOR + "(" + VALUE + r"{8,200})"
+
+
+def followed(names, by: str) -> tuple[str, ...]:
+    """Each of `names` followed by each character of `by`: anchors as long as a match makes them."""
+    return tuple(name + after for name in names for after in by)
 
 
 def token(name: str, label: str, pattern: str, anchors: tuple[str, ...], **options) -> Kind:
@@ -82,30 +107,34 @@ KINDS: tuple[Kind, ...] = (
         keep_tail=False,
         min_entropy=0.0,
     ),
-    token("anthropic-key", "Anthropic key", r"sk-ant-[a-z]{2,10}[0-9]{0,3}-[A-Za-z0-9_-]{32,200}", ("sk",)),
+    token(
+        "anthropic-key", "Anthropic key", r"sk-ant-[a-z]{2,10}[0-9]{0,3}-[A-Za-z0-9_-]{32,200}", ("sk-ant-",)
+    ),
     token(
         "openai-key",
         "OpenAI key",
         r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,200}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})",
-        ("sk",),
+        ("sk-",),
     ),
     token(
         "github-token",
         "GitHub token",
         r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,251})",
-        ("gh", "github_pat_"),
+        (*(f"gh{letter}_" for letter in "pousr"), "github_pat_"),
     ),
     token(
         "gitlab-token",
         "GitLab token",
         r"gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,300}",
-        ("gl",),
+        tuple(
+            f"gl{name}-" for name in ("pat", "ptt", "dt", "rt", "cbt", "oas", "soat", "ft", "imt", "agent")
+        ),
     ),
     token(
         "slack-token",
         "Slack token",
         r"(?:xox[abposre]-[0-9]{6,16}-[A-Za-z0-9-]{10,120}|xapp-[0-9]-[A-Z0-9]{6,16}-[0-9]{6,16}-[a-f0-9]{32,80})",
-        ("xox", "xapp-"),
+        (*(f"xox{letter}-" for letter in "abposre"), "xapp-"),
     ),
     Kind(
         "slack-webhook",
@@ -113,7 +142,12 @@ KINDS: tuple[Kind, ...] = (
         r"hooks\.slack\.com/(?:services|workflows)/T[A-Z0-9]{6,12}/[A-Z0-9]{6,14}/[A-Za-z0-9]{20,32}" + END,
         ("hooks.slack.com/",),
     ),
-    token("stripe-key", "Stripe key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}", ("sk", "rk_")),
+    token(
+        "stripe-key",
+        "Stripe key",
+        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247}",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    ),
     token("google-api-key", "Google API key", r"AIza[A-Za-z0-9_-]{35}(?![_-])", ("AIza",)),
     token(
         "aws-access-key-id",
@@ -127,7 +161,7 @@ KINDS: tuple[Kind, ...] = (
         r"(?i:secret_?access_?key|(?<=aws_)secret_?key|(?<=aws)secret_?key)(?![A-Za-z0-9])"
         + SEPARATOR
         + r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        ("secret",),
+        followed(["secret"], "_ak"),
         folded=True,
         keep_tail=False,
     ),
@@ -140,10 +174,20 @@ KINDS: tuple[Kind, ...] = (
     ),
     token("npm-token", "npm token", r"npm_[A-Za-z0-9]{36}", ("npm_",)),
     token("sendgrid-key", "SendGrid key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![_-])", ("SG.",)),
-    token("twilio-key", "Twilio API key", r"SK[0-9a-fA-F]{32}", ("SK",)),
+    token("twilio-key", "Twilio API key", r"SK[0-9a-fA-F]{32}", followed(["SK"], "0123456789abcdefABCDEF")),
     token("huggingface-token", "Hugging Face token", r"hf_[A-Za-z0-9]{34,40}", ("hf_",)),
-    token("pypi-token", "PyPI token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,300}(?![_-])", ("pypi-",)),
-    token("digitalocean-token", "DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}", ("_v1_",), offset=3),
+    token(
+        "pypi-token",
+        "PyPI token",
+        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,300}(?![_-])",
+        ("pypi-AgEIcHlwaS5vcmc",),
+    ),
+    token(
+        "digitalocean-token",
+        "DigitalOcean token",
+        r"do[opr]_v1_[a-f0-9]{64}",
+        ("doo_v1_", "dop_v1_", "dor_v1_"),
+    ),
     token(
         "jwt",
         "JSON web token",
@@ -181,7 +225,7 @@ KINDS: tuple[Kind, ...] = (
         "authorization header",
         r"(?i:authorization)" + QUOTE + r"[ \t]{0,3}[:=][ \t]{0,3}" + QUOTE + r"(?i:bearer|basic|token)[ \t]+"
         r"([A-Za-z0-9._~+/-]{16,4096}={0,2})",
-        ("authorization",),
+        followed(["authorization"], SEPARATOR_STARTS),
         folded=True,
         keep_tail=False,
         checked=True,
@@ -191,12 +235,13 @@ KINDS: tuple[Kind, ...] = (
         "secret assignment",
         # The name ends in the keyword (`DB_PASSWORD`, `client_secret`, `GITHUB_TOKEN`), so `tokenizer` or
         # `PASSWORD_FILE` are no secret's name.
-        r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|(?:" + KEY_NAMES + r")key)"
-        r"(?i:s|_?base|_?value)?(?![A-Za-z0-9_])" + SEPARATOR + "(" + VALUE + r"{8,200})",
-        ("pass", "pwd", "secret", "token", "key", "credential"),
+        "(?i:" + "|".join(ASSIGNED.values()) + ")" + ASSIGNED_VALUE,
+        (*followed(["pass"], "wp"), *followed(ASSIGNED, SEPARATOR_STARTS + SUFFIX_STARTS)),
         folded=True,
         keep_tail=False,
         checked=True,
+        # At `token…` the name can only be `token`: no other branch (nor their look-behinds) is tried.
+        branches=tuple((name, f"(?i:{pattern})" + ASSIGNED_VALUE) for name, pattern in ASSIGNED.items()),
     ),
 )
 

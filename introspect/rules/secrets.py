@@ -6,12 +6,13 @@ assignment and an OpenAI key) the union is one span, named by the more specific 
 either plain characters or a JSON line's escaped ones; both are read the same way.
 
 Speed: no regular expression scans the text. Each kind names the literals its matches begin with
-(`ghp_`, `sk-ant-`, `-----BEGIN`, `password`: its anchors, as gitleaks' keywords prefilter its rules),
-one Aho-Corasick pass finds every place one stands (two: the case-sensitive anchors in the text, the
-folded ones in its lower-cased copy), and the kind's pattern is tried only there (`Pattern.match`,
-whose look-behind still sees the character before). A `str.find` per anchor scanned the text some
-thirty times over, a quarter of an import's CPU (bench/results/2026-12-02-importer-cpu.md); the
-places are the same, so the findings are. bench/secret_scan.py measures it.
+(`ghp_`, `sk-ant-`, `-----BEGIN`, `password=`: its anchors, as gitleaks' keywords prefilter its rules,
+each as long as every match makes it), one Aho-Corasick pass over the lower-cased text finds every
+place one stands, and the kind's pattern is tried only there (`Pattern.match`, whose look-behind
+still sees the character before; for an assignment only the branch of the name found). A `str.find`
+per anchor scanned the text some thirty times over, a quarter of an import's CPU
+(bench/results/2026-12-02-importer-cpu.md). Every match begins at an anchor, so the findings are those
+of the patterns alone: bench/secrets_same.py compares versions, bench/secret_scan.py measures it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
 
 from introspect.rules.secret_kinds import KINDS, Kind, plausible
 from lib.hashing import sha256_text
@@ -27,30 +28,41 @@ from lib.hashing import sha256_text
 COMPILED = tuple((kind, re.compile(kind.pattern)) for kind in KINDS)
 
 
-def _anchor_table() -> tuple[tuple[str, bool, tuple[tuple[int, Kind, re.Pattern[str]], ...]], ...]:
-    """Each anchor once, with every kind it starts (`sk`: Anthropic, OpenAI and Stripe keys)."""
+def _probes() -> dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]]:
+    """Each anchor once (by its text and whether it is folded), with every kind it starts (`secret_`:
+    an AWS secret key and an assignment) and the pattern tried there (the kind's branch for it)."""
     table: dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]] = {}
     for rank, (kind, pattern) in enumerate(COMPILED):
-        for anchor in kind.anchors:
-            table.setdefault((anchor, kind.folded), []).append((rank, kind, pattern))
-    return tuple((anchor, folded, tuple(probes)) for (anchor, folded), probes in table.items())
+        for anchor in dict.fromkeys(kind.anchors):
+            tried = next((re.compile(b) for prefix, b in kind.branches if anchor.startswith(prefix)), pattern)
+            table.setdefault((anchor, kind.folded), []).append((rank, kind, tried))
+    return table
+
+
+def _anchor_table() -> tuple[tuple[str, tuple[tuple[str, tuple], ...]], ...]:
+    """Every anchor lower-cased, once, each with what stands there: (the anchor as the text must hold
+    it, "" for a folded one; its probes). `SK0` and `sk0` lower alike, `sk-` is cased and folded."""
+    table: dict[str, list[tuple[str, tuple]]] = {}
+    for (anchor, folded), probes in _probes().items():
+        table.setdefault(anchor.lower(), []).append(("" if folded else anchor, tuple(probes)))
+    return tuple((lowered, tuple(entries)) for lowered, entries in table.items())
 
 
 ANCHORS = _anchor_table()
 # The shortest text that can hold a finding (`pwd=` and eight characters).
 SHORTEST = 12
-CASED = tuple((anchor, probes) for anchor, folded, probes in ANCHORS if not folded)
-FOLDED = tuple((anchor, probes) for anchor, folded, probes in ANCHORS if folded)
 # Every occurrence of every anchor, overlapping ones too (as `find(anchor, at + 1)` would meet them),
-# at character positions. The folded anchors are lower case. An ASCII text is searched as bytes (the
-# same positions) and lowered as bytes (ten times faster than `str.lower`, the same characters).
-CASED_SEARCH = AhoCorasick([anchor for anchor, _ in CASED])
-FOLDED_SEARCH = AhoCorasick([anchor for anchor, _ in FOLDED])
-CASED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in CASED])
-FOLDED_ASCII = BytesAhoCorasick([anchor.encode() for anchor, _ in FOLDED])
-# The folded search lowers this many characters at a time (folded_places).
+# at character positions, in the lower-cased text: one pass for the cased anchors and the folded ones
+# (a cased one is then checked in the text itself, a cheap `startswith` that few places reach). An
+# ASCII text is searched as bytes (the same positions) and lowered as bytes (ten times faster than
+# `str.lower`, the same characters). A DFA: twice the speed of the default automaton on these anchors.
+SEARCH = AhoCorasick([lowered for lowered, _ in ANCHORS], implementation=Implementation.DFA)
+SEARCH_ASCII = BytesAhoCorasick(
+    [lowered.encode() for lowered, _ in ANCHORS], implementation=Implementation.DFA
+)
+# The search lowers this many characters at a time (anchor_places).
 FOLD_WINDOW = 1 << 20
-LONGEST_FOLDED = max(len(anchor) for anchor, _ in FOLDED)
+LONGEST = max(len(lowered) for lowered, _ in ANCHORS)
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
 # JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
@@ -85,13 +97,13 @@ def _lower(text: str) -> str:
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
-def places(search: AhoCorasick, table: tuple, haystack: str) -> list[tuple[int, int, int]]:
-    """(anchor's index in `table`, position, end) of every anchor of `table` in `haystack`."""
+def places(haystack: str) -> list[tuple[int, int, int]]:
+    """(anchor's index in ANCHORS, position, end) of every anchor in `haystack`, a lowered text."""
     try:
-        return search.find_matches_as_indexes(haystack, overlapping=True)
+        return SEARCH.find_matches_as_indexes(haystack, overlapping=True)
     except UnicodeEncodeError:  # a lone surrogate (bytes a line did not decode): one search per anchor
         hits = []
-        for which, (anchor, _) in enumerate(table):
+        for which, (anchor, _) in enumerate(ANCHORS):
             at = haystack.find(anchor)
             while at >= 0:
                 hits.append((which, at, at + len(anchor)))
@@ -99,19 +111,23 @@ def places(search: AhoCorasick, table: tuple, haystack: str) -> list[tuple[int, 
         return hits
 
 
-def folded_places(text: str, data: bytes | None) -> list[tuple[int, int, int]]:
-    """Every folded anchor of `text` (`data`: its bytes when it is ASCII), found in its lower-cased
-    copy one window at a time: lowering a 50 MB tool result whole held another 50 MB at the
-    importer's peak (bench/results/2026-12-03-rss-huge-line.txt)."""
+def anchor_places(text: str, data: bytes | None) -> list[tuple[int, int, int]]:
+    """Every anchor of `text` (`data`: its bytes when it is ASCII), found in its lower-cased copy one
+    window at a time: lowering a 50 MB tool result whole held another 50 MB at the importer's peak
+    (bench/results/2026-12-03-rss-huge-line.txt)."""
+    if len(text) <= FOLD_WINDOW:  # nearly every text: one window, no slice
+        if data is not None:
+            return SEARCH_ASCII.find_matches_as_indexes(data.lower(), overlapping=True)
+        return places(_lower(text))
     hits: list[tuple[int, int, int]] = []
     for start in range(0, len(text), FOLD_WINDOW):
         # Each window reaches one anchor past its end, and keeps only the anchors starting in it:
         # one met at a seam is found whole, once.
-        end = start + FOLD_WINDOW + LONGEST_FOLDED - 1
+        end = start + FOLD_WINDOW + LONGEST - 1
         if data is not None:
-            found = FOLDED_ASCII.find_matches_as_indexes(data[start:end].lower(), overlapping=True)
+            found = SEARCH_ASCII.find_matches_as_indexes(data[start:end].lower(), overlapping=True)
         else:
-            found = places(FOLDED_SEARCH, FOLDED, _lower(text[start:end]))
+            found = places(_lower(text[start:end]))
         hits.extend((which, start + at, start + to) for which, at, to in found if at < FOLD_WINDOW)
     return hits
 
@@ -123,15 +139,15 @@ def find_secrets(text: str, *, ascii_data: bytes | None = None) -> list[Secret]:
         return []
     if text.isascii():
         data = ascii_data if ascii_data is not None else text.encode("ascii")
-        cased = CASED_ASCII.find_matches_as_indexes(data, overlapping=True)
-        folded = folded_places(text, data)
+        hits = anchor_places(text, data)
     else:
-        cased = places(CASED_SEARCH, CASED, text)
-        folded = folded_places(text, None)
+        hits = anchor_places(text, None)
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
-    for table, hits in ((CASED, cased), (FOLDED, folded)):
-        for which, at, _ in hits:
-            for rank, kind, pattern in table[which][1]:
+    for which, at, _ in hits:
+        for cased, probes in ANCHORS[which][1]:
+            if cased and not text.startswith(cased, at):
+                continue
+            for rank, kind, pattern in probes:
                 if (match := pattern.match(text, at - kind.offset)) is None:
                     continue
                 group = 1 if pattern.groups else 0

@@ -8,13 +8,14 @@ the repository where another scanner would flag it.
 from __future__ import annotations
 
 import random
+import re
 import string
 
 import orjson
 import pytest
 
 from introspect.rules import secrets as secrets_module
-from introspect.rules.secret_kinds import entropy
+from introspect.rules.secret_kinds import ASSIGNED, KINDS, entropy
 from introspect.rules.secrets import (
     Secret,
     find_secrets,
@@ -303,3 +304,79 @@ def test_it_finds_a_token_printed_in_colour():
 def test_it_does_not_take_a_token_shape_out_of_a_longer_word():
     assert found("xghp_" + rand(36)) == []
     assert found("AKIA" + rand(16, UPPER32) + "Z") == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["DB_PASSWORD", "passwd", "Passphrase", "pwd", "client_secret", "GITHUB_TOKEN", "credentials", "api_key"],
+)
+@pytest.mark.parametrize(
+    "between",
+    [
+        "=",
+        " = ",
+        ":",
+        ": ",
+        "\t=\t",
+        ":=",
+        " => ",
+        "?=",
+        '"="',
+        "'='",
+        "`=`",
+        '\\": \\"',
+        "s=",
+        "_base=",
+        "Value: ",
+        "_VALUE=",
+    ],
+)
+def test_it_finds_an_assignment_whatever_separator_and_suffix_follow_its_name(name, between):
+    # The anchors are a name and the character after it (`token=`, `tokens`, `token\t`), so that
+    # `tokenizer` or `passes` is never tried: every character a match allows there must be one.
+    value = "Zq8!" + rand(16)
+    assert found(f"x {name}{between}{value} y") == [(value, "assignment")]
+
+
+@pytest.mark.parametrize(
+    "text", ["passes=Zq8!abcdefgh", "tokenizer=Zq8!abcdefgh", "the token is Zq8!abcdefgh"]
+)
+def test_a_name_followed_by_more_of_a_word_is_no_assignment(text):
+    assert found(text) == []
+
+
+def test_a_cased_anchor_is_found_in_its_own_case_only():
+    # One search of the lower-cased text finds `SK` and `sk` alike; the Twilio key is `SK` alone.
+    key = rand(32, HEX)
+    assert found(f"twilio SK{key}") == [(f"SK{key}", "twilio-key")]
+    assert found(f"twilio sk{key}") == []
+    assert found(f"twilio Sk{key}") == []
+
+
+def every_place(text: str):
+    """(kind, anchor's lower case, position) wherever one of a kind's anchors stands in `text`."""
+    lowered = text.lower()
+    for kind in KINDS:
+        for anchor in kind.anchors:
+            seen = lowered if kind.folded else text
+            at = seen.find(anchor.lower() if kind.folded else anchor)
+            while at >= 0:
+                yield kind, anchor, at
+                at = seen.find(anchor.lower() if kind.folded else anchor, at + 1)
+
+
+def test_a_branch_matches_exactly_where_its_whole_pattern_does():
+    # An assignment's pattern tried at `token…` is its `token` branch alone: the same match, or none.
+    texts = [around.format(secret) for around, secret in CASES.values()]
+    texts += [f"{name}{sep}Zq8!{rand(12)}" for name in ASSIGNED for sep in ("=", "s: ", "_value=", " is ")]
+    texts += ["api_key=" + rand(20), "x-api-KEY: " + rand(20), "accesskey " + rand(20)]
+    tried = 0
+    for text in texts:
+        for kind, anchor, at in every_place(text):
+            whole = re.compile(kind.pattern).match(text, at - kind.offset)
+            for prefix, branch in kind.branches:
+                if anchor.startswith(prefix):
+                    part = re.compile(branch).match(text, at - kind.offset)
+                    assert (whole and whole.span(1)) == (part and part.span(1)), (text, anchor)
+                    tried += 1
+    assert tried > 40
