@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import os
 import pickle
 import sys
@@ -71,6 +72,10 @@ def main() -> None:
     dictionary = linepack.train([data[: line_dictionary.SAMPLE_BYTES] for data in first], 64 << 10)
     config = entry_rows.prep_config(dictionary=dictionary)
     print(f"{len(chunks)} chunks, {count:,} lines, {size / 1e6:,.1f} MB")
+    # The worker holds one chunk at a time: the sample held whole is kept out of every collection, or
+    # each one would walk it and weigh on whatever allocates most.
+    gc.collect()
+    gc.freeze()
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()
