@@ -9,6 +9,7 @@ refused with the reason, and nothing is written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from django.conf import settings
@@ -47,6 +48,13 @@ def write_atomic(root: Path, path: Path, data: bytes) -> None:
         safefs.write_atomic(root, path, data)
     except safefs.Refused as refused:
         raise unsafe(refused) from None
+
+
+def write_many(root: Path, writes: Sequence[tuple[Path, bytes]]) -> dict[int, OSError]:
+    """`write_atomic` of each (path, data) inside `root`, the disk flushed once for all of them; the
+    writes not made by their index: `Unsafe` for a refused one, else the OSError."""
+    failed = safefs.write_many(root, writes)
+    return {index: unsafe(exc) if isinstance(exc, safefs.Refused) else exc for index, exc in failed.items()}
 
 
 def remove(root: Path, path: Path) -> None:

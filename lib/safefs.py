@@ -19,11 +19,13 @@ What is refused is a `Problem`, which the importer records and the status page s
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import errno
 import fcntl
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -372,41 +374,153 @@ def write_atomic(root: Path, path: Path, data: bytes) -> None:
     one gets the umask's); a symlink or non-regular file at `path` is refused, never followed.
     """
     parts = _relative(root, path)
-    name = parts[-1]
     dfd = _open_parent(root, parts, create=True)
     try:
-        mode = None
+        temp = _write_temp(dfd, path, parts[-1], data, 0, fsync=True)
         try:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        except FileNotFoundError:
-            pass
-        else:
-            if not stat.S_ISREG(st.st_mode):
-                raise Refused(
-                    Problem(
-                        str(path), NOT_REGULAR, f"{kind_of(st.st_mode)}: waysweb replaces only regular files"
-                    )
-                )
-            mode = stat.S_IMODE(st.st_mode)
-        temp = f".tmp.{name[:100]}.{os.getpid()}.{os.urandom(4).hex()}"
-        fd = os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dfd
-        )
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                if mode is not None:
-                    os.fchmod(fh.fileno(), mode)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.replace(temp.temp, temp.name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=dfd)
+            _discard(dfd, [temp])
             raise
         os.fsync(dfd)  # the rename itself survives a power cut
     finally:
         os.close(dfd)
+
+
+def _syncfs_call() -> Callable[[int], int] | None:
+    """libc's syncfs(2), which Python's `os` does not offer: one flush of the file system holding a
+    descriptor. None where there is none (not Linux): each file is then fsynced by itself."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        call = libc.syncfs
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_int]
+    call.restype = ctypes.c_int
+    return call
+
+
+_SYNCFS = _syncfs_call()
+
+
+def _flush_file_system(fd: int) -> None:
+    if _SYNCFS(fd) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+
+
+class _Pending(NamedTuple):
+    index: int
+    temp: str
+    name: str
+
+
+def write_many(root: Path, writes: Sequence[tuple[Path, bytes]]) -> dict[int, OSError]:
+    """`write_atomic` for many files at once: what each write guarantees holds for each (a reader
+    sees the old file or the new one; confined to real directories inside `root`; a symlink or
+    non-regular file refused; the mode kept), but the file system is flushed once for all of them
+    instead of twice per file: every temp file is written, then the file system holding `root` is
+    synced (syncfs), then each is renamed, then each directory touched is fsynced once.
+
+    Returns the writes that were not made, by their index in `writes` (`Refused`, or the OSError);
+    every other write is done.
+    """
+    failed: dict[int, OSError] = {}
+    by_directory: dict[tuple[str, ...], list[tuple[int, tuple[str, ...], bytes]]] = {}
+    for index, (path, data) in enumerate(writes):
+        try:
+            parts = _relative(root, path)
+        except Refused as refused:
+            failed[index] = refused
+            continue
+        by_directory.setdefault(parts[:-1], []).append((index, parts, data))
+    opened: list[tuple[int, list[_Pending]]] = []
+    try:
+        for group in by_directory.values():
+            try:
+                dfd = _open_parent(root, group[0][1], create=True)
+            except OSError as exc:
+                failed.update((index, exc) for index, _, _ in group)
+                continue
+            pending: list[_Pending] = []
+            opened.append((dfd, pending))
+            for index, parts, data in group:
+                try:
+                    pending.append(
+                        _write_temp(dfd, root / Path(*parts), parts[-1], data, index, fsync=_SYNCFS is None)
+                    )
+                except OSError as exc:
+                    failed[index] = exc
+        written = [p for _, pending in opened for p in pending]
+        if written:
+            try:
+                if _SYNCFS is not None:
+                    _flush_file_system(opened[0][0])  # the temp files' bytes, all at once
+            except OSError as exc:
+                failed.update((p.index, exc) for p in written)
+                for dfd, pending in opened:
+                    _discard(dfd, pending)
+                    pending.clear()
+        for dfd, pending in opened:
+            renamed = False
+            for p in pending:
+                try:
+                    os.replace(p.temp, p.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+                    renamed = True
+                except OSError as exc:
+                    failed[p.index] = exc
+                    with contextlib.suppress(OSError):
+                        os.unlink(p.temp, dir_fd=dfd)
+            if renamed:
+                try:
+                    os.fsync(dfd)  # the renames themselves survive a power cut
+                except OSError as exc:
+                    failed.update((p.index, exc) for p in pending)
+    except BaseException:
+        for dfd, pending in opened:
+            _discard(dfd, pending)
+        raise
+    finally:
+        for dfd, _ in opened:
+            os.close(dfd)
+    return failed
+
+
+def _write_temp(dfd: int, path: Path, name: str, data: bytes, index: int, *, fsync: bool) -> _Pending:
+    """`data` in a new temp file beside `name` (in the directory `dfd`), with the mode of the file it
+    replaces (a symlink or non-regular file there is refused); fsynced when `fsync`."""
+    mode = None
+    try:
+        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(
+                Problem(str(path), NOT_REGULAR, f"{kind_of(st.st_mode)}: waysweb replaces only regular files")
+            )
+        mode = stat.S_IMODE(st.st_mode)
+    temp = f".tmp.{name[:100]}.{os.getpid()}.{os.urandom(4).hex()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dfd)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            fh.write(data)
+            fh.flush()
+            if fsync:
+                os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dfd)
+        raise
+    return _Pending(index, temp, name)
+
+
+def _discard(dfd: int, pending: list[_Pending]) -> None:
+    for p in pending:
+        with contextlib.suppress(OSError):
+            os.unlink(p.temp, dir_fd=dfd)
 
 
 def remove(root: Path, path: Path) -> None:

@@ -81,6 +81,7 @@ class Outcome:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    error: OSError | None = None  # a file that could not be written: the boundary failed
 
 
 def sentence(text: str, limit: int = 180, *, capital: bool = True) -> str:
@@ -261,8 +262,51 @@ def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -
     return (f"turn:{session.sid}#{epochs[0]}-{epochs[-1]}",) if epochs else ()
 
 
-def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
-    """Each candidate's file under `candidates/`; one a person promoted, rejected or reworded is skipped."""
+@dataclass
+class Writes:
+    """The candidate files of a pass, written together at its end (`flush`: files.write_many flushes
+    the disk once for them all; two fsyncs per file were most of a cold import's derive). A file the
+    batch holds reads as written already, so a later boundary deriving the same candidate finds it
+    unchanged, as it would have found the file."""
+
+    directory: Path
+    pending: dict[Path, bytes] = field(default_factory=dict)
+    owners: dict[Path, list[tuple[Outcome, str]]] = field(default_factory=dict)
+
+    def exists(self, path: Path) -> bool:
+        return path in self.pending or safefs.exists(path)
+
+    def read(self, path: Path) -> bytes:
+        if path in self.pending:
+            return self.pending[path]
+        return files.read(self.directory, path)
+
+    def add(self, path: Path, data: bytes, outcome: Outcome, record_id: str) -> None:
+        self.pending[path] = data
+        self.owners.setdefault(path, []).append((outcome, record_id))
+        outcome.written.append(record_id)
+
+    def flush(self) -> None:
+        """Write every pending file; one refused is skipped by each outcome that wrote it (as a
+        refused single write was), any other failure is set on the outcome (its boundary failed)."""
+        writes = list(self.pending.items())
+        self.pending, owners, self.owners = {}, self.owners, {}
+        for index, exc in files.write_many(self.directory, writes).items():
+            for outcome, record_id in owners[writes[index][0]]:
+                if isinstance(exc, files.Unsafe):
+                    outcome.written.remove(record_id)
+                    outcome.skipped.append(f"{record_id} ({exc})")
+                    # In record-id order, as the candidates were gone through.
+                    outcome.skipped.sort(key=lambda text: text.split(" ", 1)[0])
+                elif outcome.error is None:
+                    outcome.error = exc
+
+
+def write_candidates(directory: Path, found: list[Candidate], writes: Writes | None = None) -> Outcome:
+    """Each candidate's file under `candidates/`; one a person promoted, rejected or reworded is skipped.
+
+    Into `writes` when given (its caller flushes it), else written before returning."""
+    batch = writes if writes is not None else Writes(directory)
     outcome = Outcome()
     if found:
         directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
@@ -273,9 +317,9 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
             outcome.skipped.append(f"{candidate.record_id} (promoted)")
             continue
         data = candidate.render()
-        if safefs.exists(path):
+        if batch.exists(path):
             try:
-                current = files.read(directory, path)
+                current = batch.read(path)
             except (OSError, files.Unsafe) as exc:
                 outcome.skipped.append(f"{candidate.record_id} ({exc})")
                 continue
@@ -287,12 +331,11 @@ def write_candidates(directory: Path, found: list[Candidate]) -> Outcome:
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")
                 continue
-        try:
-            files.write_atomic(directory, path, data)
-        except files.Unsafe as exc:
-            outcome.skipped.append(f"{candidate.record_id} ({exc})")
-            continue
-        outcome.written.append(candidate.record_id)
+        batch.add(path, data, outcome, candidate.record_id)
+    if writes is None:
+        batch.flush()
+        if outcome.error is not None:
+            raise outcome.error
     return outcome
 
 
@@ -361,9 +404,9 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     the failure, is a visible event.
 
     Set-based: the evidence of every due session is read up front in a few queries (`Evidence`), the
-    candidates are built in memory and written boundary by boundary, and the events are written in
-    bulk at the end. A session with no evidence at all derives nothing; its boundaries are recorded
-    as derived with nothing written.
+    candidates are built in memory boundary by boundary, their files written together (`Writes`), and
+    the events written in bulk at the end. A session with no evidence at all derives nothing; its
+    boundaries are recorded as derived with nothing written.
     """
     done, failed = set(), {}
     for session_id, window, trigger, kind, pk in KnowledgeEvent.objects.values_list(
@@ -389,8 +432,8 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     with_evidence = sessions_with_evidence(list(wanted))
     evidence = Evidence.read([session for pk, session in wanted.items() if pk in with_evidence])
     events, empty, cleared = [], [], []
+    writes = Writes(directory)
     for session, window, trigger in due:
-        key = (session.pk, window, trigger)
         if not switched_on(trigger):
             events.append(
                 KnowledgeEvent(
@@ -414,33 +457,15 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
             )
             continue
         try:
-            outcome = write_candidates(directory, candidates_for(session, window, evidence))
-        except OSError as exc:  # updates the boundary's earlier failure, if any: it is the same one
-            events.append(
-                KnowledgeEvent(
-                    pk=failed.get(key),
-                    session=session,
-                    window=window,
-                    trigger=trigger,
-                    kind=KnowledgeEvent.Kind.FAILED,
-                    detail=f"knowledge: {exc.strerror or exc} ({directory})",
-                )
-            )
-            continue
-        events.append(
-            KnowledgeEvent(
-                session=session,
-                window=window,
-                trigger=trigger,
-                kind=KnowledgeEvent.Kind.DERIVED,
-                written=len(outcome.written),
-                unchanged=len(outcome.unchanged),
-                skipped=len(outcome.skipped),
-                detail=" ".join(outcome.written + outcome.skipped),
-            )
-        )
-        if key in failed:
-            cleared.append(failed[key])
+            outcome = write_candidates(directory, candidates_for(session, window, evidence), writes)
+        except OSError as exc:  # the directory itself could not be made
+            outcome = Outcome(error=exc)
+        events.append((session, window, trigger, outcome))
+    writes.flush()
+    events = [
+        event if isinstance(event, KnowledgeEvent) else outcome_event(*event, failed, cleared, directory)
+        for event in events
+    ]
     if not events and not empty:
         return []
     with transaction.atomic():
@@ -451,3 +476,38 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
         for start in range(0, len(cleared), 500):
             KnowledgeEvent.objects.filter(pk__in=cleared[start : start + 500]).delete()
     return events + empty
+
+
+def outcome_event(
+    session: Session,
+    window: int,
+    trigger: str,
+    outcome: Outcome,
+    failed: dict[tuple[int, int, str], int],
+    cleared: list[int],
+    directory: Path,
+) -> KnowledgeEvent:
+    """The event of a boundary whose candidates were written (or failed to be)."""
+    key = (session.pk, window, trigger)
+    if outcome.error is not None:  # updates the boundary's earlier failure, if any: it is the same one
+        exc = outcome.error
+        return KnowledgeEvent(
+            pk=failed.get(key),
+            session=session,
+            window=window,
+            trigger=trigger,
+            kind=KnowledgeEvent.Kind.FAILED,
+            detail=f"knowledge: {exc.strerror or exc} ({directory})",
+        )
+    if key in failed:
+        cleared.append(failed[key])
+    return KnowledgeEvent(
+        session=session,
+        window=window,
+        trigger=trigger,
+        kind=KnowledgeEvent.Kind.DERIVED,
+        written=len(outcome.written),
+        unchanged=len(outcome.unchanged),
+        skipped=len(outcome.skipped),
+        detail=" ".join(outcome.written + outcome.skipped),
+    )

@@ -17,7 +17,7 @@ from itertools import batched
 from pathlib import Path
 from typing import NamedTuple
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -198,38 +198,45 @@ def index_files(
             for pk, (size, mtime_ns) in batch:
                 KnowledgeRecord.objects.filter(pk=pk).update(file_size=size, file_mtime_ns=mtime_ns)
     # The files are read before any write (a write never waits on a slow disk), then the records
-    # commit a few hundred at a time, each its own savepoint: a commit per file made a first pass
-    # over thousands of derived candidates wait on the disk thousands of times.
+    # commit a few hundred at a time: a commit per file made a first pass over thousands of derived
+    # candidates wait on the disk thousands of times. New records are inserted a run at a time
+    # (`create_records`), in the order they were listed, so that they get the ids one by one would
+    # have given them (a record's page is /ledger/knowledge/<id>/).
+    lookups = Lookups()
     for batch in batched(changed, COMMIT_EVERY):
         with transaction.atomic():
+            new: list[tuple[KnowledgeRecord, knowledge_format.Knowledge]] = []
             for stem, source_class, digest, parsed, seen in batch:
+                record = existing.get(stem)
+                if record is None:
+                    record = KnowledgeRecord(
+                        directory=str(directory),
+                        record_id=stem,
+                        first_seen=now,
+                        origin=KnowledgeRecord.Origin.WAYSWEB
+                        if stem.startswith("ww-")
+                        else KnowledgeRecord.Origin.MAJORDOMUS,
+                    )
+                    result.added += 1
+                    apply_file(record, parsed, source_class, digest, sessions=sessions, lookups=lookups)
+                    settle(record, stem in leftovers, seen)
+                    new.append((record, parsed))
+                    continue
+                create_records(new)
+                new = []
+                result.changed += 1
                 with transaction.atomic():
-                    record = existing.get(stem)
-                    if record is None:
-                        record = KnowledgeRecord(
-                            directory=str(directory),
-                            record_id=stem,
-                            first_seen=now,
-                            origin=KnowledgeRecord.Origin.WAYSWEB
-                            if stem.startswith("ww-")
-                            else KnowledgeRecord.Origin.MAJORDOMUS,
-                        )
-                        result.added += 1
-                    else:
-                        result.changed += 1
-                    applied = apply_file(record, parsed, source_class, digest, sessions=sessions)
-                    if stem in leftovers:
-                        record.conflict = (
-                            "a candidate file is still beside the curated record: an interrupted "
-                            "promotion; promoting again finishes it"
-                        )
-                    record.file_size, record.file_mtime_ns = seen
+                    applied = apply_file(
+                        record, parsed, source_class, digest, sessions=sessions, lookups=lookups
+                    )
+                    settle(record, stem in leftovers, seen)
                     save = partial(
                         bulk.save_racing, record, directory=record.directory, record_id=record.record_id
                     )
                     # A file in conflict left the row as it was: its texts and findings stand.
                     save_scanned(record, save) if applied else save()
                     recover_audit(record, parsed)
+            create_records(new)
     for stem, record in existing.items():
         if stem not in files and record.present:
             KnowledgeRecord.objects.filter(pk=record.pk).update(present=False)
@@ -237,6 +244,52 @@ def index_files(
 
 
 COMMIT_EVERY = 200  # knowledge records per transaction
+
+
+def settle(record: KnowledgeRecord, leftover: bool, seen: tuple[int, int]) -> None:
+    """What a record holds of its listing: an interrupted promotion, and the stat it was read at."""
+    if leftover:
+        record.conflict = (
+            "a candidate file is still beside the curated record: an interrupted "
+            "promotion; promoting again finishes it"
+        )
+    record.file_size, record.file_mtime_ns = seen
+
+
+def create_records(new: list[tuple[KnowledgeRecord, knowledge_format.Knowledge]]) -> None:
+    """Insert new records (read and applied) in one statement, in their order, then their secret
+    findings and any audit their files recover, as saving them one by one would, in fewer queries.
+    When another importer inserted one of them meanwhile (two hosts on one PostgreSQL database),
+    each is saved by itself instead, adopting that row (`bulk.save_racing`)."""
+    if not new:
+        return
+    records = [record for record, _ in new]
+    scans = []
+    for record in records:
+        scan = secret_rows.DocumentScan()
+        scan.fields(record, KNOWLEDGE_TEXTS)
+        scans.append(scan)
+    try:
+        with transaction.atomic():  # a savepoint: a lost race must not poison the outer transaction
+            KnowledgeRecord.objects.bulk_create(records)
+    except IntegrityError:
+        for record in records:
+            record.pk = None
+            bulk.save_racing(record, directory=record.directory, record_id=record.record_id)
+    secret_rows.save_scans(
+        [
+            (
+                record,
+                scan,
+                f"knowledge record {record.record_id}",
+                reverse("ledger:candidate-detail", args=[record.pk]) if scan.found else "",
+                record.session_id,
+            )
+            for record, scan in zip(records, scans, strict=True)
+        ]
+    )
+    for record, parsed in new:
+        recover_audit(record, parsed)
 
 
 class SessionsBySid(dict):
@@ -275,6 +328,7 @@ def apply_file(
     digest: str,
     *,
     sessions: SessionsBySid | None = None,
+    lookups: Lookups | None = None,
 ) -> bool:
     """Index what the file says; a file that reverts a person's decision is flagged, not obeyed
     (False: only the conflict and the hash were set)."""
@@ -322,7 +376,9 @@ def apply_file(
     overlong = column_fit.fit_instance(record)  # the file keeps the value; the column cannot
     if overlong:
         record.problem = "; ".join(part for part in (record.problem, *overlong) if part)
-    link_provenance(record, SessionsBySid() if sessions is None else sessions)
+    link_provenance(
+        record, SessionsBySid() if sessions is None else sessions, Lookups() if lookups is None else lookups
+    )
     return True
 
 
@@ -333,7 +389,17 @@ def listed(value: object) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid) -> None:
+class Lookups(dict):
+    """A pass's look-ups of the ledger entry a `ledger:<slug>/e<epoch>` ref names, each made once
+    (thousands of derived records name a few entries each)."""
+
+    def __missing__(self, key: tuple[str, int]) -> LedgerEntry | None:
+        slug, epoch = key
+        self[key] = found = LedgerEntry.objects.filter(project_slug=slug, epoch=epoch).order_by("ts").first()
+        return found
+
+
+def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid, lookups: Lookups) -> None:
     """Resolve `claude-session:`, `ledger:` and `turn:` refs (waysweb's own) to rows and turns."""
     for ref in record.derived_from:
         kind, _, value = ref.partition(":")
@@ -352,9 +418,7 @@ def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid) -> None:
         elif kind == "ledger" and "/e" in value:
             slug, _, epoch = value.rpartition("/e")
             if epoch.isdigit():
-                record.ledger_entry = (
-                    LedgerEntry.objects.filter(project_slug=slug, epoch=int(epoch)).order_by("ts").first()
-                )
+                record.ledger_entry = lookups[slug, int(epoch)]
         elif kind == "turn" and "#" in value:
             span = value.split("#", 1)[1]
             first, _, last = span.partition("-")

@@ -184,6 +184,57 @@ def test_a_write_outside_the_root_is_refused(tree):
     assert (outside / "secret.md").read_text() == "TOP-SECRET"
 
 
+def test_many_writes_replace_each_file_keep_its_mode_and_leave_no_temp_file(tree):
+    root, _ = tree
+    (root / "sub" / "a.md").chmod(0o640)
+    writes = [
+        (root / "sub" / "a.md", b"new a"),
+        (root / "sub" / "b.md", b"b"),
+        (root / "other" / "c.md", b"c"),
+    ]
+    assert safefs.write_many(root, writes) == {}
+    assert [path.read_bytes() for path, _ in writes] == [b"new a", b"b", b"c"]
+    assert stat.S_IMODE((root / "sub" / "a.md").stat().st_mode) == 0o640
+    assert sorted(p.name for p in (root / "sub").iterdir()) == ["a.md", "b.md"]
+    assert sorted(p.name for p in (root / "other").iterdir()) == ["c.md"]
+
+
+def test_many_writes_refuse_each_unsafe_one_and_make_the_others(tree):
+    root, outside = tree
+    (root / "curated").symlink_to(outside)
+    (root / "sub" / "x.md").symlink_to(outside / "secret.md")
+    (root / "sub" / "fifo.md").unlink(missing_ok=True)
+    os.mkfifo(root / "sub" / "fifo.md")
+    writes = [
+        (root / "curated" / "deploy.md", b"planted"),
+        (root / "sub" / "x.md", b"planted"),
+        (root / ".." / "outside" / "secret.md", b"planted"),
+        (outside / "other.md", b"planted"),
+        (root / "sub" / "fifo.md", b"planted"),
+        (root / "sub" / "ok.md", b"ok"),
+    ]
+    failed = safefs.write_many(root, writes)
+    assert sorted(failed) == [0, 1, 2, 3, 4] and all(isinstance(e, safefs.Refused) for e in failed.values())
+    assert failed[4].problem.reason == safefs.NOT_REGULAR
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+    assert (outside / "secret.md").read_text() == "TOP-SECRET"
+    assert (root / "sub" / "ok.md").read_bytes() == b"ok"
+    assert sorted(p.name for p in (root / "sub").iterdir()) == ["a.md", "fifo.md", "ok.md", "x.md"]
+
+
+def test_many_writes_flush_the_disk_once_not_per_file(tree, monkeypatch):
+    root, _ = tree
+    flushed, fsynced = [], []
+    monkeypatch.setattr(safefs, "_flush_file_system", flushed.append)
+    real_fsync = os.fsync
+    monkeypatch.setattr(safefs.os, "fsync", lambda fd: fsynced.append(fd) or real_fsync(fd))
+    writes = [(root / "sub" / f"{n}.md", b"x") for n in range(50)] + [(root / "new" / "n.md", b"y")]
+    assert safefs.write_many(root, writes) == {}
+    assert len(flushed) == (1 if safefs._SYNCFS is not None else 0)
+    # One per directory touched; without syncfs, one per file besides.
+    assert len(fsynced) == (2 if safefs._SYNCFS is not None else 53)
+
+
 def test_remove_takes_away_a_link_never_its_target(tree):
     root, outside = tree
     (root / "link.md").symlink_to(outside / "secret.md")

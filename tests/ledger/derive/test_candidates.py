@@ -144,10 +144,10 @@ def test_it_never_undoes_a_persons_decision(episode, reviewer):
 
 
 def test_it_records_a_failure_visibly_and_retries_it(episode, monkeypatch):
-    def unwritable(root, path, data):
-        raise PermissionError(13, "Permission denied")
+    def unwritable(root, writes):
+        return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
-    monkeypatch.setattr(candidates.files, "write_atomic", unwritable)
+    monkeypatch.setattr(candidates.files, "write_many", unwritable)
     ingest()
     failed = KnowledgeEvent.objects.filter(kind="derive.failed")
     assert failed.count() == 2 and "Permission denied" in failed.first().detail
@@ -660,10 +660,10 @@ def test_it_derives_exactly_these_candidates_and_events_over_many_sessions(corpu
 
 
 def test_it_records_each_failed_boundary_then_clears_it_once_written(corpus, monkeypatch):
-    def unwritable(root, path, data):
-        raise PermissionError(13, "Permission denied")
+    def unwritable(root, writes):
+        return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
-    monkeypatch.setattr(candidates.files, "write_atomic", unwritable)
+    monkeypatch.setattr(candidates.files, "write_many", unwritable)
     ingest()
     detail = f"knowledge: Permission denied ({corpus})"
     failed = {(S1, 1, "compact"), (S1, 2, "compact"), (S1, 3, "end"), (S2, 1, "end")}

@@ -122,3 +122,29 @@ def test_an_idle_pass_still_sees_a_moved_a_deleted_and_a_new_file_each_alone(db,
         THIRD,
         "s-20260911000001-aaaa-000000000004",
     }
+
+
+def test_new_records_get_their_ids_in_the_order_they_are_listed_around_a_changed_one(tmp_path, db):
+    """Records are inserted a run at a time; their ids are still those one insert per file in listing
+    order gives (candidates by name, then the curated ones not among them): a record's page is its id."""
+    directory = tmp_path / "knowledge"
+    record_file(directory, "ww-c")
+    knowledge_files.import_directory(directory)
+    kept = KnowledgeRecord.objects.get().pk
+    for record_id in ("ww-e", "ww-a", "ww-d"):
+        record_file(directory, record_id)
+    record_file(directory, "ww-b", where="curated", status="verified")
+    record_file(directory, "ww-0", where="curated", status="verified")
+    path = record_file(directory, "ww-c", title="Reworded by its author")
+    os.utime(path, ns=(1, 1))
+    result = knowledge_files.import_directory(directory)
+    assert (result.added, result.changed) == (5, 1)
+    by_id = list(KnowledgeRecord.objects.order_by("pk").values_list("record_id", "title", "file_size"))
+    assert [row[0] for row in by_id] == ["ww-c", "ww-a", "ww-d", "ww-e", "ww-0", "ww-b"]
+    assert KnowledgeRecord.objects.get(record_id="ww-c").pk == kept
+    assert by_id[0][1] == "Reworded by its author"
+    # Each row holds the stat its file was read at, so that the next pass reads none of them again.
+    assert all(
+        (row.file_size, row.file_mtime_ns) == (os.stat(row.path).st_size, os.stat(row.path).st_mtime_ns)
+        for row in KnowledgeRecord.objects.all()
+    )
