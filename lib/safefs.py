@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import operator
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -227,6 +228,9 @@ class Entry(NamedTuple):
         return self.directory / self.name
 
 
+BY_NAME = operator.attrgetter("name")  # a listing of thousands sorted without a Python call per entry
+
+
 def entries(
     root: Path, directory: Path, problems: list[Problem], *, want: Callable[[str], bool] = lambda name: True
 ) -> Iterator[Entry]:
@@ -235,7 +239,7 @@ def entries(
     Devices, FIFOs and sockets are never yielded."""
     try:
         with os.scandir(directory) as scan:
-            found = sorted(scan, key=lambda e: e.name)
+            found = sorted(scan, key=BY_NAME)
     except FileNotFoundError:
         return
     except OSError as exc:
