@@ -17,7 +17,7 @@ from itertools import batched
 from pathlib import Path
 from typing import NamedTuple
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -63,9 +63,7 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
                 if found.kind == "file" and markdown(found.name) and found.name != "README.md":
                     listed[stem_of(found.name)] = (source_class, found)
     rows = KnowledgeRecord.objects.filter(directory=str(directory))
-    present = rows.filter(present=True).values_list("record_id", *LISTED_FIELDS)
-    indexed = {row[0]: row[1:] for row in present}
-    if nothing_changed(listed, indexed):
+    if nothing_changed(listed, present_stats(rows)):
         result.files = len(listed)
         return result
     files = {stem: (source_class, found.path, found.seen) for stem, (source_class, found) in listed.items()}
@@ -87,6 +85,17 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
 
 # What `unchanged` compares of a present record, as an idle pass reads it (`nothing_changed`).
 LISTED_FIELDS = ("source_class", "file_size", "file_mtime_ns")
+
+
+def present_stats(rows) -> dict[str, tuple]:
+    """Record id → `LISTED_FIELDS` of the present records among `rows`, as the database gives them:
+    text and integers, which need no conversion. The ORM's rows cost as much again as the query
+    for the large tier's 8,955 candidates, read on every pass."""
+    query = rows.filter(present=True).values_list("record_id", *LISTED_FIELDS)
+    sql, params = query.query.sql_with_params()
+    with connections[query.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return {record_id: tuple(values) for record_id, *values in cursor.fetchall()}
 
 
 def nothing_changed(listed: dict[str, tuple[str, safefs.Entry]], indexed: dict[str, tuple]) -> bool:
