@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from introspect import services
 from introspect.derive import sessions
-from introspect.documents.labels import read_lines
+from introspect.documents.sample_labels import sample_rows
 from introspect.importer import loader, underived
 from introspect.importer.progress import Deriving, Snapshot
 from introspect.importer.run import Options, PassResult, import_pass
@@ -124,7 +124,7 @@ def sessions_pass(
 def sample_labels() -> services.Imported:
     """The bundled sample's relevance labels (sample/labels.py), so that precision and κ show before
     anyone labels; importing them again changes nothing (services.relevance_labels_import)."""
-    rows = read_lines(SAMPLE_LABELS.read_bytes().split(b"\n"))
+    rows = sample_rows(SAMPLE_LABELS.read_bytes().split(b"\n"))
     return services.relevance_labels_import(rows=rows, by="the bundled sample")
 
 

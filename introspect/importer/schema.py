@@ -1,16 +1,18 @@
-"""The events-log line at the file boundary: pydantic models, typed leniently as upstream reads it.
+"""The events-log line at the file boundary, typed leniently as upstream reads it.
 
 agent-ways writes numbers as strings (`"token_position":"1204"`) but a few rows carry native JSON
 numbers; upstream reads either (`str_or_num_f64`, `str_or_num_u64`), and so do we
 (formats-agent-ways.md §4). A field that fails validation is dropped from the typed row and named
 in the `unparsed:` flag; the raw line keeps it.
+
+Plain Python, no pydantic: this module is imported whenever the importer is (the line stores are
+registered at the app's start), and importing pydantic alone cost 0.18-0.22 CPU s of every
+`manage.py ingest`, a no-op's too (which parses no line). The reading is the one the pydantic model
+it replaced gave, value for value (tests/introspect/importer/upstream_models.py keeps that model to
+compare against).
 """
 
 from __future__ import annotations
-
-from typing import Annotated
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, ValidationError
 
 KNOWN_EVENTS = frozenset(
     {
@@ -72,106 +74,99 @@ def str_or_u64(value: object) -> int | None:
     raise ValueError(f"expected an unsigned integer below 2**63, got {value!r}")
 
 
-Num = Annotated[float | None, BeforeValidator(str_or_float)]
-U64 = Annotated[int | None, BeforeValidator(str_or_u64)]
+def strict_text(value: object) -> str:
+    """Text as it is: a number or a boolean is not taken for text."""
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"expected text, got {type(value).__name__}")
 
 
-class EventLine(BaseModel):
-    """The promoted columns of any events-log line (formats-agent-ways.md §12)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    ts: StrictStr | None = None
-    event: StrictStr | None = None
-    session: StrictStr | None = None
-    project: StrictStr | None = None
-    way: StrictStr | None = None
-    domain: StrictStr | None = None
-    trigger: StrictStr | None = None
-    scope: StrictStr | None = None
-    agent_id: StrictStr | None = None
-    model: StrictStr | None = None
-    token_position: U64 = None
-    fire_score: Num = None
-    surface: StrictStr | None = None
-    matched_span: StrictStr | None = None
-    reason: StrictStr | None = None
-    verdict: StrictStr | None = None
-    p_yes: Num = None
-    threshold: Num = None
-    check: StrictStr | None = None
-    prob_en: Num = None
-    prob_multi: Num = None
-    tau_s: Num = None
-    floor: Num = None
-    margin: Num = None
-    score_en: Num = None
-    score_multi: Num = None
-    thr_en: Num = None
-    thr_multi: Num = None
-    floor_en: Num = None
-    floor_multi: Num = None
-
-    @property
-    def schema_gen(self) -> str | None:
-        """Which score generation a near-miss or gate row belongs to (ADR-156)."""
-        if any(getattr(self, name) is not None for name in CALIBRATED_FIELDS):
-            return "calibrated"
-        if any(getattr(self, name) is not None for name in RAW_SCORE_FIELDS):
-            return "raw_score"
-        return None
+# The promoted columns of any events-log line (formats-agent-ways.md §12), in their order, by how
+# a value is read: text, a number, an unsigned integer.
+FIELDS = {
+    "ts": strict_text,
+    "event": strict_text,
+    "session": strict_text,
+    "project": strict_text,
+    "way": strict_text,
+    "domain": strict_text,
+    "trigger": strict_text,
+    "scope": strict_text,
+    "agent_id": strict_text,
+    "model": strict_text,
+    "token_position": str_or_u64,
+    "fire_score": str_or_float,
+    "surface": strict_text,
+    "matched_span": strict_text,
+    "reason": strict_text,
+    "verdict": strict_text,
+    "p_yes": str_or_float,
+    "threshold": str_or_float,
+    "check": strict_text,
+    "prob_en": str_or_float,
+    "prob_multi": str_or_float,
+    "tau_s": str_or_float,
+    "floor": str_or_float,
+    "margin": str_or_float,
+    "score_en": str_or_float,
+    "score_multi": str_or_float,
+    "thr_en": str_or_float,
+    "thr_multi": str_or_float,
+    "floor_en": str_or_float,
+    "floor_multi": str_or_float,
+}
+NUM_FIELDS = tuple(name for name, read in FIELDS.items() if read is str_or_float)
+U64_FIELDS = tuple(name for name, read in FIELDS.items() if read is str_or_u64)
+STR_FIELDS = tuple(name for name, read in FIELDS.items() if read is strict_text)
 
 
-def validate_event(obj: dict) -> tuple[EventLine, tuple[str, ...]]:
-    """Validate an events-log object; fields of the wrong type are dropped and flagged, never fatal."""
-    flags: list[str] = []
-    try:
-        line = EventLine.model_validate(obj)
-    except ValidationError as exc:
-        bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
-        line = EventLine.model_validate({k: v for k, v in obj.items() if k not in bad})
-        flags.append("unparsed:" + ",".join(bad))
-    if line.event not in KNOWN_EVENTS:
+def schema_gen(fields: dict) -> str | None:
+    """Which score generation a near-miss or gate row belongs to (ADR-156)."""
+    if any(fields[name] is not None for name in CALIBRATED_FIELDS):
+        return "calibrated"
+    if any(fields[name] is not None for name in RAW_SCORE_FIELDS):
+        return "raw_score"
+    return None
+
+
+def validate_event(obj: dict) -> tuple[dict, tuple[str, ...]]:
+    """An events-log object's fields (each one, None where absent) and its schema generation; a
+    field of the wrong type is dropped and flagged, never fatal."""
+    fields = dict.fromkeys(FIELDS)
+    bad = []
+    for name, value in obj.items():
+        read = FIELDS.get(name)
+        if read is None or value is None:
+            continue
+        try:
+            fields[name] = read(value)
+        except ValueError:
+            bad.append(name)
+    fields["schema_gen"] = schema_gen(fields)
+    flags = ["unparsed:" + ",".join(sorted(bad))] if bad else []
+    if fields["event"] not in KNOWN_EVENTS:
         flags.append("unknown_type")
-    return line, tuple(flags)
-
-
-def fields_read_by(validator) -> tuple[str, ...]:
-    return tuple(
-        name
-        for name, info in EventLine.model_fields.items()
-        if any(getattr(meta, "func", None) is validator for meta in info.metadata)
-    )
-
-
-# The model's fields by how a value is read: text, a number, an unsigned integer.
-NUM_FIELDS = fields_read_by(str_or_float)
-U64_FIELDS = fields_read_by(str_or_u64)
-STR_FIELDS = tuple(name for name in EventLine.model_fields if name not in NUM_FIELDS + U64_FIELDS)
+    return fields, tuple(flags)
 
 
 class NeedsModel(Exception):
-    """A value the plain reading does not take as it is: the pydantic model decides (and flags)."""
+    """A value the plain reading does not take as it is: `validate_event` decides (and flags)."""
 
 
 def event_fields(obj: dict) -> tuple[dict, tuple[str, ...]]:
-    """`validate_event` as the dict `model_dump()` gives, read without pydantic where every value is
-    what it usually is: text, a number or a numeric text, absent or "". The importer reads a million
-    event lines in one cold pass, and building the model was most of each line's Python time; any
-    other value (a boolean, a list, text that is no number) goes through the model, which flags it.
-    The same values and flags either way (tests/introspect/importer/test_parser.py)."""
+    """`validate_event`, read the quick way where every value is what it usually is: text, a number
+    or a numeric text, absent or "". The importer reads a million event lines in one cold pass; any
+    other value (a boolean, a list, text that is no number) goes through `validate_event`, which
+    flags it. The same values and flags either way (tests/introspect/importer/test_parser.py)."""
     try:
         fields = plain_fields(obj)
     except NeedsModel:
-        line, flags = validate_event(obj)
-        fields = line.model_dump()
-        fields["schema_gen"] = line.schema_gen
-        return fields, flags
+        return validate_event(obj)
     flags = () if fields["event"] in KNOWN_EVENTS else ("unknown_type",)
     return fields, flags
 
 
-# Every field absent (None), in the model's order; a line's own keys then fill it.
+# Every field absent (None); a line's own keys then fill it.
 ABSENT = dict.fromkeys((*STR_FIELDS, *NUM_FIELDS, *U64_FIELDS))
 READ_AS = {
     **dict.fromkeys(STR_FIELDS, "str"),
@@ -190,8 +185,8 @@ def read_plain(obj: dict, places: dict, into) -> None:
     """The line's typed values put `into` a dict or a row: `places` maps a field to (where it goes,
     how it is read, the longest text it takes or 0). NeedsModel for a value the plain reading does
     not take, Overlong for a text past its length."""
-    # The line's own keys (a handful) are read, not every field of the model (some fifty) looked up
-    # in it: a key the model has no field for is left out, as the model leaves it out.
+    # The line's own keys (a handful) are read, not every field (some thirty) looked up in it: a key
+    # that is no field is left out.
     place_of = places.get
     for name, value in obj.items():
         place = place_of(name)

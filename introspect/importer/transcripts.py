@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from introspect.importer import parser
 from introspect.importer.schema import MAX_STORED_INT
 from introspect.rules import entry_kinds
@@ -57,26 +55,50 @@ TAGGED_PROMPT = re.compile(
 TEXT_LIMIT = 20_000
 
 
-class Envelope(BaseModel):
-    """The transcript line fields waysweb reads (camelCase as Claude Code writes them)."""
+def lax_text(value: object) -> str:
+    """Text as the envelope takes it: text only (a number is not read as text)."""
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"expected text, got {type(value).__name__}")
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
-    type: str | None = None
-    uuid: str | None = None
-    parentUuid: str | None = None
-    logicalParentUuid: str | None = None
-    sessionId: str | None = None
-    timestamp: str | None = None
-    isSidechain: bool | None = None
-    agentId: str | None = None
-    isMeta: bool | None = None
-    isCompactSummary: bool | None = None
-    promptId: str | None = None
-    requestId: str | None = None
-    version: str | None = None
-    cwd: str | None = None
-    subtype: str | None = None
+# What a flag may be written as, beside true and false (pydantic's lax booleans, which the envelope
+# was read with until a no-op ingest stopped importing pydantic): 0 and 1, and these words.
+FLAG_WORDS = {
+    **dict.fromkeys(("true", "yes", "on", "1", "t", "y"), True),
+    **dict.fromkeys(("false", "no", "off", "0", "f", "n"), False),
+}
+
+
+def lax_flag(value: object) -> bool:
+    """A boolean, or 0 / 1 (an integer or a float), or one of FLAG_WORDS in any case."""
+    if isinstance(value, bool):
+        return value
+    if type(value) in (int, float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in FLAG_WORDS:
+        return FLAG_WORDS[value.lower()]
+    raise ValueError(f"expected a boolean, got {value!r}")
+
+
+# The transcript line fields waysweb reads (camelCase as Claude Code writes them), by how each is read.
+ENVELOPE = {
+    "type": lax_text,
+    "uuid": lax_text,
+    "parentUuid": lax_text,
+    "logicalParentUuid": lax_text,
+    "sessionId": lax_text,
+    "timestamp": lax_text,
+    "isSidechain": lax_flag,
+    "agentId": lax_text,
+    "isMeta": lax_flag,
+    "isCompactSummary": lax_flag,
+    "promptId": lax_text,
+    "requestId": lax_text,
+    "version": lax_text,
+    "cwd": lax_text,
+    "subtype": lax_text,
+}
 
 
 @dataclass
@@ -172,39 +194,44 @@ def tool_input_text(value: object) -> str:
     return " ".join(str(value[key]) for key in keys if isinstance(value.get(key), str))
 
 
-# The Envelope's fields by the type a value must have to be taken as it is (absent or null aside).
-ENVELOPE_FLAGS = tuple(name for name, info in Envelope.model_fields.items() if info.annotation == bool | None)
-ENVELOPE_TEXTS = tuple(name for name in Envelope.model_fields if name not in ENVELOPE_FLAGS)
+# The envelope's fields by the type a value must have to be taken as it is (absent or null aside).
+ENVELOPE_FLAGS = tuple(name for name, read in ENVELOPE.items() if read is lax_flag)
+ENVELOPE_TEXTS = tuple(name for name in ENVELOPE if name not in ENVELOPE_FLAGS)
 ENVELOPE_TEXT = operator.itemgetter(*ENVELOPE_TEXTS)
 ENVELOPE_FLAG = operator.itemgetter(*ENVELOPE_FLAGS)
 NONE = type(None)
 TEXT_TYPES = frozenset({str, NONE})
 FLAG_TYPES = frozenset({bool, NONE})
-ENVELOPE_NAMES = tuple(Envelope.model_fields)
+ENVELOPE_NAMES = tuple(ENVELOPE)
 
 
 def envelope(obj: dict) -> tuple[dict, list[str]]:
-    """The Envelope's values as `Envelope.model_validate(obj).model_dump()` gives them, and the flag
-    of the fields it could not read (`unparsed:`). Read without pydantic when every value is what it
-    nearly always is (text, a boolean, absent or null): building the model cost more than the rest
-    of a line's columns (a cold import reads every line of every transcript). Any other value goes
-    through the model, which decides and flags it (the same values either way: test_transcripts)."""
+    """The envelope's values (each field, None where absent), and the flag of the fields it could
+    not read (`unparsed:`). Read the quick way when every value is what it nearly always is (text, a
+    boolean, absent or null): a cold import reads every line of every transcript. Any other value
+    goes through `checked_envelope`, which decides and flags it (the same values either way:
+    test_transcripts)."""
     values = dict(zip(ENVELOPE_NAMES, map(obj.get, ENVELOPE_NAMES), strict=True))
     if TEXT_TYPES.issuperset(map(type, ENVELOPE_TEXT(values))) and FLAG_TYPES.issuperset(
         map(type, ENVELOPE_FLAG(values))
     ):
         return values, []
-    return model_envelope(obj)
+    return checked_envelope(obj)
 
 
-def model_envelope(obj: dict) -> tuple[dict, list[str]]:
-    """`envelope` read by the pydantic model: a field of the wrong type dropped and flagged."""
-    try:
-        return Envelope.model_validate(obj).model_dump(), []
-    except ValidationError as exc:
-        bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
-        env = Envelope.model_validate({k: v for k, v in obj.items() if k not in bad})
-        return env.model_dump(), ["unparsed:" + ",".join(bad)]
+def checked_envelope(obj: dict) -> tuple[dict, list[str]]:
+    """`envelope` read field by field: a field of the wrong type dropped and flagged."""
+    values = dict.fromkeys(ENVELOPE)
+    bad = []
+    for name, read in ENVELOPE.items():
+        value = obj.get(name)
+        if value is None:
+            continue
+        try:
+            values[name] = read(value)
+        except ValueError:
+            bad.append(name)
+    return values, ["unparsed:" + ",".join(sorted(bad))] if bad else []
 
 
 def fields_of(obj: dict, *, limit: int | None = TEXT_LIMIT) -> EntryFields:

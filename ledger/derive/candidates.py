@@ -25,7 +25,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, Greatest
 
 from introspect.models import Session, Turn, WaysEvent, Window
 from introspect.rules.timestamps import utc_second
@@ -370,6 +371,37 @@ def with_due_boundaries(sessions: QuerySet[Session], done: set[tuple[int, int, s
     return list(chunked_in(sessions, "pk", due))
 
 
+def any_due(sessions: QuerySet[Session]) -> bool:
+    """Whether any of `sessions` has a boundary (`boundaries_of`) with no event but a failure, asked
+    of the database in one query: an idle pass read the event of every boundary and three columns of
+    every session to find none due (0.06-0.27 s of a no-op ingest on the large tier). Counted per
+    session from the unique index on (session, window, trigger, kind): its compactions' windows 1 to
+    window_count - 1 that have an event, and whether its end has one, once it is no longer live."""
+    low, high = Session.live_since()
+    done = KnowledgeEvent.objects.filter(session=OuterRef("pk")).exclude(kind=KnowledgeEvent.Kind.FAILED)
+    compactions = (
+        done.filter(
+            trigger=KnowledgeEvent.Trigger.COMPACT, window__gte=1, window__lt=OuterRef("window_count")
+        )
+        .order_by()
+        .values("session")
+        .annotate(windows=Count("window", distinct=True))
+        .values("windows")
+    )
+    ends = done.filter(
+        trigger=KnowledgeEvent.Trigger.END, window=Greatest(OuterRef("window_count"), Value(1))
+    )
+    due = sessions.annotate(compacted=Coalesce(Subquery(compactions), 0)).filter(
+        Q(window_count__gt=1, compacted__lt=F("window_count") - 1)
+        | (
+            (Q(window_count__gt=0) | Q(transcript__isnull=False))
+            & ~Q(last_event_at__range=(low, high))
+            & ~Exists(ends)
+        )
+    )
+    return due.exists()
+
+
 def switched_on(trigger: str) -> bool:
     """Whether the settings derive at this trigger (WAYSWEB_DERIVE_ON_END / _ON_COMPACT)."""
     switches = {
@@ -408,6 +440,10 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
     the events written in bulk at the end. A session with no evidence at all derives nothing; its
     boundaries are recorded as derived with nothing written.
     """
+    if sessions is None:
+        sessions = Session.objects.all()
+    if isinstance(sessions, QuerySet) and not any_due(sessions):
+        return []
     done, failed = set(), {}
     for session_id, window, trigger, kind, pk in KnowledgeEvent.objects.values_list(
         "session_id", "window", "trigger", "kind", "pk"
@@ -416,8 +452,6 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
             failed[session_id, window, trigger] = pk
         else:
             done.add((session_id, window, trigger))
-    if sessions is None:
-        sessions = Session.objects.all()
     if isinstance(sessions, QuerySet):
         sessions = with_due_boundaries(sessions, done)
     due = [

@@ -64,14 +64,14 @@ def test_it_writes_an_events_line_with_ts_first_and_numbers_as_given():
     assert "\n" not in line
     event, flags = schema.validate_event(parsed(line))
     assert flags == ()
-    assert (event.event, event.way, event.session, event.project) == (
+    assert (event["event"], event["way"], event["session"], event["project"]) == (
         "way_fired",
         "softwaredev/code/testing",
         SID,
         PROJECT,
     )
-    assert (event.token_position, event.fire_score) == (41234, 0.622)
-    assert timestamps.utc_second(event.ts) == datetime(2026, 11, 5, 13, 0, 42, tzinfo=UTC)
+    assert (event["token_position"], event["fire_score"]) == (41234, 0.622)
+    assert timestamps.utc_second(event["ts"]) == datetime(2026, 11, 5, 13, 0, 42, tzinfo=UTC)
 
 
 def test_it_keeps_native_json_where_agent_ways_writes_it_and_non_ascii_unescaped():

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 from django.core.management import call_command
+from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 
 from introspect.importer import spills
 from introspect.models import SourceFile, Spill, TranscriptEntry
@@ -259,3 +261,15 @@ def test_migration_0022_gives_each_stub_line_its_placeholders_and_makes_every_sp
         ("kept.txt", "kept"),
         ("lost.txt", "found after all"),
     ]
+
+
+def test_a_pass_with_no_spill_due_asks_one_query_and_a_spill_falling_due_is_looked_for(home):
+    folder = session_with_stubs(home, "later.txt")
+    ingest()
+    with CaptureQueriesContext(connection) as context:
+        assert spills.read_due() == spills.Looked()  # its first look was just now: not due
+    assert len(context) == 1
+    spill_file(folder, "later.txt", "written later")
+    assert spills.read_due(now=Spill.objects.get().due_at) == spills.Looked(found=1)
+    assert spills.read_due(everything=True) == spills.Looked()  # found: due no more
+    assert Spill.objects.get().text == "written later"

@@ -16,6 +16,7 @@ from introspect.importer import parser, transcripts
 from introspect.models import Quarantine, Session, SourceFile, Spill, Subagent, TranscriptEntry
 from tests.fixtures import TRANSCRIPTS, TREE, lay_out_tree
 from tests.introspect.importer.test_parser import ODD_VALUES
+from tests.introspect.importer.upstream_models import model_envelope
 
 pytestmark = pytest.mark.django_db
 
@@ -312,7 +313,7 @@ def test_it_keeps_a_texts_start_in_the_column_and_gives_it_whole_from_the_line()
 def model_fields_of(obj: dict) -> dict:
     """`fields_of` with its envelope read by the pydantic model alone (the reference)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(transcripts, "envelope", transcripts.model_envelope)
+        patch.setattr(transcripts, "envelope", model_envelope)
         fields = transcripts.fields_of(obj)
     return vars(fields)
 
@@ -327,20 +328,36 @@ ENVELOPE_ODD = [
     {"a": 1},
     1.0,
     1,
+    # how else a flag may be written: the words pydantic's lax booleans take, and some it does not
+    0.0,
+    -0.0,
+    1.5,
+    float("nan"),
+    "yes",
+    "On",
+    "T",
+    "n",
+    "FALSE",
+    "true ",
+    "2",
+    "ja",
 ]
 
 
 def test_a_lines_envelope_read_without_the_model_is_the_models_reading():
+    """Both readings, the quick one and the one field by field, against the pydantic model."""
     rng = random.Random(29)
     names = [*transcripts.ENVELOPE_NAMES, "message", "unknown_key"]
     for name in names:
         for value in ENVELOPE_ODD:
             obj = {"type": "user", "uuid": "u-1", "timestamp": "2026-01-01T00:00:00Z", name: value}
-            assert transcripts.envelope(obj) == transcripts.model_envelope(obj), obj
+            assert transcripts.envelope(obj) == model_envelope(obj), obj
+            assert transcripts.checked_envelope(obj) == model_envelope(obj), obj
             assert vars(transcripts.fields_of(obj)) == model_fields_of(obj), obj
     for _ in range(3000):  # several odd fields at once, mistyped ones among them
         obj = {name: rng.choice(ENVELOPE_ODD) for name in rng.sample(names, 5)}
-        assert transcripts.envelope(obj) == transcripts.model_envelope(obj), obj
+        assert transcripts.envelope(obj) == model_envelope(obj), obj
+        assert transcripts.checked_envelope(obj) == model_envelope(obj), obj
         assert vars(transcripts.fields_of(obj)) == model_fields_of(obj), obj
 
 

@@ -7,6 +7,8 @@ number of queries: any rewrite of how the evidence is read must give these same 
 
 from __future__ import annotations
 
+import random
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
@@ -14,8 +16,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from introspect.models import Session
+from introspect.models import Session, SourceFile
 from ledger.derive import candidates
 from ledger.importer import entries as entry_files
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry
@@ -741,3 +744,71 @@ def test_an_idle_pass_finds_nothing_due_without_building_a_session(home, own_kno
     done.delete()  # that one session's end is due again: it, and it alone, is derived
     derived = candidates.derive_due(own_knowledge, Session.objects.all())
     assert [(e.session_id, e.window, e.trigger) for e in derived] == [(done.session_id, done.window, "end")]
+
+
+def due_in_python(sessions) -> bool:
+    """What derive_due itself finds due, boundary by boundary (the reference for `any_due`)."""
+    done = {
+        (session_id, window, trigger)
+        for session_id, window, trigger, kind in KnowledgeEvent.objects.values_list(
+            "session_id", "window", "trigger", "kind"
+        )
+        if kind != KnowledgeEvent.Kind.FAILED
+    }
+    return bool(candidates.with_due_boundaries(sessions, done))
+
+
+@pytest.mark.django_db
+def test_the_one_query_finds_a_boundary_due_exactly_when_the_boundaries_read_one_by_one_do():
+    """Every kind of session (compacted or not, live or ended, with a transcript or none) against
+    every kind of event its boundaries may have (none, derived, skipped, failed, a window past its
+    compactions, another session's): the one query and the boundaries read one by one agree."""
+    rng = random.Random(29)
+    trunk = SourceFile.objects.create(kind="transcript", root="/r", rel_path="t.jsonl")
+    now, kinds = timezone.now(), [k for k, _ in KnowledgeEvent.Kind.choices]
+    answers = []
+    for round_ in range(60):
+        Session.objects.all().delete()
+        KnowledgeEvent.objects.all().delete()
+        made = []
+        for n in range(rng.randint(1, 4)):
+            made.append(
+                Session.objects.create(
+                    sid=f"s{round_}-{n}",
+                    window_count=rng.choice([0, 1, 2, 3]),
+                    transcript=rng.choice([None, trunk]),
+                    last_event_at=rng.choice([None, now, now - timedelta(days=2), now + timedelta(days=2)]),
+                )
+            )
+        events = set()
+        for session in made:
+            for window, trigger in [*candidates.boundaries(session), (0, "end"), (4, "compact"), (2, "end")]:
+                if rng.random() < 0.85:
+                    owner = rng.choice(made) if rng.random() < 0.1 else session
+                    events.add((owner.pk, window, trigger, rng.choice(kinds)))
+        KnowledgeEvent.objects.bulk_create(
+            KnowledgeEvent(session_id=pk, window=window, trigger=trigger, kind=kind)
+            for pk, window, trigger, kind in events
+        )
+        sessions = Session.objects.all()
+        answers.append(candidates.any_due(sessions))
+        assert answers[-1] == due_in_python(sessions), list(
+            KnowledgeEvent.objects.values_list("session__sid", "window", "trigger", "kind")
+        )
+    assert answers.count(True) >= 5 and answers.count(False) >= 5  # both answers, often
+
+
+def test_an_idle_pass_asks_one_query_and_derives_what_falls_due_after(home, own_knowledge):
+    busy_sessions(home, 0, 3)
+    ingest()
+    with CaptureQueriesContext(connection) as context:
+        assert candidates.derive_due(own_knowledge, Session.objects.all()) == []
+    assert len(context) == 1
+    done = KnowledgeEvent.objects.filter(trigger="compact").order_by("session__sid").first()
+    done.kind = KnowledgeEvent.Kind.FAILED
+    done.save()  # a failure is retried
+    derived = candidates.derive_due(own_knowledge, Session.objects.all())
+    assert [(e.session_id, e.window, e.trigger) for e in derived] == [
+        (done.session_id, done.window, "compact")
+    ]
+    assert candidates.derive_due(own_knowledge, Session.objects.all()) == []

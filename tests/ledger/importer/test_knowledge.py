@@ -148,3 +148,45 @@ def test_new_records_get_their_ids_in_the_order_they_are_listed_around_a_changed
         (row.file_size, row.file_mtime_ns) == (os.stat(row.path).st_size, os.stat(row.path).st_mtime_ns)
         for row in KnowledgeRecord.objects.all()
     )
+
+
+def test_an_idle_pass_still_sees_an_in_place_edit_of_the_same_size_and_a_file_swapped_between_folders(
+    db, knowledge
+):
+    assert knowledge_files.import_directory(knowledge).changed == 0
+    path = knowledge / "candidates" / f"{SECOND}.md"
+    before = path.stat()
+    path.write_text(path.read_text().replace("episode s-1.", "episode s-9."))  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1))
+    assert knowledge_files.import_directory(knowledge).changed == 1
+    assert (
+        KnowledgeRecord.objects.get(record_id=SECOND).description == "Recorded as a decision in episode s-9."
+    )
+    assert knowledge_files.import_directory(knowledge).changed == 0
+    with (knowledge / "candidates" / f"{THIRD}.md").open("a") as fh:
+        fh.write("\nMore, appended.\n")
+    assert knowledge_files.import_directory(knowledge).changed == 1
+
+
+def test_an_idle_pass_over_a_folder_holding_a_link_or_a_fifo_still_says_so_each_time(db, knowledge, tmp_path):
+    outside = record_file(tmp_path / "elsewhere", "s-20260911000001-aaaa-000000000009", title="Planted")
+    (knowledge / "candidates" / "planted.md").symlink_to(outside)
+    for _ in range(2):  # the first pass and an idle one
+        found = knowledge_files.import_directory(knowledge)
+        assert [problem.reason for problem in found.problems] == ["leaves_root"]
+    (knowledge / "candidates" / "planted.md").unlink()
+    os.mkfifo(knowledge / "candidates" / "pipe.md")
+    for _ in range(2):
+        found = knowledge_files.import_directory(knowledge)
+        assert [problem.reason for problem in found.problems] == ["not_regular"]
+    assert knowledge_files.quick_listing(knowledge) is None
+
+
+def test_the_quick_listing_of_a_plain_directory_is_what_its_records_hold(db, knowledge):
+    knowledge_files.import_directory(knowledge)
+    quick = knowledge_files.quick_listing(knowledge)
+    assert len(quick) == 3 and quick == knowledge_files.present_stats(KnowledgeRecord.objects.all())
+    (knowledge / "candidates" / "README.md").write_text("# not a record\n")
+    (knowledge / "candidates" / "notes.txt").write_text("not a record either\n")
+    (knowledge / "candidates" / "folder.md").mkdir()
+    assert knowledge_files.quick_listing(knowledge) == quick

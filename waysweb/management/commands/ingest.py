@@ -12,17 +12,6 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from introspect.derive import sessions
 from introspect.importer import batch, discovery, health, heartbeat, loader, watch
@@ -33,6 +22,7 @@ from introspect.importer.run import FAILED, Options, PassResult
 from lib import safefs, streams
 from lib.locations import Locations
 from waysweb import passes
+from waysweb.progress_bar import Bar, clock, mib
 
 PROGRESS_EVERY_SECS = 1.0
 LOCKED_RETRIES = 3  # a single pass waits out another writer this many times (each after the busy timeout)
@@ -116,7 +106,8 @@ class Command(BaseCommand):
         self.verbosity = options["verbosity"]
         self.last_progress = 0.0
         self.reported: set = set()
-        self.bar: Progress | None = None
+        self.bar: Bar | None = None
+        self.bar_started = 0.0
         opts = pass_options(options, follow=follow)
         locs = settings.WAYSWEB_LOCATIONS
         # Which files each pass of a follower reads: those inotify says changed (watch.py), or all.
@@ -206,7 +197,7 @@ class Command(BaseCommand):
     def say(self, text: str) -> None:
         """A line of output, printed above the progress bar while one is drawn."""
         if self.bar is not None:
-            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            self.bar.say(text)
         else:
             self.stdout.write(text)
 
@@ -219,44 +210,32 @@ class Command(BaseCommand):
             return
         files = f"{snap.files_done:,}/{snap.files_total:,} files"
         if self.bar is None and not snap.finished:
-            self.bar = Progress(
-                TextColumn("Importing"),
-                BarColumn(),
-                TaskProgressColumn(),
-                DownloadColumn(binary_units=True),
-                TransferSpeedColumn(),
-                TextColumn("{task.fields[files]}"),
-                TimeRemainingColumn(),
-                # The stream under the command's OutputWrapper (which would end every write with a
-                # newline and break the bar's redraws), not sys.stdout: tests and `serve` pass their own.
-                console=Console(file=self.stdout._out),
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
-            self.task = self.bar.add_task("import", total=snap.bytes_total, files=files)
-            self.bar.start()
+            # The stream under the command's OutputWrapper (which would end every write with a
+            # newline and break the bar's redraws), not sys.stdout: tests and `serve` pass their own.
+            self.bar = Bar(self.stdout._out, "Importing")
         if self.bar is None:
             return
-        self.bar.update(self.task, completed=snap.bytes_done, total=snap.bytes_total, files=files)
+        self.bar.update(
+            snap.fraction,
+            f"{snap.percent:3d}%",
+            f"{mib(snap.bytes_done)}/{mib(snap.bytes_total)} MiB",
+            f"{mib(snap.rate)} MiB/s",
+            files,
+            clock(snap.seconds_left),
+        )
         if snap.finished:
             self.close_bar()
 
     def draw_deriving(self, snap: Snapshot) -> None:
         """The sessions a long pass puts together after reading: a bar of its own, closed at the end."""
         if self.bar is None:
-            self.bar = Progress(
-                TextColumn("Putting sessions together"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=Console(file=self.stdout._out),
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
-            self.task = self.bar.add_task("derive", total=snap.sessions_total)
-            self.bar.start()
-        self.bar.update(self.task, completed=snap.sessions_done, total=snap.sessions_total)
-        if snap.sessions_done >= snap.sessions_total:
+            self.bar = Bar(self.stdout._out, "Putting sessions together")
+            self.bar_started = time.monotonic()
+        done, total = snap.sessions_done, snap.sessions_total
+        spent = time.monotonic() - self.bar_started
+        left = spent * (total - done) / done if done else None
+        self.bar.update(done / total if total else 1.0, f"{done:,}/{total:,}", clock(left))
+        if done >= total:
             self.close_bar()
 
     def close_bar(self) -> None:
