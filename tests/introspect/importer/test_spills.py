@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 from django.core.management import call_command
+from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 
 from introspect.importer import spills
 from introspect.models import SourceFile, Spill, TranscriptEntry
@@ -259,3 +261,25 @@ def test_migration_0022_gives_each_stub_line_its_placeholders_and_makes_every_sp
         ("kept.txt", "kept"),
         ("lost.txt", "found after all"),
     ]
+
+
+def test_the_due_spills_are_found_from_the_spills_due_index_not_from_every_transcript_line(home):
+    """A follower looks for due spills on every pass: read from the lines of every file, that was a
+    fifth of an appended line's pass on a large history (issue 29)."""
+    session_with_stubs(home, "a.txt")
+    ingest()
+    sql = spills.DUE.format(
+        spill=Spill._meta.db_table,
+        entry=TranscriptEntry._meta.db_table,
+        source=SourceFile._meta.db_table,
+        due="s.due_at IS NOT NULL",
+        limit="",
+    )
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN QUERY PLAN " + sql, ["active", "host"])
+            plan = [row[-1] for row in cursor.fetchall()]
+        assert "introspect_spill_due_at" in plan[0], plan
+    with CaptureQueriesContext(connection) as queries:
+        assert spills.read_due() == spills.Looked()  # looked for once already, due again in 30 s
+    assert len(queries) == 2
