@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
+from django.db import connection
 from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
@@ -76,11 +77,43 @@ def derive_event(row: Sequence, parse: Callable | None) -> DeriveEvent:
     return DeriveEvent._make(row)
 
 
+# Rows of any session stored after a session's last build, up to which its appended rows are found
+# by the id range instead of by the session's index: a follower derives every session each pass
+# touched, so what came after one's last build is the last few lines; the session's index would
+# read every row the session has (20,000 events of a long session on every append; issue 29).
+RECENT_ROWS = 20_000
+APPENDED = "SELECT id FROM {table} WHERE id > %s AND +session_id = %s ORDER BY id{limit}"
+NEWEST = "SELECT MAX(id) FROM {table}"
+
+
+def appended_ids(model: type, session: Session, after: int, *, limit: int | None = None) -> list[int] | None:
+    """The ids of the session's rows of `model` (WaysEvent, TranscriptEntry) above `after`, in id
+    order, at most `limit`; None when more than RECENT_ROWS rows of any session came after it (the
+    caller reads them by the session's index). The unary plus keeps both databases off the
+    session's index: the id range is the plan, at most RECENT_ROWS rows long."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(NEWEST.format(table=table))
+        (newest,) = cursor.fetchone()
+        if newest is None or newest <= after:
+            return []
+        if newest - after > RECENT_ROWS:
+            return None
+        cursor.execute(
+            APPENDED.format(table=table, limit="" if limit is None else f" LIMIT {int(limit)}"),
+            [after, session.pk],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
 def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
     """`events_in_order` as DeriveEvent tuples; with `after`, only those with a larger id."""
     rows = WaysEvent.objects.filter(session=session)
     if after:
-        rows = rows.filter(pk__gt=after)
+        ids = appended_ids(WaysEvent, session, after)
+        if ids == []:
+            return []
+        rows = rows.filter(pk__gt=after) if ids is None else rows.filter(pk__in=ids)
     parse = stamps.reader()
     return [
         derive_event(row, parse) for row in rows.order_by(*EVENT_ORDER).values_list(*derive_event_columns())
