@@ -105,17 +105,13 @@ def extend_session(session: Session) -> bool:
 
 def appended_entries(session: Session) -> list[TranscriptEntry] | None:
     """The session's transcript lines stored since its last build, in file order; None past LONGEST_TAIL."""
-    appended = TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
-    ids = session_inputs.appended_ids(
-        TranscriptEntry, session, session.built_entry_id, limit=LONGEST_TAIL + 1
-    )
-    if ids is None and appended[LONGEST_TAIL : LONGEST_TAIL + 1].exists():
+    after = session.built_entry_id
+    ids = session_inputs.appended_ids(TranscriptEntry, session, after, limit=LONGEST_TAIL + 1)
+    if len(ids) > LONGEST_TAIL:
         return None
-    if ids is not None and len(ids) > LONGEST_TAIL:
-        return None
-    if ids == []:
+    if not ids:
         return []
-    rows = appended if ids is None else TranscriptEntry.objects.filter(pk__in=ids)
+    rows = session_inputs.appended_rows(TranscriptEntry.objects.filter(session=session), ids, after)
     return list(rows.defer("raw", "flags").order_by("source_id", "offset", "index"))
 
 

@@ -12,6 +12,7 @@ from introspect.derive import session_inputs, turn_counts
 from introspect.importer.run import Options, absolute
 from introspect.models import Session, Turn
 from tests.conftest import line
+from tests.introspect.derive import test_extend
 from tests.introspect.derive.test_extend import (
     SID,
     fire,
@@ -70,11 +71,20 @@ APPENDS = [
 ]
 
 
-@pytest.mark.parametrize("recent_rows", [session_inputs.RECENT_ROWS, 0], ids=["id-range", "session-index"])
+FOUND_BY = pytest.mark.parametrize(
+    ("recent_rows", "by_ids"),
+    [(session_inputs.RECENT_ROWS, session_inputs.BY_IDS), (0, session_inputs.BY_IDS), (0, 0)],
+    ids=["id-range", "session-index", "session-and-bound"],
+)
+
+
+@FOUND_BY
 def test_after_every_append_the_counters_equal_a_full_recount_and_a_rebuild(
-    home, extended, monkeypatch, recent_rows
+    home, extended, monkeypatch, recent_rows, by_ids
 ):
+    """However the appended rows are found (session_inputs.appended_ids), the same session."""
     monkeypatch.setattr(session_inputs, "RECENT_ROWS", recent_rows)
+    monkeypatch.setattr(session_inputs, "BY_IDS", by_ids)
     seen = []
     for chunks in APPENDS:
         grow(home, *chunks)
@@ -86,6 +96,15 @@ def test_after_every_append_the_counters_equal_a_full_recount_and_a_rebuild(
     session = Session.objects.get(sid=SID)
     assert (session.redisclosures, session.gated, session.suppressed, session.judge_blocked) == (1, 1, 2, 1)
     assert snapshot() == rebuilt_whole()
+
+
+@FOUND_BY
+def test_transcript_lines_however_found_extend_the_session_as_a_rebuild_would(
+    home, extended, monkeypatch, recent_rows, by_ids
+):
+    monkeypatch.setattr(session_inputs, "RECENT_ROWS", recent_rows)
+    monkeypatch.setattr(session_inputs, "BY_IDS", by_ids)
+    test_extend.test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(home, extended)
 
 
 def test_fired_before_names_the_ways_fired_in_earlier_turns_only(home):
