@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Case, Count, Q, Value, When
+from django.db.models import Case, Q, Value, When
 
 from introspect.derive import (
     fields,
@@ -24,10 +24,11 @@ from introspect.derive import (
     session_inputs,
     subagents,
     trunk_facts,
+    turn_counts,
     turn_outcomes,
     turn_rows,
 )
-from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, TurnWay, WaysEvent, Window
+from introspect.models import Session, SourceFile, Subagent, TranscriptEntry, Turn, WaysEvent, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
 from introspect.rules.timestamps import raw_second, shifted, utc_second
@@ -43,6 +44,7 @@ ROWS = Q(event__in=turn_model.TURN_EVENTS) | Q(event="way_judged", verdict="bloc
 WHOLE_SECOND = timedelta(seconds=1, microseconds=-1)
 ORDER_FIELDS = ("ts_raw", "order_rank", "order_generation", "order_offset", "order_index")
 ENTRY_DEFER = ("raw", "cwd", "flags")
+TURN_CONFIDENCE = turn_rows.TURN_FIELDS.index("join_confidence")
 # Appended lines an extension reads at once; past them the session is rebuilt whole, in bounded
 # memory (derive/trunk_facts.py): an import pass derives between its batches, and a long
 # transcript's tail since the last derive can be tens of thousands of lines.
@@ -65,11 +67,10 @@ def extend_session(session: Session) -> bool:
         return False
     if trunk is None and session.origin == Session.Origin.TRANSCRIPT:
         return False  # subagent files alone: their lines decide its start and project; small, rebuilt whole
-    appended = TranscriptEntry.objects.filter(session=session, pk__gt=session.built_entry_id)
-    if appended[LONGEST_TAIL : LONGEST_TAIL + 1].exists():
+    new_entries = appended_entries(session)
+    if new_entries is None:
         return False  # held as model rows, a long tail outweighs a whole rebuild's chunks
     new_events = session_inputs.derive_events(session, after=session.built_event_id)
-    new_entries = list(appended.defer("raw", "flags").order_by("source_id", "offset", "index"))
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
     if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
         return False
@@ -95,12 +96,23 @@ def extend_session(session: Session) -> bool:
                 turn_outcomes.extend(session, trunk)
             if agent_files is not None:
                 subagents.rebuild_subagents(session, trunk, agent_files, metas)
-        refresh_turn_counts(session)
         session.transcript_status = fields.transcript_status(trunk)
         session.built_event_id = max([session.built_event_id, *(event.pk for event in new_events)])
         session.built_entry_id = max([session.built_entry_id, *(entry.pk for entry in new_entries)])
         session.save()
     return True
+
+
+def appended_entries(session: Session) -> list[TranscriptEntry] | None:
+    """The session's transcript lines stored since its last build, in file order; None past LONGEST_TAIL."""
+    after = session.built_entry_id
+    ids = session_inputs.appended_ids(TranscriptEntry, session, after, limit=LONGEST_TAIL + 1)
+    if len(ids) > LONGEST_TAIL:
+        return None
+    if not ids:
+        return []
+    rows = session_inputs.appended_rows(TranscriptEntry.objects.filter(session=session), ids, after)
+    return list(rows.defer("raw", "flags").order_by("source_id", "offset", "index"))
 
 
 def events_extend(session: Session, new_events: list[session_inputs.DeriveEvent]) -> bool:
@@ -191,28 +203,30 @@ def rebuild_tail(
     """Replace the last turn with the turns its events and the new ones make, joined to the prompts."""
     built = turn_model.build_turns(tail)
     first_epoch = last_turn.epoch if last_turn else 1
-    Turn.objects.filter(session=session, epoch__gte=first_epoch).delete()
-    if not built:
-        return
-    window_starts = list(
-        Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True)
-    )
-    joins = Joiner(session, trunk, [turn.ts for turn in built])
+    replaced, gone = turn_counts.stored(session, first_epoch)
+    turn_rows.delete_turns(replaced)
     turns = []
-    for offset, turn in enumerate(built):
-        joined = joins.join(turn.ts)
-        turns.append(
-            turn_rows.turn_row(
-                session,
-                first_epoch + offset,
-                turn_rows.window_of(turn.ts_raw, window_starts),
-                turn,
-                joined,
-                prompt_entry=joins.prompt_entry(joined),
-                nearest_prompt=joins.nearest_prompt(joined, turn.ts),
-            )
+    if built:
+        window_starts = list(
+            Window.objects.filter(session=session).order_by("number").values_list("start_ts", flat=True)
         )
-    turn_rows.write_turns(session, turns, built)
+        joins = Joiner(session, trunk, [turn.ts for turn in built])
+        for offset, turn in enumerate(built):
+            joined = joins.join(turn.ts)
+            turns.append(
+                turn_rows.turn_row(
+                    session,
+                    first_epoch + offset,
+                    turn_rows.window_of(turn.ts_raw, window_starts),
+                    turn,
+                    joined,
+                    prompt_entry=joins.prompt_entry(joined),
+                    nearest_prompt=joins.nearest_prompt(joined, turn.ts),
+                )
+            )
+        turn_rows.write_turns(session, turns, built)
+    put = turn_counts.built(built, [values[TURN_CONFIDENCE] for values in turns])
+    turn_counts.apply(session, gone, put, replaced_from=first_epoch)
 
 
 def add_entries(
@@ -420,9 +434,13 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
     if not near:
         return
     joins = Joiner(session, trunk, [turn.ts for turn in near])
+    before = [turn.join_confidence for turn in near]
     for turn in near:
         for name, value in joins.fields(joins.join(turn.ts), turn.ts).items():
             setattr(turn, name, value)
+    turn_counts.apply(
+        session, turn_counts.Tally(), turn_counts.rejoined(before, [t.join_confidence for t in near])
+    )
     Turn.objects.bulk_update(
         near,
         [
@@ -454,23 +472,3 @@ def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -
             output_field=Turn._meta.get_field("nearest_prompt"),
         )
     )
-
-
-def refresh_turn_counts(session: Session) -> None:
-    """turns.summarise's counters, counted by the database over the stored turn rows."""
-    fire = Q(gated=False, suppressed="", redisclosed=False)
-    counts = TurnWay.objects.filter(turn__session=session).aggregate(
-        n_fires=Count("id", filter=fire),
-        n_ways=Count("way_id", filter=fire, distinct=True),
-        n_redisclosed=Count("id", filter=Q(redisclosed=True)),
-        n_gated=Count("id", filter=Q(gated=True)),
-        n_suppressed=Count("id", filter=~Q(suppressed="")),
-        n_judge=Count("id", filter=Q(suppressed="judge")),
-    )
-    session.total_fires, session.distinct_ways = counts["n_fires"], counts["n_ways"]
-    session.redisclosures, session.gated = counts["n_redisclosed"], counts["n_gated"]
-    session.suppressed, session.judge_blocked = counts["n_suppressed"], counts["n_judge"]
-    turn_counts = Turn.objects.filter(session=session).aggregate(
-        turns=Count("id"), keyed=Count("id", filter=Q(join_confidence=Turn.Join.KEYED))
-    )
-    session.turn_count, session.keyed_turns = turn_counts["turns"], turn_counts["keyed"]

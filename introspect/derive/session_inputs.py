@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
+from django.db import connection
 from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
@@ -76,11 +77,53 @@ def derive_event(row: Sequence, parse: Callable | None) -> DeriveEvent:
     return DeriveEvent._make(row)
 
 
+# Rows of any session stored after a session's last build, up to which its appended rows are found
+# by the id range; past it, by the session's index (its ids are in it: an index-only read). A
+# follower derives every session each pass touched, so what came after one's last build is the
+# last few lines; the session's index reads every row the session has (20,000 events of a long
+# session on every append; issue 29), but only its index, where the id range would read whole rows.
+RECENT_ROWS = 20_000
+# Appended rows read by their ids up to this many; more (a long tail, rare) by the session and the
+# id bound, whatever the database's limit on bound parameters.
+BY_IDS = 500
+NEWEST = "SELECT MAX(id) FROM {table}"
+APPENDED = "SELECT id FROM {table} WHERE id > %s AND {session} = %s ORDER BY id{limit}"
+
+
+def appended_ids(model: type, session: Session, after: int, *, limit: int | None = None) -> list[int]:
+    """The ids of the session's rows of `model` (WaysEvent, TranscriptEntry) above `after`, in id
+    order, at most `limit`. Few rows after it: the id range (the unary plus keeps both databases
+    off the session's index); many: the session's index."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(NEWEST.format(table=table))
+        (newest,) = cursor.fetchone()
+        if newest is None or newest <= after:
+            return []
+        cursor.execute(
+            APPENDED.format(
+                table=table,
+                session="+session_id" if newest - after <= RECENT_ROWS else "session_id",
+                limit="" if limit is None else f" LIMIT {int(limit)}",
+            ),
+            [after, session.pk],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
+def appended_rows(rows, ids: list[int], after: int):
+    """`rows` (a queryset of one session's rows) narrowed to the appended ones `appended_ids` found."""
+    return rows.filter(pk__in=ids) if len(ids) <= BY_IDS else rows.filter(pk__gt=after)
+
+
 def derive_events(session: Session, *, after: int = 0) -> list[DeriveEvent]:
     """`events_in_order` as DeriveEvent tuples; with `after`, only those with a larger id."""
     rows = WaysEvent.objects.filter(session=session)
     if after:
-        rows = rows.filter(pk__gt=after)
+        ids = appended_ids(WaysEvent, session, after)
+        if not ids:
+            return []
+        rows = appended_rows(rows, ids, after)
     parse = stamps.reader()
     return [
         derive_event(row, parse) for row in rows.order_by(*EVENT_ORDER).values_list(*derive_event_columns())

@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -99,14 +100,41 @@ class Looked:
     missing: int = 0
 
 
-LOOK_COLUMNS = (
-    "pk",
-    "name",
-    "looks",
-    "entry__source__kind",
-    "entry__source__root",
-    "entry__source__rel_path",
-)
+# The spills a pass looks for, with the file their stub line is in. Planned from the spill's due_at
+# index (CROSS JOIN fixes SQLite's join order; PostgreSQL reorders it by its statistics): SQLite,
+# without statistics, started from the source files and read every line of every transcript to
+# find the few due spills, on every pass of a follower, an events-only append too (issue 29).
+DUE = """
+    SELECT s.id, s.name, s.looks, f.kind, f.root, f.rel_path
+    FROM {spill} s CROSS JOIN {entry} e CROSS JOIN {source} f
+    WHERE s.entry_id = e.id AND e.source_id = f.id
+      AND f.status = %s AND f.host = %s  -- another machine's folders are not ours to open
+      AND {due}
+    ORDER BY s.due_at{limit}
+"""
+
+
+def due_spills(*, now: datetime | None, looked_before: bool | None = None, limit: int | None = None) -> list:
+    """(pk, name, looks, kind, root, rel_path) of the spills not found whose transcript is on disk,
+    soonest due first: due by `now` (every one with `now` None), of those looked for before or not
+    (either with `looked_before` None), at most `limit`."""
+    quote = connection.ops.quote_name
+    due, params = ["s.due_at IS NOT NULL"], [SourceFile.Status.ACTIVE, settings.WAYSWEB_HOST]
+    if now is not None:
+        due.append("s.due_at <= %s")
+        params.append(connection.ops.adapt_datetimefield_value(now))
+    if looked_before is not None:
+        due.append("s.looks > 0" if looked_before else "s.looks = 0")
+    sql = DUE.format(
+        spill=quote(Spill._meta.db_table),
+        entry=quote(TranscriptEntry._meta.db_table),
+        source=quote(SourceFile._meta.db_table),
+        due=" AND ".join(due),
+        limit="" if limit is None else f" LIMIT {int(limit)}",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def read_due(*, everything: bool = False, now: datetime | None = None) -> Looked:
@@ -116,23 +144,19 @@ def read_due(*, everything: bool = False, now: datetime | None = None) -> Looked
     looked = Looked()
     due = Spill.objects.filter(due_at__isnull=False)
     if not (due if everything else due.filter(due_at__lte=now)).exists():
-        # Asked of the due_at index alone. The look-up below, with its joins, was planned from the
-        # importer's files through every transcript entry: 0.05-0.1 s of a no-op ingest on the large
-        # tier, which has no spill at all.
+        # Asked of the due_at index alone, once: a no-op pass and a followed append skip the look-ups
+        # below (the large tier has no spill at all).
         return looked
-    waiting = Spill.objects.filter(
-        due_at__isnull=False,
-        entry__source__status=SourceFile.Status.ACTIVE,
-        entry__source__host=settings.WAYSWEB_HOST,  # another machine's folders are not ours to open
-    )
     if everything:
-        batches = [waiting.order_by("due_at")]
+        batches = [due_spills(now=None)]
     else:
-        waiting = waiting.filter(due_at__lte=now)
         # Never looked at yet: every one, as many as the lines just imported named.
-        batches = [waiting.filter(looks=0), waiting.filter(looks__gt=0).order_by("due_at")[:RETRIES_PER_PASS]]
+        batches = [
+            due_spills(now=now, looked_before=False),
+            due_spills(now=now, looked_before=True, limit=RETRIES_PER_PASS),
+        ]
     for batch in batches:
-        for pk, name, looks, kind, root, rel_path in batch.values_list(*LOOK_COLUMNS):
+        for pk, name, looks, kind, root, rel_path in batch:
             if look(pk, name, looks, spill_folder(kind, root, rel_path), Path(root), now):
                 looked.found += 1
             else:

@@ -140,20 +140,6 @@ def rebuilt_whole() -> dict:
     return snapshot()
 
 
-@pytest.fixture
-def extended(monkeypatch) -> list[bool]:
-    """What every extend_session call answered."""
-    answers: list[bool] = []
-    real = extend.extend_session
-
-    def spy(session):
-        answers.append(real(session))
-        return answers[-1]
-
-    monkeypatch.setattr(extend, "extend_session", spy)
-    return answers
-
-
 def test_the_sample_fed_line_by_line_in_time_order_ends_as_a_whole_rebuild(home, extended):
     projects = home.root / ".claude" / "projects"
     for path in PROJECTS.rglob("*"):  # meta.json and spilled tool outputs are there from the start

@@ -273,3 +273,25 @@ def test_a_pass_with_no_spill_due_asks_one_query_and_a_spill_falling_due_is_look
     assert spills.read_due(now=Spill.objects.get().due_at) == spills.Looked(found=1)
     assert spills.read_due(everything=True) == spills.Looked()  # found: due no more
     assert Spill.objects.get().text == "written later"
+
+
+def test_the_due_spills_are_found_from_the_spills_due_index_not_from_every_transcript_line(home):
+    """A follower looks for due spills on every pass: read from the lines of every file, that was a
+    fifth of an appended line's pass on a large history (issue 29)."""
+    session_with_stubs(home, "a.txt")
+    ingest()
+    sql = spills.DUE.format(
+        spill=Spill._meta.db_table,
+        entry=TranscriptEntry._meta.db_table,
+        source=SourceFile._meta.db_table,
+        due="s.due_at IS NOT NULL",
+        limit="",
+    )
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN QUERY PLAN " + sql, ["active", "host"])
+            plan = [row[-1] for row in cursor.fetchall()]
+        assert "introspect_spill_due_at" in plan[0], plan
+    with CaptureQueriesContext(connection) as queries:
+        assert spills.read_due() == spills.Looked()  # looked for once already, due again in 30 s
+    assert len(queries) == 1  # the due_at index asked once
