@@ -448,6 +448,7 @@ def write_many(root: Path, writes: Sequence[tuple[Path, bytes]]) -> dict[int, OS
                 continue
             pending: list[_Pending] = []
             opened.append((dfd, pending))
+            _sweep_stale_temps(dfd)
             for index, parts, data in group:
                 try:
                     pending.append(
@@ -519,6 +520,30 @@ def _write_temp(dfd: int, path: Path, name: str, data: bytes, index: int, *, fsy
             os.unlink(temp, dir_fd=dfd)
         raise
     return _Pending(index, temp, name)
+
+
+def _sweep_stale_temps(dfd: int) -> None:
+    """Remove the temp files a killed writer left in the directory `dfd` (`_write_temp` names them
+    `.tmp.<name>.<pid>.<random>`): a batch killed between its writes and its renames leaves one per
+    file. A live process's temps are its own, kept; a recycled pid only delays the sweep."""
+    with os.scandir(dfd) as scan:
+        names = [item.name for item in scan if item.name.startswith(".tmp.")]
+    for name in names:
+        pid = name.rsplit(".", 2)[-2] if name.count(".") >= 4 else ""
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=dfd)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _discard(dfd: int, pending: list[_Pending]) -> None:

@@ -235,6 +235,19 @@ def test_many_writes_flush_the_disk_once_not_per_file(tree, monkeypatch):
     assert len(fsynced) == (2 if safefs._SYNCFS is not None else 53)
 
 
+def test_many_writes_sweep_the_temp_files_a_killed_writer_left_and_keep_a_live_ones(tree):
+    root, _ = tree
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is no process now
+    left = root / "sub" / f".tmp.a.md.{dead.pid}.0badf00d"
+    live = root / "sub" / f".tmp.b.md.{os.getpid()}.0badf00d"
+    for temp in (left, live):
+        temp.write_bytes(b"half")
+    assert safefs.write_many(root, [(root / "sub" / "c.md", b"c")]) == {}
+    assert not left.exists()
+    assert live.read_bytes() == b"half"  # a writer still running may yet rename it
+
+
 def test_remove_takes_away_a_link_never_its_target(tree):
     root, outside = tree
     (root / "link.md").symlink_to(outside / "secret.md")
