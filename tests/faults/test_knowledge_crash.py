@@ -1,6 +1,6 @@
 """SIGKILL while a cold import writes and records its knowledge candidates, then resume.
 
-The candidate files of a pass are written together (ledger/derive/candidates.py `Writes`: temp files,
+The candidate files of a pass are written together (ledger/derive/candidate_files.py `Writes`: temp files,
 one flush of the disk, renames) and their records inserted a run at a time. An import of sessions
 whose evidence makes hundreds of candidates is killed at a random point after its candidates folder
 appears (while the files are written, renamed, or recorded), then run again to its end; then the

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from introspect.models import Session, SourceFile
-from ledger.derive import candidates
+from ledger.derive import candidate_files, candidates
 from ledger.importer import entries as entry_files
 from ledger.models import KnowledgeEvent, KnowledgeRecord, LedgerEntry
 from ledger.services import acts
@@ -150,7 +150,7 @@ def test_it_records_a_failure_visibly_and_retries_it(episode, monkeypatch):
     def unwritable(root, writes):
         return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
-    monkeypatch.setattr(candidates.files, "write_many", unwritable)
+    monkeypatch.setattr(candidate_files.files, "write_many", unwritable)
     ingest()
     failed = KnowledgeEvent.objects.filter(kind="derive.failed")
     assert failed.count() == 2 and "Permission denied" in failed.first().detail
@@ -666,7 +666,7 @@ def test_it_records_each_failed_boundary_then_clears_it_once_written(corpus, mon
     def unwritable(root, writes):
         return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
-    monkeypatch.setattr(candidates.files, "write_many", unwritable)
+    monkeypatch.setattr(candidate_files.files, "write_many", unwritable)
     ingest()
     detail = f"knowledge: Permission denied ({corpus})"
     failed = {(S1, 1, "compact"), (S1, 2, "compact"), (S1, 3, "end"), (S2, 1, "end")}

@@ -1,0 +1,134 @@
+"""A knowledge candidate as its file, and the candidate files of a pass (ledger/derive/candidates.py
+derives them): written together at the pass's end, each under `candidates/`; one a person promoted,
+rejected or reworded is skipped, so a later boundary never undoes a human act.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ledger import files
+from ledger.records import knowledge
+from lib import safefs
+from lib.hashing import sha256
+
+
+@dataclass(frozen=True)
+class Candidate:
+    klass: str
+    epistemics: str
+    title: str
+    description: str
+    day: str
+    tag: str
+    refs: tuple[str, ...]
+    body: str = ""
+
+    @property
+    def record_id(self) -> str:
+        canonical = "\n".join([self.klass, self.title, *self.refs])
+        return "ww-" + sha256(canonical.encode())[:16]
+
+    def render(self) -> bytes:
+        data = {
+            "schema": "knowledge/v1",
+            "id": self.record_id,
+            "kind": "knowledge",
+            "class": self.klass,
+            "title": self.title,
+            "description": self.description,
+            "status": "candidate",
+            "epistemics": self.epistemics,
+            "date": self.day,
+            "tags": ["derived", self.tag],
+            "provenance": {"origin": "extracted", "derived_from": list(self.refs)},
+        }
+        return knowledge.render_knowledge(
+            data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip()
+        )
+
+
+@dataclass
+class Outcome:
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    error: OSError | None = None  # a file that could not be written: the boundary failed
+
+
+@dataclass
+class Writes:
+    """The candidate files of a pass, written together at its end (`flush`: files.write_many flushes
+    the disk once for them all; two fsyncs per file were most of a cold import's derive). A file the
+    batch holds reads as written already, so a later boundary deriving the same candidate finds it
+    unchanged, as it would have found the file."""
+
+    directory: Path
+    pending: dict[Path, bytes] = field(default_factory=dict)
+    owners: dict[Path, list[tuple[Outcome, str]]] = field(default_factory=dict)
+
+    def exists(self, path: Path) -> bool:
+        return path in self.pending or safefs.exists(path)
+
+    def read(self, path: Path) -> bytes:
+        if path in self.pending:
+            return self.pending[path]
+        return files.read(self.directory, path)
+
+    def add(self, path: Path, data: bytes, outcome: Outcome, record_id: str) -> None:
+        self.pending[path] = data
+        self.owners.setdefault(path, []).append((outcome, record_id))
+        outcome.written.append(record_id)
+
+    def flush(self) -> None:
+        """Write every pending file; one refused is skipped by each outcome that wrote it (as a
+        refused single write was), any other failure is set on the outcome (its boundary failed)."""
+        writes = list(self.pending.items())
+        self.pending, owners, self.owners = {}, self.owners, {}
+        for index, exc in files.write_many(self.directory, writes).items():
+            for outcome, record_id in owners[writes[index][0]]:
+                if isinstance(exc, files.Unsafe):
+                    outcome.written.remove(record_id)
+                    outcome.skipped.append(f"{record_id} ({exc})")
+                    # In record-id order, as the candidates were gone through.
+                    outcome.skipped.sort(key=lambda text: text.split(" ", 1)[0])
+                elif outcome.error is None:
+                    outcome.error = exc
+
+
+def write_candidates(directory: Path, found: list[Candidate], writes: Writes | None = None) -> Outcome:
+    """Each candidate's file under `candidates/`; one a person promoted, rejected or reworded is skipped.
+
+    Into `writes` when given (its caller flushes it), else written before returning."""
+    batch = writes if writes is not None else Writes(directory)
+    outcome = Outcome()
+    if found:
+        directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
+    for candidate in sorted({c.record_id: c for c in found}.values(), key=lambda c: c.record_id):
+        curated = directory / "curated" / f"{candidate.record_id}.md"
+        path = directory / "candidates" / f"{candidate.record_id}.md"
+        if safefs.exists(curated):
+            outcome.skipped.append(f"{candidate.record_id} (promoted)")
+            continue
+        data = candidate.render()
+        if batch.exists(path):
+            try:
+                current = batch.read(path)
+            except (OSError, files.Unsafe) as exc:
+                outcome.skipped.append(f"{candidate.record_id} ({exc})")
+                continue
+            if current == data:
+                outcome.unchanged.append(candidate.record_id)
+                continue
+            parsed = knowledge.parse_knowledge(current, stem=candidate.record_id)
+            if parsed.get("status") != "candidate" or b"Edited by " in current:
+                # Rejected, or reworded by a person: theirs stands.
+                outcome.skipped.append(f"{candidate.record_id} (decided)")
+                continue
+        batch.add(path, data, outcome, candidate.record_id)
+    if writes is None:
+        batch.flush()
+        if outcome.error is not None:
+            raise outcome.error
+    return outcome
