@@ -13,6 +13,7 @@ from datetime import datetime
 
 from introspect.importer import parser
 from introspect.importer.schema import MAX_STORED_INT
+from introspect.importer.schema import strict_text as lax_text  # text only: a number is not text
 from introspect.rules import entry_kinds
 from introspect.rules.timestamps import OUT_OF_RANGE, in_range, parse_timestamp
 
@@ -53,13 +54,6 @@ TAGGED_PROMPT = re.compile(
 # match. Nothing is lost: the raw line beside it is whole, and a page or an export that shows a
 # text this long reads it whole from there (`whole_text`), for the entries it shows only.
 TEXT_LIMIT = 20_000
-
-
-def lax_text(value: object) -> str:
-    """Text as the envelope takes it: text only (a number is not read as text)."""
-    if isinstance(value, str):
-        return value
-    raise ValueError(f"expected text, got {type(value).__name__}")
 
 
 # What a flag may be written as, beside true and false (pydantic's lax booleans, which the envelope
