@@ -460,7 +460,10 @@ def write_many(root: Path, writes: Sequence[tuple[Path, bytes]]) -> dict[int, OS
         if written:
             try:
                 if _SYNCFS is not None:
-                    _flush_file_system(opened[0][0])  # the temp files' bytes, all at once
+                    # The temp files' bytes, all at once: one flush per file system written to (a
+                    # folder under the root may be another mount).
+                    for fd in {os.fstat(dfd).st_dev: dfd for dfd, pending in opened if pending}.values():
+                        _flush_file_system(fd)
             except OSError as exc:
                 failed.update((p.index, exc) for p in written)
                 for dfd, pending in opened:

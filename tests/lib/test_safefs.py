@@ -235,6 +235,34 @@ def test_many_writes_flush_the_disk_once_not_per_file(tree, monkeypatch):
     assert len(fsynced) == (2 if safefs._SYNCFS is not None else 53)
 
 
+def test_many_writes_flush_each_file_system_they_wrote_to(tree, monkeypatch):
+    """A folder under the root may be another mount: its files are flushed with their own file system."""
+    root, _ = tree
+    if safefs._SYNCFS is None:
+        pytest.skip("no syncfs here: every file is fsynced by itself")
+    flushed = []
+    monkeypatch.setattr(safefs, "_flush_file_system", flushed.append)
+    real_fstat = os.fstat
+
+    def fstat(fd):  # the folder "mounted" reports a device of its own
+        st = real_fstat(fd)
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/mounted"):
+            values = list(st)
+            values[stat.ST_DEV] = st.st_dev + 1
+            return os.stat_result(values)
+        return st
+
+    monkeypatch.setattr(safefs.os, "fstat", fstat)
+    writes = [
+        (root / "sub" / "a.md", b"a"),
+        (root / "other" / "b.md", b"b"),
+        (root / "mounted" / "c.md", b"c"),
+    ]
+    assert safefs.write_many(root, writes) == {}
+    assert len(flushed) == 2
+    assert [path.read_bytes() for path, _ in writes] == [b"a", b"b", b"c"]
+
+
 def test_many_writes_sweep_the_temp_files_a_killed_writer_left_and_keep_a_live_ones(tree):
     root, _ = tree
     dead = subprocess.Popen(["true"])
