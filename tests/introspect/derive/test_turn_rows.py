@@ -152,3 +152,10 @@ def test_nothing_to_write_asks_nothing_of_the_database(db):
         turn_rows.write_turns_of([])
         turn_rows.write_turns_of([(SimpleNamespace(pk=1), [], [])])
     assert len(queries) == 0
+
+
+def test_deleting_turns_by_statement_reaches_every_row_that_names_a_turn():
+    """delete_turns removes turns without the ORM's cascade: every relation to a turn must be one it
+    deletes itself (a new one would be left pointing at a deleted turn)."""
+    naming = {(rel.related_model, rel.field.name) for rel in Turn._meta.related_objects}
+    assert naming == {(TurnWay, "turn")}
