@@ -12,13 +12,15 @@ class LedgerConfig(AppConfig):
         from introspect.queries import providers
         from ledger.importer import majordomus_ledger
         from ledger.models import AdrRecord, KnowledgeRecord, LedgerEntry, MemoryVersion
-        from ledger.queries import import_sources, memory, stream
 
         # majordomus ledger.jsonl through the line importer, as introspect registers its own stores
         stores.register_store("mj_ledger", majordomus_ledger.store_lines)
-        providers.register_session_notes(stream.session_notes)  # entries under turns, records named
-        providers.register_session_notes(memory.session_notes)  # "memory written" at the turn that wrote it
-        providers.register_import_sources(import_sources.import_sources)  # ledger roots on Import status
+        # By dotted path: the page queries are imported when a page first asks (providers.py says why).
+        # Entries under turns, records named; "memory written" at the turn that wrote it; the ledger
+        # roots on the Import status page.
+        providers.register_session_notes("ledger.queries.stream.session_notes")
+        providers.register_session_notes("ledger.queries.memory.session_notes")
+        providers.register_import_sources("ledger.queries.import_sources.import_sources")
         # documents whose secrets the Secrets page lists and a reviewer may reveal (SecretFinding.place)
         for model in (LedgerEntry, MemoryVersion, KnowledgeRecord, AdrRecord):
             secret_rows.register_document(model)

@@ -8,50 +8,56 @@ loader (no `!!python/*` tags), with a size cap and duplicate keys refused.
 
 from __future__ import annotations
 
+import functools
 import re
-
-import yaml
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 
 
-# libyaml's parser where PyYAML was built with it (its wheels are): the same documents, several
-# times faster than the pure-Python scanner on a pass over thousands of knowledge records.
-SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+@functools.cache
+def _yaml():
+    """PyYAML and the YAML 1.2 loader, built on first use: `ingest`'s start (a no-op re-run parses no
+    document) and every page that shows none skip importing PyYAML, a fifth of a megabyte of Python
+    (tests/waysweb/management/test_ingest_start.py)."""
+    import yaml
 
+    # libyaml's parser where PyYAML was built with it (its wheels are): the same documents, several
+    # times faster than the pure-Python scanner on a pass over thousands of knowledge records.
+    safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    safe_dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-class Yaml12Loader(SafeLoader):
-    """SafeLoader without YAML 1.1's yes/no/on/off booleans, sexagesimals and timestamps."""
+    class Yaml12Loader(safe_loader):
+        """SafeLoader without YAML 1.1's yes/no/on/off booleans, sexagesimals and timestamps."""
 
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
-
-Yaml12Loader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
-    ]
-    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
-}
-Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+    Yaml12Loader.yaml_implicit_resolvers = {
+        first: [
+            (tag, regexp)
+            for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+        ]
+        for first, resolvers in safe_loader.yaml_implicit_resolvers.items()
+    }
+    Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return yaml, Yaml12Loader, safe_dumper
 
 
 def dump(data: dict) -> str:
     """A front-matter block for `data`, keys in the order given."""
-    return yaml.dump(data, Dumper=SafeDumper, sort_keys=False, allow_unicode=True, width=1000)
+    yaml, _, dumper = _yaml()
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
 def split(text: str) -> tuple[str | None, str]:
@@ -73,7 +79,8 @@ def load(block: str) -> object:
     """Parse a front-matter block; raises ValueError with a readable reason."""
     if len(block.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise ValueError(f"front matter larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
+    yaml, loader, _ = _yaml()
     try:
-        return yaml.load(block, Loader=Yaml12Loader)
+        return yaml.load(block, Loader=loader)
     except yaml.YAMLError as exc:
         raise ValueError(f"invalid YAML: {exc}".replace("\n", " ")) from exc

@@ -40,6 +40,10 @@ LOCAL_IMPORT_ALLOWED = {
     # Optional dependencies: installed for PostgreSQL and for the browser tests only.
     "psycopg": "optional (the postgres extra)",
     "playwright": "optional (the browser-test group)",
+    # Imported on first use, so that `ingest`'s start skips them: a no-op re-run parses no front
+    # matter and watches nothing (issue 29; tests/waysweb/management/test_ingest_start.py).
+    "yaml": "first use (lib/frontmatter.py)",
+    "watchfiles": "first use, --follow only (introspect/importer/watch.py)",
 }
 
 

@@ -24,15 +24,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-# The Rust backend watchfiles documents and its `watch()` generator wraps: two of them are waited
-# on in turns here, each call with its own timeout, which the generator cannot do.
-from watchfiles._rust_notify import RustNotify
-
 from introspect.importer import discovery
 from introspect.importer.errors import one_line
 from introspect.importer.run import Options, PassResult, absolute, projects_dirs
 from lib import safefs
 from lib.locations import Locations
+
+# The Rust backend watchfiles documents and its `watch()` generator wraps: two of them are waited
+# on in turns here, each call with its own timeout, which the generator cannot do. Imported when
+# the first watcher starts (notify_class): a single pass (`ingest` without --follow) watches nothing
+# and skips watchfiles and anyio (tests/waysweb/management/test_ingest_start.py).
+RustNotify = None
 
 # watchfiles' own defaults (`watch()`: step 50 ms, debounce 1,600 ms) are for reloading a dev
 # server, where waiting to group a save's many events is the point. Here every millisecond between
@@ -152,22 +154,31 @@ class StopEvent:
         return self.stop()
 
 
+def notify_class():
+    """watchfiles' RustNotify, imported on first use (or the stand-in a test put in its place)."""
+    global RustNotify
+    if RustNotify is None:
+        from watchfiles._rust_notify import RustNotify
+    return RustNotify
+
+
 class Watcher:
     """inotify on `roots` through watchfiles' RustNotify (the Rust `notify` crate); `Unavailable`
     when it cannot start. Changes are collected from the start, between calls of `changed` too."""
 
     def __init__(self, roots: Roots):
         self.roots = roots
-        self.notifiers: list[RustNotify] = []
+        self.notifiers: list = []  # RustNotify
         # The trees and our own folders recursively, the folders of logs named on the command line
         # not. ignore_permission_denied: an unreadable folder below projects/ is left out (the
         # passes report it as not read), not a reason to stop watching the rest.
         below = [str(tree) for tree in roots.trees] + [str(f.path) for f in roots.folders if f.own]
         wanted = [(below, True), ([str(f.path) for f in roots.folders if not f.own], False)]
+        notify = notify_class()
         try:
             for paths, recursive in wanted:
                 if paths:
-                    self.notifiers.append(RustNotify(paths, False, False, 0, recursive, True))
+                    self.notifiers.append(notify(paths, False, False, 0, recursive, True))
         except (OSError, RuntimeError) as exc:  # the watch limit, a folder gone since, notify's own
             self.close()
             raise Unavailable(reason(exc)) from exc

@@ -8,7 +8,8 @@ only while they stay inside it (lib/safefs.py), in path order, without looping.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from lib import frontmatter, safefs
@@ -28,19 +29,56 @@ MAX_WAY_DIRS = 20_000
 
 
 @dataclass(frozen=True)
+class Parsed:
+    """What a way file's text says: its front matter (as JSON data), why it could not be read, its
+    criteria and its body."""
+
+    frontmatter: dict
+    error: str
+    criteria: dict
+    body: str
+
+
+@dataclass(frozen=True)
 class WayFile:
+    """A way file as read. Its text is parsed when first asked for: the catalog compares the hash
+    first, and a pass over ways that did not change parses none (nor imports PyYAML)."""
+
     way_id: str
     rel_path: str
-    sha256: str
-    content: str
-    frontmatter: dict = field(default_factory=dict)
-    error: str = ""
-    criteria: dict = field(default_factory=dict)
-    body: str = ""
+    raw: bytes
 
     @property
     def domain(self) -> str:
         return self.way_id.split("/", 1)[0]
+
+    @cached_property
+    def sha256(self) -> str:
+        return sha256(self.raw)
+
+    @cached_property
+    def content(self) -> str:
+        return self.raw.decode("utf-8", "replace")
+
+    @cached_property
+    def parsed(self) -> Parsed:
+        return parse(self.content)
+
+    @property
+    def frontmatter(self) -> dict:
+        return self.parsed.frontmatter
+
+    @property
+    def error(self) -> str:
+        return self.parsed.error
+
+    @property
+    def criteria(self) -> dict:
+        return self.parsed.criteria
+
+    @property
+    def body(self) -> str:
+        return self.parsed.body
 
 
 def wanted(name: str) -> bool:
@@ -85,7 +123,12 @@ def scan_root(root: Path, problems: list[safefs.Problem] | None = None) -> list[
 
 
 def parse_way(way_id: str, rel_path: str, raw: bytes) -> WayFile:
-    content = raw.decode("utf-8", "replace")
+    """The way of these bytes (its fields parsed when first read)."""
+    return WayFile(way_id=way_id, rel_path=rel_path, raw=raw)
+
+
+def parse(content: str) -> Parsed:
+    """A way file's front matter, criteria and body; an unreadable front matter says why in `error`."""
     block, body = frontmatter.split(content)
     data: dict = {}
     error = ""
@@ -101,16 +144,7 @@ def parse_way(way_id: str, rel_path: str, raw: bytes) -> WayFile:
                 error = "front matter is not a mapping"
     elif block == "":
         error = "no closing --- fence" if not body else ""
-    return WayFile(
-        way_id=way_id,
-        rel_path=rel_path,
-        sha256=sha256(raw),
-        content=content,
-        frontmatter=jsonable(data),
-        error=error,
-        criteria=criteria(data),
-        body=body.strip("\n"),
-    )
+    return Parsed(frontmatter=jsonable(data), error=error, criteria=criteria(data), body=body.strip("\n"))
 
 
 def criteria(data: dict) -> dict[str, str]:

@@ -6,13 +6,19 @@ session's ledger names), that app registers a provider here from its `AppConfig.
 (ledger/apps.py), and the session page query asks every provider. A provider returns `Note`s:
 an item and the template (the provider's own) that renders it, so introspect's templates name no
 other app's URL either.
+
+A provider is registered by its dotted path and imported when a page first asks for it: the pages'
+queries are no part of `ingest`, whose start would import them all (tests/waysweb/management/test_ingest_start.py).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from django.utils.module_loading import import_string
 
 from introspect.models import Session, Turn
 
@@ -43,20 +49,27 @@ class SessionNotes:
 
 
 SessionNotesProvider = Callable[[Session, list[Turn], bool], SessionNotes]
-_SESSION_NOTES: list[SessionNotesProvider] = []
+_SESSION_NOTES: list[str] = []
 
 
-def register_session_notes(provider: SessionNotesProvider) -> None:
-    """Called once per provider, from its app's `ready()`."""
-    if provider not in _SESSION_NOTES:
-        _SESSION_NOTES.append(provider)
+@functools.cache
+def provider(path: str) -> Callable:
+    """The provider registered as `path` (`"ledger.queries.stream.session_notes"`), imported once."""
+    return import_string(path)
+
+
+def register_session_notes(path: str) -> None:
+    """Called once per provider, from its app's `ready()`, with the dotted path of a
+    `SessionNotesProvider`."""
+    if path not in _SESSION_NOTES:
+        _SESSION_NOTES.append(path)
 
 
 def session_notes(session: Session, turns: list[Turn], *, header: bool) -> SessionNotes:
     """Every provider's notes for these turns (and for the page header when `header`)."""
     notes = SessionNotes()
-    for provider in _SESSION_NOTES:
-        notes.add(provider(session, turns, header))
+    for path in _SESSION_NOTES:
+        notes.add(provider(path)(session, turns, header))
     return notes
 
 
@@ -100,20 +113,21 @@ class ImportSources:
 
 
 ImportSourcesProvider = Callable[[int, int], ImportSources]  # (page, per page)
-_IMPORT_SOURCES: list[ImportSourcesProvider] = []
+_IMPORT_SOURCES: list[str] = []
 
 
-def register_import_sources(provider: ImportSourcesProvider) -> None:
-    """Called once per provider, from its app's `ready()`."""
-    if provider not in _IMPORT_SOURCES:
-        _IMPORT_SOURCES.append(provider)
+def register_import_sources(path: str) -> None:
+    """Called once per provider, from its app's `ready()`, with the dotted path of an
+    `ImportSourcesProvider`."""
+    if path not in _IMPORT_SOURCES:
+        _IMPORT_SOURCES.append(path)
 
 
 def import_sources(*, page: int, per_page: int) -> ImportSources:
     """Every provider's roots and problem items (each provider pages its own items)."""
     found = ImportSources()
-    for provider in _IMPORT_SOURCES:
-        more = provider(page, per_page)
+    for path in _IMPORT_SOURCES:
+        more = provider(path)(page, per_page)
         found.roots += more.roots
         found.items += more.items
         found.item_count += more.item_count

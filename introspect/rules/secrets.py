@@ -17,6 +17,7 @@ of the patterns alone: bench/secrets_same.py compares versions, bench/secret_sca
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -25,14 +26,13 @@ from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
 from introspect.rules.secret_kinds import KINDS, Kind, plausible
 from lib.hashing import sha256_text
 
-COMPILED = tuple((kind, re.compile(kind.pattern)) for kind in KINDS)
-
 
 def _probes() -> dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]]:
     """Each anchor once (by its text and whether it is folded), with every kind it starts (`secret_`:
     an AWS secret key and an assignment) and the pattern tried there (the kind's branch for it)."""
     table: dict[tuple[str, bool], list[tuple[int, Kind, re.Pattern[str]]]] = {}
-    for rank, (kind, pattern) in enumerate(COMPILED):
+    for rank, kind in enumerate(KINDS):
+        pattern = re.compile(kind.pattern)
         for anchor in dict.fromkeys(kind.anchors):
             tried = next((re.compile(b) for prefix, b in kind.branches if anchor.startswith(prefix)), pattern)
             table.setdefault((anchor, kind.folded), []).append((rank, kind, tried))
@@ -48,21 +48,38 @@ def _anchor_table() -> tuple[tuple[str, tuple[tuple[str, tuple], ...]], ...]:
     return tuple((lowered, tuple(entries)) for lowered, entries in table.items())
 
 
-ANCHORS = _anchor_table()
+@dataclass(frozen=True, slots=True)
+class Scanner:
+    """The anchors and the automata that find them. Every occurrence of every anchor, overlapping ones
+    too (as `find(anchor, at + 1)` would meet them), at character positions, in the lower-cased text:
+    one pass for the cased anchors and the folded ones (a cased one is then checked in the text
+    itself, a cheap `startswith` that few places reach). An ASCII text is searched as bytes (the same
+    positions) and lowered as bytes (ten times faster than `str.lower`, the same characters). A DFA:
+    twice the speed of the default automaton on these anchors."""
+
+    anchors: tuple[tuple[str, tuple[tuple[str, tuple], ...]], ...]
+    search: AhoCorasick
+    search_ascii: BytesAhoCorasick
+    longest: int  # the longest anchor's length
+
+
+@functools.cache
+def scanner() -> Scanner:
+    """Built on the first scan, not at import: compiling every kind's patterns and the automata is a
+    tenth of `ingest`'s start, and a no-op re-run scans nothing (tests/waysweb/management/test_ingest_start.py)."""
+    anchors = _anchor_table()
+    return Scanner(
+        anchors,
+        AhoCorasick([lowered for lowered, _ in anchors], implementation=Implementation.DFA),
+        BytesAhoCorasick([lowered.encode() for lowered, _ in anchors], implementation=Implementation.DFA),
+        max(len(lowered) for lowered, _ in anchors),
+    )
+
+
 # The shortest text that can hold a finding (`pwd=` and eight characters).
 SHORTEST = 12
-# Every occurrence of every anchor, overlapping ones too (as `find(anchor, at + 1)` would meet them),
-# at character positions, in the lower-cased text: one pass for the cased anchors and the folded ones
-# (a cased one is then checked in the text itself, a cheap `startswith` that few places reach). An
-# ASCII text is searched as bytes (the same positions) and lowered as bytes (ten times faster than
-# `str.lower`, the same characters). A DFA: twice the speed of the default automaton on these anchors.
-SEARCH = AhoCorasick([lowered for lowered, _ in ANCHORS], implementation=Implementation.DFA)
-SEARCH_ASCII = BytesAhoCorasick(
-    [lowered.encode() for lowered, _ in ANCHORS], implementation=Implementation.DFA
-)
 # The search lowers this many characters at a time (anchor_places).
 FOLD_WINDOW = 1 << 20
-LONGEST = max(len(lowered) for lowered, _ in ANCHORS)
 RANK = {kind.name: rank for rank, kind in enumerate(KINDS)}
 LABELS = {kind.name: kind.label for kind in KINDS}
 # JSON escapes a secret may be written with inside a transcript line, undone before fingerprinting so
@@ -98,12 +115,14 @@ def _lower(text: str) -> str:
 
 
 def places(haystack: str) -> list[tuple[int, int, int]]:
-    """(anchor's index in ANCHORS, position, end) of every anchor in `haystack`, a lowered text."""
+    """(anchor's index in `scanner().anchors`, position, end) of every anchor in `haystack`, a lowered
+    text."""
+    scan = scanner()
     try:
-        return SEARCH.find_matches_as_indexes(haystack, overlapping=True)
+        return scan.search.find_matches_as_indexes(haystack, overlapping=True)
     except UnicodeEncodeError:  # a lone surrogate (bytes a line did not decode): one search per anchor
         hits = []
-        for which, (anchor, _) in enumerate(ANCHORS):
+        for which, (anchor, _) in enumerate(scan.anchors):
             at = haystack.find(anchor)
             while at >= 0:
                 hits.append((which, at, at + len(anchor)))
@@ -115,17 +134,18 @@ def anchor_places(text: str, data: bytes | None) -> list[tuple[int, int, int]]:
     """Every anchor of `text` (`data`: its bytes when it is ASCII), found in its lower-cased copy one
     window at a time: lowering a 50 MB tool result whole held another 50 MB at the importer's peak
     (bench/results/2026-12-03-rss-huge-line.txt)."""
+    scan = scanner()
     if len(text) <= FOLD_WINDOW:  # nearly every text: one window, no slice
         if data is not None:
-            return SEARCH_ASCII.find_matches_as_indexes(data.lower(), overlapping=True)
+            return scan.search_ascii.find_matches_as_indexes(data.lower(), overlapping=True)
         return places(_lower(text))
     hits: list[tuple[int, int, int]] = []
     for start in range(0, len(text), FOLD_WINDOW):
         # Each window reaches one anchor past its end, and keeps only the anchors starting in it:
         # one met at a seam is found whole, once.
-        end = start + FOLD_WINDOW + LONGEST - 1
+        end = start + FOLD_WINDOW + scan.longest - 1
         if data is not None:
-            found = SEARCH_ASCII.find_matches_as_indexes(data[start:end].lower(), overlapping=True)
+            found = scan.search_ascii.find_matches_as_indexes(data[start:end].lower(), overlapping=True)
         else:
             found = places(_lower(text[start:end]))
         hits.extend((which, start + at, start + to) for which, at, to in found if at < FOLD_WINDOW)
@@ -143,8 +163,9 @@ def find_secrets(text: str, *, ascii_data: bytes | None = None) -> list[Secret]:
     else:
         hits = anchor_places(text, None)
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
+    anchors = scanner().anchors
     for which, at, _ in hits:
-        for cased, probes in ANCHORS[which][1]:
+        for cased, probes in anchors[which][1]:
             if cased and not text.startswith(cased, at):
                 continue
             for rank, kind, pattern in probes:
