@@ -18,7 +18,7 @@ from introspect.derive import sessions
 from introspect.documents.sample_labels import sample_rows
 from introspect.importer import loader, underived
 from introspect.importer.progress import Deriving, Snapshot
-from introspect.importer.run import Options, PassResult, import_pass
+from introspect.importer.run import Options, PassResult, StillToRead, import_pass
 from introspect.models import Session
 from ledger.derive import candidates
 from ledger.importer.run import LedgerPass, import_documents, import_knowledge_dirs
@@ -70,6 +70,18 @@ def sessions_pass(
             last = time.monotonic()
             wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
 
+    def derive_settled(still: StillToRead) -> bool:
+        # While the writer waits for the worker reading ahead: a session whose files are all read
+        # is derived in that time, one at a time (the worker's next chunk is taken as soon as it is
+        # ready), instead of after the load with a core idle.
+        sid = next((sid for sid in landed if still.settled(sid)), None)
+        if sid is None:
+            return False
+        done = sessions.rebuild_sessions([sid], behind=False)
+        not_derived.update(done.failed)
+        landed.discard(sid)
+        return True
+
     def file_landed(file: loader.FileResult) -> None:
         landed.update(file.sessions)
         if on_file is not None:
@@ -94,6 +106,7 @@ def sessions_pass(
         record_only_changes=record_only_changes,
         on_progress=on_progress,
         stop=stop,
+        idle=derive_settled,
     )
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
