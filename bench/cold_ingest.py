@@ -81,9 +81,12 @@ def main() -> None:
     if status != 0:
         raise SystemExit(f"ingest failed ({status}): {tail[-500:]}")
     said = peers.summary(tail, "Imported")
+    worker = peers.summary(tail, "prepared by")  # the worker's CPU, the writer's wait for it
     lines = int(match.group(1).replace(",", "")) if (match := re.search(r": ([0-9,]+) lines", said)) else 0
     size = peers.disk_bytes(database, Path(f"{database}-wal"))
     print(said)
+    if worker:
+        print(worker)
     print(
         f"{args.only}: {lines:,} lines in {seconds:.1f} s = {lines / seconds:,.0f} lines/s; "
         f"CPU {cpu:.1f} s = {lines / cpu:,.0f} lines per CPU-second; "

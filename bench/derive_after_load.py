@@ -5,7 +5,8 @@
 
 Takes the database `cold_ingest.py --work` left, and once makes a bare copy of it (`bare.sqlite3`):
 its imported rows as the load leaves them, every derived row, knowledge event and record gone and
-every session built by no version. Each run copies the bare database, then times
+every session built by no version (`--one-by-one`: each session derived alone, as a pass derives
+its settled sessions while the writer waits for the worker). Each run copies the bare database, then times
 `rebuild_sessions` over every session (as `passes.sessions_pass` runs it after the load) and
 `passes.ledger_pass` (the knowledge candidates at the episode boundaries, the knowledge directory
 read back), each in CPU and wall seconds, with the load average; so the derivation can be measured
@@ -121,6 +122,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--only", choices=("derive", "ledger"), help="one step alone (ledger: after a derive)"
     )
+    parser.add_argument(
+        "--one-by-one",
+        action="store_true",
+        help="derive each session alone, as a pass does while its writer waits for the worker",
+    )
     return parser.parse_args()
 
 
@@ -163,7 +169,11 @@ def main(args: argparse.Namespace, run: Path) -> None:
     profile = cProfile.Profile(time.process_time) if args.profile else None
     sids = list(Session.objects.values_list("sid", flat=True))
     steps = {
-        "derive": lambda: sessions.rebuild_sessions(sids),
+        "derive": (
+            (lambda: [sessions.rebuild_sessions([sid], behind=False) for sid in sids])
+            if args.one_by_one
+            else lambda: sessions.rebuild_sessions(sids)
+        ),
         "ledger": lambda: passes.ledger_pass(settings.WAYSWEB_LOCATIONS),
     }
     for name, step in steps.items():

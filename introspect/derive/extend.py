@@ -276,9 +276,11 @@ def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> b
     """A new spawn link, a new subagent file, or the tool call an unlinked subagent waited for."""
     if any(entry.spawned_agent_id for entry in new_entries):
         return True
-    known = dict(Subagent.objects.filter(session=session).values_list("agent_id", "spawn_entry_id"))
+    # A subagent known so far only by the trunk's link to it (no file of its own yet) counts as new
+    # when its file lands: its row then gets the file, and the file's meta.json link.
+    with_files = Subagent.objects.filter(session=session, source__isnull=False)
     files = SourceFile.objects.filter(kind=SourceFile.Kind.SUBAGENT_TRANSCRIPT, session_key=session.sid)
-    if set(files.values_list("agent_key", flat=True)) - set(known):
+    if set(files.values_list("agent_key", flat=True)) - set(with_files.values_list("agent_id", flat=True)):
         return True
     waiting = set(
         Subagent.objects.filter(session=session, spawn_entry=None)

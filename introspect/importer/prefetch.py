@@ -35,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,6 +164,10 @@ class Prefetch:
         self.resume: int | None = None  # the job a worker is to be started at (again) when next asked
         self.taken = 0  # chunks landed from the worker (bench/, tests)
         self.waited = 0.0  # seconds the writer waited for the worker
+        # Asked while no chunk is ready: the writer's other work, a piece at a time (a settled
+        # session's derive: waysweb/passes.py), each call saying whether it found any.
+        self.idle: Callable[[], bool] | None = None
+        self.idled = 0.0  # seconds of `idle` work done while the worker prepared
         self.cpu = 0.0  # CPU seconds of the workers ended so far
         self.start(0)
 
@@ -225,6 +230,11 @@ class Prefetch:
         if self.process is None:
             return None
         started = time.monotonic()
+        if self.idle is not None:
+            while self.inbox.empty() and self.idle():
+                pass
+            busy, started = started, time.monotonic()
+            self.idled += started - busy
         message = self.inbox.get()
         self.waited += time.monotonic() - started
         if message is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,7 @@ def import_pass(
     record_only_changes: bool = False,
     on_progress: Callable[[Snapshot], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    idle: Callable[[StillToRead], bool] | None = None,
 ) -> PassResult:
     """Import every source once, then look for the spills that are due (spills.py) and read the way roots.
 
@@ -117,6 +119,9 @@ def import_pass(
     has committed: the caller derives them (`derive.sessions.rebuild_sessions`), as files land or
     after the pass. `on_progress` gets the pass's progress (progress.py) while a long pass runs;
     `stop` is asked between files (a stop request ends the pass early; every file read stands).
+    `idle(still)` is asked, between batches, while the writer waits for the worker that reads ahead
+    (prefetch.Prefetch.idle), given which sessions no file still to read holds (`StillToRead`): it
+    does a piece of other work (a settled session's derive) and says whether there was any.
     """
     started = time.monotonic()
     started_at = timezone.now()
@@ -149,6 +154,9 @@ def import_pass(
         found, generations, ignore_checkpoints=options.ignore_checkpoints, report=on_progress, stats=stats
     )
     ahead = prefetch_for(found, generations, tracker, options)
+    still = StillToRead(found, tracker.plan)
+    if ahead is not None and idle is not None:
+        ahead.idle = lambda: idle(still)
     try:
         # A deleted file a restricted pass was told of is one of `found`: import_file marks it gone.
         for source in found + (vanished(found) if result.whole else []):
@@ -170,6 +178,7 @@ def import_pass(
                 if not errors.caused_by_content(exc):
                     raise  # the database or the disk: no other file would fare better (the caller says why)
                 file_result = failed(source, exc)
+            still.read(source)
             tracker.file_done(file_result)
             result.files.append(file_result)
             result.totals.add(file_result.counts)
@@ -216,6 +225,44 @@ def import_pass(
             error=failure_summary(result.failed),
         )
     return result
+
+
+class StillToRead:
+    """The pass's files with bytes to read (the tracker's plan) that it has not read yet, by the
+    session they hold: a transcript's session key; a file of no one session (an events log, a
+    transcript without a key) may hold any. A session no file still to read holds is settled: its
+    rows are in, as far as this pass goes, and deriving it now derives what the pass leaves of it
+    (one session's files are read together: discovery.newest_first). Only a saving: a file read
+    later that touches it after all names it again, and it is derived again."""
+
+    def __init__(self, found: list[discovery.Source], plan: dict) -> None:
+        self.sessions: Counter[str] = Counter()
+        self.unkeyed = 0
+        self.counted: dict[tuple[str, str], str | None] = {}
+        for source in found:
+            key = (str(source.root), source.rel_path)
+            if key not in plan or key in self.counted:
+                continue
+            sid = source.session_key if source.kind in TRANSCRIPT_KINDS and source.session_key else None
+            self.counted[key] = sid
+            if sid is None:
+                self.unkeyed += 1
+            else:
+                self.sessions[sid] += 1
+
+    def read(self, source: discovery.Source) -> None:
+        """The file is read (or failed): its session no longer waits for it."""
+        key = (str(source.root), source.rel_path)
+        if key not in self.counted:
+            return
+        sid = self.counted.pop(key)
+        if sid is None:
+            self.unkeyed -= 1
+        else:
+            self.sessions[sid] -= 1
+
+    def settled(self, sid: str) -> bool:
+        return not self.unkeyed and not self.sessions[sid]
 
 
 def prefetch_for(

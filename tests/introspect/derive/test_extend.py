@@ -406,6 +406,40 @@ def test_transcript_lines_written_after_the_fires_join_them_on_the_tail_path(hom
     assert grown == rebuilt_whole()
 
 
+def test_a_subagent_file_landing_after_the_trunk_linked_it_gets_its_row_and_meta_link(home, extended):
+    """The trunk's tool result names the agent before its file is read (a cold import deriving a
+    session between its files): the file's landing extends the row with the file and its meta.json."""
+    spawn = {
+        "type": "tool_use",
+        "id": "toolu_7",
+        "name": "Agent",
+        "input": {"description": "find routes", "subagent_type": "Explore", "prompt": "go"},
+    }
+    result = user("r1", "a1", 3, [{"type": "tool_result", "tool_use_id": "toolu_7", "content": "done"}])
+    trunk = home.transcript(
+        "/home/dev/app",
+        SID,
+        user("u1", None, 1, "first prompt"),
+        reply("a1", "u1", 2, spawn),
+        result | {"toolUseResult": {"agentId": "abc", "status": "completed"}},
+    )
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    assert Subagent.objects.get(session__sid=SID).source is None  # linked by the trunk alone
+    folder = trunk.with_suffix("")
+    agent = {"type": "user", "uuid": "s1", "isSidechain": True, "agentId": "abc", "sessionId": SID}
+    append(
+        folder / "subagents" / "agent-abc.jsonl",
+        orjson.dumps(agent | {"timestamp": at(2), "message": {"role": "user", "content": "go"}}) + b"\n",
+    )
+    (folder / "subagents" / "agent-abc.meta.json").write_text('{"agentType":"Explore","toolUseId":"toolu_7"}')
+    passes.sessions_pass(home_locations(), Options(ways=False))
+
+    assert extended[-1] is True
+    row = Subagent.objects.get(session__sid=SID)
+    assert (row.link, row.source.rel_path.endswith("agent-abc.jsonl")) == ("meta.json", True)
+    assert snapshot() == rebuilt_whole()
+
+
 def test_a_verdict_just_before_the_last_turn_is_rebuilt_with_it(home, extended):
     grow(home, start(0), fire(10, "a/one"), judged(29, "a/two", "pass"), fire(30, "a/two"))
     grow(home, fire(60, "a/three"), judged(61, "a/two", "pass"))

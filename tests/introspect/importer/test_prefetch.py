@@ -17,7 +17,18 @@ from django.db import connection, models, transaction
 
 from introspect.importer import entry_prep, entry_rows, prefetch, run
 from introspect.importer.run import Options
-from introspect.models import Quarantine, RawLine, SecretFinding, Session, SourceFile, Spill, TranscriptEntry
+from introspect.models import (
+    Quarantine,
+    RawLine,
+    SecretFinding,
+    Session,
+    SourceFile,
+    Spill,
+    TranscriptEntry,
+    Turn,
+    TurnOutcome,
+    Window,
+)
 from lib import column_fit, linepack
 from tests.conftest import append
 from waysweb import passes
@@ -99,7 +110,10 @@ def corpus(home, *, sessions: int = 6, lines: int = 400, seed: int = 29) -> None
         shutil.copy(path, projects / path.name)
 
 
-def rows() -> dict[str, list[tuple]]:
+LANDED = (SourceFile, RawLine, TranscriptEntry, Quarantine, SecretFinding, Spill, Session)
+
+
+def rows(kinds: tuple[type[models.Model], ...] = LANDED) -> dict[str, list[tuple]]:
     """Every row an import writes, without ids and write times."""
 
     def kept(field: models.Field) -> bool:
@@ -108,7 +122,7 @@ def rows() -> dict[str, list[tuple]]:
         return field.attname != "id" and not field.attname.endswith("_id") and not automatic and not now
 
     found = {}
-    for model in (SourceFile, RawLine, TranscriptEntry, Quarantine, SecretFinding, Spill, Session):
+    for model in kinds:
         names = [field.attname for field in model._meta.concrete_fields if kept(field)]
         found[model.__name__] = sorted(stored(model, names), key=repr)
     found["entry texts as stored"] = stored_texts()
@@ -146,14 +160,14 @@ class RolledBack(Exception):
     pass
 
 
-def imported(least: int) -> dict[str, list[tuple]]:
+def imported(least: int, kinds: tuple[type[models.Model], ...] = LANDED) -> dict[str, list[tuple]]:
     """The rows a pass leaves with `least` bytes to read for a worker (0: never), the database put
     back as it was after."""
     settings.WAYSWEB_PREPARE_WORKER_BYTES = least
     try:
         with transaction.atomic():
             passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
-            found = rows()
+            found = rows(kinds)
             raise RolledBack
     except RolledBack:
         return found
@@ -167,6 +181,26 @@ def test_the_worker_lands_the_rows_a_single_process_lands(home, workers):
     (worker,) = workers[0]
     assert worker.taken >= len(list(FIXTURES.glob("*.jsonl"))) + 6  # every file's chunks came from it
     assert alone["Quarantine"] and alone["SecretFinding"] and alone["Spill"]  # the shapes were there
+
+
+def test_sessions_derived_while_the_writer_waits_for_the_worker_are_derived_as_after_the_load(
+    home, workers, monkeypatch
+):
+    corpus(home)
+    derived = (*LANDED, Turn, TurnOutcome, Window)
+    alone = imported(0, derived)
+    receive = prefetch.Prefetch.receive
+    meanwhile: list[int] = []
+
+    def late(self):
+        # The worker never ready first: every session settled by then is derived before each chunk.
+        while self.idle is not None and self.idle():
+            meanwhile.append(Session.objects.filter(derived_version__gt=0).count())
+        return receive(self)
+
+    monkeypatch.setattr(prefetch.Prefetch, "receive", late)
+    assert imported(1, derived) == alone
+    assert meanwhile and meanwhile[-1] >= 6  # the corpus's sessions, derived during the load
 
 
 def test_a_worker_started_again_past_a_line_longer_than_a_batch_lands_the_same_rows(

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.db import models, transaction
 
-from introspect.importer import discovery
+from introspect.importer import discovery, run
 from introspect.importer.run import Options, PassResult
 from introspect.models import RawLine, Session, SourceFile, TranscriptEntry, Turn, WaysEvent
 from lib import locations
@@ -202,3 +202,27 @@ def test_a_link_out_of_any_claude_directory_is_not_read(two_claude_dirs, tmp_pat
     assert {str(folder / f"{S2}.jsonl"), str(personal / "stats" / "events.jsonl")} <= refused
     assert not TranscriptEntry.objects.filter(session__sid=S2).exists()
     assert not SourceFile.objects.filter(root=str(personal / "stats")).exists()
+
+
+def test_a_session_is_settled_once_no_file_still_to_read_holds_it(tmp_path):
+    def source(kind: str, rel: str, session: str = "") -> discovery.Source:
+        return discovery.Source(kind, tmp_path, rel, 0, session, "")
+
+    trunk = source("transcript", "p/a.jsonl", "a")
+    agent = source("subagent_transcript", "p/a/subagents/agent-1.jsonl", "a")
+    other = source("transcript", "p/b.jsonl", "b")
+    unkeyed = source("subagent_transcript", "p/agent-2.jsonl")
+    unchanged = source("transcript", "p/c.jsonl", "c")
+    found = [trunk, agent, other, unkeyed, unchanged]
+    still = run.StillToRead(found, {(str(tmp_path), s.rel_path): None for s in found[:-1]})
+    for read in (trunk, agent, other):
+        still.read(read)
+    assert not still.settled("a")  # a file of no one session may still hold any
+    still.read(unkeyed)
+    assert still.settled("a") and still.settled("b") and still.settled("c")
+    still = run.StillToRead([trunk, agent, other], {(str(tmp_path), s.rel_path): None for s in found})
+    still.read(trunk)
+    assert not still.settled("a") and not still.settled("b")
+    still.read(agent)
+    still.read(agent)  # read again (a file named twice): counted once
+    assert still.settled("a") and not still.settled("b")

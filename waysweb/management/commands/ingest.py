@@ -313,6 +313,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  prepared by a second process: {ahead.taken:,} batches, {ahead.cpu:.1f} CPU s; "
                 f"the writer waited for it {ahead.waited:.1f} s"
+                + (f" and derived settled sessions {ahead.idled:.1f} s meanwhile" if ahead.idled else "")
             )
         if result.failed:
             self.stderr.write(
