@@ -225,15 +225,16 @@ def prefetch_for(
     tracker: Tracker,
     options: Options,
 ) -> prefetch.Prefetch | None:
-    """A worker reading the pass's transcripts and events logs ahead (importer/prefetch.py), when
-    there is enough to read for a second core to pay for its start (settings.WAYSWEB_PREPARE_WORKER_BYTES
-    of their bytes past their checkpoints: the tracker's plan, a stat each) and a second CPU to run
-    it on; None otherwise. A follower's append (a few KB) never pays a process start."""
-    least = settings.WAYSWEB_PREPARE_WORKER_BYTES
+    """A worker reading the pass's transcripts (and events logs: settings.WAYSWEB_PREPARE_EVENTS)
+    ahead (importer/prefetch.py), when there is enough to read for a second core to pay for its
+    start (settings.WAYSWEB_PREPARE_WORKER_BYTES of their bytes past their checkpoints: the
+    tracker's plan, a stat each) and a second CPU to run it on; None otherwise. A follower's append
+    (a few KB) never pays a process start."""
+    least, events = settings.WAYSWEB_PREPARE_WORKER_BYTES, settings.WAYSWEB_PREPARE_EVENTS
     planned = [
         (source, generations.get(key))
         for source in found
-        if ((source.kind in TRANSCRIPT_KINDS and not source.gzip) or source.kind in EVENT_KINDS)
+        if ((source.kind in TRANSCRIPT_KINDS and not source.gzip) or (events and source.kind in EVENT_KINDS))
         and (key := (str(source.root), source.rel_path)) in tracker.plan
     ]
     todo = sum(tracker.plan[(str(source.root), source.rel_path)].todo for source, _ in planned)

@@ -225,6 +225,7 @@ def imported_events(least: int) -> dict[str, list[tuple]]:
 @pytest.mark.parametrize("masked_only", [False, True])
 def test_the_worker_lands_the_events_rows_a_single_process_lands(home, workers, masked_only):
     settings.WAYSWEB_SECRETS_MASKED_ONLY = masked_only  # team mode: the writer scans and masks
+    settings.WAYSWEB_PREPARE_EVENTS = True
     events_logs(home)
     alone = imported_events(0)
     assert not workers[0]
