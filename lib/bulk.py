@@ -218,6 +218,14 @@ def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:
     return out
 
 
+def quoted(model: type[models.Model], connection) -> tuple[str, Callable[[str], str]]:
+    """`model`'s table name quoted for `connection`, and its column of an `attname` ("pk": the
+    primary key's), quoted."""
+    quote = connection.ops.quote_name
+    columns = {f.attname: f.column for f in model._meta.concrete_fields} | {"pk": model._meta.pk.column}
+    return quote(model._meta.db_table), lambda name: quote(columns[name])
+
+
 def select_in(
     model: type[models.Model], names: Sequence[str], field: str, values, *, size: int = 500
 ) -> list[tuple]:
@@ -229,12 +237,8 @@ def select_in(
     if not values:
         return []
     connection = connections[router.db_for_read(model)]
-    quote = connection.ops.quote_name
-    columns = {f.attname: f.column for f in model._meta.concrete_fields}
-    head = (
-        f"SELECT {', '.join(quote(columns[name]) for name in names)} "
-        f"FROM {quote(model._meta.db_table)} WHERE {quote(columns[field])} IN "
-    )
+    table, column = quoted(model, connection)
+    head = f"SELECT {', '.join(map(column, names))} FROM {table} WHERE {column(field)} IN "
     out: list[tuple] = []
     with connection.cursor() as cursor:
         for chunk in batched(values, size):
@@ -291,6 +295,22 @@ def update_all(objs: Sequence[models.Model]) -> None:
             row.append(value if convert is None or value is None else convert(value))
         row.append(obj.pk)
         rows.append(row)
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
+def update_values(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """`UPDATE … SET` the named fields (`attname`s, plain values: no conversion) of rows by primary
+    key, in one `executemany`: each row its values in `names` order, then its pk. A cold load moved
+    or counted again thousands of events, each with a queryset's update of its own (issue 29)."""
+    rows = list(rows)
+    if not rows:
+        return
+    connection = connections[router.db_for_write(model)]
+    table, column = quoted(model, connection)
+    sql = (
+        f"UPDATE {table} SET {', '.join(f'{column(name)} = %s' for name in names)} WHERE {column('pk')} = %s"
+    )
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 from datetime import datetime
 from itertools import batched
 
-from introspect.importer import parser, schema, secret_rows, stores, tailer
+from django.conf import settings
+
+from introspect.importer import event_prep, parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit
@@ -64,6 +66,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     repeated: list[Known] = []
     keys: set[str] = set()
     stamps: dict[str, datetime | None] = {}  # a batch's lines share their stamps' seconds
+    scanned: dict[str, list] = {}  # sha256 → the secrets the worker found in the new event's texts
     for (line, record), sha in zip(candidates, shas, strict=True):
         new = fresh.get(sha)
         if new is not None:
@@ -76,6 +79,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         if known is None:
             values = event_row(row, line, record, sha, stamps)
             fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
+            if isinstance(record, event_prep.Prepared) and record.found is not None:
+                scanned[sha] = record.found  # the worker's scan of these values
             outcomes[(line.offset, line.index)] = "imported"
             if values[SESSION_KEY]:
                 keys.add(values[SESSION_KEY])
@@ -96,15 +101,11 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     ids = stores.ensure_sessions(keys)
     sessions |= keys
     changed = list({id(e): e for e in moved + repeated}.values())
-    for event in changed:
-        rank, generation, offset, index = event.position
-        WaysEvent.objects.filter(pk=event.pk).update(
-            occurrences=event.occurrences,
-            order_rank=rank,
-            order_generation=generation,
-            order_offset=offset,
-            order_index=index,
-        )
+    bulk.update_values(
+        WaysEvent,
+        ("occurrences", "order_rank", "order_generation", "order_offset", "order_index"),
+        ((event.occurrences, *event.position, event.pk) for event in changed),
+    )
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
@@ -112,7 +113,11 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     scan = secret_rows.DocumentScan()
     for sha, values in fresh.items():
         values[SESSION_ID] = session_id = ids.get(values[SESSION_KEY])
-        secret_rows.event_row(values, EVENT_TEXTS, (*places[sha], session_id), findings, scan)
+        place = (*places[sha], session_id)
+        if (found := scanned.get(sha)) is None:
+            secret_rows.event_row(values, LAYOUT.texts, place, findings, scan)
+        else:
+            secret_rows.noted(place, found, findings)
     return secret_rows.ScannedRows(
         WaysEvent,
         EVENT_NAMES,
@@ -121,99 +126,44 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     )
 
 
-# The texts of an event the secret scan reads, by their place in a row.
-EVENT_TEXTS = tuple(AT[name] for name in secret_rows.EVENT_TEXTS)
-# A line's key → (its column's place in a row, how its value is read, the column's length or 0).
-# `ts`, `session` and `check` are stored as ts_raw, session_key and check_id.
-COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
-_LENGTHS = column_fit.limits(WaysEvent)
-KEYS = {
-    key: (AT[COLUMN_OF.get(key, key)], how, _LENGTHS.get(COLUMN_OF.get(key, key), (0, True))[0])
-    for key, how in schema.READ_AS.items()
-}
-TS, TS_RAW, EVENT, SCHEMA_GEN = AT["ts"], AT["ts_raw"], AT["event"], AT["schema_gen"]
-CALIBRATED = frozenset(schema.CALIBRATED_FIELDS)
-RAW_SCORE = frozenset(schema.RAW_SCORE_FIELDS)
-CALIBRATED_AT = tuple(AT[name] for name in schema.CALIBRATED_FIELDS)
-RAW_SCORE_AT = tuple(AT[name] for name in schema.RAW_SCORE_FIELDS)
-# A new event's row before its line is read: every typed column empty, the fixed values set.
-BLANK = [None] * len(EVENT_NAMES)
-BLANK[OCCURRENCES] = 1
-_FIXED = tuple(
-    AT[name]
-    for name in (
-        "sha256",
-        "source_id",
-        "order_rank",
-        "order_generation",
-        "order_offset",
-        "order_index",
-        "raw",
-    )
+# WaysEvent's row as plain values, for event_prep here and in the worker (importer/prefetch.py).
+LAYOUT = event_prep.Layout(
+    EVENT_NAMES,
+    {name: length for name, (length, _) in column_fit.limits(WaysEvent).items()},
+    secret_rows.EVENT_TEXTS,
 )
-_FLAGS, _EMPTY = AT["flags"], AT["empty_fields"]
+SOURCE_AT = tuple(AT[name] for name in event_prep.SOURCE_SET[:3])  # source_id, order_rank, order_generation
+
+
+def prep_config() -> event_prep.Config:
+    """How the worker prepares events lines: the row's layout, and the secret scan when it only
+    notes what it finds (in team mode the writer scans, as it masks with the database's exceptions)."""
+    return event_prep.Config(
+        LAYOUT, settings.WAYSWEB_SECRET_SCAN and not settings.WAYSWEB_SECRETS_MASKED_ONLY
+    )
 
 
 def event_row(
     row: SourceFile,
     line: tailer.Line,
-    record: parser.Record,
+    record: parser.Record | event_prep.Prepared,
     sha: str,
     stamps: dict[str, datetime | None] | None = None,
 ) -> list:
-    """The new event's row (EVENT_NAMES order) for one events-log record: `event_values`' values,
-    read from the line's own keys (a handful, of the model's fifty). `stamps`: stamps already read
-    (a cache the caller keeps for a batch)."""
-    obj = record.obj
-    try:
-        values = plain_row(obj)
-    except (schema.NeedsModel, schema.Overlong):
-        fields = event_values(row, line, record, sha)
-        return [fields[name] for name in EVENT_NAMES]
-    flags = [*record.flags]
-    if values[EVENT] not in schema.KNOWN_EVENTS:
-        flags.append("unknown_type")
-    if line.nul_prefix:
-        flags.append(f"nul_prefix={line.nul_prefix}")
-    ts_raw = values[TS_RAW]
-    if ts_raw is not None:
-        if stamps is None:
-            ts = timestamps.utc_second(ts_raw)
-        elif (ts := stamps.get(ts_raw, stamps)) is stamps:
-            ts = stamps[ts_raw] = timestamps.utc_second(ts_raw)
-        if ts is None:
-            flags.append("ts_invalid")
-        elif not timestamps.in_range(ts):
-            flags.append(timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
-        values[TS] = ts
-    for at, value in zip(
-        _FIXED,
-        (
-            sha,
-            row.pk,
-            row.rank,
-            row.generation,
-            line.offset,
-            line.index,
-            record.data.decode("utf-8", "replace"),
-        ),
-        strict=True,
-    ):
+    """The new event's row (EVENT_NAMES order) for one events-log record (event_prep.values_of; a line
+    the plain reading does not take goes the general way, `event_values`), or as the worker prepared
+    it. `stamps`: stamps already read (a cache the caller keeps for a batch)."""
+    if isinstance(record, event_prep.Prepared):
+        values = record.values
+        if values is None:
+            return event_row(row, line, record.record, sha, stamps)
+    else:
+        values = event_prep.values_of(LAYOUT, line, record, sha, stamps)
+        if values is None:
+            fields = event_values(row, line, record, sha)
+            return [fields[name] for name in EVENT_NAMES]
+    for at, value in zip(SOURCE_AT, (row.pk, row.rank, row.generation), strict=True):
         values[at] = value
-    values[_FLAGS] = flags
-    values[_EMPTY] = sorted(key for key, value in obj.items() if value == "") if "" in obj.values() else []
-    return values
-
-
-def plain_row(obj: dict) -> list:
-    """schema.plain_fields as a row: the line's typed values in their columns, its schema
-    generation; schema.Overlong when a text is longer than its column (event_values empties and flags it)."""
-    values = BLANK.copy()
-    schema.read_plain(obj, KEYS, values)
-    if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in CALIBRATED_AT):
-        values[SCHEMA_GEN] = "calibrated"
-    elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in RAW_SCORE_AT):
-        values[SCHEMA_GEN] = "raw_score"
     return values
 
 

@@ -197,8 +197,9 @@ def reader(source: Source, stack: contextlib.ExitStack, prefetch: Prefetch | Non
     if source.gzip:
         # One open archive for every batch of this call: the member being read keeps inflating
         # where the last batch stopped instead of being inflated again from its start.
-        return stack.enter_context(gzip_tail.GzipTail(source.path, root=source.read_root)).chunk
-    read = functools.partial(tailer.read_chunk, source.path, root=source.read_root)
+        read = stack.enter_context(gzip_tail.GzipTail(source.path, root=source.read_root)).chunk
+    else:
+        read = functools.partial(tailer.read_chunk, source.path, root=source.read_root)
     if prefetch is None:
         return read
 

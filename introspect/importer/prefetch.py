@@ -1,6 +1,8 @@
-"""A second core for a long pass: a worker process reads the pass's transcripts ahead and prepares
-their lines (sha256, parse, columns, secret scan, zstd: importer/entry_prep.py) while this process,
-the one writer, does every lookup and write, the checkpoint and derivation (issue 29, item 3).
+"""A second core for a long pass: a worker process reads the pass's transcripts and agent-ways events
+logs ahead and prepares their lines (sha256, parse, columns, secret scan; zstd for transcripts:
+importer/entry_prep.py; an event's row: importer/event_prep.py; an events archive inflated through
+gzip_tail) while this process, the one writer, does every lookup and write, the checkpoint and
+derivation (issue 29, items 3 and 6).
 
 The worker holds nothing durable: it hands chunks (tailer.Chunk with `prepared` set) through a
 bounded queue, in the pass's order, and the writer lands each as one batch, as it would a chunk it
@@ -27,6 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
+import functools
+import gc
 import os
 import pickle
 import queue
@@ -39,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from introspect.importer import entry_prep, tailer
+from introspect.importer import entry_prep, event_prep, gzip_tail, tailer
 
 # A line longer than a whole batch (tailer.read_chunk's byte limit: the 50 MB line of the large tier)
 # is parsed by the writer while no worker runs: parsing it costs several times its size, and two
@@ -58,6 +63,8 @@ class Job:
     path: Path
     root: Path
     checkpoint: tailer.Checkpoint | None
+    events: bool = False  # an agent-ways events log (event_prep), not a transcript (entry_prep)
+    gzip: bool = False  # an events archive, read by gzip_tail.GzipTail
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class Plan:
     max_line: int
     max_lines: int  # tailer.BATCH_LINES in the writer: its batches, whoever reads them
     own_line: int
+    events: event_prep.Config | None = None  # how events logs' lines are prepared (Job.events)
 
 
 @dataclass(frozen=True)
@@ -109,29 +117,40 @@ def work(plan: Plan, send) -> None:
     for index in range(plan.first, len(plan.jobs)):
         job = plan.jobs[index]
         checkpoint = job.checkpoint
-        while True:
-            try:
-                item = prepared(job, checkpoint, plan)
-            except Exception as exc:  # the writer reads the file itself and meets it there
-                item = Unhelped(f"{type(exc).__name__}: {exc}")
-            send((index, checkpoint, item))
-            if isinstance(item, Yours):
-                return
-            trim()
-            if isinstance(item, Unhelped) or item.at_end:
-                break
-            checkpoint = item.checkpoint()
+        with contextlib.ExitStack() as stack:
+            read = reader(job, stack)
+            while True:
+                try:
+                    item = prepared(job, checkpoint, plan, read)
+                except Exception as exc:  # the writer reads the file itself and meets it there
+                    item = Unhelped(f"{type(exc).__name__}: {exc}")
+                send((index, checkpoint, item))
+                if isinstance(item, Yours):
+                    return
+                trim()
+                if isinstance(item, Unhelped) or item.at_end:
+                    break
+                checkpoint = item.checkpoint()
     send((len(plan.jobs), None, None))
 
 
-def prepared(job: Job, checkpoint: tailer.Checkpoint | None, plan: Plan):
-    chunk = tailer.read_chunk(
-        job.path, checkpoint, max_line=plan.max_line, max_lines=plan.max_lines, root=job.root
-    )
+def reader(job: Job, stack: contextlib.ExitStack):
+    """`read(checkpoint, max_line=…, max_lines=…)`: the job's next chunk, as the writer reads it
+    (loader.reader): an archive through one GzipTail for every chunk of the job, so that its member
+    inflates on from where the last chunk stopped."""
+    if job.gzip:
+        return stack.enter_context(gzip_tail.GzipTail(job.path, root=job.root)).chunk
+    return functools.partial(tailer.read_chunk, job.path, root=job.root)
+
+
+def prepared(job: Job, checkpoint: tailer.Checkpoint | None, plan: Plan, read):
+    chunk = read(checkpoint, max_line=plan.max_line, max_lines=plan.max_lines)
     if chunk is None:
         return Unhelped("gone")
     if any(line.length > plan.own_line and not line.too_long for line in chunk.lines):
         return Yours(chunk.checkpoint(), chunk.at_end)
+    if job.events:
+        return event_prep.prepare_chunk(chunk, plan.events)
     return entry_prep.prepare_chunk(chunk, plan.config)
 
 
@@ -153,10 +172,16 @@ class Prefetch:
     """The writer's side: the worker's chunks, asked for file by file in the order of `jobs`."""
 
     def __init__(
-        self, jobs: list[Job], config: entry_prep.Config, *, max_line: int, own_line: int | None = None
+        self,
+        jobs: list[Job],
+        config: entry_prep.Config,
+        *,
+        max_line: int,
+        own_line: int | None = None,
+        events: event_prep.Config | None = None,
     ) -> None:
         self.jobs = list(jobs)
-        self.config, self.max_line = config, max_line
+        self.config, self.max_line, self.events = config, max_line, events
         self.own_line = OWN_LINE if own_line is None else own_line
         self.index = {(job.path, job.root): i for i, job in enumerate(jobs)}
         self.held: tuple | None = None  # a message for a later file, taken while looking for one before it
@@ -172,7 +197,9 @@ class Prefetch:
         self.start(0)
 
     def start(self, first: int) -> None:
-        plan = Plan(self.jobs, first, self.config, self.max_line, tailer.BATCH_LINES, self.own_line)
+        plan = Plan(
+            self.jobs, first, self.config, self.max_line, tailer.BATCH_LINES, self.own_line, self.events
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True
         )
@@ -219,8 +246,7 @@ class Prefetch:
         and start it again past the line on the next batch or file."""
         self.stop()
         if not yours.at_end:
-            job = self.jobs[index]
-            self.jobs[index] = Job(job.path, job.root, yours.after)
+            self.jobs[index] = dataclasses.replace(self.jobs[index], checkpoint=yours.after)
             self.resume = index
         elif index + 1 < len(self.jobs):
             self.resume = index + 1
@@ -274,11 +300,22 @@ def drain(pipe, inbox: queue.Queue) -> None:
     """The worker's messages into `inbox`, then None once it has ended or died (or was stopped)."""
     try:
         while True:
-            inbox.put(pickle.load(pipe))
+            inbox.put(unpickled(pipe))
     except Exception:  # its end (EOFError), or what it cannot read: the writer reads on alone
         pass
     finally:
         inbox.put(None)
+
+
+def unpickled(pipe):
+    """The worker's next message. The collector is off while it is read: a chunk is thousands of new
+    lists and tuples, each of which would count towards a collection of everything the writer holds
+    (its generations ran several times a chunk), and none of them can be garbage yet."""
+    gc.disable()
+    try:
+        return pickle.load(pipe)
+    finally:
+        gc.enable()
 
 
 def give(pipe, plan: Plan) -> None:

@@ -21,6 +21,7 @@ from introspect.importer import (
     discovery,
     entry_rows,
     errors,
+    event_rows,
     line_dictionary,
     loader,
     prefetch,
@@ -271,16 +272,16 @@ def prefetch_for(
     tracker: Tracker,
     options: Options,
 ) -> prefetch.Prefetch | None:
-    """A worker reading the pass's transcripts ahead (importer/prefetch.py), when there is enough to
-    read for a second core to pay for its start (settings.WAYSWEB_PREPARE_WORKER_BYTES of transcript
-    bytes past their checkpoints: the tracker's plan, a stat each) and a second CPU to run it on;
-    None otherwise. A follower's append (a few KB) never pays a process start."""
-    least = settings.WAYSWEB_PREPARE_WORKER_BYTES
+    """A worker reading the pass's transcripts (and events logs: settings.WAYSWEB_PREPARE_EVENTS)
+    ahead (importer/prefetch.py), when there is enough to read for a second core to pay for its
+    start (settings.WAYSWEB_PREPARE_WORKER_BYTES of their bytes past their checkpoints: the
+    tracker's plan, a stat each) and a second CPU to run it on; None otherwise. A follower's append
+    (a few KB) never pays a process start."""
+    least, events = settings.WAYSWEB_PREPARE_WORKER_BYTES, settings.WAYSWEB_PREPARE_EVENTS
     planned = [
         (source, generations.get(key))
         for source in found
-        if source.kind in TRANSCRIPT_KINDS
-        and not source.gzip
+        if ((source.kind in TRANSCRIPT_KINDS and not source.gzip) or (events and source.kind in EVENT_KINDS))
         and (key := (str(source.root), source.rel_path)) in tracker.plan
     ]
     todo = sum(tracker.plan[(str(source.root), source.rel_path)].todo for source, _ in planned)
@@ -295,11 +296,19 @@ def prefetch_for(
             source.path,
             source.read_root,
             loader.checkpoint_of(rows[seen.pk]) if seen is not None and seen.pk in rows else None,
+            events=source.kind in EVENT_KINDS,
+            gzip=source.gzip,
         )
         for source, seen in planned
     ]
-    dictionary = line_dictionary.TRAINER.ahead(first_lines(jobs, max_line=options.max_line))
-    return prefetch.Prefetch(jobs, entry_rows.prep_config(dictionary=dictionary), max_line=options.max_line)
+    transcripts = [job for job in jobs if not job.events]
+    dictionary = line_dictionary.TRAINER.ahead(first_lines(transcripts, max_line=options.max_line))
+    return prefetch.Prefetch(
+        jobs,
+        entry_rows.prep_config(dictionary=dictionary),
+        max_line=options.max_line,
+        events=event_rows.prep_config(),
+    )
 
 
 def first_lines(jobs: list[prefetch.Job], *, max_line: int) -> Iterator[bytes]:

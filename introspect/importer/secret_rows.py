@@ -122,10 +122,12 @@ def event_row(
     for at in texts:
         if values[at]:
             values[at] = scan.text(values[at])
-    if scan.found:
-        findings.extend(
-            (*place, "", SecretFinding.Place.EVENT, kind, fingerprint) for kind, fingerprint in scan.found
-        )
+    noted(place, scan.found, findings)
+
+
+def noted(place: tuple[int, int, int, int | None], found, findings: list[tuple]) -> None:
+    """An event's findings, (kind, fingerprint) each in `found`, added to `findings` at `place`."""
+    findings.extend((*place, "", SecretFinding.Place.EVENT, kind, fingerprint) for kind, fingerprint in found)
 
 
 def finding_rows(findings: list[tuple]) -> bulk.Rows:

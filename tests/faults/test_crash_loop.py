@@ -270,9 +270,9 @@ class KillLoop:
         worker: bool = False,
     ):
         self.db, self.rnd = db, rnd
-        # With `worker`, every pass reads its transcripts through the prepare worker (a second
-        # process, importer/prefetch.py), however little there is to read: kills land in both.
-        extra = {"WAYSWEB_PREPARE_WORKER_BYTES": "1"} if worker else {}
+        # With `worker`, every pass reads its transcripts and events logs through the prepare worker
+        # (a second process, importer/prefetch.py), however little there is to read: kills land in both.
+        extra = {"WAYSWEB_PREPARE_WORKER_BYTES": "1", "WAYSWEB_PREPARE_EVENTS": "1"} if worker else {}
         self.zygote = Zygote(db.env(home.root, tmp_path / "crash-data", **extra))
         self.logs = tmp_path / "logs"
         self.logs.mkdir()

@@ -27,10 +27,11 @@ from introspect.models import (
     TranscriptEntry,
     Turn,
     TurnOutcome,
+    WaysEvent,
     Window,
 )
 from lib import column_fit, linepack
-from tests.conftest import append
+from tests.conftest import append, gzip_member
 from waysweb import passes
 
 pytestmark = pytest.mark.django_db
@@ -201,6 +202,69 @@ def test_sessions_derived_while_the_writer_waits_for_the_worker_are_derived_as_a
     monkeypatch.setattr(prefetch.Prefetch, "receive", late)
     assert imported(1, derived) == alone
     assert meanwhile and meanwhile[-1] >= 6  # the corpus's sessions, derived during the load
+
+
+def events_logs(home, *, lines: int = 3000, seed: int = 29) -> None:
+    """An events log and two archives (one of two members) with every shape an event line takes:
+    plain, a secret, an overlong column, a value the plain reading does not take, unknown events,
+    a bad stamp, torn JSON, NUL-prefixed, CRLF, blank, a line repeated, copies across files."""
+    rnd = random.Random(seed)
+    out = []
+    for n in range(lines):
+        event = {"ts": f"2026-11-02T10:{n // 60 % 60:02d}:{n % 60:02d}Z", "event": "way_fired"}
+        event |= {"way": f"dev/{rnd.choice('abc')}", "session": f"e5e{n % 7}", "score": str(rnd.random())}
+        out.append(orjson.dumps(event) + b"\n")
+    out[5] = orjson.dumps({"event": "way_fired", "surface": f"token {TOKEN}", "session": "e5e1"}) + b"\n"
+    out[7] = orjson.dumps({"event": "way_fired", "way": "w" * 5000}) + b"\n"
+    out[9] = orjson.dumps({"event": "way_fired", "way": ["not", "a", "string"]}) + b"\n"
+    out[11] = b'{"event": "way_fired", torn\n'
+    out[13] = b"\x00\x00" + orjson.dumps({"event": "nulled", "ts": "not a time"}) + b"\n"
+    out[15] = orjson.dumps({"event": "crlf", "ts": "2026-11-02T10:00:00Z"}) + b"\r\n"
+    out[17] = b"\n"
+    out[19] = out[21] = orjson.dumps({"event": "twice", "session": "e5e2"}) + b"\n"
+    out[23] = orjson.dumps({"event": "way_fired", "reason": "x", "check": "c", "empty": ""}) + b"\n"
+    append(home.archive("2026-11-01"), gzip_member(*out[: lines // 2]), gzip_member(*out[lines // 2 :]))
+    append(home.archive("2026-11-02"), gzip_member(*out[lines // 3 : lines // 2]))
+    append(home.live, *out[lines // 4 :], *out[:30])
+
+
+def imported_events(least: int) -> dict[str, list[tuple]]:
+    """The events rows a pass leaves with `least` bytes to read for a worker (0: never)."""
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = least
+    try:
+        with transaction.atomic():
+            passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+            found = {
+                model.__name__: sorted(model.objects.values_list(*names), key=repr)
+                for model, names in (
+                    # Ids are left out (PostgreSQL's sequences do not roll back): the source by its path.
+                    (WaysEvent, [*event_columns(), "source__rel_path", "session__sid"]),
+                    (RawLine, ["offset", "index", "sha256", "length", "outcome", "source__rel_path"]),
+                    (Quarantine, ["offset", "index", "reason", "raw", "source__rel_path"]),
+                    (SecretFinding, ["offset", "index", "kind", "fingerprint", "place", "source__rel_path"]),
+                )
+            }
+            raise RolledBack
+    except RolledBack:
+        return found
+
+
+def event_columns() -> list[str]:
+    return [f.attname for f in WaysEvent._meta.concrete_fields if not (f.primary_key or f.is_relation)]
+
+
+@pytest.mark.parametrize("masked_only", [False, True])
+def test_the_worker_lands_the_events_rows_a_single_process_lands(home, workers, masked_only):
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = masked_only  # team mode: the writer scans and masks
+    settings.WAYSWEB_PREPARE_EVENTS = True
+    events_logs(home)
+    alone = imported_events(0)
+    assert not workers[0]
+    assert imported_events(1) == alone
+    (worker,) = workers[0]
+    assert worker.taken >= 3  # the archives' chunks and the live log's came from it
+    assert alone["Quarantine"] and alone["SecretFinding"]
+    assert any(row[-2] == "duplicate" for row in alone["RawLine"])
 
 
 def test_a_worker_started_again_past_a_line_longer_than_a_batch_lands_the_same_rows(
