@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Case, Q, Value, When
 
 from introspect.derive import (
@@ -72,7 +72,10 @@ def extend_session(session: Session) -> bool:
         return False  # held as model rows, a long tail outweighs a whole rebuild's chunks
     new_events = session_inputs.derive_events(session, after=session.built_event_id)
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
-    if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
+    if not events_extend(session, new_events):
+        return False
+    extends, waiting = entries_extend(session, trunk, trunk_new)
+    if not extends:
         return False
     last_turn = Turn.objects.filter(session=session).order_by("-epoch").first()
     tail: list[WaysEvent] | None = None
@@ -99,6 +102,7 @@ def extend_session(session: Session) -> bool:
         session.transcript_status = fields.transcript_status(trunk)
         session.built_event_id = max([session.built_event_id, *(event.pk for event in new_events)])
         session.built_entry_id = max([session.built_entry_id, *(entry.pk for entry in new_entries)])
+        session.waiting_parents = waiting
         session.save()
     return True
 
@@ -135,20 +139,39 @@ def events_extend(session: Session, new_events: list[session_inputs.DeriveEvent]
     return all(event_order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
 
 
-def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
-    """New trunk lines extend the session unless they change what its older lines meant."""
+def entries_extend(
+    session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]
+) -> tuple[bool, list[str] | None]:
+    """Whether new trunk lines extend the session (they change nothing its older lines meant), and
+    the parents its trunk's lines leave waiting with them (Session.waiting_parents)."""
+    waiting = session.waiting_parents
     if session.project_id is None and any(entry.cwd for entry in trunk_new):
-        return False  # a session known only from its transcript takes its project from the first cwd
-    uuids = [entry.uuid for entry in trunk_new if entry.uuid]
-    if not uuids:
-        return True
-    # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
-    # the line a keyed turn points at. Both are rare enough to rebuild the session for.
-    return (
-        not TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id)
-        .filter(Q(parent_uuid__in=uuids) | Q(uuid__in=uuids))
-        .exists()
+        return False, waiting  # a session known only from its transcript takes its project from the first cwd
+    uuids = {entry.uuid for entry in trunk_new if entry.uuid}
+    # Parents only while they are kept: past WAITING_KEPT, no answer needs them.
+    parents = (
+        {entry.parent_uuid for entry in trunk_new if entry.parent_uuid} - uuids
+        if waiting is not None
+        else set()
     )
+    if trunk is None or not (uuids or parents):
+        return True, waiting
+    # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
+    # the line a keyed turn points at. Both are rare enough to rebuild the session for. The older
+    # lines with these uuids, by the (session_key, uuid) index: a new uuid among them is repeated;
+    # a new line's parent among them waits for nothing.
+    asked = uuids | parents
+    stored = asked - trunk_facts.unstored(trunk, asked, session.built_entry_id)
+    if stored & uuids:
+        return False, waiting
+    if waiting is None:  # too many to keep: ask every older line's parent (a scan of the file)
+        named = TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id)
+        return not named.filter(parent_uuid__in=uuids).exists(), None
+    # An older line naming a new uuid names one that no older line has: a parent it was waiting for.
+    if uuids & set(waiting):
+        return False, waiting
+    after = set(waiting) | (parents - stored)
+    return True, sorted(after) if len(after) <= trunk_facts.WAITING_KEPT else None
 
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
@@ -264,12 +287,12 @@ def add_entries(
 
 
 def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
-    """New usage lines: the session's usage again from all its rows (one query), as a rebuild gives it.
+    """The session's usage moved by its new usage lines (fields.grown_usage), as a rebuild gives it.
 
     A new line may be a later row of a message already counted (its final count), so the totals
-    are not a sum of the tail's rows."""
-    if any(getattr(entry, name) is not None for entry in new_entries for name in fields.USAGE_FIELDS):
-        fields.apply_usage(session, fields.session_usage(session))
+    are not a sum of the tail's rows: the messages it continues are counted again."""
+    if any(fields.has_usage(entry) for entry in new_entries):
+        fields.apply_usage(session, fields.grown_usage(session, new_entries))
 
 
 def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> bool:
@@ -404,11 +427,12 @@ def nearest_prompts(
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
     """Turns within reach of a new prompt injection, joined again; the no-match reason refreshed."""
-    reason = stored_no_match_reason(trunk)
-    unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
-    Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
-        join_reason=reason
-    )
+    if reason_may_change(session, trunk, trunk_new):
+        reason = stored_no_match_reason(trunk)
+        unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
+        Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
+            join_reason=reason
+        )
     seconds = [
         second
         for e in trunk_new
@@ -452,6 +476,30 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
             "nearest_prompt",
         ],
     )
+
+
+def reason_may_change(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
+    """Whether the trunk's no-match reason (join.no_match_reason) can differ with its new lines: only
+    a first line, an attachment or a version that has them moves it (never back); otherwise every
+    unmatched turn has it already, and setting it again would read all of the session's turns."""
+    if any(e.type == "attachment" for e in trunk_new) or any(
+        join.version_tuple(e.version) >= join.ATTACHMENTS_SINCE for e in trunk_new if e.version
+    ):
+        return True
+    return trunk is None or not line_up_to(trunk, session.built_entry_id)
+
+
+# The unary plus keeps both databases off the id range (every line of every file below `built`):
+# the file's own lines by the position index, from its first, which is older than any new one.
+LINE_UP_TO = "SELECT 1 FROM {entry} WHERE source_id = %s AND +id <= %s LIMIT 1"
+
+
+def line_up_to(trunk: SourceFile, built: int) -> bool:
+    """Whether the trunk has a line up to id `built`."""
+    sql = LINE_UP_TO.format(entry=connection.ops.quote_name(TranscriptEntry._meta.db_table))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [trunk.pk, built])
+        return cursor.fetchone() is not None
 
 
 def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -> None:
