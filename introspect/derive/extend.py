@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Case, Q, Value, When
 
 from introspect.derive import (
@@ -357,13 +357,24 @@ class Joiner:
 
 def stored_no_match_reason(trunk: SourceFile | None) -> str:
     """join.no_match_reason over the whole trunk, asked of the database instead of its lines."""
+    return no_match_reason_with(trunk, first_attachment(trunk) if trunk is not None else None)
+
+
+def first_attachment(trunk: SourceFile) -> int | None:
+    """The id of the trunk's first attachment line (every prompt turn starts at one), if any."""
+    lines = TranscriptEntry.objects.filter(source=trunk, type="attachment").order_by("offset", "index")
+    return lines.values_list("pk", flat=True).first()
+
+
+def no_match_reason_with(trunk: SourceFile | None, attachment: int | None) -> str:
+    """`stored_no_match_reason`, told the trunk's first attachment already."""
     if trunk is None:
         return join.NO_TRANSCRIPT
+    if attachment is not None:
+        return join.NO_INJECTION
     entries = TranscriptEntry.objects.filter(source=trunk)
     if not entries.exists():
         return join.NO_TRANSCRIPT
-    if entries.filter(type="attachment").exists():
-        return join.NO_INJECTION
     versions = [
         join.version_tuple(v)
         for v in entries.exclude(version="").values_list("version", flat=True).distinct()
@@ -427,8 +438,11 @@ def nearest_prompts(
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
     """Turns within reach of a new prompt injection, joined again; the no-match reason refreshed."""
-    if reason_may_change(session, trunk, trunk_new):
-        reason = stored_no_match_reason(trunk)
+    # An attachment among the older lines: the reason was "no injection" and stays it (it moves
+    # only that way), so no turn has another one to change.
+    attachment = first_attachment(trunk) if trunk is not None else None
+    if attachment is None or attachment > session.built_entry_id:
+        reason = no_match_reason_with(trunk, attachment)
         unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
         Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
             join_reason=reason
@@ -476,30 +490,6 @@ def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[Tran
             "nearest_prompt",
         ],
     )
-
-
-def reason_may_change(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
-    """Whether the trunk's no-match reason (join.no_match_reason) can differ with its new lines: only
-    a first line, an attachment or a version that has them moves it (never back); otherwise every
-    unmatched turn has it already, and setting it again would read all of the session's turns."""
-    if any(e.type == "attachment" for e in trunk_new) or any(
-        join.version_tuple(e.version) >= join.ATTACHMENTS_SINCE for e in trunk_new if e.version
-    ):
-        return True
-    return trunk is None or not line_up_to(trunk, session.built_entry_id)
-
-
-# The unary plus keeps both databases off the id range (every line of every file below `built`):
-# the file's own lines by the position index, from its first, which is older than any new one.
-LINE_UP_TO = "SELECT 1 FROM {entry} WHERE source_id = %s AND +id <= %s LIMIT 1"
-
-
-def line_up_to(trunk: SourceFile, built: int) -> bool:
-    """Whether the trunk has a line up to id `built`."""
-    sql = LINE_UP_TO.format(entry=connection.ops.quote_name(TranscriptEntry._meta.db_table))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [trunk.pk, built])
-        return cursor.fetchone() is not None
 
 
 def point_heuristic_turns_at(session: Session, prompts: list[TranscriptEntry]) -> None:
