@@ -163,12 +163,13 @@ def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
             return orjson.dumps({**fields, "session": info.long_session_id, "n": seconds_after_last}) + b"\n"
 
         committed: list[float] = []  # ms from the write to the commit of each watched append
+        spent: list[float] = []  # the CPU ms of each watched append's pass (this process's)
 
         def watched(path: Path, data: bytes) -> float:
             """Milliseconds from the write to the session derived, as a watching follower reads it
             (and, in `committed`, to the rows and checkpoint committed: the file's `on_file`)."""
             time.sleep(IDLE_BEFORE_APPEND)
-            written = time.perf_counter()
+            written, cpu = time.perf_counter(), time.process_time()
             with open(path, "ab") as fh:
                 fh.write(data)
             changed: set[Path] = set()
@@ -182,6 +183,7 @@ def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
                 on_file=lambda file: committed.append((time.perf_counter() - written) * 1000),
             )
             assert not result.whole and result.totals.imported == 1, result.totals
+            spent.append((time.process_time() - cpu) * 1000)
             return (time.perf_counter() - written) * 1000
 
         def polled(path: Path, data: bytes) -> float:
@@ -197,6 +199,7 @@ def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
 
         # A running session appends after its last turn: the import extends the session's tail.
         found["append_ms"] = (statistics.median(watched(live, event(30 * (n + 1))) for n in range(7)), "ms")
+        found["append_cpu_ms"] = (statistics.median(spent), "ms")
         found["append_committed_ms"] = (statistics.median(committed), "ms")
         found["append_full_poll_ms"] = (
             statistics.median(polled(live, event(300 + 30 * n)) for n in range(5)),
@@ -208,7 +211,9 @@ def append_measures(info: corpus.CorpusInfo) -> dict[str, tuple[float, str]]:
             "ms",
         )
         said = transcript_lines(transcript, count=5)
+        spent.clear()
         found["append_transcript_ms"] = (statistics.median(watched(transcript, line) for line in said), "ms")
+        found["append_transcript_cpu_ms"] = (statistics.median(spent), "ms")
         found.update(idle_cpu(locs, follow, watcher))
     finally:
         watcher.close()

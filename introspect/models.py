@@ -273,6 +273,16 @@ class Session(models.Model):
     built_entry_id = models.BigIntegerField(
         default=0, help_text="highest TranscriptEntry id the derived rows reflect"
     )
+    # An appended line that an older line names as its parent changes what the older line meant
+    # (derive/extend.py). A line's parent is written before it in the same file, so these are few:
+    # kept here, they answer for an appended tail what asking every older line's parent would.
+    waiting_parents = models.JSONField(
+        null=True,
+        blank=True,
+        default=list,
+        help_text="parent uuids the trunk's built lines name that none of them has, sorted; "
+        "NULL: more than derive.trunk_facts.WAITING_KEPT (ask the lines)",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

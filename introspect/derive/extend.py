@@ -72,7 +72,10 @@ def extend_session(session: Session) -> bool:
         return False  # held as model rows, a long tail outweighs a whole rebuild's chunks
     new_events = session_inputs.derive_events(session, after=session.built_event_id)
     trunk_new = [entry for entry in new_entries if trunk is not None and entry.source_id == trunk.pk]
-    if not events_extend(session, new_events) or not entries_extend(session, trunk, trunk_new):
+    if not events_extend(session, new_events):
+        return False
+    extends, waiting = entries_extend(session, trunk, trunk_new)
+    if not extends:
         return False
     last_turn = Turn.objects.filter(session=session).order_by("-epoch").first()
     tail: list[WaysEvent] | None = None
@@ -99,6 +102,7 @@ def extend_session(session: Session) -> bool:
         session.transcript_status = fields.transcript_status(trunk)
         session.built_event_id = max([session.built_event_id, *(event.pk for event in new_events)])
         session.built_entry_id = max([session.built_entry_id, *(entry.pk for entry in new_entries)])
+        session.waiting_parents = waiting
         session.save()
     return True
 
@@ -135,20 +139,39 @@ def events_extend(session: Session, new_events: list[session_inputs.DeriveEvent]
     return all(event_order_key(event) < first_new for event in later.only(*ORDER_FIELDS))
 
 
-def entries_extend(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> bool:
-    """New trunk lines extend the session unless they change what its older lines meant."""
+def entries_extend(
+    session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]
+) -> tuple[bool, list[str] | None]:
+    """Whether new trunk lines extend the session (they change nothing its older lines meant), and
+    the parents its trunk's lines leave waiting with them (Session.waiting_parents)."""
+    waiting = session.waiting_parents
     if session.project_id is None and any(entry.cwd for entry in trunk_new):
-        return False  # a session known only from its transcript takes its project from the first cwd
-    uuids = [entry.uuid for entry in trunk_new if entry.uuid]
-    if not uuids:
-        return True
-    # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
-    # the line a keyed turn points at. Both are rare enough to rebuild the session for.
-    return (
-        not TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id)
-        .filter(Q(parent_uuid__in=uuids) | Q(uuid__in=uuids))
-        .exists()
+        return False, waiting  # a session known only from its transcript takes its project from the first cwd
+    uuids = {entry.uuid for entry in trunk_new if entry.uuid}
+    # Parents only while they are kept: past WAITING_KEPT, no answer needs them.
+    parents = (
+        {entry.parent_uuid for entry in trunk_new if entry.parent_uuid} - uuids
+        if waiting is not None
+        else set()
     )
+    if trunk is None or not (uuids or parents):
+        return True, waiting
+    # An older line naming a new one as parent could now walk to a prompt; a repeated uuid moves
+    # the line a keyed turn points at. Both are rare enough to rebuild the session for. The older
+    # lines with these uuids, by the (session_key, uuid) index: a new uuid among them is repeated;
+    # a new line's parent among them waits for nothing.
+    asked = uuids | parents
+    stored = asked - trunk_facts.unstored(trunk, asked, session.built_entry_id)
+    if stored & uuids:
+        return False, waiting
+    if waiting is None:  # too many to keep: ask every older line's parent (a scan of the file)
+        named = TranscriptEntry.objects.filter(source=trunk, pk__lte=session.built_entry_id)
+        return not named.filter(parent_uuid__in=uuids).exists(), None
+    # An older line naming a new uuid names one that no older line has: a parent it was waiting for.
+    if uuids & set(waiting):
+        return False, waiting
+    after = set(waiting) | (parents - stored)
+    return True, sorted(after) if len(after) <= trunk_facts.WAITING_KEPT else None
 
 
 def tail_events(session: Session, last_turn: Turn | None) -> list[WaysEvent] | None:
@@ -264,12 +287,12 @@ def add_entries(
 
 
 def add_usage(session: Session, new_entries: list[TranscriptEntry]) -> None:
-    """New usage lines: the session's usage again from all its rows (one query), as a rebuild gives it.
+    """The session's usage moved by its new usage lines (fields.grown_usage), as a rebuild gives it.
 
     A new line may be a later row of a message already counted (its final count), so the totals
-    are not a sum of the tail's rows."""
-    if any(getattr(entry, name) is not None for entry in new_entries for name in fields.USAGE_FIELDS):
-        fields.apply_usage(session, fields.session_usage(session))
+    are not a sum of the tail's rows: the messages it continues are counted again."""
+    if any(fields.has_usage(entry) for entry in new_entries):
+        fields.apply_usage(session, fields.grown_usage(session, new_entries))
 
 
 def subagents_touched(session: Session, new_entries: list[TranscriptEntry]) -> bool:
@@ -336,13 +359,24 @@ class Joiner:
 
 def stored_no_match_reason(trunk: SourceFile | None) -> str:
     """join.no_match_reason over the whole trunk, asked of the database instead of its lines."""
+    return no_match_reason_with(trunk, first_attachment(trunk) if trunk is not None else None)
+
+
+def first_attachment(trunk: SourceFile) -> int | None:
+    """The id of the trunk's first attachment line (every prompt turn starts at one), if any."""
+    lines = TranscriptEntry.objects.filter(source=trunk, type="attachment").order_by("offset", "index")
+    return lines.values_list("pk", flat=True).first()
+
+
+def no_match_reason_with(trunk: SourceFile | None, attachment: int | None) -> str:
+    """`stored_no_match_reason`, told the trunk's first attachment already."""
     if trunk is None:
         return join.NO_TRANSCRIPT
+    if attachment is not None:
+        return join.NO_INJECTION
     entries = TranscriptEntry.objects.filter(source=trunk)
     if not entries.exists():
         return join.NO_TRANSCRIPT
-    if entries.filter(type="attachment").exists():
-        return join.NO_INJECTION
     versions = [
         join.version_tuple(v)
         for v in entries.exclude(version="").values_list("version", flat=True).distinct()
@@ -406,11 +440,15 @@ def nearest_prompts(
 
 def rejoin_near(session: Session, trunk: SourceFile | None, trunk_new: list[TranscriptEntry]) -> None:
     """Turns within reach of a new prompt injection, joined again; the no-match reason refreshed."""
-    reason = stored_no_match_reason(trunk)
-    unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
-    Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
-        join_reason=reason
-    )
+    # An attachment among the older lines: the reason was "no injection" and stays it (it moves
+    # only that way), so no turn has another one to change.
+    attachment = first_attachment(trunk) if trunk is not None else None
+    if attachment is None or attachment > session.built_entry_id:
+        reason = no_match_reason_with(trunk, attachment)
+        unmatched = (join.NO_TRANSCRIPT, join.PREDATES, join.NO_INJECTION)
+        Turn.objects.filter(session=session, join_reason__in=unmatched).exclude(join_reason=reason).update(
+            join_reason=reason
+        )
     seconds = [
         second
         for e in trunk_new

@@ -25,6 +25,7 @@ DERIVED_VERSION = 8
 USAGE_FIELDS = usage.FIELDS
 # The columns of a usage row (rules.usage.Row) after message id, request id and model.
 USAGE_COLUMNS = (*usage.FIELDS, *usage.SPLIT, "speed")
+USAGE_ROW = ("message_id", "request_id", "model", *USAGE_COLUMNS)  # a rules.usage.Row
 TITLE_TYPES = ("ai-title", "custom-title")
 # Claude Code's own titles, strongest first: one the user set, then its generated one, then a
 # legacy summary (trusted only when its leafUuid is a line of the same file: formats-claude-code.md §10).
@@ -205,7 +206,44 @@ def usage_rows(entries: QuerySet[TranscriptEntry]) -> QuerySet:
         entries.exclude(**dict.fromkeys((*USAGE_FIELDS, *usage.SPLIT)))
         # File order, as the (session, source, offset) index reads it: no sort.
         .order_by("source_id", "offset")
-        .values_list("message_id", "request_id", "model", *USAGE_COLUMNS)
+        .values_list(*USAGE_ROW)
+    )
+
+
+def has_usage(entry: TranscriptEntry) -> bool:
+    """Whether the line is a usage row (`usage_rows` keeps it)."""
+    return any(getattr(entry, name) is not None for name in (*USAGE_FIELDS, *usage.SPLIT))
+
+
+def usage_row(entry: TranscriptEntry) -> usage.Row:
+    return tuple(getattr(entry, name) for name in USAGE_ROW)
+
+
+def grown_usage(session: Session, added: Sequence[TranscriptEntry]) -> usage.UsageTotals:
+    """The session's stored usage with these lines counted too (every line of its files above its
+    built mark): as `session_usage` would count them all again, reading only the older lines of
+    the messages they continue (the (session, message_id) index), never the whole session's."""
+    added_rows = sorted(((e.source_id, e.offset), usage_row(e)) for e in added if has_usage(e))
+    keys = {(row[0], row[1]) for _, row in added_rows if row[0] and row[1]}
+    older = []
+    if keys:
+        lines = TranscriptEntry.objects.filter(
+            session=session, pk__lte=session.built_entry_id, message_id__in={key[0] for key in keys}
+        )
+        older = [
+            ((source, offset), tuple(row))
+            for source, offset, *row in usage_rows(lines).values_list("source_id", "offset", *USAGE_ROW)
+            if (row[0], row[1]) in keys
+        ]
+    # In file order, as `usage_rows` reads them: a message's model is the first real one its lines name.
+    gone = usage.totals(usage.messages(row for _, row in older))
+    put = usage.totals(usage.messages(row for _, row in sorted(older + added_rows, key=lambda item: item[0])))
+    return usage.moved(stored_usage(session), gone, put)
+
+
+def stored_usage(session: Session) -> usage.UsageTotals:
+    return usage.UsageTotals(
+        **{name: getattr(session, name) for name in (*USAGE_FIELDS, "cost_usd", "unpriced_messages")}
     )
 
 

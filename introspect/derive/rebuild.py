@@ -106,7 +106,7 @@ def plan(
     trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
     )
-    lines = trunk_facts.read(trunk)
+    lines = trunk_facts.read(trunk, built=built_entry_id)
     prompts = join.PromptIndex(trunk_facts.prompt_turns(trunk, lines.injections))
     unmatched = lines.no_match_reason()
     joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
@@ -170,6 +170,7 @@ def plan(
     session.derived_version = fields.DERIVED_VERSION
     session.built_event_id = max((event.pk for event in events), default=0)
     session.built_entry_id = built_entry_id
+    session.waiting_parents = lines.waiting_parents
     session.models_seen = fields.all_models(session, trunk) if built_entry_id else fields.models_seen(events)
     window_starts = [start.ts_raw or "" for start in starts]
     turns = [

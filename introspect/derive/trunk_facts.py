@@ -22,6 +22,8 @@ from introspect.rules.timestamps import utc_second
 from lib import bulk
 
 CHUNK = 5000  # lines held at once: a few MB of tuples
+# Session.waiting_parents keeps up to this many parents; past them it says "ask the lines" (NULL).
+WAITING_KEPT = 32
 
 
 class PromptLine(NamedTuple):
@@ -60,6 +62,7 @@ class TrunkFacts:
     message_count: int = 0
     earliest: datetime | None = None
     latest: datetime | None = None
+    waiting_parents: list[str] | None = field(default_factory=list)  # Session.waiting_parents
 
     def add(self, chunk: list[session_inputs.TrunkLine]) -> None:
         """Fold the next lines of the file (in file order) into the facts."""
@@ -97,12 +100,58 @@ class TrunkFacts:
         return [ts for ts in (self.earliest, self.latest) if ts is not None]
 
 
-def read(trunk: SourceFile | None, *, chunk: int | None = None) -> TrunkFacts:
-    """The facts of every line of the trunk, read `chunk` lines at a time (CHUNK by default)."""
+def read(trunk: SourceFile | None, *, built: int | None = None, chunk: int | None = None) -> TrunkFacts:
+    """The facts of every line of the trunk, read `chunk` lines at a time (CHUNK by default); and
+    the parents waiting among its lines up to id `built` (all of them without it)."""
     facts = TrunkFacts()
+    waiting = Waiting(trunk, built)
     for lines in session_inputs.trunk_line_chunks(trunk, chunk or CHUNK):
         facts.add(lines)
+        waiting.add(lines)
+    facts.waiting_parents = waiting.found()
     return facts
+
+
+class Waiting:
+    """The parent uuids that a trunk's lines up to id `built` name and none of those lines has
+    (Session.waiting_parents), folded over the file's chunks: a chunk's parents that none of its
+    own lines has are looked up in the whole file by uuid, a few at a time (most lines name the
+    line before them, so usually only a chunk's first line's parent is left to look up)."""
+
+    def __init__(self, trunk: SourceFile | None, built: int | None):
+        self.trunk, self.built = trunk, built
+        self.unsure: set[str] = set()  # named by a line, not had by one of its chunk
+        self.waiting: set[str] | None = set()  # None: more than WAITING_KEPT
+
+    def add(self, chunk: list[session_inputs.TrunkLine]) -> None:
+        if self.waiting is None:
+            return
+        lines = [line for line in chunk if self.built is None or line.pk <= self.built]
+        self.unsure |= {line.parent_uuid for line in lines if line.parent_uuid} - {
+            line.uuid for line in lines if line.uuid
+        }
+        if len(self.unsure) > CHUNK:
+            self.settle()
+
+    def settle(self) -> None:
+        if self.waiting is None or not self.unsure:
+            return
+        self.waiting |= unstored(self.trunk, self.unsure, self.built)
+        self.unsure = set()
+        if len(self.waiting) > WAITING_KEPT:
+            self.waiting = None
+
+    def found(self) -> list[str] | None:
+        self.settle()
+        return None if self.waiting is None else sorted(self.waiting)
+
+
+def unstored(trunk: SourceFile | None, uuids: set[str], built: int | None) -> set[str]:
+    """Those of these uuids that no line of the trunk up to id `built` (any, without it) has."""
+    if trunk is None or not uuids:
+        return set(uuids)
+    had = {uuid for *_, uuid, pk in lines_with(trunk, uuids, "id") if built is None or pk <= built}
+    return uuids - had
 
 
 def prompt_turns(

@@ -215,6 +215,26 @@ def totals(found: Iterable[MessageUsage]) -> UsageTotals:
     )
 
 
+def moved(base: UsageTotals, gone: UsageTotals, put: UsageTotals) -> UsageTotals:
+    """`base` with some of its messages (totalled in `gone`) counted as `put` instead: the same
+    messages grown by later lines, and new ones. What `totals` gives over all the messages again,
+    without reading the others: every sum is a sum over messages (the long-context split and the
+    price apply message by message, exactly). A message priced in `gone` is priced in `put` (a
+    model, once real, is kept), so the cost is None only while neither `base` nor `put` prices one."""
+    cost = None
+    if base.cost_usd is not None or put.cost_usd is not None:
+        cost = ((base.cost_usd or 0) - (gone.cost_usd or 0) + (put.cost_usd or 0)).quantize(
+            PLACES, rounding=ROUND_HALF_EVEN
+        )
+    return UsageTotals(
+        cost_usd=cost,
+        **{
+            name: getattr(base, name) - getattr(gone, name) + getattr(put, name)
+            for name in (*FIELDS, "unpriced_messages", "messages", "cache_creation_1h_tokens")
+        },
+    )
+
+
 def models(found: Iterable[MessageUsage]) -> list[str]:
     """The models the messages name, in first-seen order (synthetic and missing left out)."""
     return list(dict.fromkeys(m.model for m in found if m.model and not m.synthetic))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import random
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -13,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from introspect.derive import extend, rebuild
+from introspect.derive import extend, fields, rebuild
 from introspect.importer.run import Options
 from introspect.models import Session, Spill, Subagent, Turn, TurnOutcome, TurnWay, WaysEvent, Window
 from tests.conftest import append, line
@@ -663,4 +664,43 @@ def test_an_extension_joins_its_turns_in_as_many_queries_however_many_lines_it_w
     turns = Turn.objects.filter(session__sid="many-prompts")
     assert turns.filter(join_confidence="keyed").count() == 80
     assert turns.exclude(nearest_prompt=None).count() == 80  # each heuristic turn: the prompt before it
+    assert snapshot() == rebuilt_whole()
+
+
+def test_usage_moved_by_each_tail_equals_a_count_of_every_line(home, extended):
+    """An extension counts again only the messages its new lines continue (fields.grown_usage):
+    after every pass of random growth — a response streamed over passes, its rows in the trunk and
+    a subagent file, new models, unpriced and synthetic ones, lines without ids — the session's
+    usage is what counting every line gives."""
+    rng = random.Random(29)
+    trunk = home.transcript("/home/dev/app", SID, user("u1", None, 1, "first prompt"))
+    agent = trunk.with_suffix("") / "subagents" / "agent-x.jsonl"
+    grow(home, start(0), fire(2, "a/one"))
+    passes.sessions_pass(home_locations(), Options(ways=False))
+    models = ["claude-opus-4-6", "claude-sonnet-4-6", "mystery-model", "<synthetic>"]
+    for step in range(40):
+        lines = []
+        for n in range(rng.choice([1, 1, 2, 3])):
+            line_ = reply(f"a{step}-{n}", "u1", 3 + step, {"type": "text", "text": "ok"})
+            line_["message"]["id"] = f"msg_{rng.randrange(8)}"
+            line_["requestId"] = rng.choice(["req_1", "req_1", "req_2"])
+            if rng.random() < 0.15:
+                del line_["requestId"]  # a message of its own
+            line_["message"]["model"] = rng.choice(models)
+            line_["message"]["usage"] = {
+                "input_tokens": rng.randrange(100),
+                "output_tokens": rng.randrange(1000),
+                "cache_read_input_tokens": rng.choice([0, rng.randrange(300_000)]),
+                "cache_creation_input_tokens": rng.randrange(50),
+            }
+            lines.append(orjson.dumps(line_) + b"\n")
+        append(agent if rng.random() < 0.25 else trunk, *lines)
+        passes.sessions_pass(home_locations(), Options(ways=False))
+        session = Session.objects.get(sid=SID)
+        found = fields.session_usage(session)
+        assert [getattr(session, name) for name in fields.USAGE_FIELDS] == [
+            getattr(found, name) for name in fields.USAGE_FIELDS
+        ]
+        assert (session.cost_usd, session.unpriced_messages) == (found.cost_usd, found.unpriced_messages)
+    assert extended.count(True) > 30, extended
     assert snapshot() == rebuilt_whole()

@@ -1,6 +1,7 @@
 """One usage per assistant message: the largest count of each field over the lines that share its
 message.id + requestId, wherever in the session they are; cost per message at its model's price."""
 
+import random
 from decimal import Decimal
 
 from introspect.rules import usage
@@ -166,3 +167,40 @@ def test_the_long_context_tier_is_applied_per_message_in_the_totals():
     # 200K + 150K at $3, 50K at $6: the second message never reaches the tier.
     assert usage.totals(found).cost_usd == Decimal("1.35")
     assert sum(m.cost_usd for m in found) == Decimal("1.35")
+
+
+def test_totals_moved_by_the_messages_a_tail_continues_equal_a_count_of_every_row():
+    """usage.moved: the totals of some rows, with the messages later rows continue counted again,
+    are the totals of all the rows, whatever models (priced, unpriced, synthetic, none), splits,
+    speeds and long contexts they have."""
+    rng = random.Random(29)
+    models = ["claude-opus-4-6", "claude-haiku-4-5-20251001", "mystery-model", usage.SYNTHETIC, None]
+
+    def count():
+        return rng.choice([None, 0, rng.randrange(1, 5000), rng.randrange(190_000, 400_000)])
+
+    def random_row():
+        ids = rng.choice([(f"m{rng.randrange(12)}", "r1"), (f"m{rng.randrange(12)}", None), (None, None)])
+        return row(
+            *ids,
+            model=rng.choice(models),
+            i=count(),
+            o=count(),
+            cw=count(),
+            cr=count(),
+            w5=rng.choice([None, count()]),
+            w1=rng.choice([None, count()]),
+            speed=rng.choice([None, None, usage.FAST]),
+        )
+
+    for _ in range(300):
+        older = [random_row() for _ in range(rng.randrange(0, 15))]
+        tail = [random_row() for _ in range(rng.randrange(1, 6))]
+        keys = {(r[0], r[1]) for r in tail if r[0] and r[1]}
+        continued = [r for r in older if (r[0], r[1]) in keys]
+        grown = usage.moved(
+            usage.totals(usage.messages(older)),
+            usage.totals(usage.messages(continued)),
+            usage.totals(usage.messages(continued + tail)),
+        )
+        assert grown == usage.totals(usage.messages(older + tail))
