@@ -226,6 +226,11 @@ class Prefetch:
             self.held = None
             if message is None:
                 return None
+            if not understood(message):
+                # A worker of another version (the checkout changed under a long-running writer):
+                # what it says cannot be trusted, so it is ended and the writer reads on alone.
+                self.stop()
+                return None
             index, start, item = message
             if index < wanted:
                 continue  # a file the writer did not read, or stopped reading
@@ -294,6 +299,17 @@ class Prefetch:
     def close(self) -> None:
         self.resume = None
         self.stop()
+
+
+def understood(message: object) -> bool:
+    """Whether a worker's message has the shape `work` sends: (job index, checkpoint, chunk or
+    Unhelped or Yours), or its end (jobs, None, None)."""
+    if not (isinstance(message, tuple) and len(message) == 3 and isinstance(message[0], int)):
+        return False
+    _, start, item = message
+    if item is None:
+        return start is None
+    return isinstance(start, tailer.Checkpoint | None) and isinstance(item, tailer.Chunk | Unhelped | Yours)
 
 
 def drain(pipe, inbox: queue.Queue) -> None:

@@ -350,3 +350,28 @@ def test_a_worker_whose_writer_is_gone_ends_instead_of_waiting(tmp_path):
     process.stdout.close()  # what a SIGKILL of the writer does to its end of the pipe
     process.wait(timeout=60)  # a bound on the test, not a speed: a worker left waiting would hang here
     assert process.returncode is not None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "(0, None, {'chunk': 'of a newer shape'})",  # an item of a type this writer does not know
+        "(0, None, None, 'a fourth field')",  # a message of another shape
+        "'not a message at all'",
+    ],
+)
+def test_a_worker_of_another_version_leaves_the_writer_reading_every_line_itself(
+    home, workers, monkeypatch, said
+):
+    """The worker boots from the checkout: one upgraded under a running writer may say what the
+    writer does not understand. The writer ends it and reads every file itself; no file fails."""
+    corpus(home, sessions=2, lines=40)
+    alone = imported(0)
+    newer = "import pickle, sys; pickle.load(sys.stdin.buffer); out = sys.stdout.buffer; "
+    newer += f"[pickle.dump({said}, out) for _ in range(3)]; out.flush()"
+    monkeypatch.setattr(prefetch, "BOOT", newer)
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = 1
+    result = passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    assert not [file for file in result.files if file.status == "failed"]
+    assert rows() == alone
+    assert all(worker.taken == 0 and worker.process is None for worker in workers[0])
