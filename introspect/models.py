@@ -886,7 +886,7 @@ class TranscriptEntry(models.Model):
                 name="entry_session_message",
                 condition=models.Q(message_id__isnull=False),
             ),
-            # The prompt injections near a new turn (derive/extend.prompt_turns_near): a live
+            # The prompt injections near a new turn (derive/rejoin.prompt_turns_near): a live
             # session's append otherwise reads every line of its trunk.
             models.Index(
                 fields=["source", "ts"],
