@@ -80,6 +80,8 @@ def sessions_pass(
         # While the writer waits for the worker reading ahead: sessions whose files are all read are
         # derived in that time, a few at a time (IDLE_LINES; the worker's next chunk is taken as
         # soon as it is ready), instead of after the load with a core idle.
+        if still.unkeyed:
+            return False  # a file of no one session (an events log) may still touch any of them
         chosen, size = [], 0
         for sid in landed:
             if still.settled(sid):
@@ -96,8 +98,11 @@ def sessions_pass(
 
     def file_landed(file: loader.FileResult) -> None:
         landed.update(file.sessions)
+        # A file of many sessions (an events log) is shared among them: counted whole for each, a
+        # log of 300,000 lines made every session it names one idle derive's worth alone.
+        share = file.counts.lines // max(len(file.sessions), 1)
         for sid in file.sessions:
-            lines[sid] = lines.get(sid, 0) + file.counts.lines
+            lines[sid] = lines.get(sid, 0) + share
         if on_file is not None:
             on_file(file)
         derive_due()
