@@ -62,11 +62,16 @@ class Writes:
     """The candidate files of a pass, written together at its end (`flush`: files.write_many flushes
     the disk once for them all; two fsyncs per file were most of a cold import's derive). A file the
     batch holds reads as written already, so a later boundary deriving the same candidate finds it
-    unchanged, as it would have found the file."""
+    unchanged, as it would have found the file.
+
+    `written` keeps each file flushed with the (size, mtime_ns) it was written at: the knowledge
+    import that follows in the same pass takes those bytes instead of reading the file back, as long
+    as the file is still listed so (one a person changed since is read as any other)."""
 
     directory: Path
     pending: dict[Path, bytes] = field(default_factory=dict)
     owners: dict[Path, list[tuple[Outcome, str]]] = field(default_factory=dict)
+    written: dict[Path, tuple[bytes, tuple[int, int]]] = field(default_factory=dict)
 
     def exists(self, path: Path) -> bool:
         return path in self.pending or safefs.exists(path)
@@ -86,7 +91,13 @@ class Writes:
         refused single write was), any other failure is set on the outcome (its boundary failed)."""
         writes = list(self.pending.items())
         self.pending, owners, self.owners = {}, self.owners, {}
-        for index, exc in files.write_many(self.directory, writes).items():
+        seen: dict[int, tuple[int, int]] = {}
+        failed = files.write_many(self.directory, writes, seen)
+        for index, stat in seen.items():
+            if index not in failed:
+                path, data = writes[index]
+                self.written[path] = (data, stat)
+        for index, exc in failed.items():
             for outcome, record_id in owners[writes[index][0]]:
                 if isinstance(exc, files.Unsafe):
                     outcome.written.remove(record_id)
