@@ -31,6 +31,10 @@ class Candidate:
         return "ww-" + sha256(canonical.encode())[:16]
 
     def render(self) -> bytes:
+        return self.rendered()[0]
+
+    def rendered(self) -> tuple[bytes, knowledge.Front | None]:
+        """The file, and what indexing it reads from it when that is sure (`render_front`)."""
         data = {
             "schema": "knowledge/v1",
             "id": self.record_id,
@@ -44,9 +48,7 @@ class Candidate:
             "tags": ["derived", self.tag],
             "provenance": {"origin": "extracted", "derived_from": list(self.refs)},
         }
-        return knowledge.render_knowledge(
-            data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip()
-        )
+        return knowledge.render_front(data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip())
 
 
 @dataclass
@@ -64,14 +66,16 @@ class Writes:
     batch holds reads as written already, so a later boundary deriving the same candidate finds it
     unchanged, as it would have found the file.
 
-    `written` keeps each file flushed with the (size, mtime_ns) it was written at: the knowledge
-    import that follows in the same pass takes those bytes instead of reading the file back, as long
-    as the file is still listed so (one a person changed since is read as any other)."""
+    `written` keeps each file flushed with the (size, mtime_ns) it was written at and what it reads
+    as (`render_front`): the knowledge import that follows in the same pass takes those instead of
+    reading and parsing the file back, as long as the file is still listed so (one a person changed
+    since is read as any other)."""
 
     directory: Path
     pending: dict[Path, bytes] = field(default_factory=dict)
     owners: dict[Path, list[tuple[Outcome, str]]] = field(default_factory=dict)
-    written: dict[Path, tuple[bytes, tuple[int, int]]] = field(default_factory=dict)
+    fronts: dict[Path, knowledge.Front | None] = field(default_factory=dict)
+    written: dict[Path, tuple[bytes, tuple[int, int], knowledge.Front | None]] = field(default_factory=dict)
 
     def exists(self, path: Path) -> bool:
         return path in self.pending or safefs.exists(path)
@@ -81,8 +85,11 @@ class Writes:
             return self.pending[path]
         return files.read(self.directory, path)
 
-    def add(self, path: Path, data: bytes, outcome: Outcome, record_id: str) -> None:
+    def add(
+        self, path: Path, data: bytes, outcome: Outcome, record_id: str, front: knowledge.Front | None = None
+    ) -> None:
         self.pending[path] = data
+        self.fronts[path] = front
         self.owners.setdefault(path, []).append((outcome, record_id))
         outcome.written.append(record_id)
 
@@ -91,12 +98,13 @@ class Writes:
         refused single write was), any other failure is set on the outcome (its boundary failed)."""
         writes = list(self.pending.items())
         self.pending, owners, self.owners = {}, self.owners, {}
+        fronts, self.fronts = self.fronts, {}
         seen: dict[int, tuple[int, int]] = {}
         failed = files.write_many(self.directory, writes, seen)
         for index, stat in seen.items():
             if index not in failed:
                 path, data = writes[index]
-                self.written[path] = (data, stat)
+                self.written[path] = (data, stat, fronts[path])
         for index, exc in failed.items():
             for outcome, record_id in owners[writes[index][0]]:
                 if isinstance(exc, files.Unsafe):
@@ -122,7 +130,7 @@ def write_candidates(directory: Path, found: list[Candidate], writes: Writes | N
         if safefs.exists(curated):
             outcome.skipped.append(f"{candidate.record_id} (promoted)")
             continue
-        data = candidate.render()
+        data, front = candidate.rendered()
         if batch.exists(path):
             try:
                 current = batch.read(path)
@@ -137,7 +145,7 @@ def write_candidates(directory: Path, found: list[Candidate], writes: Writes | N
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")
                 continue
-        batch.add(path, data, outcome, candidate.record_id)
+        batch.add(path, data, outcome, candidate.record_id, front)
     if writes is None:
         batch.flush()
         if outcome.error is not None:

@@ -309,9 +309,7 @@ def by_sid(session: Session) -> str:
     return session.sid
 
 
-def derive_due(
-    directory: Path, sessions=None, written: dict[Path, tuple[bytes, tuple[int, int]]] | None = None
-) -> list[KnowledgeEvent]:
+def derive_due(directory: Path, sessions=None, written: dict | None = None) -> list[KnowledgeEvent]:
     """Every boundary not derived yet (a failed one is tried again on the next pass); each result, or
     the failure, is a visible event.
 
@@ -319,7 +317,8 @@ def derive_due(
     candidates are built in memory boundary by boundary, their files written together (`Writes`), and
     the events written in bulk at the end. A session with no evidence at all derives nothing; its
     boundaries are recorded as derived with nothing written. `written`, when given, gets each file
-    written with its bytes and (size, mtime_ns) (`Writes.written`), for the knowledge import.
+    written with its bytes, (size, mtime_ns) and front matter (`Writes.written`), for the knowledge
+    import (ledger/importer/knowledge.py `Written`).
     """
     if sessions is None:
         sessions = Session.objects.all()

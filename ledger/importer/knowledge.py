@@ -48,8 +48,9 @@ SOURCE_CLASSES = ("candidates", "curated")  # curated second: it overrides a lef
 STAT_FIELDS = ("record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns")
 
 
-# A file this pass wrote: its bytes and the (size, mtime_ns) it was written at, by path.
-Written = dict[Path, tuple[bytes, tuple[int, int]]]
+# A file this pass wrote, by path: its bytes, the (size, mtime_ns) it was written at and what it
+# reads as when that is sure (knowledge_format.render_front).
+Written = dict[Path, tuple[bytes, tuple[int, int], knowledge_format.Front | None]]
 
 
 def import_directory(
@@ -240,8 +241,9 @@ def index_files(
             result.files += 1  # listed with the size and mtime it was read at: not read again
             continue
         known = written.get(path)
+        front = None
         if known is not None and known[1] == seen:
-            raw = known[0][: MAX_DOCUMENT_BYTES + 1]  # as much as read_document would have read
+            raw, front = known[0][: MAX_DOCUMENT_BYTES + 1], known[2]  # as read_document reads it
         else:
             raw = read_document(root, path, result)
         if raw is None:
@@ -251,7 +253,11 @@ def index_files(
         if current and record.sha256 == digest:
             restat.append((record.pk, seen))
             continue
-        changed.append((stem, source_class, digest, knowledge_format.parse_knowledge(raw, stem=stem), seen))
+        if front is not None:  # what parsing the bytes gives, held: parsed by the pass that wrote them
+            parsed = knowledge_format.checked(dict(front[0]), front[1], stem=stem)
+        else:
+            parsed = knowledge_format.parse_knowledge(raw, stem=stem)
+        changed.append((stem, source_class, digest, parsed, seen))
     for batch in batched(restat, COMMIT_EVERY):  # the first pass after an upgrade stamps them all
         with transaction.atomic():
             for pk, (size, mtime_ns) in batch:

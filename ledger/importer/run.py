@@ -38,9 +38,9 @@ class LedgerPass:
     mj_lines: int = 0
     adrs: document.DocumentResult = field(default_factory=document.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
-    # The candidate files the pass's derive wrote: bytes and (size, mtime_ns) by path, so that the
-    # knowledge import takes them as written instead of reading them back (knowledge.index_files).
-    written: dict[Path, tuple[bytes, tuple[int, int]]] = field(default_factory=dict)
+    # The candidate files the pass's derive wrote (knowledge.Written), so that the knowledge import
+    # takes them as written instead of reading and parsing them back (knowledge.index_files).
+    written: knowledge.Written = field(default_factory=dict)
     problems: list[safefs.Problem] = field(default_factory=list)
 
     @property
