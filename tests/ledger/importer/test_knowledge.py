@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ledger.derive.candidate_files import Candidate, Writes, write_candidates
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from tests.ledger.conftest import record_file
@@ -195,8 +196,6 @@ def test_the_quick_listing_of_a_plain_directory_is_what_its_records_hold(db, kno
 def test_files_the_pass_just_wrote_are_taken_as_written_unless_changed_since(tmp_path, db, monkeypatch):
     """The candidates a pass derived are indexed from the bytes it wrote (`written`), not read back;
     a file someone changed after the write (another mtime or size) is read as any other."""
-    from ledger.derive.candidate_files import Candidate, Writes, write_candidates
-
     directory = tmp_path / "knowledge"
     found = [
         Candidate(
