@@ -27,6 +27,7 @@ from bench import peers  # noqa: E402 - the repository root first, so that `benc
 
 CHILD = """
 import cProfile, pstats, resource, shutil, sys, time
+from functools import partial
 import django
 django.setup()
 from django.conf import settings
@@ -55,7 +56,12 @@ def timed(name, step, *args):
 
 total = cpu()
 result = timed("ledger documents", import_documents, locs)
-result.derived = timed("derive_due", candidates.derive_due, locs.knowledge_dir, Session.objects.all())
+# As passes.ledger_pass calls it: the files written handed on to the knowledge import, where the
+# checkout's derive_due takes them (`--repo` may be an older one, whose derive_due does not).
+written = {"written": result.written} if hasattr(result, "written") else {}
+result.derived = timed(
+    "derive_due", partial(candidates.derive_due, **written), locs.knowledge_dir, Session.objects.all()
+)
 timed("knowledge directories", import_knowledge_dirs, locs, result)
 print(f"ledger pass: {cpu() - total:.2f} CPU s; {len(result.derived):,} events, "
       f"{result.knowledge.added:,} records added, {KnowledgeRecord.objects.count():,} records")

@@ -50,10 +50,13 @@ def write_atomic(root: Path, path: Path, data: bytes) -> None:
         raise unsafe(refused) from None
 
 
-def write_many(root: Path, writes: Sequence[tuple[Path, bytes]]) -> dict[int, OSError]:
+def write_many(
+    root: Path, writes: Sequence[tuple[Path, bytes]], seen: dict[int, tuple[int, int]] | None = None
+) -> dict[int, OSError]:
     """`write_atomic` of each (path, data) inside `root`, the disk flushed once for all of them; the
-    writes not made by their index: `Unsafe` for a refused one, else the OSError."""
-    failed = safefs.write_many(root, writes)
+    writes not made by their index: `Unsafe` for a refused one, else the OSError. `seen` gets the
+    (size, mtime_ns) of each file written (safefs.write_many)."""
+    failed = safefs.write_many(root, writes, seen)
     return {index: unsafe(exc) if isinstance(exc, safefs.Refused) else exc for index, exc in failed.items()}
 
 

@@ -48,15 +48,40 @@ def converters(model: type[models.Model], connection) -> list[tuple[models.Field
 
 def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> None:
     """Insert model instances, skipping any that collide with a unique constraint."""
+    _insert_instances(objs, ignore=True, batch_size=batch_size)
+
+
+def insert_all(objs: Sequence[models.Model], *, key: Sequence[str], batch_size: int = 500) -> None:
+    """`bulk_create(objs)` of new instances, in their order (the ids one by one would give them),
+    without the ORM's compiling of every value (9,000 knowledge records took 12 s profiled to
+    compile): a collision raises IntegrityError as bulk_create does. Each gets its primary key back
+    by `key`, fields unique together (the last one varies: looked up in chunks), as saved rows."""
     if not objs:
         return
+    model, alias = _insert_instances(objs, ignore=False, batch_size=batch_size)
+    by_key = {tuple(getattr(obj, name) for name in key): obj for obj in objs}
+    groups: dict[tuple, list] = {}
+    for values in by_key:
+        groups.setdefault(values[:-1], []).append(values[-1])
+    for head, lasts in groups.items():
+        rows = model._base_manager.using(alias).filter(**dict(zip(key[:-1], head, strict=True)))
+        for last, pk in chunked_in(rows.values_list(key[-1], "pk"), key[-1], lasts):
+            obj = by_key[(*head, last)]
+            obj.pk = pk
+            obj._state.adding, obj._state.db = False, alias
+
+
+def _insert_instances(objs: Sequence[models.Model], *, ignore: bool, batch_size: int):
+    if not objs:
+        return None, None
     model = type(objs[0])
-    connection = connections[router.db_for_write(model)]
+    alias = router.db_for_write(model)
+    connection = connections[alias]
     columns = converters(model, connection)
     quote = connection.ops.quote_name
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _ in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING"
+        f"VALUES ({', '.join(['%s'] * len(columns))})" + (" ON CONFLICT DO NOTHING" if ignore else "")
     )
     rows = []
     for obj in objs:
@@ -73,6 +98,7 @@ def insert_ignore(objs: Sequence[models.Model], *, batch_size: int = 500) -> Non
     with connection.cursor() as cursor:
         for start in range(0, len(rows), batch_size):
             cursor.executemany(sql, rows[start : start + batch_size])
+    return model, alias
 
 
 @dataclass

@@ -164,5 +164,7 @@ def ledger_pass(locs: Locations, *, derive: bool = True) -> LedgerPass:
     """Ledger documents, knowledge candidates derived at the episode boundaries, knowledge records."""
     result = import_documents(locs)
     if derive:
-        result.derived = candidates.derive_due(locs.knowledge_dir, Session.objects.all())
+        result.derived = candidates.derive_due(
+            locs.knowledge_dir, Session.objects.all(), written=result.written
+        )
     return import_knowledge_dirs(locs, result)

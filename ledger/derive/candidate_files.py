@@ -31,6 +31,10 @@ class Candidate:
         return "ww-" + sha256(canonical.encode())[:16]
 
     def render(self) -> bytes:
+        return self.rendered()[0]
+
+    def rendered(self) -> tuple[bytes, knowledge.Front | None]:
+        """The file, and what indexing it reads from it when that is sure (`render_front`)."""
         data = {
             "schema": "knowledge/v1",
             "id": self.record_id,
@@ -44,9 +48,7 @@ class Candidate:
             "tags": ["derived", self.tag],
             "provenance": {"origin": "extracted", "derived_from": list(self.refs)},
         }
-        return knowledge.render_knowledge(
-            data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip()
-        )
+        return knowledge.render_front(data, f"# {self.title}\n\n{self.description}\n\n{self.body}".strip())
 
 
 @dataclass
@@ -62,11 +64,18 @@ class Writes:
     """The candidate files of a pass, written together at its end (`flush`: files.write_many flushes
     the disk once for them all; two fsyncs per file were most of a cold import's derive). A file the
     batch holds reads as written already, so a later boundary deriving the same candidate finds it
-    unchanged, as it would have found the file."""
+    unchanged, as it would have found the file.
+
+    `written` keeps each file flushed with the (size, mtime_ns) it was written at and what it reads
+    as (`render_front`): the knowledge import that follows in the same pass takes those instead of
+    reading and parsing the file back, as long as the file is still listed so (one a person changed
+    since is read as any other)."""
 
     directory: Path
     pending: dict[Path, bytes] = field(default_factory=dict)
     owners: dict[Path, list[tuple[Outcome, str]]] = field(default_factory=dict)
+    fronts: dict[Path, knowledge.Front | None] = field(default_factory=dict)
+    written: dict[Path, tuple[bytes, tuple[int, int], knowledge.Front | None]] = field(default_factory=dict)
 
     def exists(self, path: Path) -> bool:
         return path in self.pending or safefs.exists(path)
@@ -76,8 +85,11 @@ class Writes:
             return self.pending[path]
         return files.read(self.directory, path)
 
-    def add(self, path: Path, data: bytes, outcome: Outcome, record_id: str) -> None:
+    def add(
+        self, path: Path, data: bytes, outcome: Outcome, record_id: str, front: knowledge.Front | None = None
+    ) -> None:
         self.pending[path] = data
+        self.fronts[path] = front
         self.owners.setdefault(path, []).append((outcome, record_id))
         outcome.written.append(record_id)
 
@@ -86,7 +98,14 @@ class Writes:
         refused single write was), any other failure is set on the outcome (its boundary failed)."""
         writes = list(self.pending.items())
         self.pending, owners, self.owners = {}, self.owners, {}
-        for index, exc in files.write_many(self.directory, writes).items():
+        fronts, self.fronts = self.fronts, {}
+        seen: dict[int, tuple[int, int]] = {}
+        failed = files.write_many(self.directory, writes, seen)
+        for index, stat in seen.items():
+            if index not in failed:
+                path, data = writes[index]
+                self.written[path] = (data, stat, fronts[path])
+        for index, exc in failed.items():
             for outcome, record_id in owners[writes[index][0]]:
                 if isinstance(exc, files.Unsafe):
                     outcome.written.remove(record_id)
@@ -111,7 +130,7 @@ def write_candidates(directory: Path, found: list[Candidate], writes: Writes | N
         if safefs.exists(curated):
             outcome.skipped.append(f"{candidate.record_id} (promoted)")
             continue
-        data = candidate.render()
+        data, front = candidate.rendered()
         if batch.exists(path):
             try:
                 current = batch.read(path)
@@ -126,7 +145,7 @@ def write_candidates(directory: Path, found: list[Candidate], writes: Writes | N
                 # Rejected, or reworded by a person: theirs stands.
                 outcome.skipped.append(f"{candidate.record_id} (decided)")
                 continue
-        batch.add(path, data, outcome, candidate.record_id)
+        batch.add(path, data, outcome, candidate.record_id, front)
     if writes is None:
         batch.flush()
         if outcome.error is not None:

@@ -309,14 +309,16 @@ def by_sid(session: Session) -> str:
     return session.sid
 
 
-def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
+def derive_due(directory: Path, sessions=None, written: dict | None = None) -> list[KnowledgeEvent]:
     """Every boundary not derived yet (a failed one is tried again on the next pass); each result, or
     the failure, is a visible event.
 
     Set-based: the evidence of every due session is read up front in a few queries (`Evidence`), the
     candidates are built in memory boundary by boundary, their files written together (`Writes`), and
     the events written in bulk at the end. A session with no evidence at all derives nothing; its
-    boundaries are recorded as derived with nothing written.
+    boundaries are recorded as derived with nothing written. `written`, when given, gets each file
+    written with its bytes, (size, mtime_ns) and front matter (`Writes.written`), for the knowledge
+    import (ledger/importer/knowledge.py `Written`).
     """
     if sessions is None:
         sessions = Session.objects.all()
@@ -374,6 +376,8 @@ def derive_due(directory: Path, sessions=None) -> list[KnowledgeEvent]:
             outcome = Outcome(error=exc)
         events.append((session, window, trigger, outcome))
     writes.flush()
+    if written is not None:
+        written.update(writes.written)
     events = [
         event if isinstance(event, KnowledgeEvent) else outcome_event(*event, failed, cleared, directory)
         for event in events

@@ -22,10 +22,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from introspect.importer import secret_rows
-from introspect.models import Session
 from ledger.importer.document import DocumentResult, markdown, read_document
-from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine, ReviewAction
+from ledger.importer.knowledge_links import Lookups, SessionsBySid, link_provenance
+from ledger.models import KnowledgeRecord, ReviewAction
 from ledger.records import knowledge as knowledge_format
+from ledger.records.document import MAX_DOCUMENT_BYTES
 from lib import bulk, column_fit, safefs
 from lib.hashing import sha256
 
@@ -47,11 +48,19 @@ SOURCE_CLASSES = ("candidates", "curated")  # curated second: it overrides a lef
 STAT_FIELDS = ("record_id", "sha256", "source_class", "present", "directory", "file_size", "file_mtime_ns")
 
 
-def import_directory(directory: Path, root: Path | None = None) -> DocumentResult:
+# A file this pass wrote, by path: its bytes, the (size, mtime_ns) it was written at and what it
+# reads as when that is sure (knowledge_format.render_front).
+Written = dict[Path, tuple[bytes, tuple[int, int], knowledge_format.Front | None]]
+
+
+def import_directory(
+    directory: Path, root: Path | None = None, *, written: Written | None = None
+) -> DocumentResult:
     """Candidates and curated records of one knowledge directory; curated wins for one id.
 
     Files are read inside `root` (the repository, or the directory itself): a candidate that is a
-    link to a file elsewhere is a problem, never shown.
+    link to a file elsewhere is a problem, never shown. A file in `written` (the candidates this
+    pass derived) still listed with the size and mtime it was written at is taken as written.
     """
     root = root or directory
     result = DocumentResult()
@@ -83,7 +92,7 @@ def import_directory(directory: Path, root: Path | None = None) -> DocumentResul
         (record.record_id, record)
         for record in bulk.chunked_in(rows.only(*STAT_FIELDS), "record_id", changed)
     )
-    index_files(directory, root, files, existing, result)
+    index_files(directory, root, files, existing, result, written)
     return result
 
 
@@ -206,9 +215,14 @@ def index_files(
     files: dict[str, tuple[str, Path, tuple[int, int]]],
     existing: dict[str, KnowledgeRecord],
     result: DocumentResult,
+    written: Written | None = None,
 ) -> None:
     """Bring the rows of `existing` (by record id) in line with `files` (record id → source class,
-    path, (size, mtime_ns) as listed): new, changed, restated or gone."""
+    path, (size, mtime_ns) as listed): new, changed, restated or gone. A file of `written` listed
+    with the size and mtime it was written at is not read back: the pass that wrote it holds its
+    bytes (a cold pass read back every one of thousands of candidates it had just derived); one
+    changed since, by a person or another writer, is listed otherwise and read as any other."""
+    written = written or {}
     now = timezone.now()
     leftovers = {
         stem
@@ -226,7 +240,12 @@ def index_files(
         if unchanged(record, source_class, seen):
             result.files += 1  # listed with the size and mtime it was read at: not read again
             continue
-        raw = read_document(root, path, result)
+        known = written.get(path)
+        front = None
+        if known is not None and known[1] == seen:
+            raw, front = known[0][: MAX_DOCUMENT_BYTES + 1], known[2]  # as read_document reads it
+        else:
+            raw = read_document(root, path, result)
         if raw is None:
             continue  # unreadable or refused (a problem), or gone since the listing: the row stays
         result.files += 1
@@ -234,7 +253,11 @@ def index_files(
         if current and record.sha256 == digest:
             restat.append((record.pk, seen))
             continue
-        changed.append((stem, source_class, digest, knowledge_format.parse_knowledge(raw, stem=stem), seen))
+        if front is not None:  # what parsing the bytes gives, held: parsed by the pass that wrote them
+            parsed = knowledge_format.checked(dict(front[0]), front[1], stem=stem)
+        else:
+            parsed = knowledge_format.parse_knowledge(raw, stem=stem)
+        changed.append((stem, source_class, digest, parsed, seen))
     for batch in batched(restat, COMMIT_EVERY):  # the first pass after an upgrade stamps them all
         with transaction.atomic():
             for pk, (size, mtime_ns) in batch:
@@ -245,6 +268,13 @@ def index_files(
     # (`create_records`), in the order they were listed, so that they get the ids one by one would
     # have given them (a record's page is /ledger/knowledge/<id>/).
     lookups = Lookups()
+    sessions.prefetch(
+        ref
+        for *_, parsed, _ in changed
+        if isinstance(provenance := parsed.data.get("provenance"), dict)
+        for ref in listed(provenance.get("derived_from"))
+        if isinstance(ref, str)
+    )
     for batch in batched(changed, COMMIT_EVERY):
         with transaction.atomic():
             new: list[tuple[KnowledgeRecord, knowledge_format.Knowledge]] = []
@@ -313,7 +343,7 @@ def create_records(new: list[tuple[KnowledgeRecord, knowledge_format.Knowledge]]
         scans.append(scan)
     try:
         with transaction.atomic():  # a savepoint: a lost race must not poison the outer transaction
-            KnowledgeRecord.objects.bulk_create(records)
+            bulk.insert_all(records, key=("directory", "record_id"))
     except IntegrityError:
         for record in records:
             record.pk = None
@@ -332,17 +362,6 @@ def create_records(new: list[tuple[KnowledgeRecord, knowledge_format.Knowledge]]
     )
     for record, parsed in new:
         recover_audit(record, parsed)
-
-
-class SessionsBySid(dict):
-    """Sessions looked up by id once per pass (thousands of derived records name a few hundred)."""
-
-    def __missing__(self, sid: str) -> Session | None:
-        # The id is unique: no ORDER BY. `.first()` ordered by pk, and SQLite walked the whole
-        # session table in pk order for each id instead of looking it up (20 of the 128 CPU s a
-        # cold import's 8,955 candidates took to index; issue 29).
-        self[sid] = found = next(iter(Session.objects.filter(sid=sid)[:1]), None)
-        return found
 
 
 # What a record's row holds of its file's words (a secret in them is masked in team mode).
@@ -429,43 +448,6 @@ def listed(value: object) -> list:
     if value is None or value == "":
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-class Lookups(dict):
-    """A pass's look-ups of the ledger entry a `ledger:<slug>/e<epoch>` ref names, each made once
-    (thousands of derived records name a few entries each)."""
-
-    def __missing__(self, key: tuple[str, int]) -> LedgerEntry | None:
-        slug, epoch = key
-        self[key] = found = LedgerEntry.objects.filter(project_slug=slug, epoch=epoch).order_by("ts").first()
-        return found
-
-
-def link_provenance(record: KnowledgeRecord, sessions: SessionsBySid, lookups: Lookups) -> None:
-    """Resolve `claude-session:`, `ledger:` and `turn:` refs (waysweb's own) to rows and turns."""
-    for ref in record.derived_from:
-        kind, _, value = ref.partition(":")
-        if kind == "claude-session":
-            record.session = sessions[value]
-        elif kind == "session" and record.session is None:
-            # A majordomus episode: its provider.event.received lines name the Claude Code session.
-            provider = (
-                MjLedgerLine.objects.filter(episode=value)
-                .exclude(provider_session="")
-                .values_list("provider_session", flat=True)
-                .first()
-            )
-            if provider:
-                record.session = sessions[provider]
-        elif kind == "ledger" and "/e" in value:
-            slug, _, epoch = value.rpartition("/e")
-            if epoch.isdigit():
-                record.ledger_entry = lookups[slug, int(epoch)]
-        elif kind == "turn" and "#" in value:
-            span = value.split("#", 1)[1]
-            first, _, last = span.partition("-")
-            if first.isdigit():
-                record.turn_epochs = [int(first), int(last) if last.isdigit() else int(first)]
 
 
 def recover_audit(record: KnowledgeRecord, parsed: knowledge_format.Knowledge) -> None:

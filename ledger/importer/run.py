@@ -38,6 +38,9 @@ class LedgerPass:
     mj_lines: int = 0
     adrs: document.DocumentResult = field(default_factory=document.DocumentResult)
     derived: list[KnowledgeEvent] = field(default_factory=list)
+    # The candidate files the pass's derive wrote (knowledge.Written), so that the knowledge import
+    # takes them as written instead of reading and parsing them back (knowledge.index_files).
+    written: knowledge.Written = field(default_factory=dict)
     problems: list[safefs.Problem] = field(default_factory=list)
 
     @property
@@ -147,7 +150,7 @@ def import_knowledge_dirs(locs: Locations, result: LedgerPass) -> LedgerPass:
     knowledge_problems: list[safefs.Problem] = []
     reads = []
     for directory, root in knowledge.knowledge_directories(repositories(locs), locs.knowledge_dir):
-        found = knowledge.import_directory(directory, root)
+        found = knowledge.import_directory(directory, root, written=result.written)
         for name in ("files", "added", "changed", "quarantined", "gone"):
             setattr(result.knowledge, name, getattr(result.knowledge, name) + getattr(found, name))
         knowledge_problems += found.problems

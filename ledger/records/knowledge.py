@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from ledger.records.document import split_document
+from ledger.records.document import MAX_DOCUMENT_BYTES, split_document
 from lib import frontmatter
 
 KNOWLEDGE_KEYS = (
@@ -55,6 +55,11 @@ def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
     data, body, problem = split_document(raw)
     if problem is not None:
         return Knowledge(body=body, quarantine=problem)
+    return checked(data, body.strip("\n"), stem=stem)
+
+
+def checked(data: dict, body: str, *, stem: str) -> Knowledge:
+    """The record of a file named `stem` whose front matter reads as `data` and body as `body`."""
     problems = []
     if data.get("schema") != "knowledge/v1":
         problems.append(f"schema is {data.get('schema')!r}, not knowledge/v1")
@@ -74,7 +79,7 @@ def parse_knowledge(raw: bytes, *, stem: str) -> Knowledge:
             problems.append(f"{key} reads like a transcript")
     if isinstance(data.get("date"), date):
         data["date"] = data["date"].isoformat()
-    return Knowledge(data=data, body=body.strip("\n"), problems=tuple(problems))
+    return Knowledge(data=data, body=body, problems=tuple(problems))
 
 
 def transcript_like(text: str) -> bool:
@@ -84,6 +89,38 @@ def transcript_like(text: str) -> bool:
 
 def render_knowledge(data: dict, body: str) -> bytes:
     """A knowledge/v1 file: front matter in the §4.1 key order, then the body."""
+    return render_front(data, body)[0]
+
+
+# The file reads back as what was rendered: a front matter of text, lists of text and mappings of
+# those is emitted by YAML 1.1's safe dumper (which quotes any text that would resolve to another
+# type there) and read back by the YAML 1.2 loader (which resolves fewer types) as the same text.
+Front = tuple[dict, str]
+
+
+def render_front(data: dict, body: str) -> tuple[bytes, Front | None]:
+    """`render_knowledge`, and the (front matter, body) `parse_knowledge` reads back from its bytes,
+    when that surely is what was rendered (every value text, a list of text or a mapping of those,
+    within the parser's size caps), for `checked`: the pass that derives candidates then indexes
+    them without parsing again what it has just written. None when it is not that sure."""
     ordered = {key: data[key] for key in KNOWLEDGE_KEYS if key in data and data[key] not in (None, "", [])}
     head = frontmatter.dump(ordered)
-    return f"---\n{head}---\n\n{body.strip()}\n".encode()
+    text = body.strip()
+    raw = f"---\n{head}---\n\n{text}\n".encode()
+    sure = (
+        len(raw) <= MAX_DOCUMENT_BYTES
+        and len(head.encode()) <= frontmatter.MAX_FRONTMATTER_BYTES
+        and all(
+            plain(value)
+            or (isinstance(value, dict) and all(isinstance(k, str) and plain(v) for k, v in value.items()))
+            for value in ordered.values()
+        )
+    )
+    return raw, (ordered, text) if sure else None
+
+
+def plain(value: object) -> bool:
+    """Text, or a list of text."""
+    return isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(item, str) for item in value)
+    )

@@ -147,7 +147,7 @@ def test_it_never_undoes_a_persons_decision(episode, reviewer):
 
 
 def test_it_records_a_failure_visibly_and_retries_it(episode, monkeypatch):
-    def unwritable(root, writes):
+    def unwritable(root, writes, seen=None):
         return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
     monkeypatch.setattr(candidate_files.files, "write_many", unwritable)
@@ -663,7 +663,7 @@ def test_it_derives_exactly_these_candidates_and_events_over_many_sessions(corpu
 
 
 def test_it_records_each_failed_boundary_then_clears_it_once_written(corpus, monkeypatch):
-    def unwritable(root, writes):
+    def unwritable(root, writes, seen=None):
         return {index: PermissionError(13, "Permission denied") for index in range(len(writes))}
 
     monkeypatch.setattr(candidate_files.files, "write_many", unwritable)

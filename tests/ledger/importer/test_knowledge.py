@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ledger.derive.candidate_files import Candidate, Writes, write_candidates
 from ledger.importer import knowledge as knowledge_files
 from ledger.models import KnowledgeRecord
 from tests.ledger.conftest import record_file
@@ -190,3 +191,48 @@ def test_the_quick_listing_of_a_plain_directory_is_what_its_records_hold(db, kno
     (knowledge / "candidates" / "notes.txt").write_text("not a record either\n")
     (knowledge / "candidates" / "folder.md").mkdir()
     assert knowledge_files.quick_listing(knowledge) == quick
+
+
+def test_files_the_pass_just_wrote_are_taken_as_written_unless_changed_since(tmp_path, db, monkeypatch):
+    """The candidates a pass derived are indexed from the bytes it wrote (`written`), not read back;
+    a file someone changed after the write (another mtime or size) is read as any other."""
+    directory = tmp_path / "knowledge"
+    found = [
+        Candidate(
+            "convention",
+            "decided",
+            f"Decision {n}",
+            "Recorded.",
+            "2026-09-11",
+            "decision",
+            ("claude-session:s-1",),
+        )
+        for n in range(3)
+    ]
+    writes = Writes(directory)
+    write_candidates(directory, found, writes)
+    writes.flush()
+    assert len(writes.written) == 3
+    paths = sorted(writes.written)
+    for path, (data, seen, _) in writes.written.items():
+        assert path.read_bytes() == data and (path.stat().st_size, path.stat().st_mtime_ns) == seen
+    edited, same_stat = paths[0], paths[1]
+    edited.write_bytes(edited.read_bytes().replace(b"Recorded.", b"Reworded by a person."))
+    written = dict(writes.written)
+    reads = []
+    real_read = knowledge_files.read_document
+    monkeypatch.setattr(
+        knowledge_files,
+        "read_document",
+        lambda root, path, result: reads.append(path) or real_read(root, path, result),
+    )
+    result = knowledge_files.import_directory(directory, written=written)
+    assert reads == [edited] and result.added == 3
+    rows = {row.record_id: row for row in KnowledgeRecord.objects.all()}
+    assert rows[edited.name[:-3]].description == "Reworded by a person."
+    assert rows[same_stat.name[:-3]].description == "Recorded."
+    for row in rows.values():
+        assert (row.file_size, row.file_mtime_ns) == (
+            os.stat(row.path).st_size,
+            os.stat(row.path).st_mtime_ns,
+        )
