@@ -31,6 +31,9 @@ def project_for(path: str) -> Project | None:
     return project
 
 
+WINDOW_FIELDS = ("session_id", "number", "start_ts")
+
+
 @dataclass
 class Plan:
     """One session's derived rows, computed before the write transaction opens."""
@@ -80,10 +83,17 @@ def rebuild_many(sessions: list[Session]) -> None:
         Turn.objects.filter(session_id__in=ids).delete()  # their rows are gone: nothing cascades
         TurnOutcome.objects.filter(session_id__in=ids).delete()
         TurnOutcome.objects.bulk_create(row for item in plans for row in item.outcomes)
-        Window.objects.bulk_create(
-            Window(session=item.session, number=number, start_ts=start.ts_raw or "")
-            for item in plans
-            for number, start in enumerate(item.starts, start=1)
+        bulk.insert_rows(
+            bulk.Rows(
+                Window,
+                WINDOW_FIELDS,
+                [
+                    (item.session.id, number, start.ts_raw or "")
+                    for item in plans
+                    for number, start in enumerate(item.starts, start=1)
+                ],
+            ),
+            ignore_conflicts=False,
         )
         turn_rows.write_turns_of([(item.session, item.turns, item.built) for item in plans])
         plain = [item.session.pk for item in plans if item.trunk is None and not item.agent_files]
@@ -109,7 +119,7 @@ def plan(
     lines = trunk_facts.read(trunk, built=built_entry_id)
     prompts = join.PromptIndex(trunk_facts.prompt_turns(trunk, lines.injections))
     unmatched = lines.no_match_reason()
-    joins = [join.join_turn(turn.ts, prompts, no_match_reason=unmatched) for turn in built]
+    joins = join.join_turns([turn.ts for turn in built], prompts, no_match_reason=unmatched)
     by_uuid = trunk_facts.last_lines(trunk, {joined.user_uuid for joined in joins if joined.user_uuid})
     nearest = NearestPrompt(lines.prompts)
     summary = turn_model.summarise(built, keyed_turns=sum(1 for j in joins if j.confidence == "keyed"))
@@ -172,16 +182,16 @@ def plan(
     session.built_entry_id = built_entry_id
     session.waiting_parents = lines.waiting_parents
     session.models_seen = fields.all_models(session, trunk) if built_entry_id else fields.models_seen(events)
-    window_starts = [start.ts_raw or "" for start in starts]
+    windows = turn_rows.Windows([start.ts_raw or "" for start in starts])
     turns = [
         turn_rows.turn_row(
             session,
             turn.epoch,
-            turn_rows.window_of(turn.ts_raw, window_starts),
+            windows.of(turn.ts_raw),
             turn,
             joined,
             prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,
-            nearest_prompt=None if joined.user_uuid else nearest.at(turn.ts),
+            nearest_prompt=None if joined.user_uuid or not lines.prompts else nearest.at(turn.ts),
         )
         for turn, joined in zip(built, joins, strict=True)
     ]

@@ -264,14 +264,26 @@ def events_of(session_ids: Sequence[int]) -> dict[int, list[DeriveEvent]]:
         .values_list("session_id", *derive_event_columns())
     )
     parse = stamps.reader()
-    make = DeriveEvent._make
     at = TS_AT + 1  # after the session id
+    make = tuple.__new__  # DeriveEvent._make without its length check: the columns are its fields
+    current, bucket = None, []
+    # A stamp parsed once however many events share it (about half of a log's events share one).
+    parsed: dict[str | None, datetime | None] = {None: None}
     for row in rows:
-        if parse is not None:
-            row = list(row)
-            row[at] = parse(row[at])
-        found.setdefault(row[0], []).append(make(row[1:]))
+        if row[0] != current:
+            current, bucket = row[0], found.setdefault(row[0], [])
+        if parse is None:
+            bucket.append(make(DeriveEvent, row[1:]))
+            continue
+        text = row[at]
+        ts = parsed.get(text, MISSING)
+        if ts is MISSING:
+            ts = parsed[text] = parse(text)
+        bucket.append(make(DeriveEvent, (*row[1:at], ts, *row[at + 1 :])))
     return found
+
+
+MISSING = object()
 
 
 def top_entry_ids(session_ids: Sequence[int]) -> dict[int, int]:

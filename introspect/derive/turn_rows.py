@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from bisect import bisect_right
 
 from django.db import connection
 from django.db.models import Q
@@ -57,6 +58,7 @@ def turn_row(
     nearest_prompt,
 ) -> tuple:
     """One turn's values, in TURN_FIELDS order."""
+    injection = joined.injection
     return (
         session.pk,
         epoch,
@@ -67,9 +69,9 @@ def turn_row(
         joined.confidence,
         joined.reason,
         joined.user_uuid,
-        pk_of(prompt_entry),
-        pk_of(joined.injection),
-        pk_of(nearest_prompt),
+        None if prompt_entry is None else prompt_entry.pk,
+        None if injection is None else injection.pk,
+        None if nearest_prompt is None else nearest_prompt.pk,
     )
 
 
@@ -91,10 +93,13 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
         bulk.Rows(Turn, TURN_FIELDS, [values for _, turns, _ in groups for values in turns]),
         ignore_conflicts=False,
     )
-    # From each session's first epoch written: a tail extension keeps the turns before it.
-    written = functools.reduce(
-        operator.or_, (Q(session_id=session.pk, epoch__gte=turns[0][1]) for session, turns, _ in groups)
-    )
+    # From each session's first epoch written: a tail extension keeps the turns before it. A rebuild
+    # writes from the first: those sessions in one IN list.
+    whole = [session.pk for session, turns, _ in groups if turns[0][1] <= 1]
+    tails = [
+        Q(session_id=session.pk, epoch__gte=turns[0][1]) for session, turns, _ in groups if turns[0][1] > 1
+    ]
+    written = functools.reduce(operator.or_, ([Q(session_id__in=whole)] if whole else []) + tails)
     ids = {
         (session_id, epoch): pk
         for session_id, epoch, pk in Turn.objects.filter(written).values_list("session_id", "epoch", "id")
@@ -104,10 +109,10 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
         TURN_WAY_FIELDS,
         [
             (
-                ids[(session.pk, values[1])],
+                turn_id,
                 position,
                 row.event.pk,
-                pk_of(row.judge_event),
+                None if row.judge_event is None else row.judge_event.pk,
                 row.way_id,
                 row.trigger_channel,
                 row.gated,
@@ -116,8 +121,9 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
                 row.fire_score,
                 row.matched_span,
             )
-            for session, turns, built in groups
+            for _, turns, built in groups
             for values, turn in zip(turns, built, strict=True)
+            for turn_id in (ids[values[0], values[1]],)  # its session id and epoch
             for position, row in enumerate(turn.rows, start=1)
         ],
     )
@@ -138,4 +144,15 @@ def delete_turns(ids: list[int]) -> None:
 
 def window_of(ts_raw: str, starts: list[str]) -> int:
     """The compaction window a moment falls in: how many session_starts came at or before it."""
-    return max(1, sum(1 for start in starts if start and start <= ts_raw))
+    return Windows(starts).of(ts_raw)
+
+
+class Windows:
+    """`window_of` for many moments: the dated starts sorted once, each moment a bisect (a count
+    of the starts at or before it), not a pass over every start."""
+
+    def __init__(self, starts: list[str]):
+        self.bounds = sorted(start for start in starts if start)
+
+    def of(self, ts_raw: str) -> int:
+        return max(1, bisect_right(self.bounds, ts_raw))

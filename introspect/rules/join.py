@@ -93,6 +93,19 @@ def join_turn(turn_second: datetime, turns: Sequence[PromptTurn], *, no_match_re
     return Join("keyed", KEYED, user_uuid=best.user_uuid, injection=best.injection)
 
 
+def join_turns(
+    seconds: Sequence[datetime], turns: Sequence[PromptTurn], *, no_match_reason: str
+) -> list[Join]:
+    """`join_turn` of each of these fire turns' seconds. Without a prompt turn (a session of events
+    alone: most of a long history) each is unmatched, or out of range, as `join_turn` finds it,
+    without a search per turn."""
+    index = turns if isinstance(turns, PromptIndex) else PromptIndex(turns)
+    if len(index):
+        return [join_turn(second, index, no_match_reason=no_match_reason) for second in seconds]
+    unmatched, out = Join("heuristic", no_match_reason), Join("heuristic", OUT_OF_RANGE)
+    return [unmatched if in_range(second) else out for second in seconds]
+
+
 class PromptIndex:
     """Prompt turns sorted by second, so each fire turn looks at its ±8 s neighbours only
     (a 5,000-turn session would otherwise compare every turn with every prompt)."""

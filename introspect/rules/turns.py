@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
 
 import orjson
 
@@ -18,12 +19,15 @@ from introspect.rules.timestamps import shifted
 
 TURN_EVENTS = frozenset({"way_fired", "way_redisclosed", "way_keyword_gated", "way_suppressed"})
 TURN_GAP_SECS = 3  # agent-ways introspection.rs: a gap of more than 3 s starts a new turn
+TURN_GAP = timedelta(seconds=TURN_GAP_SECS)
+RAW_STAMP = attrgetter("ts_raw")
+OCCURRENCES = attrgetter("occurrences")
 VERDICT_WINDOW_SECS = 3  # attach_verdicts: a verdict joins a row at most 3 s away
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
-    """One entry of a turn's `fired_ways`."""
+    """One entry of a turn's `fired_ways` (slots: a cold import makes hundreds of thousands)."""
 
     event: object
     way_id: str
@@ -56,6 +60,12 @@ class TurnData:
 
 def expand(events: Iterable) -> list:
     """Each event as many times as its line occurred in one source (genuine repeats count twice)."""
+    events = list(events)
+    try:
+        if max(map(OCCURRENCES, events), default=1) <= 1:
+            return events  # the usual case: no line repeated, each event once
+    except AttributeError:
+        pass  # an event-like object without the count: each once, as below
     out = []
     for event in events:
         out.extend([event] * max(getattr(event, "occurrences", 1), 1))
@@ -120,6 +130,7 @@ def unsigned(value) -> int:
 
 
 VERDICT_SPAN = timedelta(seconds=VERDICT_WINDOW_SECS)
+STAMP_ORDER = attrgetter("ts", "order")
 
 
 @dataclass
@@ -137,7 +148,7 @@ class WayRows:
                 grouped.setdefault(row.way_id, []).append(row)
         out = {}
         for way, items in grouped.items():
-            items.sort(key=lambda r: (r.ts, r.order))
+            items.sort(key=STAMP_ORDER)
             out[way] = cls([r.ts for r in items], items)
         return out
 
@@ -189,21 +200,29 @@ def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list
 def build_turns(events: Sequence) -> list[TurnData]:
     """SessionIntrospection::build steps 1–7 over one session's events in event order."""
     events = expand(events)
-    rows = [row for order, event in enumerate(events) if (row := row_for(event, order)) is not None]
+    rows = [
+        row
+        for order, event in enumerate(events)
+        if event.event in TURN_EVENTS and (row := row_for(event, order)) is not None
+    ]
     judged = [event for event in events if event.event == "way_judged"]
     rows += attach_verdicts(rows, judged, len(events))
-    rows.sort(key=lambda row: row.ts_raw)  # stable: equal ts keep event order, blocks last
+    rows.sort(key=RAW_STAMP)  # stable: equal ts keep event order, blocks last
     turns: list[TurnData] = []
     last: datetime | None = None
+    turn: TurnData | None = None
     for row in rows:
-        if row.ts is None:
+        ts = row.ts
+        if ts is None:
             continue  # not UTC Z: skipped, in no turn and no count (introspection.md §3.2)
-        if last is None or (row.ts - last).total_seconds() > TURN_GAP_SECS:
-            turns.append(TurnData(epoch=len(turns) + 1, ts_raw=row.ts_raw, ts=row.ts, token_position=0))
-        turn = turns[-1]
+        # A timedelta compare: what `total_seconds() > TURN_GAP_SECS` says, at microsecond grain.
+        if turn is None or ts - last > TURN_GAP:
+            turn = TurnData(epoch=len(turns) + 1, ts_raw=row.ts_raw, ts=ts, token_position=0)
+            turns.append(turn)
         turn.rows.append(row)
-        turn.token_position = max(turn.token_position, row.token_position)
-        last = row.ts
+        if row.token_position > turn.token_position:
+            turn.token_position = row.token_position
+        last = ts
     return turns
 
 
