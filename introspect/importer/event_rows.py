@@ -134,7 +134,7 @@ LAYOUT = event_prep.Layout(
     {name: length for name, (length, _) in column_fit.limits(WaysEvent).items()},
     secret_rows.EVENT_TEXTS,
 )
-SOURCE_AT = tuple(AT[name] for name in event_prep.SOURCE_SET[:3])  # source_id, order_rank, order_generation
+SOURCE_ID, ORDER_RANK, ORDER_GENERATION = (AT[name] for name in event_prep.SOURCE_SET[:3])
 
 
 def prep_config() -> event_prep.Config:
@@ -169,8 +169,7 @@ def event_row(
             if stamps is not None and stamps.as_text:
                 stored(fields)
             return [fields[name] for name in EVENT_NAMES]
-    for at, value in zip(SOURCE_AT, (row.pk, row.rank, row.generation), strict=True):
-        values[at] = value
+    values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = row.pk, row.rank, row.generation
     return values
 
 

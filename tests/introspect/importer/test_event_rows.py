@@ -110,3 +110,34 @@ def test_a_row_built_as_sqlite_stores_it_holds_the_texts_django_would_store():
         if parser.parse_line(data).records:
             direct, general = stored_either_way(data)
             assert repr(direct) == repr(general), data
+
+
+def test_a_stamp_read_by_its_places_is_the_stamp_utc_second_reads():
+    from introspect.rules import timestamps
+
+    odd = [
+        "2026-01-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T23:59:60Z",
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "2026-01-01T00:00:00Z\n",
+        "2026-01-01T00:00:00.5Z",
+        "2026-01-01 00:00:00Z",
+        "2026-01-01T00:00:00z",
+        "٢٠٢٦-01-01T00:00:00Z",
+        "2026-1-01T00:00:00Z",
+        "+026-01-01T00:00:00Z",
+        "",
+    ]
+    rng = random.Random(29)
+    for _ in range(3000):  # digits and separators shuffled: valid and invalid dates alike
+        odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
+    for ts in odd:
+        read, flag = event_prep.Stamps()[ts]
+        assert read == timestamps.utc_second(ts), ts
+        assert (flag == "ts_invalid") == (read is None), ts
+        if read is not None:
+            assert event_prep.Stamps(as_text=True)[ts][0] == str(read.replace(tzinfo=None))
