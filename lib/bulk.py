@@ -159,6 +159,14 @@ def _sqlite_utc_converter(convert: Callable, connection) -> Callable:
     return datetime_value
 
 
+def stores_utc_text(model: type[models.Model]) -> bool:
+    """Whether `model`'s rows go to SQLite in UTC, which stores an aware UTC datetime as its naive
+    text (`str(value.replace(tzinfo=None))`, as `_sqlite_utc_converter` gives it) and a JSON value
+    as `json.dumps`' text: a caller may build those texts itself and name the columns `ready`."""
+    connection = connections[router.db_for_write(model)]
+    return connection.vendor == "sqlite" and connection.timezone == UTC
+
+
 def _json_converter(convert: Callable) -> Callable:
     """The field's JSON conversion, with the empty list (most rows' flags) converted once."""
     empty = convert([])

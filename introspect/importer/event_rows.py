@@ -13,7 +13,7 @@ same row (tests/introspect/importer/test_event_rows.py).
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
 from itertools import batched
 
 from django.conf import settings
@@ -65,7 +65,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     moved: list[Known] = []
     repeated: list[Known] = []
     keys: set[str] = set()
-    stamps: dict[str, datetime | None] = {}  # a batch's lines share their stamps' seconds
+    # A batch's lines share their stamps' seconds; on SQLite the row holds its stored texts.
+    stamps = event_prep.Stamps(as_text=bulk.stores_utc_text(WaysEvent))
     scanned: dict[str, list] = {}  # sha256 → the secrets the worker found in the new event's texts
     for (line, record), sha in zip(candidates, shas, strict=True):
         new = fresh.get(sha)
@@ -122,6 +123,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         WaysEvent,
         EVENT_NAMES,
         list(fresh.values()),
+        ready=event_prep.STORED if stamps.as_text else frozenset(),
         findings=secret_rows.finding_rows(findings) if findings else None,
     )
 
@@ -132,14 +134,16 @@ LAYOUT = event_prep.Layout(
     {name: length for name, (length, _) in column_fit.limits(WaysEvent).items()},
     secret_rows.EVENT_TEXTS,
 )
-SOURCE_AT = tuple(AT[name] for name in event_prep.SOURCE_SET[:3])  # source_id, order_rank, order_generation
+SOURCE_ID, ORDER_RANK, ORDER_GENERATION = (AT[name] for name in event_prep.SOURCE_SET[:3])
 
 
 def prep_config() -> event_prep.Config:
     """How the worker prepares events lines: the row's layout, and the secret scan when it only
     notes what it finds (in team mode the writer scans, as it masks with the database's exceptions)."""
     return event_prep.Config(
-        LAYOUT, settings.WAYSWEB_SECRET_SCAN and not settings.WAYSWEB_SECRETS_MASKED_ONLY
+        LAYOUT,
+        settings.WAYSWEB_SECRET_SCAN and not settings.WAYSWEB_SECRETS_MASKED_ONLY,
+        stamps_as_text=bulk.stores_utc_text(WaysEvent),
     )
 
 
@@ -148,11 +152,12 @@ def event_row(
     line: tailer.Line,
     record: parser.Record | event_prep.Prepared,
     sha: str,
-    stamps: dict[str, datetime | None] | None = None,
+    stamps: event_prep.Stamps | None = None,
 ) -> list:
     """The new event's row (EVENT_NAMES order) for one events-log record (event_prep.values_of; a line
     the plain reading does not take goes the general way, `event_values`), or as the worker prepared
-    it. `stamps`: stamps already read (a cache the caller keeps for a batch)."""
+    it. `stamps`: stamps already read (the batch's; its `as_text` says how the row holds `ts` and its
+    JSON columns)."""
     if isinstance(record, event_prep.Prepared):
         values = record.values
         if values is None:
@@ -161,10 +166,19 @@ def event_row(
         values = event_prep.values_of(LAYOUT, line, record, sha, stamps)
         if values is None:
             fields = event_values(row, line, record, sha)
+            if stamps is not None and stamps.as_text:
+                stored(fields)
             return [fields[name] for name in EVENT_NAMES]
-    for at, value in zip(SOURCE_AT, (row.pk, row.rank, row.generation), strict=True):
-        values[at] = value
+    values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = row.pk, row.rank, row.generation
     return values
+
+
+def stored(fields: dict) -> None:
+    """`event_values`' fields as a row of Stamps(as_text=True) holds them (event_prep.STORED): the
+    stamp and the JSON columns as the text SQLite stores (lib/bulk.py's conversions)."""
+    if fields["ts"] is not None:
+        fields["ts"] = str(fields["ts"].replace(tzinfo=None))
+    fields["flags"], fields["empty_fields"] = json.dumps(fields["flags"]), json.dumps(fields["empty_fields"])
 
 
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:

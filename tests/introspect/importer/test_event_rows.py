@@ -5,10 +5,15 @@ from __future__ import annotations
 import gzip
 import json
 import random
+from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
 
-from introspect.importer import event_rows, parser, schema, tailer
+from django.db import connection
+
+from introspect.importer import event_prep, event_rows, parser, schema, tailer
+from introspect.models import WaysEvent
+from lib import bulk
 from tests.introspect.importer.test_parser import ODD_VALUES
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,7 +24,7 @@ def both(data: bytes, *, nul_prefix: int = 0) -> tuple[str, str]:
     """The direct row and the general reading's values in the row's order, as text (NaN equals itself)."""
     record = parser.parse_line(data).records[0]
     line = tailer.Line(offset=120, data=data, length=len(data), index=4, nul_prefix=nul_prefix)
-    direct = event_rows.event_row(SOURCE, line, record, "f" * 64, {})
+    direct = event_rows.event_row(SOURCE, line, record, "f" * 64, event_prep.Stamps())
     general = event_rows.event_values(SOURCE, line, record, "f" * 64)
     return repr(direct), repr([general[name] for name in event_rows.EVENT_NAMES])
 
@@ -64,10 +69,75 @@ def test_odd_values_overlong_texts_and_odd_stamps_get_the_same_row_either_way():
 
 
 def test_a_batchs_stamp_cache_gives_the_stamp_read_afresh():
-    stamps: dict = {}
+    stamps = event_prep.Stamps()
     for ts in ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "bad", "bad"):
         data = dumps({"event": "way_fired", "ts": ts})
         record = parser.parse_line(data).records[0]
         line = tailer.Line(offset=0, data=data, length=len(data))
         row = event_rows.event_row(SOURCE, line, record, "0" * 64, stamps)
         assert row == event_rows.event_row(SOURCE, line, record, "0" * 64)
+
+
+def stored_either_way(data: bytes) -> tuple[list, list]:
+    """The direct row built as SQLite stores it (event_prep.Stamps(as_text=True)), and the general
+    reading's values converted by Django's own fields for this database (what the ORM would send)."""
+    record = parser.parse_line(data).records[0]
+    line = tailer.Line(offset=120, data=data, length=len(data), index=4)
+    direct = event_rows.event_row(SOURCE, line, record, "f" * 64, event_prep.Stamps(as_text=True))
+    general = event_rows.event_values(SOURCE, line, record, "f" * 64)
+    for name in event_prep.STORED:
+        field = WaysEvent._meta.get_field(name)
+        if general[name] is not None:
+            general[name] = field.get_db_prep_save(general[name], connection)
+    return direct, [general[name] for name in event_rows.EVENT_NAMES]
+
+
+def test_a_row_built_as_sqlite_stores_it_holds_the_texts_django_would_store():
+    if not bulk.stores_utc_text(WaysEvent):
+        assert connection.vendor != "sqlite" or connection.timezone != UTC  # PostgreSQL: datetimes
+        return
+    lines = [
+        dumps({"event": "way_fired", "ts": "2026-03-01T10:20:30Z", "surface": ""}),
+        dumps({"event": "nope", "ts": "2026-03-01T10:20:30.999Z", "way": "a", "domain": ""}),
+        dumps({"event": "way_fired", "ts": "0001-01-01T00:00:00Z", "p_yes": "x"}),  # the general way
+        dumps({"event": "way_fired", "ts": "bad"}),
+        dumps({"event": "way_fired", "ts": "2026-02-30T00:00:00Z", "reason": "é ü \u2028"}),
+        dumps({"event": "gate_capped"}),
+    ]
+    for path in sorted((ROOT / "sample" / "home").rglob("events*.jsonl")):
+        lines.extend(line for line in path.read_bytes().splitlines() if line.strip())
+    for data in lines:
+        if parser.parse_line(data).records:
+            direct, general = stored_either_way(data)
+            assert repr(direct) == repr(general), data
+
+
+def test_a_stamp_read_by_its_places_is_the_stamp_utc_second_reads():
+    from introspect.rules import timestamps
+
+    odd = [
+        "2026-01-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T23:59:60Z",
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "2026-01-01T00:00:00Z\n",
+        "2026-01-01T00:00:00.5Z",
+        "2026-01-01 00:00:00Z",
+        "2026-01-01T00:00:00z",
+        "٢٠٢٦-01-01T00:00:00Z",
+        "2026-1-01T00:00:00Z",
+        "+026-01-01T00:00:00Z",
+        "",
+    ]
+    rng = random.Random(29)
+    for _ in range(3000):  # digits and separators shuffled: valid and invalid dates alike
+        odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
+    for ts in odd:
+        read, flag = event_prep.Stamps()[ts]
+        assert read == timestamps.utc_second(ts), ts
+        assert (flag == "ts_invalid") == (read is None), ts
+        if read is not None:
+            assert event_prep.Stamps(as_text=True)[ts][0] == str(read.replace(tzinfo=None))
