@@ -131,7 +131,8 @@ class SourceFile(models.Model):
 
 
 class RawLine(models.Model):
-    """Every physical line read, so that each occurrence of a duplicated event is accounted for."""
+    """Every physical line read, so that each occurrence of a duplicated event is accounted for, but
+    the line a WaysEvent row stands for (its place): PhysicalLine reads the two together."""
 
     # Indexed by rawline_position_unique, which starts with it: a second index only slows inserts.
     source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines", db_index=False)
