@@ -66,7 +66,7 @@ def ingest(env: dict, database: Path) -> tuple[float, int]:
     if status != 0:
         raise SystemExit(f"ingest failed ({status}): {last}")
     with sqlite3.connect(database) as db:
-        return seconds, db.execute("SELECT count(*) FROM introspect_rawline").fetchone()[0]
+        return seconds, db.execute("SELECT count(*) FROM introspect_physicalline").fetchone()[0]
 
 
 def main() -> None:

@@ -131,7 +131,8 @@ class SourceFile(models.Model):
 
 
 class RawLine(models.Model):
-    """Every physical line read, so that each occurrence of a duplicated event is accounted for."""
+    """Every physical line read, so that each occurrence of a duplicated event is accounted for, but
+    the line a WaysEvent row stands for (its place): PhysicalLine reads the two together."""
 
     # Indexed by rawline_position_unique, which starts with it: a second index only slows inserts.
     source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines", db_index=False)
@@ -147,6 +148,28 @@ class RawLine(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["source", "offset", "index"], name="rawline_position_unique"),
         ]
+
+
+class PhysicalLine(models.Model):
+    """Every physical line read (a database view): its RawLine row, or, for the line that is an
+    event's stored place, the event itself (issue 29: the events store writes no RawLine for it).
+
+    The place a WaysEvent row holds (source, order_offset, order_index) is the line it was read
+    from; a RawLine row at the same place wins (a copy that moved an event there, or a line of an
+    older database, which wrote every line's RawLine). Read-only: the importer writes RawLine and
+    WaysEvent. `length` is NULL for an event's place (the event does not keep it).
+    """
+
+    source = models.ForeignKey(SourceFile, on_delete=models.DO_NOTHING, related_name="+", db_index=False)
+    offset = models.BigIntegerField()
+    index = models.IntegerField()
+    sha256 = models.CharField(max_length=64)
+    length = models.BigIntegerField(null=True)
+    outcome = models.CharField(max_length=16)
+
+    class Meta:
+        managed = False
+        db_table = "introspect_physicalline"
 
 
 class Quarantine(models.Model):
@@ -371,7 +394,8 @@ class WaysEvent(models.Model):
     """
 
     sha256 = models.CharField(max_length=64, unique=True)
-    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+")
+    # Indexed by event_source_place, which starts with it (the lines of a source: PhysicalLine).
+    source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+", db_index=False)
     occurrences = models.PositiveIntegerField(default=1, help_text="identical lines inside one source")
     # Event order (formats-agent-ways.md §2.3 rule 4): ts, then the lowest (rank, position).
     order_rank = models.BigIntegerField()
@@ -426,6 +450,8 @@ class WaysEvent(models.Model):
                 name="event_session_order",
             ),
             models.Index(fields=["event", "way"]),
+            # The place the event was read from: a replay or --verify reads a source's lines by it.
+            models.Index(fields=["source", "order_offset", "order_index"], name="event_source_place"),
             # A session page reads its near-misses in the page's time span (queries.fire_turns
             # near_misses_by_turn): 3 % of the events, so only theirs are indexed.
             models.Index(

@@ -177,12 +177,13 @@ def _json_converter(convert: Callable) -> Callable:
     return json_value
 
 
-def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> None:
+def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> int:
     """Write `rows` with one `executemany` (`ON CONFLICT DO NOTHING` unless told otherwise): table
     and column names come from the model's `_meta`, each value is converted only where its field
-    needs it (dates, JSON), so SQLite and PostgreSQL get what the ORM would have sent."""
+    needs it (dates, JSON), so SQLite and PostgreSQL get what the ORM would have sent. Returns how
+    many rows went in (fewer than given: conflicts ignored)."""
     if not rows.values:
-        return
+        return 0
     alias = router.db_for_write(rows.model)
     sql, converted = _insert_plan(rows.model, rows.names, alias, ignore_conflicts, rows.ready)
     values = rows.values
@@ -196,10 +197,10 @@ def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> None:
             values.append(row)
     connection = connections[alias]
     if connection.vendor == "postgresql" and connection.in_atomic_block and len(values) >= COPY_FROM:
-        copy_rows(connection, rows.model, rows.names, values, ignore_conflicts=ignore_conflicts)
-        return
+        return copy_rows(connection, rows.model, rows.names, values, ignore_conflicts=ignore_conflicts)
     with connection.cursor() as cursor:
         cursor.executemany(sql, values)
+        return cursor.rowcount  # both drivers: the sum over the rows
 
 
 # PostgreSQL: a batch this large goes through COPY (importer-reliability.md §11; measured on the
@@ -207,7 +208,7 @@ def insert_rows(rows: Rows, *, ignore_conflicts: bool = True) -> None:
 COPY_FROM = 100
 
 
-def copy_rows(connection, model, names, values, *, ignore_conflicts: bool) -> None:
+def copy_rows(connection, model, names, values, *, ignore_conflicts: bool) -> int:
     """psycopg 3 `COPY … FROM STDIN` into a temporary staging table, then one
     `INSERT … SELECT … ON CONFLICT DO NOTHING` into the table: idempotent like the plain insert.
 
@@ -239,7 +240,9 @@ def copy_rows(connection, model, names, values, *, ignore_conflicts: bool) -> No
             f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {stage}"
             + (" ON CONFLICT DO NOTHING" if ignore_conflicts else "")
         )
+        inserted = cursor.rowcount
         cursor.execute(f"TRUNCATE {stage}")
+    return inserted
 
 
 def chunked_in(queryset, field: str, values, *, size: int = 500) -> list:

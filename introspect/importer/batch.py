@@ -4,7 +4,8 @@ The checkpoint update is a compare-and-set on the offset the batch started from 
 member: the member's start and how far into it), so a crash rolls rows and offset back together
 and a second importer can never move an offset backwards (importer-reliability.md §3, §9).
 What a line becomes is its kind's store's business (importer/stores.py); here every line gets its
-RawLine row with its outcome, and what cannot be read its Quarantine row.
+RawLine row with its outcome (but the line whose place a stored event holds: models.PhysicalLine),
+and what cannot be read its Quarantine row.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from introspect.importer import entry_prep, parser, stores, tailer
-from introspect.models import Quarantine, RawLine, SourceFile
+from introspect.models import PhysicalLine, Quarantine, RawLine, SourceFile
 from lib import bulk
 from lib.hashing import sha256
 
@@ -56,14 +57,14 @@ def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int,
     for line in lines:
         low, high = spans.get(line.offset, (line.index, line.index))
         spans[line.offset] = (min(low, line.index), max(high, line.index))
-    known = RawLine.objects.filter(source=row).values_list("offset", "index")
+    known = PhysicalLine.objects.filter(source=row).values_list("offset", "index")
     single = [o for o, span in spans.items() if span == (0, 0)]
     if row.rel_path.endswith(".gz"):
         seen = set(bulk.chunked_in(known.filter(index=0), "offset", single))
     else:
         # A plain file's line is its offset: rows imported before its index was fixed at 0 hold the
         # line's place in a read buffer instead, and must still be recognised on a replay.
-        offsets = RawLine.objects.filter(source=row).values_list("offset", flat=True)
+        offsets = PhysicalLine.objects.filter(source=row).values_list("offset", flat=True)
         seen = {(offset, 0) for offset in bulk.chunked_in(offsets, "offset", single)}
     ranged = [Q(offset=o, index__range=span) for o, span in spans.items() if span != (0, 0)]
     for start in range(0, len(ranged), 200):  # three bound parameters each
@@ -129,10 +130,13 @@ def load_batch(
         store = stores.store_for(row.kind)
         lines = sort_lines(row, chunk, seen, store.parse)
         new_rows = store.build(row, lines, out.sessions)
+        # A placed line whose record another importer stored first meanwhile is a copy after all.
+        for key in store.write(row, new_rows) or ():
+            lines.placed.discard(key)
+            lines.outcomes[key] = "duplicate"
         for outcome in lines.outcomes.values():  # one outcome per physical line
             setattr(lines.counts, outcome, getattr(lines.counts, outcome) + 1)
         write_lines(row, lines)
-        store.write(row, new_rows)
         move_checkpoint(row, chunk, lines.counts, expected_offset, expected_member_bytes, replay)
     out.counts = lines.counts
     return out
@@ -174,6 +178,8 @@ def sort_lines(
             lines.candidates.extend((line, record) for record in parsed.records)
             lines.shas.extend(shas)
             lines.outcomes[key] = "duplicate"  # until one of its records turns out new
+            if len(shas) == 1 and shas[0] == sha and not line.nul_prefix and parsed.quarantine is None:
+                lines.whole.add(key)
         else:
             lines.outcomes[key] = "inert" if parsed.inert else "quarantined"
         lines.raw_rows.append((line.offset, line.index, sha, line.length, ""))
@@ -197,15 +203,15 @@ def sort_lines(
 
 
 def write_lines(row: SourceFile, lines: Lines) -> None:
-    """Every line's RawLine row, its outcome settled by now, and the quarantined lines."""
-    source_id, outcomes = row.pk, lines.outcomes
-    bulk.insert_rows(
-        bulk.Rows(
-            RawLine,
-            RAW_NAMES,
-            [(source_id, o, i, h, n, outcome or outcomes[(o, i)]) for o, i, h, n, outcome in lines.raw_rows],
-        )
-    )
+    """Every line's RawLine row, its outcome settled by now, but for the lines a stored row holds the
+    place of (with those of places elsewhere such a row left), and the quarantined lines."""
+    source_id, outcomes, placed = row.pk, lines.outcomes, lines.placed
+    values = [
+        (source_id, o, i, h, n, outcome or outcomes[(o, i)])
+        for o, i, h, n, outcome in lines.raw_rows
+        if (o, i) not in placed
+    ]
+    bulk.insert_rows(bulk.Rows(RawLine, RAW_NAMES, values + lines.vacated))
     bulk.insert_ignore(lines.quarantine, batch_size=50)
 
 

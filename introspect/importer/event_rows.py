@@ -14,6 +14,7 @@ same row (tests/introspect/importer/test_event_rows.py).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from itertools import batched
 
 from django.conf import settings
@@ -56,12 +57,13 @@ OCCURRENCES, SESSION_KEY, SESSION_ID = AT["occurrences"], AT["session_key"], AT[
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
-    candidates, shas, outcomes = lines.candidates, lines.shas, lines.outcomes
+    candidates, shas, outcomes, whole = lines.candidates, lines.shas, lines.outcomes, lines.whole
     existing = {
         found[-1]: Known(*found) for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", set(shas))
     }
     fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
     places: dict[str, tuple[int, int, int]] = {}  # sha256 → where the new event was read
+    placed: dict[str, tuple[int, int]] = {}  # sha256 → the line the new event stands for
     moved: list[Known] = []
     repeated: list[Known] = []
     keys: set[str] = set()
@@ -82,7 +84,10 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
             fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
             if isinstance(record, event_prep.Prepared) and record.found is not None:
                 scanned[sha] = record.found  # the worker's scan of these values
-            outcomes[(line.offset, line.index)] = "imported"
+            key = (line.offset, line.index)
+            outcomes[key] = "imported"
+            if key in whole:
+                placed[sha] = key  # the event's row stands for the line (models.PhysicalLine)
             if values[SESSION_KEY]:
                 keys.add(values[SESSION_KEY])
             continue
@@ -95,7 +100,11 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
             known.occurrences += 1
             repeated.append(known)
         elif position < known.position:
-            known.position = position
+            # The place it leaves is a line read all the same: its RawLine row now (ignored where
+            # it has one: a copy, or a line of an older database).
+            _, _, offset, index = known.position
+            lines.vacated.append((known.source_id, offset, index, sha, line.length, "imported"))
+            known.source_id, known.position = row.pk, position
             moved.append(known)
         if known.session_key:
             sessions.add(known.session_key)
@@ -104,8 +113,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     changed = list({id(e): e for e in moved + repeated}.values())
     bulk.update_values(
         WaysEvent,
-        ("occurrences", "order_rank", "order_generation", "order_offset", "order_index"),
-        ((event.occurrences, *event.position, event.pk) for event in changed),
+        ("source_id", "occurrences", "order_rank", "order_generation", "order_offset", "order_index"),
+        ((event.source_id, event.occurrences, *event.position, event.pk) for event in changed),
     )
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
@@ -119,13 +128,37 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
             secret_rows.event_row(values, LAYOUT.texts, place, findings, scan)
         else:
             secret_rows.noted(place, found, findings)
-    return secret_rows.ScannedRows(
+    lines.placed.update(placed.values())
+    return EventRows(
         WaysEvent,
         EVENT_NAMES,
         list(fresh.values()),
         ready=event_prep.STORED if stamps.as_text else frozenset(),
         findings=secret_rows.finding_rows(findings) if findings else None,
+        placed=placed,
     )
+
+
+@dataclass
+class EventRows(secret_rows.ScannedRows):
+    """A batch's new events, and the lines each stands for (sha256 → (offset, index))."""
+
+    placed: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
+    """Insert the new events; returns the lines of those another importer stored first (between
+    this batch's look-up and its insert: ON CONFLICT kept theirs), whose RawLine rows the batch
+    then writes, as copies (stores.py)."""
+    inserted = bulk.insert_rows(rows)
+    if rows.findings:
+        bulk.insert_rows(rows.findings)
+    if inserted == len(rows) or not rows.placed:
+        return set()
+    names = ("sha256", "source_id", "order_offset", "order_index")
+    ours = {sha: (row.pk, *key) for sha, key in rows.placed.items()}
+    held = {sha: tuple(place) for sha, *place in bulk.select_in(WaysEvent, names, "sha256", ours)}
+    return {ours[sha][1:] for sha in ours if held.get(sha) != ours[sha]}
 
 
 # WaysEvent's row as plain values, for event_prep here and in the worker (importer/prefetch.py).

@@ -20,7 +20,7 @@ from django.db import transaction
 from introspect.importer import batch, gzip_tail, tailer
 from introspect.importer.discovery import Source
 from introspect.importer.prefetch import Prefetch
-from introspect.models import RawLine, SourceFile
+from introspect.models import PhysicalLine, SourceFile
 from lib import bulk, safefs
 from lib.hashing import sha256
 
@@ -306,7 +306,7 @@ def verify_file(source: Source, *, max_line: int = 64 << 20) -> bool:
         if chunk is None or chunk.new_generation:
             return True  # gone, or changed in a way the next import notices anyway
         lines = [line for line in chunk.lines if line.offset < row.offset]
-        offsets = RawLine.objects.filter(source=row).values_list("offset", "sha256")
+        offsets = PhysicalLine.objects.filter(source=row).values_list("offset", "sha256")
         stored = dict(bulk.chunked_in(offsets, "offset", [line.offset for line in lines]))
         if any(stored.get(line.offset) != (line.too_long_sha256 or sha256(line.data)) for line in lines):
             open_generation(source, row)

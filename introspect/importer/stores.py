@@ -5,8 +5,12 @@ majordomus ledger in LedgerConfig.ready; the batch (importer/batch.py) asks for 
 A store's `build(row, lines, sessions)` turns the (line, record) pairs of `lines` (NewLines)
 not yet stored into rows, marks a line "imported" in its `outcomes` once one of its records is new,
 and adds the session ids it touched to `sessions`; its `write(row, rows)` inserts them inside the
-batch's transaction. A store may bring its own `parse` (bytes of a line → parser.Parsed) where its
-format is not read as the generic parser reads JSON (the decision log: serde's rules, rules/decision_records.py).
+batch's transaction. A store whose row holds the place of the line it was read from (an event: source, order_offset,
+order_index) puts the line in `placed`, and the batch writes no RawLine row for it (models.PhysicalLine
+reads the two together); its `write` then returns the placed lines another importer's rows took
+first, which get their RawLine row after all. A store may bring its own `parse` (bytes of a line →
+parser.Parsed) where its format is not read as the generic parser reads JSON (the decision log:
+serde's rules, rules/decision_records.py).
 """
 
 from __future__ import annotations
@@ -20,15 +24,16 @@ from introspect.models import Session, SourceFile
 from lib import bulk
 
 
-def write_rows(row: SourceFile, rows: Any) -> None:
+def write_rows(row: SourceFile, rows: Any) -> set[tuple[int, int]]:
     """Insert what a store built: typed row tuples (with the secrets found in them), or model instances
-    (their conflicts ignored)."""
+    (their conflicts ignored). Places none of its lines (NewLines.placed): nothing lost to return."""
     if isinstance(rows, bulk.Rows):
         bulk.insert_rows(rows)
         if isinstance(rows, secret_rows.ScannedRows) and rows.findings:
             bulk.insert_rows(rows.findings)
     else:
         bulk.insert_ignore(rows, batch_size=200)
+    return set()
 
 
 def json_line(data: bytes) -> parser.Parsed:
@@ -45,12 +50,19 @@ class NewLines:
     candidates: list[tuple[tailer.Line, parser.Record]] = field(default_factory=list)
     shas: list[str] = field(default_factory=list)
     outcomes: dict[tuple[int, int], str] = field(default_factory=dict)  # (offset, index) → outcome
+    # Lines read as one record of the whole line (its sha256 the line's, no NUL prefix): a row of
+    # that record may stand for the line (`placed`).
+    whole: set[tuple[int, int]] = field(default_factory=set)
+    # Lines whose place the store's new rows hold: no RawLine row of their own.
+    placed: set[tuple[int, int]] = field(default_factory=set)
+    # RawLine rows (RAW_NAMES, with their source) of places elsewhere a store's row no longer holds.
+    vacated: list[tuple] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Store:
     build: Callable[..., Any]
-    write: Callable[[SourceFile, Any], None] = write_rows
+    write: Callable[[SourceFile, Any], set[tuple[int, int]]] = write_rows
     parse: Callable[[bytes], parser.Parsed] = json_line
 
 
@@ -61,7 +73,7 @@ def register_store(
     kind: str,
     build: Callable[..., Any],
     *,
-    write: Callable[[SourceFile, Any], None] = write_rows,
+    write: Callable[[SourceFile, Any], set[tuple[int, int]]] = write_rows,
     parse: Callable[[bytes], parser.Parsed] = json_line,
 ) -> None:
     """Let the batch turn the lines of `kind`'s files into rows with `build`, written by `write`,

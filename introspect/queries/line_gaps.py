@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from introspect.models import Quarantine, RawLine, SourceFile, TranscriptEntry
+from introspect.models import PhysicalLine, Quarantine, SourceFile, TranscriptEntry
 from introspect.queries.status import QUARANTINE_PER_PAGE
 from introspect.rules.quarantine import reason_label
 
@@ -67,7 +67,7 @@ def gaps_between(source: SourceFile, lower: Position | None, upper: Position | N
 
 
 def gap(source: SourceFile, row: Quarantine, *, more: int = 0) -> LineGap:
-    before = RawLine.objects.filter(source=source, offset__lt=row.offset).count()
+    before = PhysicalLine.objects.filter(source=source, offset__lt=row.offset).count()
     newer = Quarantine.objects.filter(pk__gt=row.pk).count()  # the status page lists newest first
     return LineGap(
         position=(row.offset, row.index),

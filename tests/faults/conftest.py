@@ -30,7 +30,7 @@ import orjson
 import pytest
 from django.core.management import call_command
 
-from introspect.models import Quarantine, RawLine, SourceFile, TranscriptEntry, WaysEvent
+from introspect.models import PhysicalLine, Quarantine, SourceFile, TranscriptEntry, WaysEvent
 from tests.ledger.conftest import knowledge, reviewer  # noqa: F401 (fixtures of the review cases)
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -142,7 +142,7 @@ def stored() -> RowSet:
     return RowSet(
         events=Counter(WaysEvent.objects.values_list("sha256", flat=True)),
         entries=Counter(TranscriptEntry.objects.values_list("sha256", flat=True)),
-        raw=Counter(RawLine.objects.values_list("sha256", flat=True)),
+        raw=Counter(PhysicalLine.objects.values_list("sha256", flat=True)),
         quarantine=Counter(Quarantine.objects.values_list("reason", "offset")),
     )
 
@@ -251,7 +251,7 @@ class FileDatabase:
             "entries": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.is_copy, '
             f"t.session_key FROM introspect_transcriptentry t {with_source}",
             "raw": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.sha256, t.outcome '
-            f"FROM introspect_rawline t {with_source}",
+            f"FROM introspect_physicalline t {with_source}",
             "quarantine": f'SELECT s.kind, s.rel_path, s.generation, t."offset", t."index", t.reason, t.sha256 '
             f"FROM introspect_quarantine t {with_source}",
             "decisions": "SELECT sha256, kind, order_rank, order_generation, order_offset, order_index, scan_id, "

@@ -67,7 +67,7 @@ def expected_rows(home: Home) -> dict[str, Counter]:
 
 def stored_rows(db: FileDatabase) -> dict[str, Counter]:
     return {
-        "raw": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_rawline")),
+        "raw": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_physicalline")),
         "events": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_waysevent")),
         "entries": Counter(r[0] for r in db.rows("SELECT sha256 FROM introspect_transcriptentry")),
     }
@@ -139,7 +139,9 @@ def test_case_20_two_importers_at_once_one_imports_the_other_refuses(file_db, tm
         assert "Only one importer runs at a time" in refusal and "Traceback" not in refusal
         assert len(refusal.strip().splitlines()) == 1, refusal  # one clear line
         want = sum(expected_rows(home)["raw"].values())
-        wait_until(lambda: db.count("introspect_rawline") >= want, timeout=180, what="the winner to import")
+        wait_until(
+            lambda: db.count("introspect_physicalline") >= want, timeout=180, what="the winner to import"
+        )
         time.sleep(0.5)
         winner.send_signal(signal.SIGTERM)  # --follow: finishes its pass and stops
         assert winner.wait(timeout=60) == 0, logs[1 - loser].read_text()
@@ -236,7 +238,7 @@ def test_case_21_another_writer_holding_the_database_is_waited_out(file_db, tmp_
         started = time.perf_counter()
         assert db.rows("SELECT count(*) FROM introspect_session") == [(0,)]  # reads keep working
         read_ms = (time.perf_counter() - started) * 1000
-        assert db.count("introspect_sourcefile") == db.count("introspect_rawline") == 0  # nothing moved
+        assert db.count("introspect_sourcefile") == db.count("introspect_physicalline") == 0  # nothing moved
         assert importer.poll() is None, log.read_text()
     finally:
         holder.rollback() if db.vendor == "postgresql" else holder.execute("ROLLBACK")

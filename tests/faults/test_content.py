@@ -15,8 +15,18 @@ from typing import ClassVar
 
 import orjson
 import pytest
+from django.db.models import F
 
-from introspect.models import RawLine, Session, SourceFile, Spill, TranscriptEntry, Turn, WaysEvent
+from introspect.models import (
+    PhysicalLine,
+    RawLine,
+    Session,
+    SourceFile,
+    Spill,
+    TranscriptEntry,
+    Turn,
+    WaysEvent,
+)
 from ledger.models import KnowledgeRecord, LedgerEntry, MjLedgerLine
 from lib import locations
 from tests.conftest import append, gzip_member
@@ -91,12 +101,14 @@ def test_case_17_replaying_a_file_imported_in_several_runs_adds_nothing(home):
         ingest()
     rows = stored()
     assert_rows(expected(events=lines, raw=lines), got=rows)
-    assert set(RawLine.objects.values_list("index", flat=True)) == {0}  # a plain line is its offset
+    assert set(PhysicalLine.objects.values_list("index", flat=True)) == {0}  # a plain line is its offset
     assert " 0 imported" in ingest("--ignore-checkpoints")
     assert_rows(rows)
     # Rows written before plain lines were indexed 0 held their place in a read buffer instead.
     for raw in RawLine.objects.all():
         RawLine.objects.filter(pk=raw.pk).update(index=raw.offset % 7)
+    WaysEvent.objects.update(order_index=F("order_offset") % 7)  # the line an event stands for
+    assert set(PhysicalLine.objects.values_list("index", flat=True)) != {0}
     assert " 0 imported" in ingest("--ignore-checkpoints")
     assert_rows(rows)
     assert_counters_add_up()

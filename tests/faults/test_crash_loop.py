@@ -231,7 +231,7 @@ def checkpoints_match_rows(db) -> dict[tuple, int]:
     """Nothing half-written: every generation's lines_seen equals its raw rows, and its counters add up."""
     rows = db.rows(
         'SELECT s.kind, s.rel_path, s.generation, s."offset", s.member_bytes, s.lines_seen, s.imported, '
-        "s.quarantined, s.inert, s.duplicate, (SELECT count(*) FROM introspect_rawline r "
+        "s.quarantined, s.inert, s.duplicate, (SELECT count(*) FROM introspect_physicalline r "
         "WHERE r.source_id = s.id) FROM introspect_sourcefile s"
     )
     positions = {}

@@ -830,7 +830,7 @@ def test_unreadable_files_and_folders_are_reported_per_file_and_the_pass_goes_on
         ("ways", "locked.md", safefs.UNREADABLE),
     }, problems
     # Every readable line and document after the unreadable ones was imported in the same pass.
-    raw = {row[0] for row in db.rows("SELECT sha256 FROM introspect_rawline")}
+    raw = {row[0] for row in db.rows("SELECT sha256 FROM introspect_physicalline")}
     assert {sha(line) for line in [*lines, *said]} <= raw
     assert sha(event(3, name="session_start", project=str(untraversable / "proj"), session="s4")) in raw
     titles = {row[0] for row in db.rows("SELECT title FROM ledger_adrrecord")}

@@ -11,7 +11,7 @@ import tracemalloc
 import orjson
 import pytest
 
-from introspect.models import Quarantine, RawLine, SourceFile, TranscriptEntry, WaysEvent
+from introspect.models import PhysicalLine, Quarantine, RawLine, SourceFile, TranscriptEntry, WaysEvent
 from tests.conftest import append
 from tests.faults.conftest import (
     assert_counters_add_up,
@@ -211,7 +211,7 @@ def test_case_14_unicode_line_separators_and_crlf_split_only_on_newline(home):
     append(home.live, *lines)
     ingest()
     assert_rows(expected(events=lines, raw=lines))
-    assert sorted(RawLine.objects.values_list("offset", flat=True)) == offsets(lines)
+    assert sorted(PhysicalLine.objects.values_list("offset", flat=True)) == offsets(lines)
     assert WaysEvent.objects.filter(surface="a\u2028b\u2029c\x85d\x1ce").count() == 1
     assert SourceFile.objects.get().offset == sum(map(len, lines))
 

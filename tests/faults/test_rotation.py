@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from introspect.derive.session_inputs import events_in_order
-from introspect.models import Quarantine, RawLine, Session, SourceFile, WaysEvent
+from introspect.models import PhysicalLine, Quarantine, Session, SourceFile, WaysEvent
 from tests.conftest import append, gzip_member
 from tests.faults.conftest import assert_counters_add_up, assert_rows, event, expected, ingest, sha
 
@@ -277,7 +277,7 @@ def test_case_31_torn_trailing_and_corrupt_middle_gzip_members(home):
             quarantine=[("gzip_corrupt", damaged_at)],
         )
     )
-    assert sorted(RawLine.objects.filter(offset=archive.offset).values_list("index", flat=True)) == list(
+    assert sorted(PhysicalLine.objects.filter(offset=archive.offset).values_list("index", flat=True)) == list(
         range(10)
     )
     assert_counters_add_up()

@@ -6,7 +6,7 @@ import pytest
 
 from introspect.importer import batch, gzip_tail, loader, tailer
 from introspect.importer.discovery import LIVE_RANK, Source
-from introspect.models import RawLine, SourceFile, WaysEvent
+from introspect.models import PhysicalLine, SourceFile, WaysEvent
 from lib import bulk
 from lib.hashing import sha256
 from tests.conftest import append, gzip_member, line
@@ -39,7 +39,7 @@ def test_it_rolls_back_rows_when_the_process_dies_before_the_checkpoint(home, mo
     monkeypatch.setattr(loader.bulk, "insert_rows", rows_then_crash)
     with pytest.raises(Crash):
         loader.import_file(live(home))
-    assert (WaysEvent.objects.count(), RawLine.objects.count()) == (0, 0)
+    assert (WaysEvent.objects.count(), PhysicalLine.objects.count()) == (0, 0)
     assert SourceFile.objects.get().offset == 0
 
     monkeypatch.undo()
@@ -141,12 +141,12 @@ def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same
         loader.import_file(source)
     row = SourceFile.objects.get()
     assert member_position(row) == (0, sum(map(len, MANY[:1000])), 1000)
-    assert RawLine.objects.count() == WaysEvent.objects.count() == 1000
+    assert PhysicalLine.objects.count() == WaysEvent.objects.count() == 1000
 
     monkeypatch.undo()
     result = loader.import_file(source)  # a new run: the member is inflated again and skipped into
     assert (result.counts.imported, result.counts.duplicate) == (1500, 0)
-    assert sorted(RawLine.objects.values_list("offset", "index", "sha256")) == [
+    assert sorted(PhysicalLine.objects.values_list("offset", "index", "sha256")) == [
         (0, i, sha256(text.rstrip(b"\n"))) for i, text in enumerate(MANY)
     ]
     assert sorted(WaysEvent.objects.values_list("order_offset", "order_index")) == [
@@ -164,7 +164,7 @@ def test_it_replays_an_archive_without_new_rows_or_moving_its_checkpoint_back(ho
     again = loader.import_file(source, ignore_checkpoint=True)
     assert (again.counts.imported, again.counts.duplicate) == (0, 2500)
     assert member_position(row) == end
-    assert RawLine.objects.count() == WaysEvent.objects.count() == 2500
+    assert PhysicalLine.objects.count() == WaysEvent.objects.count() == 2500
 
 
 def test_it_refuses_a_batch_whose_member_position_another_importer_moved(home):
@@ -187,5 +187,8 @@ def test_it_picks_up_a_member_appended_to_an_archive(home):
     append(source.path, gzip_member(*MANY[3:5]))
     result = loader.import_file(source)
     assert (result.status, result.counts.imported) == ("read", 2)
-    assert sorted(RawLine.objects.values_list("offset", "index"))[-2:] == [(len(first), 0), (len(first), 1)]
+    assert sorted(PhysicalLine.objects.values_list("offset", "index"))[-2:] == [
+        (len(first), 0),
+        (len(first), 1),
+    ]
     assert member_position(SourceFile.objects.get()) == (source.path.stat().st_size, 0, 0)

@@ -14,7 +14,7 @@ from django.db import OperationalError, connections
 
 from introspect.importer import watch
 from introspect.importer.lock import importer_lock
-from introspect.models import Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent
+from introspect.models import PhysicalLine, Quarantine, RawLine, Session, SourceFile, Turn, Way, WaysEvent
 from tests.conftest import append, gzip_member, line
 from waysweb import passes
 
@@ -380,7 +380,7 @@ def test_it_unions_archives_live_and_legacy_without_duplicates(home):
     ingest()
     assert WaysEvent.objects.count() == 12 + len(OLDER)
     assert not WaysEvent.objects.filter(event="ignored").exists()
-    assert RawLine.objects.count() == 3 + 5 + 7 + len(OLDER) + 1
+    assert PhysicalLine.objects.count() == 3 + 5 + 7 + len(OLDER) + 1
     # The copy in the newest archive ranks before the live one (formats-agent-ways.md §2.3 rule 4),
     # though the live log, written last, is read first: the event sits at the archive's place.
     shared = WaysEvent.objects.get(raw=CURRENT[6].decode().strip())
