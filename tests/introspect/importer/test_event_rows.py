@@ -13,6 +13,7 @@ from django.db import connection
 
 from introspect.importer import event_prep, event_rows, parser, schema, tailer
 from introspect.models import WaysEvent
+from introspect.rules import timestamps
 from lib import bulk
 from tests.introspect.importer.test_parser import ODD_VALUES
 
@@ -113,8 +114,6 @@ def test_a_row_built_as_sqlite_stores_it_holds_the_texts_django_would_store():
 
 
 def test_a_stamp_read_by_its_places_is_the_stamp_utc_second_reads():
-    from introspect.rules import timestamps
-
     odd = [
         "2026-01-01T00:00:00Z",
         "2026-02-30T00:00:00Z",
