@@ -111,7 +111,7 @@ def plan(
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
     first_project = next((event.project for event in events if event.project), "")
-    built = turn_model.build_turns(events)
+    built = turn_model.build_turns(events, verdicts=False)  # the rows keep the verdict's event only
     recorded_project = (origin.project or "") if origin else ""
     trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
