@@ -167,7 +167,7 @@ def attach_verdicts(
     reading every verdict's line again was a sixth of a cold derive (issue 29)."""
     blocks: list[Row] = []
     order = start_order
-    by_way = WayRows.index(rows)
+    by_way = WayRows.index(rows) if judged else {}  # no verdict: nothing to search
     for event in judged:
         if not event.way or not event.verdict or event.p_yes is None or event.ts is None:
             continue

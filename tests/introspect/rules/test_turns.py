@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 import orjson
 
@@ -219,13 +219,7 @@ def test_it_summarises_each_kind_of_row_once():
         turns.Row(event=None, way_id="e", trigger_channel="k", ts_raw="", ts=None, order=5, suppressed="cap"),
     ]
     built = [turns.TurnData(epoch=1, ts_raw="", ts=None, token_position=0, rows=rows)]
-    assert turns.summarise(built, keyed_turns=1) == turns.Summary(
-        turns=1,
-        distinct_ways=1,
-        total_fires=2,
-        redisclosures=1,
-        gated_candidates=1,
-        suppressed_candidates=2,
-        judge_blocked=1,
-        keyed_turns=1,
-    )
+    summary = turns.summarise(built, keyed_turns=1)
+    # turns, distinct ways and fires (the injected first fires: "a" twice), re-disclosed, gated,
+    # withheld (the judge's block and the cap's), judge-blocked, keyed.
+    assert astuple(summary) == (1, 1, 2, 1, 1, 2, 1, 1)
