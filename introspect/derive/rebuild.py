@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import PurePosixPath
 
 from django.db import transaction
@@ -32,6 +33,7 @@ def project_for(path: str) -> Project | None:
 
 
 WINDOW_FIELDS = ("session_id", "number", "start_ts")
+PK = attrgetter("pk")
 
 
 @dataclass
@@ -111,7 +113,7 @@ def plan(
     starts = [event for event in events if event.event == "session_start"]
     origin = starts[0] if starts else None
     first_project = next((event.project for event in events if event.project), "")
-    built = turn_model.build_turns(events)
+    built = turn_model.build_turns(events, verdicts=False)  # the rows keep the verdict's event only
     recorded_project = (origin.project or "") if origin else ""
     trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
@@ -157,7 +159,7 @@ def plan(
     session.started_at = origin.ts if origin and origin.ts else (min(valid_ts) if valid_ts else None)
     # The newest dated line of either source (events, trunk transcript): what "live" reads
     # (Session.live_since). The events may stop while the conversation goes on.
-    session.last_event_at = max([*valid_ts, *lines.dates], default=None)
+    session.last_event_at = max((max(dates) for dates in (valid_ts, lines.dates) if dates), default=None)
     session.duration_secs = (
         duration(origin, last)
         if events
@@ -178,7 +180,7 @@ def plan(
     session.keyed_turns = summary.keyed_turns
     session.window_count = len(starts)
     session.derived_version = fields.DERIVED_VERSION
-    session.built_event_id = max((event.pk for event in events), default=0)
+    session.built_event_id = max(map(PK, events), default=0)
     session.built_entry_id = built_entry_id
     session.waiting_parents = lines.waiting_parents
     session.models_seen = fields.all_models(session, trunk) if built_entry_id else fields.models_seen(events)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 from bisect import bisect_right
+from datetime import UTC, datetime
 
 from django.db import connection
 from django.db.models import Q
@@ -41,6 +42,17 @@ TURN_WAY_FIELDS = (
     "fire_score",
     "matched_span",
 )
+
+
+TS_AT = TURN_FIELDS.index("ts")
+
+
+def utc_text(value: datetime) -> str:
+    """An aware datetime as SQLite stores it: its naive UTC text (bulk._sqlite_utc_converter's
+    `str(value.replace(tzinfo=None))`; `isoformat` writes the same digits, then the offset)."""
+    if value.tzinfo is UTC:
+        return value.isoformat(" ")[:-6]
+    return str(value.astimezone(UTC).replace(tzinfo=None))
 
 
 def pk_of(row) -> int | None:
@@ -89,10 +101,13 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
     # Plain tuples through bulk.insert_rows: only the stamp is converted (the per-value conversion of
     # insert_values cost more than the rows' writing; a COPY on PostgreSQL). No conflict is
     # possible: the session's turns from the first epoch written on were deleted in this transaction.
-    bulk.insert_rows(
-        bulk.Rows(Turn, TURN_FIELDS, [values for _, turns, _ in groups for values in turns]),
-        ignore_conflicts=False,
-    )
+    values = [values for _, turns, _ in groups for values in turns]
+    ready: frozenset[str] = frozenset()
+    if bulk.stores_utc_text(Turn):
+        # The stamp as SQLite stores it (bulk.stores_utc_text), made here in one C call a turn.
+        ready = frozenset({"ts"})
+        values = [(*row[:TS_AT], utc_text(row[TS_AT]), *row[TS_AT + 1 :]) for row in values]
+    bulk.insert_rows(bulk.Rows(Turn, TURN_FIELDS, values, ready=ready), ignore_conflicts=False)
     # From each session's first epoch written: a tail extension keeps the turns before it. A rebuild
     # writes from the first: those sessions in one IN list.
     whole = [session.pk for session, turns, _ in groups if turns[0][1] <= 1]
@@ -102,7 +117,9 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
     written = functools.reduce(operator.or_, ([Q(session_id__in=whole)] if whole else []) + tails)
     ids = {
         (session_id, epoch): pk
-        for session_id, epoch, pk in Turn.objects.filter(written).values_list("session_id", "epoch", "id")
+        for session_id, epoch, pk in bulk.fetch_rows(
+            Turn.objects.filter(written).values_list("session_id", "epoch", "id")
+        )
     }
     rows = bulk.Rows(
         TurnWay,
@@ -153,6 +170,7 @@ class Windows:
 
     def __init__(self, starts: list[str]):
         self.bounds = sorted(start for start in starts if start)
+        self.one = len(self.bounds) <= 1  # every moment in window 1 (most sessions: one start)
 
     def of(self, ts_raw: str) -> int:
-        return max(1, bisect_right(self.bounds, ts_raw))
+        return 1 if self.one else max(1, bisect_right(self.bounds, ts_raw))

@@ -153,15 +153,25 @@ class WayRows:
         return out
 
 
-def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list[Row]:
-    """Step 2: a block becomes a row of its own; pass/would_block marks the nearest row of its way."""
+# What a row's `judge` holds when the caller asked for no verdict objects: not None (the row is taken).
+UNREAD_VERDICT: dict = {}
+
+
+def attach_verdicts(
+    rows: list[Row], judged: Sequence, start_order: int, *, verdicts: bool = True
+) -> list[Row]:
+    """Step 2: a block becomes a row of its own; pass/would_block marks the nearest row of its way.
+
+    Without `verdicts`, each row a verdict reaches is marked as it would be, but its `judge` is
+    UNREAD_VERDICT, not the verdict's fields: the derived rows keep only the verdict's event, and
+    reading every verdict's line again was a sixth of a cold derive (issue 29)."""
     blocks: list[Row] = []
     order = start_order
-    by_way = WayRows.index(rows)
+    by_way = WayRows.index(rows) if judged else {}  # no verdict: nothing to search
     for event in judged:
         if not event.way or not event.verdict or event.p_yes is None or event.ts is None:
             continue
-        verdict = judge_fields(event)
+        verdict = judge_fields(event) if verdicts else UNREAD_VERDICT
         if event.verdict == "block":
             order += 1
             blocks.append(
@@ -197,16 +207,20 @@ def attach_verdicts(rows: list[Row], judged: Sequence, start_order: int) -> list
     return blocks
 
 
-def build_turns(events: Sequence) -> list[TurnData]:
-    """SessionIntrospection::build steps 1–7 over one session's events in event order."""
+def build_turns(events: Sequence, *, verdicts: bool = True) -> list[TurnData]:
+    """SessionIntrospection::build steps 1–7 over one session's events in event order (without
+    `verdicts`: rows marked by a verdict hold UNREAD_VERDICT, see attach_verdicts)."""
     events = expand(events)
-    rows = [
-        row
-        for order, event in enumerate(events)
-        if event.event in TURN_EVENTS and (row := row_for(event, order)) is not None
-    ]
-    judged = [event for event in events if event.event == "way_judged"]
-    rows += attach_verdicts(rows, judged, len(events))
+    rows = []
+    judged = []
+    for order, event in enumerate(events):
+        kind = event.event
+        if kind in TURN_EVENTS:
+            if (row := row_for(event, order)) is not None:
+                rows.append(row)
+        elif kind == "way_judged":
+            judged.append(event)
+    rows += attach_verdicts(rows, judged, len(events), verdicts=verdicts)
     rows.sort(key=RAW_STAMP)  # stable: equal ts keep event order, blocks last
     turns: list[TurnData] = []
     last: datetime | None = None
@@ -240,15 +254,25 @@ class Summary:
 
 def summarise(turns: Sequence[TurnData], keyed_turns: int = 0) -> Summary:
     """Step 10: counts over every row; fires and distinct ways over injected first fires only."""
-    rows = [row for turn in turns for row in turn.rows]
-    fires = [row for row in rows if row.injected and not row.redisclosed]
+    fired: set[str] = set()
+    fires = redisclosures = gated = suppressed = judge_blocked = 0
+    for turn in turns:  # one pass over every row: a cold import summarises 600,000
+        for row in turn.rows:
+            redisclosures += row.redisclosed
+            gated += row.gated
+            if row.suppressed:
+                suppressed += 1
+                judge_blocked += row.suppressed == "judge"
+            elif not row.gated and not row.redisclosed:  # injected, and a first fire
+                fires += 1
+                fired.add(row.way_id)
     return Summary(
         turns=len(turns),
-        distinct_ways=len({row.way_id for row in fires}),
-        total_fires=len(fires),
-        redisclosures=sum(1 for row in rows if row.redisclosed),
-        gated_candidates=sum(1 for row in rows if row.gated),
-        suppressed_candidates=sum(1 for row in rows if row.suppressed),
-        judge_blocked=sum(1 for row in rows if row.suppressed == "judge"),
+        distinct_ways=len(fired),
+        total_fires=fires,
+        redisclosures=redisclosures,
+        gated_candidates=gated,
+        suppressed_candidates=suppressed,
+        judge_blocked=judge_blocked,
         keyed_turns=keyed_turns,
     )

@@ -60,3 +60,19 @@ def test_it_writes_a_column_given_ready_as_it_is():
     values = [(session.pk, 1, "2026-11-29T10:00:01Z", stored, 1, 0, "heuristic", "", "")]
     bulk.insert_rows(bulk.Rows(Turn, TURN_NAMES, values, ready=frozenset({"ts"})))
     assert list(Turn.objects.values_list("ts", flat=True)) == [second]
+
+
+def test_it_fetches_a_values_list_as_the_driver_gives_its_rows():
+    Session.objects.bulk_create([Session(sid=f"s{n}", event_count=n) for n in range(3)])
+    rows = Session.objects.filter(event_count__gte=1).order_by("sid").values_list("sid", "event_count")
+    assert bulk.fetch_rows(rows) == [("s1", 1), ("s2", 2)]
+
+
+def test_it_updates_every_field_and_stamps_auto_now_without_save():
+    session = Session.objects.create(sid="s")
+    before = session.updated_at
+    session.event_count, session.title = 7, "t"
+    bulk.update_all([session])
+    stored = Session.objects.get(pk=session.pk)
+    assert (stored.event_count, stored.title) == (7, "t")
+    assert stored.updated_at > before

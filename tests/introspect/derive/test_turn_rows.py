@@ -28,6 +28,17 @@ def test_a_moment_is_in_the_window_of_the_session_starts_at_or_before_it():
     assert turn_rows.window_of("2026-11-02T10:59:59Z", starts) == 1
     assert turn_rows.window_of("2026-11-02T11:00:00Z", starts) == 2
     assert turn_rows.window_of("2026-11-02T12:00:00Z", []) == 1
+    assert turn_rows.window_of("2026-11-02T09:00:00Z", ["2026-11-02T10:00:00Z"]) == 1  # one start
+
+
+def test_a_stamp_is_written_as_the_text_sqlite_stores_for_it():
+    for stamp in (
+        datetime(2026, 11, 2, 10, 0, tzinfo=UTC),
+        datetime(2026, 11, 2, 10, 0, 0, 1500, tzinfo=UTC),
+    ):
+        assert turn_rows.utc_text(stamp) == str(stamp.replace(tzinfo=None))
+    east = datetime.fromisoformat("2026-11-02T12:00:00.25+02:00")
+    assert turn_rows.utc_text(east) == "2026-11-02 10:00:00.250000"
 
 
 def test_a_turns_values_come_in_turn_fields_order_with_ids_for_rows():

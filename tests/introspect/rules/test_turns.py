@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 import orjson
 
@@ -187,3 +187,39 @@ def test_it_attaches_a_verdict_in_the_calendars_last_second_to_its_row():
         (first.format(1), ["pass"]),
         (last.format(8), ["pass"]),
     ]
+
+
+def test_it_marks_the_same_rows_without_reading_the_verdicts():
+    events = [
+        fired(8, "a"),
+        fired(12, "a"),
+        judged(10, "a", "pass"),
+        judged(10, "a", "would_block"),
+        judged(11, "b", "block", 0.05),
+        Ev("way_judged", at(11), way="a", verdict="pass", p_yes=0.9, extra={"mode": "x"}),
+    ]
+    read, unread = turns.build_turns(events), turns.build_turns(events, verdicts=False)
+    assert [(r.way_id, r.suppressed, r.judge_event) for t in unread for r in t.rows] == [
+        (r.way_id, r.suppressed, r.judge_event) for t in read for r in t.rows
+    ]
+    assert [r.judge is turns.UNREAD_VERDICT for t in unread for r in t.rows] == [
+        r.judge is not None for t in read for r in t.rows
+    ]
+
+
+def test_it_summarises_each_kind_of_row_once():
+    rows = [
+        turns.Row(event=None, way_id="a", trigger_channel="k", ts_raw="", ts=None, order=0),
+        turns.Row(event=None, way_id="a", trigger_channel="k", ts_raw="", ts=None, order=1),
+        turns.Row(event=None, way_id="b", trigger_channel="k", ts_raw="", ts=None, order=2, redisclosed=True),
+        turns.Row(event=None, way_id="c", trigger_channel="k", ts_raw="", ts=None, order=3, gated=True),
+        turns.Row(
+            event=None, way_id="d", trigger_channel="j", ts_raw="", ts=None, order=4, suppressed="judge"
+        ),
+        turns.Row(event=None, way_id="e", trigger_channel="k", ts_raw="", ts=None, order=5, suppressed="cap"),
+    ]
+    built = [turns.TurnData(epoch=1, ts_raw="", ts=None, token_position=0, rows=rows)]
+    summary = turns.summarise(built, keyed_turns=1)
+    # turns, distinct ways and fires (the injected first fires: "a" twice), re-disclosed, gated,
+    # withheld (the judge's block and the cap's), judge-blocked, keyed.
+    assert astuple(summary) == (1, 1, 2, 1, 1, 2, 1, 1)
