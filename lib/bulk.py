@@ -264,18 +264,28 @@ def quoted(model: type[models.Model], connection) -> tuple[str, Callable[[str], 
 
 
 def select_in(
-    model: type[models.Model], names: Sequence[str], field: str, values, *, size: int = 500
+    model: type[models.Model],
+    names: Sequence[str],
+    field: str,
+    values,
+    *,
+    size: int = 500,
+    stored: Sequence[str] = (),
 ) -> list[tuple]:
     """The `names` columns (`attname`s, plain fields only: no conversion) of `model`'s rows whose
     `field` is one of `values`, as tuples, in chunks of `size` bound parameters: `chunked_in` with a
     `values_list`, without compiling a queryset per chunk. The importer looks up every line of a batch
-    by its hash, and the ORM's lookup compiled each of the 500 values of each chunk (issue 29)."""
+    by its hash, and the ORM's lookup compiled each of the 500 values of each chunk (issue 29).
+    `stored`: DateTimeFields of `names` read as lib/stamps.py's `column` reads them (SQLite's stored
+    text, for `stamps.reader()`), not through the driver's converter."""
     values = list(values)
     if not values:
         return []
     connection = connections[router.db_for_read(model)]
     table, column = quoted(model, connection)
-    head = f"SELECT {', '.join(map(column, names))} FROM {table} WHERE {column(field)} IN "
+    texts = stored if connection.vendor == "sqlite" else ()
+    selected = [f"CAST({column(name)} AS TEXT)" if name in texts else column(name) for name in names]
+    head = f"SELECT {', '.join(selected)} FROM {table} WHERE {column(field)} IN "
     out: list[tuple] = []
     with connection.cursor() as cursor:
         for chunk in batched(values, size):

@@ -155,13 +155,27 @@ def anchor_places(text: str, data: bytes | None) -> list[tuple[int, int, int]]:
 def find_secrets(text: str, *, ascii_data: bytes | None = None) -> list[Secret]:
     """The secrets of `text`, by position; overlapping finds merged into one span. `ascii_data`: the
     text's bytes when the caller holds them and they are ASCII (a line as read), not encoded again."""
-    if len(text) < SHORTEST:
+    return secrets_at(text, anchor_hits(text, ascii_data))
+
+
+def anchor_hits(text: str, ascii_data: bytes | None = None) -> list[tuple[int, int, int]]:
+    """`anchor_places` of `text`, none for a text too short to hold a finding."""
+    size = len(text)
+    if size < SHORTEST:
         return []
-    if text.isascii():
-        data = ascii_data if ascii_data is not None else text.encode("ascii")
-        hits = anchor_places(text, data)
-    else:
-        hits = anchor_places(text, None)
+    if not text.isascii():
+        return anchor_places(text, None)
+    data = ascii_data if ascii_data is not None else text.encode("ascii")
+    if size <= FOLD_WINDOW:  # anchor_places' common case, one call fewer a text
+        return scanner().search_ascii.find_matches_as_indexes(data.lower(), overlapping=True)
+    return anchor_places(text, data)
+
+
+def secrets_at(text: str, hits: list[tuple[int, int, int]]) -> list[Secret]:
+    """The secrets of `text` that begin at its anchors `hits` (anchor_hits). Nearly every text of an
+    import has no anchor, or one no pattern matches at: both answered before anything is merged."""
+    if not hits:
+        return []
     found: list[tuple[int, int, int]] = []  # start, end, rank of the kind
     anchors = scanner().anchors
     for which, at, _ in hits:
@@ -177,6 +191,8 @@ def find_secrets(text: str, *, ascii_data: bytes | None = None) -> list[Secret]:
                 user = text[match.start() : start - 1].rpartition("/")[2] if group else ""
                 if plausible(kind, text[start:end], user):
                     found.append((start, end, rank))
+    if not found:
+        return []
     return [
         Secret(start, end, KINDS[rank].name, fingerprint(text[start:end]))
         for start, end, rank in merge(found)

@@ -5,6 +5,7 @@ rejected or reworded is skipped, so a later boundary never undoes a human act.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +26,7 @@ class Candidate:
     refs: tuple[str, ...]
     body: str = ""
 
-    @property
+    @functools.cached_property  # read five times a candidate (its path, its order, its file)
     def record_id(self) -> str:
         canonical = "\n".join([self.klass, self.title, *self.refs])
         return "ww-" + sha256(canonical.encode())[:16]
@@ -124,9 +125,10 @@ def write_candidates(directory: Path, found: list[Candidate], writes: Writes | N
     outcome = Outcome()
     if found:
         directory.mkdir(parents=True, exist_ok=True)  # waysweb's own directory: ours to create
+    promoted, pending = directory / "curated", directory / "candidates"
     for candidate in sorted({c.record_id: c for c in found}.values(), key=lambda c: c.record_id):
-        curated = directory / "curated" / f"{candidate.record_id}.md"
-        path = directory / "candidates" / f"{candidate.record_id}.md"
+        name = f"{candidate.record_id}.md"
+        curated, path = promoted / name, pending / name
         if safefs.exists(curated):
             outcome.skipped.append(f"{candidate.record_id} (promoted)")
             continue

@@ -33,7 +33,7 @@ from introspect.rules.timestamps import utc_second
 from ledger.derive.candidate_files import Candidate, Outcome, Writes, write_candidates
 from ledger.models import KnowledgeEvent, LedgerEntry
 from lib import stamps
-from lib.bulk import chunked_in, insert_ignore
+from lib.bulk import chunked_in, insert_ignore, select_in
 
 DECISION = re.compile(r"^\s*(?:[-*]\s*)?Decision:\s*(.+)$", re.IGNORECASE)
 OPEN_THREADS = re.compile(r"^\s*(?:[-*]\s*)?Open threads?:\s*(.+)$", re.IGNORECASE)
@@ -60,7 +60,7 @@ class Evidence:
     starts: dict[int, list[datetime | None]] = field(default_factory=dict)
     entries: dict[str, list[LedgerEntry]] = field(default_factory=dict)
     ways: dict[int, list[tuple[str, str, float | None, datetime]]] = field(default_factory=dict)
-    turns: dict[int, list[tuple[datetime, int]]] = field(default_factory=dict)
+    turns: dict[int, list[tuple[datetime, int]]] = field(default_factory=dict)  # (ts, epoch), no order
 
     @classmethod
     def read(cls, sessions: list[Session]) -> Evidence:
@@ -89,10 +89,10 @@ class Evidence:
         parse = stamps.reader() or (lambda ts: ts)
         for session_id, event, way, prob_en, ts in chunked_in(ways, "session_id", pks):
             evidence.ways.setdefault(session_id, []).append((event, way, prob_en, parse(ts)))
-        turns = Turn.objects.order_by("session_id", "epoch").values_list(
-            "session_id", stamps.column("ts"), "epoch"
-        )
-        for session_id, ts, epoch in chunked_in(turns, "session_id", list(evidence.ways)):
+        # By a plain cursor, in no order (turn_refs takes the least and greatest epoch): the ORM's
+        # rows and its stamp converter were most of the read, and a session's turns by the hundred.
+        turns = select_in(Turn, ("session_id", "ts", "epoch"), "session_id", evidence.ways, stored=("ts",))
+        for session_id, ts, epoch in turns:
             evidence.turns.setdefault(session_id, []).append((parse(ts), epoch))
         return evidence
 
@@ -213,9 +213,9 @@ def way_tuning(
 
 
 def turn_refs(session: Session, turns: list[tuple[datetime, int]], begin, end) -> tuple[str, ...]:
-    """The first and last turn of the window; `turns` is the session's (ts, epoch), in epoch order."""
+    """The first and last turn of the window (by epoch); `turns` is the session's (ts, epoch)."""
     epochs = [epoch for ts, epoch in turns if in_window(ts, begin, end)]
-    return (f"turn:{session.sid}#{epochs[0]}-{epochs[-1]}",) if epochs else ()
+    return (f"turn:{session.sid}#{min(epochs)}-{max(epochs)}",) if epochs else ()
 
 
 def boundaries(session: Session) -> list[tuple[int, str]]:

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from introspect.models import Session, Turn
-from lib import bulk
+from lib import bulk, stamps
 
 pytestmark = pytest.mark.django_db
 
@@ -76,3 +76,17 @@ def test_it_updates_every_field_and_stamps_auto_now_without_save():
     stored = Session.objects.get(pk=session.pk)
     assert (stored.event_count, stored.title) == (7, "t")
     assert stored.updated_at > before
+
+
+def test_it_selects_a_stamp_as_stamps_reads_it_when_asked_for_its_stored_form():
+    # The ledger's read of every turn: the stamp as the database keeps it, parsed by lib/stamps.py
+    # (SQLite's text, not the driver's converter); PostgreSQL answers a datetime either way.
+    session = Session.objects.create(sid="s")
+    second = datetime(2026, 11, 29, 10, 0, 1, tzinfo=UTC)
+    values = [(session.pk, 1, "2026-11-29T10:00:01Z", second, 1, 0, "heuristic", "", "")]
+    bulk.insert_values(Turn, TURN_NAMES, values)
+    [(epoch, ts)] = bulk.select_in(Turn, ("epoch", "ts"), "session_id", [session.pk], stored=("ts",))
+    parse = stamps.reader() or (lambda value: value)
+    assert (epoch, parse(ts)) == (1, second)
+    if connection.vendor == "sqlite":
+        assert isinstance(ts, str)
