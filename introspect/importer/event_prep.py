@@ -109,9 +109,9 @@ class Plan:
             values = (*texts, *numbers, *u64s)
         read = (*values, None, 1)
         row = list(self.spread(read))
-        if any(read[i] is not None for i in self.calibrated):
+        if self.calibrated and any(read[i] is not None for i in self.calibrated):
             row[self.schema_gen] = "calibrated"
-        elif any(read[i] is not None for i in self.raw_score):
+        elif self.raw_score and any(read[i] is not None for i in self.raw_score):
             row[self.schema_gen] = "raw_score"
         return row
 
