@@ -145,7 +145,10 @@ class Stamps(dict):
         else:
             read = (ts, None)
         if self.as_text and ts is not None:
-            read = (str(ts.replace(tzinfo=None)), read[1])
+            # str() of the naive stamp; a whole second (utc_second read it by its places) is that text
+            # already, but for its "T".
+            text = f"{ts_raw[:10]} {ts_raw[11:19]}" if len(ts_raw) == 20 else str(ts.replace(tzinfo=None))
+            read = (text, read[1])
         self[ts_raw] = read
         return read
 

@@ -114,7 +114,17 @@ def test_a_row_built_as_sqlite_stores_it_holds_the_texts_django_would_store():
 
 
 def test_a_batchs_stamps_are_utc_seconds_with_their_flag_and_stored_text():
-    for ts in ("2026-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "0001-01-01T00:00:00Z", "bad", ""):
+    rng = random.Random(29)
+    odd = [
+        "2026-01-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "0001-01-01T00:00:00Z",
+        "2026-01-01T00:00:00.5Z",
+        "",
+    ]
+    for _ in range(2000):  # digits shuffled: valid and invalid dates alike
+        odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
+    for ts in odd:
         read, flag = event_prep.Stamps()[ts]
         assert read == timestamps.utc_second(ts), ts
         assert (flag == "ts_invalid") == (read is None), ts
