@@ -55,6 +55,10 @@ class Layout:
         self.flags, self.empty = at["flags"], at["empty_fields"]
         self.texts = tuple(at[name] for name in texts)  # the texts the secret scan reads
 
+    def __getstate__(self) -> dict:
+        # A worker finds its own plans (and a Plan's getters are no pickles).
+        return {**vars(self), "plans": {}}
+
 
 # How a value is read (schema.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
 KINDS = ("str", "num", "u64")

@@ -52,3 +52,10 @@ def test_a_chunk_crosses_to_the_writer_as_plain_values_but_its_odd_lines():
     pickled = pickle.dumps(prepared.prepared, protocol=pickle.HIGHEST_PROTOCOL)
     assert pickled.count(b"introspect.importer") == 1  # the Sorted itself: no class a line
     assert pickle.loads(pickle.dumps(prepared)).prepared == prepared.prepared
+
+
+def test_a_layout_goes_to_a_worker_without_the_plans_found_here():
+    config = event_rows.prep_config()
+    event_prep.sort_lines(lines(), config)
+    assert config.layout.plans
+    assert pickle.loads(pickle.dumps(config)).layout.plans == {}
