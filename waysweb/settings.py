@@ -51,12 +51,11 @@ WAYSWEB_KEEP_INERT_RAW = env_bool("WAYSWEB_KEEP_INERT_RAW", False)
 # (introspect/importer/prefetch.py); 0 never does. Below it (an append while following, a short
 # pass) the process start would cost more than it saves.
 WAYSWEB_PREPARE_WORKER_BYTES = env_int("WAYSWEB_PREPARE_WORKER_BYTES", 32 << 20)
-# The agent-ways events logs prepared by that process too. Off: an event's preparation is a third of
-# the writer's work for it, and the rows it hands over cost the writer nearly as much to take
-# (unpickled) as they save, while the worker spends more than that of the second core (issue 29:
-# the large tier's events, 139 CPU s in one process against 200 with the worker). On once a
-# chunk crosses cheaper (rows ready for the database, the raw line packed).
-WAYSWEB_PREPARE_EVENTS = env_bool("WAYSWEB_PREPARE_EVENTS", False)
+# The agent-ways events logs prepared by that process too: it hands each chunk over as one flat
+# event_prep.Sorted (rows ready for the database, no object a line), so the writer per line only
+# looks up what the database knows and writes. Large tier's events, one run at load ~22 (issue 29):
+# the writer 105 CPU s instead of 140 in one process, the worker 46 beside it (+11 CPU s in all).
+WAYSWEB_PREPARE_EVENTS = env_bool("WAYSWEB_PREPARE_EVENTS", True)
 # Knowledge derivation at the episode boundary, switchable per trigger like majordomus' policy.
 WAYSWEB_DERIVE_ON_END = env_bool("WAYSWEB_DERIVE_ON_END", True)
 WAYSWEB_DERIVE_ON_COMPACT = env_bool("WAYSWEB_DERIVE_ON_COMPACT", True)

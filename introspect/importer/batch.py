@@ -10,6 +10,7 @@ and what cannot be read its Quarantine row.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import F, Q
 
-from introspect.importer import entry_prep, parser, stores, tailer
+from introspect.importer import entry_prep, event_prep, parser, stores, tailer
 from introspect.models import PhysicalLine, Quarantine, RawLine, SourceFile
 from lib import bulk
 from lib.hashing import sha256
@@ -47,16 +48,16 @@ class BatchResult:
     sessions: set[str] = field(default_factory=set)
 
 
-def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int, int]]:
-    """(offset, index) of those of `lines` this generation already holds (a replay).
+def committed_lines(row: SourceFile, keys: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Those of the lines `keys` (offset, index) this generation already holds (a replay).
 
     The lines of a gzip member share its offset, so they are looked up by index range per member:
     by offset alone one batch would fetch every line of a member a million lines long.
     """
     spans: dict[int, tuple[int, int]] = {}
-    for line in lines:
-        low, high = spans.get(line.offset, (line.index, line.index))
-        spans[line.offset] = (min(low, line.index), max(high, line.index))
+    for offset, index in keys:
+        low, high = spans.get(offset, (index, index))
+        spans[offset] = (min(low, index), max(high, index))
     known = PhysicalLine.objects.filter(source=row).values_list("offset", "index")
     single = [o for o, span in spans.items() if span == (0, 0)]
     if row.rel_path.endswith(".gz"):
@@ -73,7 +74,11 @@ def committed_lines(row: SourceFile, lines: list[tailer.Line]) -> set[tuple[int,
 
 
 def may_hold(
-    row: SourceFile, chunk: tailer.Chunk, expected_offset: int, expected_member_bytes: int, replay: bool
+    row: SourceFile,
+    keys: list[tuple[int, int]],
+    expected_offset: int,
+    expected_member_bytes: int,
+    replay: bool,
 ) -> bool:
     """Whether this generation may already hold some of the chunk's lines.
 
@@ -82,14 +87,14 @@ def may_hold(
     importer that committed meanwhile moved the position, and the compare-and-set refuses this
     batch). Only a replay, or a chunk that starts before the position, needs the lookup.
     """
-    if replay or not chunk.lines:
+    if replay or not keys:
         return replay
-    first = chunk.lines[0]
-    if first.offset > expected_offset:
+    offset, index = keys[0]
+    if offset > expected_offset:
         return False
     # At the position itself: a plain line, or a member's first line not yet committed.
-    past_member = expected_member_bytes == 0 or first.index >= row.member_lines
-    return not (first.offset == expected_offset and past_member)
+    past_member = expected_member_bytes == 0 or index >= row.member_lines
+    return not (offset == expected_offset and past_member)
 
 
 RAW_NAMES = ("source_id", "offset", "index", "sha256", "length", "outcome")
@@ -122,13 +127,20 @@ def load_batch(
     if expected_member_bytes is None:
         expected_member_bytes = row.member_bytes
     out = BatchResult()
+    store = stores.store_for(row.kind)
+    if store.prepare is not None and not chunk.prepared:
+        # Read in process: sorted here as the worker sorts it (outside the transaction: no database).
+        chunk = dataclasses.replace(chunk, lines=[], prepared=store.prepare(chunk.lines, store.parse))
+    keys = chunk.prepared.keys if isinstance(chunk.prepared, event_prep.Sorted) else line_keys(chunk)
     with transaction.atomic():
-        if may_hold(row, chunk, expected_offset, expected_member_bytes, replay):
-            seen = committed_lines(row, chunk.lines)
+        if may_hold(row, keys, expected_offset, expected_member_bytes, replay):
+            seen = committed_lines(row, keys)
         else:
             seen = set()
-        store = stores.store_for(row.kind)
-        lines = sort_lines(row, chunk, seen, store.parse)
+        if isinstance(chunk.prepared, event_prep.Sorted):
+            lines = landed(row, chunk, chunk.prepared, seen)
+        else:
+            lines = sort_lines(row, chunk, seen, store.parse)
         new_rows = store.build(row, lines, out.sessions)
         # A placed line whose record another importer stored first meanwhile is a copy after all.
         for key in store.write(row, new_rows) or ():
@@ -140,6 +152,33 @@ def load_batch(
         move_checkpoint(row, chunk, lines.counts, expected_offset, expected_member_bytes, replay)
     out.counts = lines.counts
     return out
+
+
+def line_keys(chunk: tailer.Chunk) -> list[tuple[int, int]]:
+    return [(line.offset, line.index) for line in chunk.lines]
+
+
+def landed(
+    row: SourceFile, chunk: tailer.Chunk, prepared: event_prep.Sorted, seen: set[tuple[int, int]]
+) -> Lines:
+    """A chunk sorted already (event_prep.Sorted: by the worker, or by its store in process) as
+    `sort_lines` leaves it: the lines of a replay counted and dropped, the rest taken as they are."""
+    lines = Lines(prepared=prepared.records)
+    keys, outcomes, raw, quarantined = prepared.keys, prepared.outcomes, prepared.raw, prepared.quarantined
+    if seen:
+        kept = [i for i, key in enumerate(keys) if key not in seen]
+        keys, outcomes, raw = [keys[i] for i in kept], [outcomes[i] for i in kept], [raw[i] for i in kept]
+        lines.prepared = [record for record in prepared.records if record[0] not in seen]
+        quarantined = [item for item in quarantined if (item[0].offset, item[0].index) not in seen]
+    lines.counts.lines = len(prepared.keys)
+    lines.counts.duplicate = len(prepared.keys) - len(keys)  # these very lines were imported before
+    lines.outcomes = dict(zip(keys, outcomes, strict=True))
+    lines.raw_rows = raw
+    lines.quarantine = [
+        quarantine_row(row, line, reason, detail, sha=sha) for line, reason, detail, sha in quarantined
+    ]
+    damaged(row, chunk, lines)
+    return lines
 
 
 def sort_lines(
@@ -183,6 +222,13 @@ def sort_lines(
         else:
             lines.outcomes[key] = "inert" if parsed.inert else "quarantined"
         lines.raw_rows.append((line.offset, line.index, sha, line.length, ""))
+    damaged(row, chunk, lines)
+    return lines
+
+
+def damaged(row: SourceFile, chunk: tailer.Chunk, lines: Lines) -> None:
+    """The byte ranges of an archive that did not decode, each counted and quarantined as a line."""
+    counts = lines.counts
     for damage in chunk.damage:
         counts.lines += 1
         counts.quarantined += 1
@@ -199,7 +245,6 @@ def sort_lines(
                 parser_version=parser.PARSER_VERSION,
             )
         )
-    return lines
 
 
 def write_lines(row: SourceFile, lines: Lines) -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
+import operator
 import sys
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
@@ -33,16 +33,14 @@ class Layout:
     def __init__(self, names: tuple[str, ...], lengths: dict[str, int], texts: tuple[str, ...]) -> None:
         self.names = names
         self.at = at = {name: i for i, name in enumerate(names)}
-        # A line's key → (its column's place in a row, how its value is read: TEXT, NUMBER or U64, the
-        # longest text its column takes). One lookup a key, the kind an int (values_of's loop).
-        self.keys = {
-            key: (
-                at[COLUMN_OF.get(key, key)],
-                KIND[how],
-                lengths.get(COLUMN_OF.get(key, key), 0) or sys.maxsize,
-            )
+        # A line's key → (its column's place in a row, how its value is read, the longest text its
+        # column takes or 0): schema.read_plain's places.
+        self.places = {
+            key: (at[COLUMN_OF.get(key, key)], how, lengths.get(COLUMN_OF.get(key, key), 0))
             for key, how in schema.READ_AS.items()
         }
+        self.plans: dict[tuple[str, ...], Plan] = {}  # a line's keys → how such lines are read
+        self.occurrences = at["occurrences"]
         self.ts, self.ts_raw, self.event, self.schema_gen = (
             at["ts"],
             at["ts_raw"],
@@ -57,14 +55,79 @@ class Layout:
         self.flags, self.empty = at["flags"], at["empty_fields"]
         self.texts = tuple(at[name] for name in texts)  # the texts the secret scan reads
 
+    def __getstate__(self) -> dict:
+        # A worker finds its own plans (and a Plan's getters are no pickles).
+        return {**vars(self), "plans": {}}
 
-TEXT, NUMBER, U64 = 0, 1, 2
-KIND = {"str": TEXT, "num": NUMBER, "u64": U64}
+
+# How a value is read (schema.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
+KINDS = ("str", "num", "u64")
 CALIBRATED = frozenset(schema.CALIBRATED_FIELDS)
 RAW_SCORE = frozenset(schema.RAW_SCORE_FIELDS)
 EMPTY_JSON = json.dumps([])
-# The stamps timestamps.utc_second takes that have no fraction (ASCII digits, as its bytes pattern).
-WHOLE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
+# Distinct key tuples planned at most (a log's lines share a few dozen; odd lines are not planned).
+MOST_PLANS = 4096
+
+
+class Plan:
+    """How the lines with one tuple of keys (`tuple(obj)`: the lines of an event type share their keys
+    and their order) are read into a row: found once, then each such line's values taken at C speed
+    (one itemgetter for the line's values, one for the row's fifty columns), its texts' types and
+    lengths checked together. A line whose values are not all plain (a None, a number in a text's
+    place, a text past its column: rare) is read by schema.read_plain, which decides it."""
+
+    def __init__(self, layout: Layout, keys: tuple[str, ...]) -> None:
+        by_kind = {
+            how: [key for key in keys if layout.places.get(key, (0, None, 0))[1] == how] for how in KINDS
+        }
+        texts, numbers, u64s = (by_kind[how] for how in KINDS)
+        taken = (*texts, *numbers, *u64s)
+        self.take = getter(taken)
+        self.texts, self.numbers, self.u64s = len(texts), tuple(numbers), tuple(u64s)
+        self.strs = (str,) * len(texts)
+        self.lengths = tuple(layout.places[key][2] or sys.maxsize for key in texts)
+        # Each column's place in the values read (`taken`, then None and the occurrences' 1).
+        source = {layout.places[key][0]: i for i, key in enumerate(taken)}
+        absent, one = len(taken), len(taken) + 1
+        self.spread = operator.itemgetter(
+            *(source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names)))
+        )
+        self.calibrated = tuple(i for i, key in enumerate(taken) if key in CALIBRATED)
+        self.raw_score = tuple(i for i, key in enumerate(taken) if key in RAW_SCORE)
+        self.schema_gen = layout.schema_gen
+
+    def row(self, obj: dict) -> list | None:
+        """The row's columns read from the line's values; None: a value the plan does not take."""
+        values = self.take(obj)
+        texts = values[: self.texts] if self.numbers or self.u64s else values
+        if not all(map(operator.is_, map(type, texts), self.strs)):
+            return None
+        if not all(map(operator.ge, self.lengths, map(len, texts))):
+            return None
+        if self.numbers or self.u64s:
+            try:
+                numbers = tuple(map(schema.plain_number, self.numbers, values[self.texts :]))
+                u64s = tuple(map(schema.plain_u64, self.u64s, values[self.texts + len(numbers) :]))
+            except schema.NeedsModel:
+                return None
+            values = (*texts, *numbers, *u64s)
+        read = (*values, None, 1)
+        row = list(self.spread(read))
+        if self.calibrated and any(read[i] is not None for i in self.calibrated):
+            row[self.schema_gen] = "calibrated"
+        elif self.raw_score and any(read[i] is not None for i in self.raw_score):
+            row[self.schema_gen] = "raw_score"
+        return row
+
+
+def getter(keys: tuple[str, ...]):
+    """`obj` → the values of `keys` in it, as a tuple (itemgetter gives a lone value as it is)."""
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda obj: (obj[key],)
+    if not keys:
+        return lambda obj: ()
+    return operator.itemgetter(*keys)
 
 
 class Stamps(dict):
@@ -78,23 +141,7 @@ class Stamps(dict):
         self.as_text = as_text
 
     def __missing__(self, ts_raw: str) -> tuple[datetime | str | None, str | None]:
-        # Nearly every stamp is distinct (a line every few seconds) and whole seconds: those are read
-        # by their places, as utc_second reads them, without its encoding and regular expression.
-        if len(ts_raw) == 20 and WHOLE_SECOND.fullmatch(ts_raw) is not None:
-            try:
-                ts = datetime(
-                    int(ts_raw[0:4]),
-                    int(ts_raw[5:7]),
-                    int(ts_raw[8:10]),
-                    int(ts_raw[11:13]),
-                    int(ts_raw[14:16]),
-                    int(ts_raw[17:19]),
-                    tzinfo=UTC,
-                )
-            except ValueError:
-                ts = None
-        else:
-            ts = timestamps.utc_second(ts_raw)
+        ts = timestamps.utc_second(ts_raw)
         if ts is None:
             read = (None, "ts_invalid")
         elif not timestamps.in_range(ts):
@@ -102,7 +149,10 @@ class Stamps(dict):
         else:
             read = (ts, None)
         if self.as_text and ts is not None:
-            read = (str(ts.replace(tzinfo=None)), read[1])
+            # str() of the naive stamp; a whole second (utc_second read it by its places) is that text
+            # already, but for its "T".
+            text = f"{ts_raw[:10]} {ts_raw[11:19]}" if len(ts_raw) == 20 else str(ts.replace(tzinfo=None))
+            read = (text, read[1])
         self[ts_raw] = read
         return read
 
@@ -124,27 +174,23 @@ def values_of(
     text, a number or a numeric text, absent or "" (schema.NeedsModel), or a text longer than its
     column. `stamps`: the batch's Stamps (None: a Stamps of datetimes, for this line alone)."""
     obj = record.obj
-    values = layout.blank.copy()
-    # schema.read_plain inlined: one lookup a key, the common case (a text) decided first.
-    place_of = layout.keys.get
-    for name, value in obj.items():
-        place = place_of(name)
-        if place is None or value is None:
-            continue
-        at, kind, length = place
-        if kind == TEXT:
-            if type(value) is not str or len(value) > length:
-                return None
-            values[at] = value
-            continue
+    keys = tuple(obj)
+    plan = layout.plans.get(keys)
+    if plan is None:
+        plan = Plan(layout, keys)
+        if len(layout.plans) < MOST_PLANS:
+            layout.plans[keys] = plan
+    values = plan.row(obj)
+    if values is None:
+        values = layout.blank.copy()
         try:
-            values[at] = schema.plain_number(name, value) if kind == NUMBER else schema.plain_u64(name, value)
-        except schema.NeedsModel:
+            schema.read_plain(obj, layout.places, values)
+        except (schema.NeedsModel, schema.Overlong):
             return None
-    if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in layout.calibrated_at):
-        values[layout.schema_gen] = "calibrated"
-    elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in layout.raw_score_at):
-        values[layout.schema_gen] = "raw_score"
+        if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in layout.calibrated_at):
+            values[layout.schema_gen] = "calibrated"
+        elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in layout.raw_score_at):
+            values[layout.schema_gen] = "raw_score"
     flags = [*record.flags] if record.flags else []
     if values[layout.event] not in schema.KNOWN_EVENTS:
         flags.append("unknown_type")
@@ -188,41 +234,61 @@ class Config:
     stamps_as_text: bool = False  # Stamps.as_text: the writer's database takes the stored text
 
 
-class Prepared(NamedTuple):
-    """One record of an events-log line as the worker hands it over: its sha256 (`sha`, as
-    entry_prep.Prepared's), its row but for SOURCE_SET, the secrets found in it (None: not scanned).
-    `values` None: the plain reading did not take it, and `record` (the parsed record) goes along
-    for the writer to decide it."""
+class Sorted(NamedTuple):
+    """A chunk's events-log lines sorted out as far as that needs no database, in plain values (one
+    object a chunk: the worker's pickle is lists of tuples, strings and numbers, no object a line).
+    importer/batch.py lands it (`landed`) and event_rows.store_events stores its records.
 
-    sha: str
-    values: list | None
-    found: list | None
-    record: parser.Record | None
+    keys: each line's (offset, index), in the chunk's order. outcomes: each line's outcome so far
+    ("duplicate" for a line with records, until one of them turns out new; "inert", "quarantined").
+    raw: each line's RawLine row but its source (batch.RAW_NAMES: offset, index, sha256, length, "").
+    records: (key, length, sha256, row, found, whole) a record: its row in EVENT_NAMES order but for
+    SOURCE_SET, or (line, record) where the plain reading does not take it (the writer decides it,
+    event_rows.event_values); `found` the secrets in its texts (None: not scanned); `whole` whether
+    the record is its whole line (its row may stand for the line: models.PhysicalLine).
+    quarantined: (line with its bytes, reason, detail, sha256) for a quarantined line or part."""
+
+    keys: list[tuple[int, int]]
+    outcomes: list[str]
+    raw: list[tuple]
+    records: list[tuple]
+    quarantined: list[tuple]
 
 
-def prepare_line(line: tailer.Line, config: Config, stamps: Stamps) -> tuple[tailer.Line, tuple | None]:
-    """A line as the worker hands it to the writer: (its sha256, its Parsed with Prepared records),
-    None for a line over the cap (the writer quarantines it). The line's bytes go along only when
-    the writer may need them (a quarantined part, a record read the general way)."""
-    if line.too_long:
-        return line, None
-    sha, parsed, shas = entry_prep.read_line(line)
-    records = []
-    keep = parsed.quarantine is not None
-    for record, rsha in zip(parsed.records, shas, strict=True):
-        values = values_of(config.layout, line, record, rsha, stamps)
-        if values is None:
-            keep = True
-            records.append(Prepared(rsha, None, None, record))
+def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line) -> Sorted:
+    """The lines of a chunk as the writer lands them (importer/batch.py: what `sort_lines` makes of a
+    chunk it reads itself). `parse`: the store's (read when called, as the resilience tests replace it)."""
+    stamps = Stamps(as_text=config.stamps_as_text)  # a chunk's lines share their stamps' seconds
+    layout, scan = config.layout, config.scan
+    keys, outcomes, raw, records, quarantined = [], [], [], [], []
+    for line in lines:
+        key = (line.offset, line.index)
+        keys.append(key)
+        if line.too_long:
+            outcomes.append("quarantined")
+            raw.append((*key, line.too_long_sha256, line.length, ""))
+            quarantined.append((line, "too_long", f"{line.length} bytes", line.too_long_sha256))
             continue
-        records.append(Prepared(rsha, values, found_in(config.layout, values) if config.scan else None, None))
-    if not keep:
-        line = tailer.Line(line.offset, b"", line.length, line.index, line.nul_prefix)
-    return line, (sha, parser.Parsed(records, parsed.quarantine, parsed.inert))
+        sha, parsed, shas = entry_prep.read_line(line, parse)
+        raw.append((*key, sha, line.length, ""))
+        if parsed.quarantine is not None:
+            quarantined.append((line, *parsed.quarantine, sha))
+        if not parsed.records:
+            outcomes.append("inert" if parsed.inert else "quarantined")
+            continue
+        outcomes.append("duplicate")  # until one of its records turns out new
+        whole = len(shas) == 1 and shas[0] == sha and not line.nul_prefix and parsed.quarantine is None
+        for record, rsha in zip(parsed.records, shas, strict=True):
+            values = values_of(layout, line, record, rsha, stamps)
+            if values is None:
+                records.append((key, line.length, rsha, (line, record), None, whole))
+            else:
+                found = found_in(layout, values) if scan else None
+                records.append((key, line.length, rsha, values, found, whole))
+    return Sorted(keys, outcomes, raw, records, quarantined)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:
-    """The chunk as the writer lands it: each line with what preparing made of it (`Chunk.prepared`)."""
-    stamps = Stamps(as_text=config.stamps_as_text)  # a chunk's lines share their stamps' seconds
-    pairs = [prepare_line(line, config, stamps) for line in chunk.lines]
-    return dataclasses.replace(chunk, lines=[line for line, _ in pairs], prepared=tuple(p for _, p in pairs))
+    """The chunk as the worker hands it over: its lines sorted (`Chunk.prepared`, a Sorted), the lines
+    themselves left behind (Sorted holds the bytes of those the writer still needs)."""
+    return dataclasses.replace(chunk, lines=[], prepared=sort_lines(chunk.lines, config))

@@ -56,21 +56,25 @@ OCCURRENCES, SESSION_KEY, SESSION_ID = AT["occurrences"], AT["session_key"], AT[
 
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
-    """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
-    candidates, shas, outcomes, whole = lines.candidates, lines.shas, lines.outcomes, lines.whole
+    """Build new events; for lines already known, count a genuine repeat or keep the lowest order.
+    `lines.prepared`: the chunk's records as event_prep.sort_lines made them (here or in the worker),
+    so that per record this does only what needs the database: is it stored, and its session."""
+    records, outcomes = lines.prepared, lines.outcomes
     existing = {
-        found[-1]: Known(*found) for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", set(shas))
+        found[-1]: Known(*found)
+        for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", {record[2] for record in records})
     }
     fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
-    places: dict[str, tuple[int, int, int]] = {}  # sha256 → where the new event was read
+    places: dict[str, tuple[int, int]] = {}  # sha256 → where the new event was read
     placed: dict[str, tuple[int, int]] = {}  # sha256 → the line the new event stands for
+    scanned: dict[str, list] = {}  # sha256 → the secrets found in the new event's texts (when scanned)
     moved: list[Known] = []
     repeated: list[Known] = []
     keys: set[str] = set()
-    # A batch's lines share their stamps' seconds; on SQLite the row holds its stored texts.
-    stamps = event_prep.Stamps(as_text=bulk.stores_utc_text(WaysEvent))
-    scanned: dict[str, list] = {}  # sha256 → the secrets the worker found in the new event's texts
-    for (line, record), sha in zip(candidates, shas, strict=True):
+    as_text = bulk.stores_utc_text(WaysEvent)  # how event_prep.sort_lines holds the stamps (prep_config)
+    stamps = None  # a general-way row's (rare): the batch's stamps read as the rows hold them
+    source_id, rank, generation = row.pk, row.rank, row.generation
+    for key, length, sha, values, found, whole in records:
         new = fresh.get(sha)
         if new is not None:
             # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
@@ -80,13 +84,16 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
             continue
         known = existing.get(sha)
         if known is None:
-            values = event_row(row, line, record, sha, stamps)
-            fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
-            if isinstance(record, event_prep.Prepared) and record.found is not None:
-                scanned[sha] = record.found  # the worker's scan of these values
-            key = (line.offset, line.index)
+            if type(values) is not list:  # (line, record): the plain reading did not take it
+                if stamps is None:
+                    stamps = event_prep.Stamps(as_text=as_text)
+                values = event_row(row, *values, sha, stamps)
+            values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
+            fresh[sha], places[sha] = values, key
+            if found != []:
+                scanned[sha] = found
             outcomes[key] = "imported"
-            if key in whole:
+            if whole:
                 placed[sha] = key  # the event's row stands for the line (models.PhysicalLine)
             if values[SESSION_KEY]:
                 keys.add(values[SESSION_KEY])
@@ -95,16 +102,16 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
         # An event from this very generation was read from it before at another place (a replay of the
         # same place never gets here: committed_lines drops it), so these bytes are in it twice.
-        position = (row.rank, row.generation, line.offset, line.index)
-        if known.source_id == row.pk:
+        position = (rank, generation, *key)
+        if known.source_id == source_id:
             known.occurrences += 1
             repeated.append(known)
         elif position < known.position:
             # The place it leaves is a line read all the same: its RawLine row now (ignored where
             # it has one: a copy, or a line of an older database).
             _, _, offset, index = known.position
-            lines.vacated.append((known.source_id, offset, index, sha, line.length, "imported"))
-            known.source_id, known.position = row.pk, position
+            lines.vacated.append((known.source_id, offset, index, sha, length, "imported"))
+            known.source_id, known.position = source_id, position
             moved.append(known)
         if known.session_key:
             sessions.add(known.session_key)
@@ -119,12 +126,15 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
+    for values in fresh.values():
+        values[SESSION_ID] = ids.get(values[SESSION_KEY])
     findings: list[tuple] = []
     scan = secret_rows.DocumentScan()
-    for sha, values in fresh.items():
-        values[SESSION_ID] = session_id = ids.get(values[SESSION_KEY])
-        place = (*places[sha], session_id)
-        if (found := scanned.get(sha)) is None:
+    # Found nothing (nearly every event) or scanned by the writer (team mode masks: secret_rows).
+    for sha, found in scanned.items():
+        values = fresh[sha]
+        place = (source_id, *places[sha], values[SESSION_ID])
+        if found is None:
             secret_rows.event_row(values, LAYOUT.texts, place, findings, scan)
         else:
             secret_rows.noted(place, found, findings)
@@ -133,7 +143,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         WaysEvent,
         EVENT_NAMES,
         list(fresh.values()),
-        ready=event_prep.STORED if stamps.as_text else frozenset(),
+        ready=event_prep.STORED if as_text else frozenset(),
         findings=secret_rows.finding_rows(findings) if findings else None,
         placed=placed,
     )
@@ -180,28 +190,28 @@ def prep_config() -> event_prep.Config:
     )
 
 
+def sort_lines(lines: list[tailer.Line], parse) -> event_prep.Sorted:
+    """The events store's `prepare` (stores.Store): a chunk read in process sorted as the worker sorts
+    the chunks it reads (event_prep.sort_lines), so that both land the same way."""
+    return event_prep.sort_lines(lines, prep_config(), parse)
+
+
 def event_row(
     row: SourceFile,
     line: tailer.Line,
-    record: parser.Record | event_prep.Prepared,
+    record: parser.Record,
     sha: str,
     stamps: event_prep.Stamps | None = None,
 ) -> list:
     """The new event's row (EVENT_NAMES order) for one events-log record (event_prep.values_of; a line
-    the plain reading does not take goes the general way, `event_values`), or as the worker prepared
-    it. `stamps`: stamps already read (the batch's; its `as_text` says how the row holds `ts` and its
-    JSON columns)."""
-    if isinstance(record, event_prep.Prepared):
-        values = record.values
-        if values is None:
-            return event_row(row, line, record.record, sha, stamps)
-    else:
-        values = event_prep.values_of(LAYOUT, line, record, sha, stamps)
-        if values is None:
-            fields = event_values(row, line, record, sha)
-            if stamps is not None and stamps.as_text:
-                stored(fields)
-            return [fields[name] for name in EVENT_NAMES]
+    the plain reading does not take goes the general way, `event_values`). `stamps`: stamps already
+    read (the batch's; its `as_text` says how the row holds `ts` and its JSON columns)."""
+    values = event_prep.values_of(LAYOUT, line, record, sha, stamps)
+    if values is None:
+        fields = event_values(row, line, record, sha)
+        if stamps is not None and stamps.as_text:
+            stored(fields)
+        return [fields[name] for name in EVENT_NAMES]
     values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = row.pk, row.rank, row.generation
     return values
 

@@ -57,6 +57,9 @@ class NewLines:
     placed: set[tuple[int, int]] = field(default_factory=set)
     # RawLine rows (RAW_NAMES, with their source) of places elsewhere a store's row no longer holds.
     vacated: list[tuple] = field(default_factory=list)
+    # The records of a chunk its store sorted itself (Store.prepare: event_prep.Sorted.records), in
+    # place of `candidates` and `shas`.
+    prepared: list[tuple] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class Store:
     build: Callable[..., Any]
     write: Callable[[SourceFile, Any], set[tuple[int, int]]] = write_rows
     parse: Callable[[bytes], parser.Parsed] = json_line
+    # A chunk's lines → the store's own sorting of them (event_prep.Sorted), as its worker sorts them.
+    prepare: Callable[[list[tailer.Line], Callable[[bytes], parser.Parsed]], Any] | None = None
 
 
 STORES: dict[str, Store] = {}
@@ -75,10 +80,12 @@ def register_store(
     *,
     write: Callable[[SourceFile, Any], set[tuple[int, int]]] = write_rows,
     parse: Callable[[bytes], parser.Parsed] = json_line,
+    prepare: Callable[[list[tailer.Line], Callable[[bytes], parser.Parsed]], Any] | None = None,
 ) -> None:
     """Let the batch turn the lines of `kind`'s files into rows with `build`, written by `write`,
-    each line read by `parse`."""
-    STORES[kind] = Store(build, write, parse)
+    each line read by `parse` (or the chunk's lines sorted by `prepare`, in process, as its worker
+    does: importer/event_prep.py)."""
+    STORES[kind] = Store(build, write, parse, prepare)
 
 
 def store_for(kind: str) -> Store:

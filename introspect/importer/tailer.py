@@ -92,8 +92,9 @@ class Chunk:
     member_lines: int = 0  # see Checkpoint: the batch stopped inside the member at `next_offset`
     member_bytes: int = 0
     read_to: int = 0  # compressed bytes read so far (progress); `next_offset` stays at a member's start
-    # Read and prepared by the worker (importer/prefetch.py): per line of `lines`, (sha256, Parsed
-    # whose records are entry_prep.Prepared), None for a line over the cap. Empty: read in process.
+    # Read and prepared by the worker (importer/prefetch.py): a transcript's, per line of `lines`,
+    # (sha256, Parsed whose records are entry_prep.Prepared), None for a line over the cap; an events
+    # log's, an event_prep.Sorted of its lines (`lines` then empty). Empty: read in process.
     prepared: tuple = ()
 
     def checkpoint(self) -> Checkpoint:

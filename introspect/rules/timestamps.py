@@ -6,6 +6,8 @@ import re
 from datetime import UTC, datetime, timedelta
 
 _UTC_Z = re.compile(rb"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
+# A whole-second stamp (nearly every agent-ways stamp), read by its places: no encoding, no groups.
+_WHOLE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 _TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6})\d*)?Z$")
 
 
@@ -13,6 +15,19 @@ def utc_second(ts: object) -> datetime | None:
     """agent-fmt parse_utc_iso: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, fraction truncated; else None."""
     if not isinstance(ts, str):
         return None
+    if len(ts) == 20 and _WHOLE_SECOND.fullmatch(ts) is not None:
+        try:
+            return datetime(
+                int(ts[0:4]),
+                int(ts[5:7]),
+                int(ts[8:10]),
+                int(ts[11:13]),
+                int(ts[14:16]),
+                int(ts[17:19]),
+                tzinfo=UTC,
+            )
+        except ValueError:
+            return None
     match = _UTC_Z.match(ts.encode("ascii", "replace"))
     if match is None:
         return None

@@ -113,30 +113,36 @@ def test_a_row_built_as_sqlite_stores_it_holds_the_texts_django_would_store():
             assert repr(direct) == repr(general), data
 
 
-def test_a_stamp_read_by_its_places_is_the_stamp_utc_second_reads():
+def test_a_batchs_stamps_are_utc_seconds_with_their_flag_and_stored_text():
+    rng = random.Random(29)
     odd = [
         "2026-01-01T00:00:00Z",
         "2026-02-30T00:00:00Z",
-        "2026-01-01T24:00:00Z",
-        "2026-01-01T23:59:60Z",
-        "0000-01-01T00:00:00Z",
         "0001-01-01T00:00:00Z",
-        "9999-12-31T23:59:59Z",
-        "2026-01-01T00:00:00Z\n",
         "2026-01-01T00:00:00.5Z",
-        "2026-01-01 00:00:00Z",
-        "2026-01-01T00:00:00z",
-        "٢٠٢٦-01-01T00:00:00Z",
-        "2026-1-01T00:00:00Z",
-        "+026-01-01T00:00:00Z",
         "",
     ]
-    rng = random.Random(29)
-    for _ in range(3000):  # digits and separators shuffled: valid and invalid dates alike
+    for _ in range(2000):  # digits shuffled: valid and invalid dates alike
         odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
     for ts in odd:
         read, flag = event_prep.Stamps()[ts]
         assert read == timestamps.utc_second(ts), ts
         assert (flag == "ts_invalid") == (read is None), ts
+        assert (flag == timestamps.OUT_OF_RANGE) == (read is not None and not timestamps.in_range(read)), ts
         if read is not None:
             assert event_prep.Stamps(as_text=True)[ts][0] == str(read.replace(tzinfo=None))
+
+
+def test_lines_of_one_plan_read_alike_whatever_came_first_and_in_any_key_order():
+    lines = [
+        {"event": "way_fired", "ts": "2026-01-01T00:00:00Z", "way": "w", "fire_score": "0.5"},
+        {"event": "way_fired", "ts": "2026-01-01T00:00:01Z", "way": None, "fire_score": "x"},  # read_plain
+        {"event": "way_fired", "ts": "2026-01-01T00:00:02Z", "way": 3, "fire_score": 1},  # the general way
+        {"fire_score": "", "way": "w" * 600, "ts": "2026-01-01T00:00:03Z", "event": "way_fired"},
+        {"prob_en": "0.2", "event": "way_nearmiss", "token_position": "12", "session": "s"},
+        {"prob_en": "", "event": "way_nearmiss", "token_position": " 12 ", "session": "s", "thr_en": 1},
+    ]
+    for _ in range(2):  # the second time, every line's plan is known
+        for obj in lines:
+            direct, general = both(dumps(obj))
+            assert direct == general, obj

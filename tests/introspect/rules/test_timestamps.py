@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from datetime import UTC, datetime, timedelta
 
 from introspect.rules import timestamps
@@ -43,3 +45,40 @@ def test_it_holds_a_shifted_stamp_at_the_calendars_end():
 def test_it_writes_a_second_as_the_events_do_with_the_years_zeros():
     assert timestamps.raw_second(datetime(1, 1, 1, 0, 0, 7, 5, tzinfo=UTC)) == "0001-01-01T00:00:07"
     assert timestamps.raw_second(datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC)) == "2026-11-02T10:00:00"
+
+
+# The reading utc_second gives every stamp, whole seconds included (before they were read by places).
+UTC_Z = re.compile(rb"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
+
+
+def by_pattern(ts: str) -> datetime | None:
+    match = UTC_Z.match(ts.encode("ascii", "replace"))
+    try:
+        return None if match is None else datetime(*map(int, match.groups()), tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def test_a_whole_second_read_by_its_places_is_the_stamp_the_pattern_reads():
+    odd = [
+        "2026-01-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T23:59:60Z",
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "2026-01-01T00:00:00Z\n",
+        "2026-01-01T00:00:00.5Z",
+        "2026-01-01 00:00:00Z",
+        "2026-01-01T00:00:00z",
+        "٢٠٢٦-01-01T00:00:00Z",
+        "2026-1-01T00:00:00Z",
+        "+026-01-01T00:00:00Z",
+        "",
+    ]
+    rng = random.Random(29)
+    for _ in range(3000):  # digits and separators shuffled: valid and invalid dates alike
+        odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
+    for ts in odd:
+        assert timestamps.utc_second(ts) == by_pattern(ts), ts
