@@ -2,6 +2,8 @@
 
 Events are de-duplicated by the sha256 of their line: the same bytes in another file (an archive,
 a legacy log, a rewritten live file) are one event, placed at its earliest position in event order.
+The key is its first 8 bytes (`digest`, models.WaysEvent), the full hash compared: a line whose
+digest another line's event holds is stored with none (`known_events`, `write_events`).
 
 Speed (issue 29: a million event lines in one cold pass): a new event's row is built as a list in
 `EVENT_NAMES` order straight from the line's own keys (`event_row`), without the dict of every
@@ -23,6 +25,7 @@ from introspect.importer import event_prep, parser, schema, secret_rows, stores,
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit
+from lib.hashing import digest64
 
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
 AT = {name: i for i, name in enumerate(EVENT_NAMES)}  # attname → its place in a row
@@ -38,6 +41,7 @@ EVENT_KNOWN = (
     "session_key",
     "sha256",
 )
+HELD = ("sha256", "source_id", "order_offset", "order_index")  # where a line's event is stored
 
 
 class Known:
@@ -53,14 +57,30 @@ class Known:
 
 
 OCCURRENCES, SESSION_KEY, SESSION_ID = AT["occurrences"], AT["session_key"], AT["session_id"]
+SHA256, DIGEST = AT["sha256"], AT["digest"]
+
+
+def stored_events(names: tuple[str, ...], shas: set[str]) -> tuple[list[tuple], set[int]]:
+    """The `names` columns (sha256 last) of the events of these lines, found by their digest, the
+    full hash compared, and by sha256 among the events stored without one (a collision: an empty
+    partial index, asked only when it holds any); and the digests held by other lines' events."""
+    found, taken = [], set()
+    for values in bulk.select_in(WaysEvent, (*names, "digest"), "digest", {digest64(sha) for sha in shas}):
+        if values[-2] in shas:
+            found.append(values[:-1])
+        else:
+            taken.add(values[-1])
+    collided = WaysEvent.objects.filter(digest__isnull=True)
+    if collided.exists():
+        found.extend(map(tuple, bulk.chunked_in(collided.values_list(*names), "sha256", shas)))
+    return found, taken
 
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
     """Build new events; for lines already known, count a genuine repeat or keep the lowest order."""
     candidates, shas, outcomes, whole = lines.candidates, lines.shas, lines.outcomes, lines.whole
-    existing = {
-        found[-1]: Known(*found) for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", set(shas))
-    }
+    found, taken = stored_events(EVENT_KNOWN, set(shas))
+    existing = {values[-1]: Known(*values) for values in found}
     fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
     places: dict[str, tuple[int, int, int]] = {}  # sha256 → where the new event was read
     placed: dict[str, tuple[int, int]] = {}  # sha256 → the line the new event stands for
@@ -81,6 +101,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         known = existing.get(sha)
         if known is None:
             values = event_row(row, line, record, sha, stamps)
+            digest = digest64(sha)
+            values[DIGEST] = None if digest in taken else digest  # another line's event holds it
             fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
             if isinstance(record, event_prep.Prepared) and record.found is not None:
                 scanned[sha] = record.found  # the worker's scan of these values
@@ -149,15 +171,26 @@ class EventRows(secret_rows.ScannedRows):
 def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
     """Insert the new events; returns the lines of those another importer stored first (between
     this batch's look-up and its insert: ON CONFLICT kept theirs), whose RawLine rows the batch
-    then writes, as copies (stores.py)."""
+    then writes, as copies (stores.py). An event whose digest the conflict found held by another
+    line's (of this batch, or stored meanwhile) goes in again without one: nothing is lost."""
     inserted = bulk.insert_rows(rows)
     if rows.findings:
         bulk.insert_rows(rows.findings)
-    if inserted == len(rows) or not rows.placed:
+    if inserted == len(rows):
         return set()
-    names = ("sha256", "source_id", "order_offset", "order_index")
+    held = {
+        sha: tuple(place)
+        for sha, *place in stored_events(HELD, {values[SHA256] for values in rows.values})[0]
+    }
+    if missing := [values for values in rows.values if values[SHA256] not in held]:
+        for values in missing:
+            values[DIGEST] = None
+        bulk.insert_rows(bulk.Rows(rows.model, rows.names, missing, rows.ready))
+        held |= {
+            sha: tuple(place)
+            for sha, *place in stored_events(HELD, {values[SHA256] for values in missing})[0]
+        }
     ours = {sha: (row.pk, *key) for sha, key in rows.placed.items()}
-    held = {sha: tuple(place) for sha, *place in bulk.select_in(WaysEvent, names, "sha256", ours)}
     return {ours[sha][1:] for sha in ours if held.get(sha) != ours[sha]}
 
 
@@ -235,6 +268,7 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
     fields.update(
         sha256=sha,
+        digest=None,  # store_events decides it (whether another line's event holds it)
         source_id=row.pk,
         occurrences=1,
         order_rank=row.rank,
