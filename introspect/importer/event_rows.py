@@ -24,8 +24,7 @@ from django.conf import settings
 from introspect.importer import event_prep, parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
-from lib import bulk, column_fit
-from lib.hashing import digest64
+from lib import bulk, column_fit, hashing
 
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
 AT = {name: i for i, name in enumerate(EVENT_NAMES)}  # attname → its place in a row
@@ -41,7 +40,7 @@ EVENT_KNOWN = (
     "session_key",
     "sha256",
 )
-HELD = ("sha256", "source_id", "order_offset", "order_index")  # where a line's event is stored
+HELD = ("source_id", "order_offset", "order_index", "sha256")  # where a line's event is stored
 
 
 class Known:
@@ -65,7 +64,9 @@ def stored_events(names: tuple[str, ...], shas: set[str]) -> tuple[list[tuple], 
     full hash compared, and by sha256 among the events stored without one (a collision: an empty
     partial index, asked only when it holds any); and the digests held by other lines' events."""
     found, taken = [], set()
-    for values in bulk.select_in(WaysEvent, (*names, "digest"), "digest", {digest64(sha) for sha in shas}):
+    for values in bulk.select_in(
+        WaysEvent, (*names, "digest"), "digest", {hashing.digest64(sha) for sha in shas}
+    ):
         if values[-2] in shas:
             found.append(values[:-1])
         else:
@@ -101,7 +102,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         known = existing.get(sha)
         if known is None:
             values = event_row(row, line, record, sha, stamps)
-            digest = digest64(sha)
+            digest = hashing.digest64(sha)
             values[DIGEST] = None if digest in taken else digest  # another line's event holds it
             fresh[sha], places[sha] = values, (row.pk, line.offset, line.index)
             if isinstance(record, event_prep.Prepared) and record.found is not None:
@@ -168,6 +169,11 @@ class EventRows(secret_rows.ScannedRows):
     placed: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+def places_of(shas: set[str]) -> dict[str, tuple]:
+    """Where the events of these lines are stored: sha256 → (source_id, order_offset, order_index)."""
+    return {values[-1]: values[:-1] for values in stored_events(HELD, shas)[0]}
+
+
 def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
     """Insert the new events; returns the lines of those another importer stored first (between
     this batch's look-up and its insert: ON CONFLICT kept theirs), whose RawLine rows the batch
@@ -178,18 +184,12 @@ def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
         bulk.insert_rows(rows.findings)
     if inserted == len(rows):
         return set()
-    held = {
-        sha: tuple(place)
-        for sha, *place in stored_events(HELD, {values[SHA256] for values in rows.values})[0]
-    }
+    held = places_of({values[SHA256] for values in rows.values})
     if missing := [values for values in rows.values if values[SHA256] not in held]:
         for values in missing:
             values[DIGEST] = None
         bulk.insert_rows(bulk.Rows(rows.model, rows.names, missing, rows.ready))
-        held |= {
-            sha: tuple(place)
-            for sha, *place in stored_events(HELD, {values[SHA256] for values in missing})[0]
-        }
+        held |= places_of({values[SHA256] for values in missing})
     ours = {sha: (row.pk, *key) for sha, key in rows.placed.items()}
     return {ours[sha][1:] for sha in ours if held.get(sha) != ours[sha]}
 
