@@ -14,6 +14,7 @@ scatter the three layers above across files that each re-export into `__init__`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from django.db import models
 from django.utils import timezone
 
 from introspect.rules import join
-from lib import linepack, safefs
+from lib import hashing, linepack, safefs
 from lib.packed_text import PackedTextField
 from lib.viewers import Viewer
 
@@ -391,9 +392,16 @@ class WaysEvent(models.Model):
 
     Identity is the sha256 of the line bytes: the same line read from an archive, the live file
     and the legacy file is one event. Typed columns are what the UI queries; `raw` keeps the rest.
+
+    The key is `digest`, the hash's first 8 bytes (lib.hashing.digest64), unique; the full `sha256`
+    is compared on every look-up (`with_sha`). A line whose digest another line's event holds already
+    (a collision, 2**-64) is stored with no digest, unique by its sha256 among those. The 64-char hex
+    unique key made the table's write floor 35 s for a million rows, 21.6 s with this one
+    (bench/results/2026-12-01-events-indexes.txt, issue 29).
     """
 
-    sha256 = models.CharField(max_length=64, unique=True)
+    sha256 = models.CharField(max_length=64)
+    digest = models.BigIntegerField(null=True, blank=True, help_text="sha256's first 8 bytes, signed")
     # Indexed by event_source_place, which starts with it (the lines of a source: PhysicalLine).
     source = models.ForeignKey(SourceFile, on_delete=models.PROTECT, related_name="+", db_index=False)
     occurrences = models.PositiveIntegerField(default=1, help_text="identical lines inside one source")
@@ -460,9 +468,30 @@ class WaysEvent(models.Model):
                 condition=models.Q(event="way_nearmiss"),
             ),
         ]
+        # Partial unique indexes both: created without rebuilding the table on SQLite, and each
+        # a conflict target of the importer's ON CONFLICT DO NOTHING (two importers racing).
+        constraints = [
+            models.UniqueConstraint(
+                fields=["digest"], condition=models.Q(digest__isnull=False), name="event_digest_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["sha256"], condition=models.Q(digest__isnull=True), name="event_sha256_collided"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
+
+    @staticmethod
+    def with_sha(shas: Collection[str], via: str = "") -> models.Q:
+        """The events whose line has one of these sha256s, found by their key (`digest`) or, for a
+        collided one, by the partial index of the events without one; `via`: the path to the event
+        from the model filtered (`"event__"` from TurnWay)."""
+        shas = list(shas)
+        digests = [hashing.digest64(sha) for sha in shas]
+        return models.Q(**{f"{via}digest__in": digests, f"{via}sha256__in": shas}) | models.Q(
+            **{f"{via}digest__isnull": True, f"{via}sha256__in": shas}
+        )
 
 
 class DecisionRecord(models.Model):

@@ -2,6 +2,8 @@
 
 Events are de-duplicated by the sha256 of their line: the same bytes in another file (an archive,
 a legacy log, a rewritten live file) are one event, placed at its earliest position in event order.
+The key is its first 8 bytes (`digest`, models.WaysEvent), the full hash compared: a line whose
+digest another line's event holds is stored with none (`known_events`, `write_events`).
 
 Speed (issue 29: a million event lines in one cold pass): a new event's row is built as a list in
 `EVENT_NAMES` order straight from the line's own keys (`event_row`), without the dict of every
@@ -22,7 +24,7 @@ from django.conf import settings
 from introspect.importer import event_prep, parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
-from lib import bulk, column_fit
+from lib import bulk, column_fit, hashing
 
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
 AT = {name: i for i, name in enumerate(EVENT_NAMES)}  # attname → its place in a row
@@ -38,6 +40,7 @@ EVENT_KNOWN = (
     "session_key",
     "sha256",
 )
+HELD = ("source_id", "order_offset", "order_index", "sha256")  # where a line's event is stored
 
 
 class Known:
@@ -53,6 +56,25 @@ class Known:
 
 
 OCCURRENCES, SESSION_KEY, SESSION_ID = AT["occurrences"], AT["session_key"], AT["session_id"]
+SHA256, DIGEST = AT["sha256"], AT["digest"]
+
+
+def stored_events(names: tuple[str, ...], shas: set[str]) -> tuple[list[tuple], set[int]]:
+    """The `names` columns (sha256 last) of the events of these lines, found by their digest, the
+    full hash compared, and by sha256 among the events stored without one (a collision: an empty
+    partial index, asked only when it holds any); and the digests held by other lines' events."""
+    found, taken = [], set()
+    for values in bulk.select_in(
+        WaysEvent, (*names, "digest"), "digest", {hashing.digest64(sha) for sha in shas}
+    ):
+        if values[-2] in shas:
+            found.append(values[:-1])
+        else:
+            taken.add(values[-1])
+    collided = WaysEvent.objects.filter(digest__isnull=True)
+    if collided.exists():
+        found.extend(map(tuple, bulk.chunked_in(collided.values_list(*names), "sha256", shas)))
+    return found, taken
 
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
@@ -60,10 +82,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     `lines.prepared`: the chunk's records as event_prep.sort_lines made them (here or in the worker),
     so that per record this does only what needs the database: is it stored, and its session."""
     records, outcomes = lines.prepared, lines.outcomes
-    existing = {
-        found[-1]: Known(*found)
-        for found in bulk.select_in(WaysEvent, EVENT_KNOWN, "sha256", {record[2] for record in records})
-    }
+    stored, taken = stored_events(EVENT_KNOWN, {record[2] for record in records})
+    existing = {values[-1]: Known(*values) for values in stored}
     fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
     places: dict[str, tuple[int, int]] = {}  # sha256 → where the new event was read
     placed: dict[str, tuple[int, int]] = {}  # sha256 → the line the new event stands for
@@ -89,6 +109,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
                     stamps = event_prep.Stamps(as_text=as_text)
                 values = event_row(row, *values, sha, stamps)
             values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
+            digest = hashing.digest64(sha)
+            values[DIGEST] = None if digest in taken else digest  # another line's event holds it
             fresh[sha], places[sha] = values, key
             if found != []:
                 scanned[sha] = found
@@ -156,18 +178,28 @@ class EventRows(secret_rows.ScannedRows):
     placed: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+def places_of(shas: set[str]) -> dict[str, tuple]:
+    """Where the events of these lines are stored: sha256 → (source_id, order_offset, order_index)."""
+    return {values[-1]: values[:-1] for values in stored_events(HELD, shas)[0]}
+
+
 def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
     """Insert the new events; returns the lines of those another importer stored first (between
     this batch's look-up and its insert: ON CONFLICT kept theirs), whose RawLine rows the batch
-    then writes, as copies (stores.py)."""
+    then writes, as copies (stores.py). An event whose digest the conflict found held by another
+    line's (of this batch, or stored meanwhile) goes in again without one: nothing is lost."""
     inserted = bulk.insert_rows(rows)
     if rows.findings:
         bulk.insert_rows(rows.findings)
-    if inserted == len(rows) or not rows.placed:
+    if inserted == len(rows):
         return set()
-    names = ("sha256", "source_id", "order_offset", "order_index")
+    held = places_of({values[SHA256] for values in rows.values})
+    if missing := [values for values in rows.values if values[SHA256] not in held]:
+        for values in missing:
+            values[DIGEST] = None
+        bulk.insert_rows(bulk.Rows(rows.model, rows.names, missing, rows.ready))
+        held |= places_of({values[SHA256] for values in missing})
     ours = {sha: (row.pk, *key) for sha, key in rows.placed.items()}
-    held = {sha: tuple(place) for sha, *place in bulk.select_in(WaysEvent, names, "sha256", ours)}
     return {ours[sha][1:] for sha in ours if held.get(sha) != ours[sha]}
 
 
@@ -245,6 +277,7 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
     fields.update(
         sha256=sha,
+        digest=None,  # store_events decides it (whether another line's event holds it)
         source_id=row.pk,
         occurrences=1,
         order_rank=row.rank,

@@ -22,7 +22,15 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from introspect.models import LabelAction, RelevanceLabel, TranscriptEntry, TurnOutcome, TurnWay, Way
+from introspect.models import (
+    LabelAction,
+    RelevanceLabel,
+    TranscriptEntry,
+    TurnOutcome,
+    TurnWay,
+    Way,
+    WaysEvent,
+)
 from introspect.queries.conversation import fires_query
 from introspect.queries.effectiveness import RESOLUTION
 from introspect.queries.relevance import LabelFrame, frame_fires
@@ -264,7 +272,7 @@ def signals_text(outcome: TurnOutcome | None) -> str:
 
 def fire_view(fire: str, labeller: str | None) -> FireView | None:
     row = (
-        TurnWay.objects.filter(event__sha256=fire)
+        TurnWay.objects.filter(WaysEvent.with_sha([fire], via="event__"))
         .select_related("turn__session__project", "turn__prompt_entry", "turn__nearest_prompt", "judge_event")
         .first()
     )

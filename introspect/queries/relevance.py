@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from django.db.models import Q
 from django.urls import reverse
 
-from introspect.models import RelevanceLabel, TurnWay
+from introspect.models import RelevanceLabel, TurnWay, WaysEvent
 from introspect.queries.secret_masks import Allowed
 from introspect.rules import relevance as rules
 from introspect.services import LabelRow
@@ -165,9 +165,9 @@ def prompts_of(fires: set[str]) -> dict[str, tuple[str, str]]:
         return {}
     found: dict[str, tuple[str, str]] = {}
     allowed = Allowed()
-    for fire, keyed, nearest, matched in TurnWay.objects.filter(event__sha256__in=fires).values_list(
-        "event__sha256", "turn__prompt_entry__text", "turn__nearest_prompt__text", "matched_span"
-    ):
+    for fire, keyed, nearest, matched in TurnWay.objects.filter(
+        WaysEvent.with_sha(fires, via="event__")
+    ).values_list("event__sha256", "turn__prompt_entry__text", "turn__nearest_prompt__text", "matched_span"):
         if fire not in found:
             found[fire] = (allowed.text(keyed or nearest or ""), allowed.text(matched or ""))
     return found

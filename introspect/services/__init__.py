@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from introspect.models import LabelAction, RelevanceLabel, SeenMark, Session, TurnWay
+from introspect.models import LabelAction, RelevanceLabel, SeenMark, Session, TurnWay, WaysEvent
 from lib.viewers import Viewer
 
 
@@ -75,7 +75,7 @@ class LabelRow:
 def fire_facts(fire: str) -> dict:
     """What a label copies of its fire: session, turn, way, project, channel, time and scores."""
     row = (
-        TurnWay.objects.filter(event__sha256=fire, gated=False, suppressed="")
+        TurnWay.objects.filter(WaysEvent.with_sha([fire], via="event__"), gated=False, suppressed="")
         .select_related("turn__session__project", "judge_event")
         .first()
     )

@@ -1,4 +1,5 @@
-"""An event's row built straight from its line's keys is the row the general reading gives."""
+"""An event's row built straight from its line's keys is the row the general reading gives; an
+event's key is its digest, and a line whose digest another line's event holds loses nothing."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from django.db import connection
 
-from introspect.importer import event_prep, event_rows, parser, schema, tailer
-from introspect.models import WaysEvent
+from introspect.importer import event_prep, event_rows, loader, parser, schema, tailer
+from introspect.importer.discovery import LIVE_RANK, Source
+from introspect.models import PhysicalLine, WaysEvent
 from introspect.rules import timestamps
-from lib import bulk
+from lib import bulk, hashing
+from tests.conftest import append, line
 from tests.introspect.importer.test_parser import ODD_VALUES
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -146,3 +150,63 @@ def test_lines_of_one_plan_read_alike_whatever_came_first_and_in_any_key_order()
         for obj in lines:
             direct, general = both(dumps(obj))
             assert direct == general, obj
+
+
+LINES = [line(ts=f"2026-11-02T10:00:0{i}Z", event="way_fired", way=f"d/{i}", session="s") for i in range(5)]
+
+
+def live(home) -> Source:
+    return Source("events", home.state, "events.jsonl", LIVE_RANK)
+
+
+def found_by_sha() -> dict[str, str]:
+    """Each stored event's way, found as the pages find an event: by its line's sha256."""
+    shas = WaysEvent.objects.values_list("sha256", flat=True)
+    return {sha: WaysEvent.objects.filter(WaysEvent.with_sha([sha])).get().way for sha in shas}
+
+
+@pytest.mark.django_db
+def test_an_event_is_keyed_by_its_hashs_first_8_bytes(home):
+    append(home.live, *LINES)
+    loader.import_file(live(home))
+    assert {hashing.digest64(sha) for sha in WaysEvent.objects.values_list("sha256", flat=True)} == set(
+        WaysEvent.objects.values_list("digest", flat=True)
+    )
+
+
+@pytest.mark.django_db
+def test_lines_of_one_batch_sharing_a_digest_are_each_stored_counted_and_found(home, monkeypatch):
+    monkeypatch.setattr(hashing, "digest64", lambda sha: 42)  # every line collides
+    append(home.live, *LINES)
+    result = loader.import_file(live(home))
+    assert result.counts.imported == 5
+    assert sorted(WaysEvent.objects.values_list("digest", flat=True), key=str) == [42, None, None, None, None]
+    assert sorted(found_by_sha().values()) == [f"d/{i}" for i in range(5)]
+    assert PhysicalLine.objects.filter(outcome="imported").count() == 5
+
+    assert loader.import_file(live(home)).counts.imported == 0  # a re-run adds nothing
+    assert WaysEvent.objects.count() == 5 and set(
+        WaysEvent.objects.values_list("occurrences", flat=True)
+    ) == {1}
+
+
+@pytest.mark.django_db
+def test_a_line_whose_digest_a_stored_event_holds_is_stored_without_one_and_once(home, monkeypatch):
+    append(home.live, *LINES[:2])
+    loader.import_file(live(home))
+    held = WaysEvent.objects.get(way="d/0").digest
+    real, later = hashing.digest64, hashing.sha256(LINES[2].rstrip(b"\n"))
+    monkeypatch.setattr(hashing, "digest64", lambda sha: held if sha == later else real(sha))
+    append(home.live, LINES[2], LINES[1])  # a new line, and a genuine repeat of a stored one
+    counts = loader.import_file(live(home)).counts
+    assert (counts.imported, counts.duplicate) == (1, 1)
+    assert WaysEvent.objects.get(sha256=later).digest is None
+    assert found_by_sha() == {
+        hashing.sha256(data.rstrip(b"\n")): f"d/{i}" for i, data in enumerate(LINES[:3])
+    }
+    assert WaysEvent.objects.get(way="d/1").occurrences == 2
+
+    append(home.live, LINES[3])
+    loader.import_file(live(home))
+    loader.import_file(live(home))
+    assert WaysEvent.objects.count() == 4 and WaysEvent.objects.get(sha256=later).occurrences == 1
