@@ -92,9 +92,6 @@ class Plan:
         self.spread = operator.itemgetter(
             *(source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names)))
         )
-        self.calibrated = tuple(i for i, key in enumerate(taken) if key in CALIBRATED)
-        self.raw_score = tuple(i for i, key in enumerate(taken) if key in RAW_SCORE)
-        self.schema_gen = layout.schema_gen
 
     def row(self, obj: dict) -> list | None:
         """The row's columns read from the line's values; None: a value the plan does not take."""
@@ -111,13 +108,7 @@ class Plan:
             except schema.NeedsModel:
                 return None
             values = (*texts, *numbers, *u64s)
-        read = (*values, None, 1)
-        row = list(self.spread(read))
-        if self.calibrated and any(read[i] is not None for i in self.calibrated):
-            row[self.schema_gen] = "calibrated"
-        elif self.raw_score and any(read[i] is not None for i in self.raw_score):
-            row[self.schema_gen] = "raw_score"
-        return row
+        return list(self.spread((*values, None, 1)))
 
 
 def getter(keys: tuple[str, ...]):
@@ -187,10 +178,11 @@ def values_of(
             schema.read_plain(obj, layout.places, values)
         except (schema.NeedsModel, schema.Overlong):
             return None
-        if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in layout.calibrated_at):
-            values[layout.schema_gen] = "calibrated"
-        elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in layout.raw_score_at):
-            values[layout.schema_gen] = "raw_score"
+    # The score fields' generation, decided on the row however it was read (plan or read_plain).
+    if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in layout.calibrated_at):
+        values[layout.schema_gen] = "calibrated"
+    elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in layout.raw_score_at):
+        values[layout.schema_gen] = "raw_score"
     flags = [*record.flags] if record.flags else []
     if values[layout.event] not in schema.KNOWN_EVENTS:
         flags.append("unknown_type")
