@@ -7,6 +7,7 @@ number of queries: any rewrite of how the evidence is read must give these same 
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import timedelta
 from io import StringIO
@@ -812,3 +813,39 @@ def test_an_idle_pass_asks_one_query_and_derives_what_falls_due_after(home, own_
         (done.session_id, done.window, "compact")
     ]
     assert candidates.derive_due(own_knowledge, Session.objects.all()) == []
+
+
+def evidence_of(sessions: list[Session]) -> tuple:
+    """What `Evidence.read` found, comparable: entries by id, each session's ways and turns in one
+    order (read in none: way_tuning counts them and takes the greatest, turn_refs the extremes)."""
+    found = candidates.Evidence.read(sessions)
+    return (
+        found.starts,
+        {key: [entry.pk for entry in entries] for key, entries in found.entries.items()},
+        {pk: sorted(ways, key=repr) for pk, ways in found.ways.items()},
+        {pk: sorted(turns) for pk, turns in found.turns.items()},
+    )
+
+
+def test_it_reads_the_same_evidence_in_one_scan_as_by_chunks(corpus, monkeypatch):
+    ingest()
+    sessions = list(Session.objects.order_by("pk"))
+    assert len(sessions) >= 4
+    whole = evidence_of(sessions)
+    assert all(whole), "every kind of evidence is read"
+    for size in range(1, len(sessions) + 1):
+        for asked in itertools.combinations(sessions, size):  # a range holds sessions not asked for
+            monkeypatch.setattr(candidates, "ONE_SCAN_OVER", 500)
+            chunks = evidence_of(list(asked))
+            monkeypatch.setattr(candidates, "ONE_SCAN_OVER", 0)
+            assert evidence_of(list(asked)) == chunks
+
+
+def test_it_derives_the_same_candidates_and_events_from_one_scan(corpus, monkeypatch):
+    monkeypatch.setattr(candidates, "ONE_SCAN_OVER", 1)
+    ingest()
+    found = records()
+    assert {
+        rid: (r[1], r[3], r[4], r[6], r[7][1], r[8], r[10], r[11], r[12]) for rid, r in found.items()
+    } == RECORDS
+    assert events() == FIRST_EVENTS
