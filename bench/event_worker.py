@@ -25,13 +25,33 @@ import time
 from pathlib import Path
 
 
-def setup(repo: Path) -> None:
-    sys.path.insert(0, str(repo))
-    os.chdir(repo)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "waysweb.settings")
-    import django
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, required=True, help="a corpus HOME (bench/corpus.py --out)")
+    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--lines", type=int, default=10**9, help="at most about this many lines a log")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", type=Path, help="write a cProfile of reading and sorting here")
+    parser.add_argument("--digests", type=Path, help="write each chunk's pickle's sha256 here")
+    parser.add_argument(
+        "--worker",
+        action="store_true",
+        help="CPU of the worker's own loop (prefetch.work) over every log, whole",
+    )
+    return parser.parse_args()
 
-    django.setup()
+
+# Read before anything of a checkout is imported: `--repo` says which one.
+ARGS = arguments()
+sys.path.insert(0, str(ARGS.repo.resolve()))
+os.chdir(ARGS.repo)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "waysweb.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from introspect.importer import entry_rows, event_prep, event_rows, gzip_tail, prefetch, tailer  # noqa: E402
 
 
 def logs(home: Path) -> list[Path]:
@@ -42,8 +62,6 @@ def logs(home: Path) -> list[Path]:
 
 def chunks_of(path: Path, lines: int):
     """The chunks of one log as the worker reads them (prefetch.reader), up to about `lines` lines."""
-    from introspect.importer import gzip_tail, tailer
-
     checkpoint, taken = None, 0
     tail = gzip_tail.GzipTail(path, root=path.parent) if path.suffix == ".gz" else None
     try:
@@ -67,8 +85,6 @@ def chunks_of(path: Path, lines: int):
 def worker(home: Path) -> None:
     """The worker's loop (prefetch.work: read, prepare, its collector and malloc_trim as it runs them)
     over every log, each message pickled as `send` pickles it (to nowhere: no pipe, no writer)."""
-    from introspect.importer import entry_rows, event_rows, prefetch, tailer
-
     jobs = [
         prefetch.Job(path, path.parent, None, events=True, gzip=path.suffix == ".gz") for path in logs(home)
     ]
@@ -101,22 +117,7 @@ def worker(home: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", type=Path, required=True, help="a corpus HOME (bench/corpus.py --out)")
-    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent)
-    parser.add_argument("--lines", type=int, default=10**9, help="at most about this many lines a log")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--profile", type=Path, help="write a cProfile of reading and sorting here")
-    parser.add_argument("--digests", type=Path, help="write each chunk's pickle's sha256 here")
-    parser.add_argument(
-        "--worker",
-        action="store_true",
-        help="CPU of the worker's own loop (prefetch.work) over every log, whole",
-    )
-    args = parser.parse_args()
-    setup(args.repo.resolve())
-    from introspect.importer import event_prep, event_rows
-
+    args = ARGS
     config = event_rows.prep_config()
     print(f"{event_prep.__file__}: scan {config.scan}, stamps as text {config.stamps_as_text}")
     if args.worker:
