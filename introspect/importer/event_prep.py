@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
 from introspect.rules import secrets, timestamps
+from lib.hashing import sha256
 
 # A line's key → the column it is stored in, where the two differ.
 COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
@@ -62,8 +63,9 @@ class Layout:
 
 # How a value is read (schema.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
 KINDS = ("str", "num", "u64")
-CALIBRATED = frozenset(schema.CALIBRATED_FIELDS)
-RAW_SCORE = frozenset(schema.RAW_SCORE_FIELDS)
+# The score fields a line's key can be read into (all of them: schema.READ_AS holds every field).
+CALIBRATED_PLACED = frozenset(schema.CALIBRATED_FIELDS) & schema.READ_AS.keys()
+RAW_SCORE_PLACED = frozenset(schema.RAW_SCORE_FIELDS) & schema.READ_AS.keys()
 EMPTY_JSON = json.dumps([])
 # Distinct key tuples planned at most (a log's lines share a few dozen; odd lines are not planned).
 MOST_PLANS = 4096
@@ -92,6 +94,19 @@ class Plan:
         self.spread = operator.itemgetter(
             *(source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names)))
         )
+        # The score fields among the keys, by their columns: a row's values come from its line's keys
+        # alone (here or by read_plain), so only these columns can hold a score (`generation`).
+        self.calibrated_at = tuple(layout.places[key][0] for key in keys if key in CALIBRATED_PLACED)
+        self.raw_score_at = tuple(layout.places[key][0] for key in keys if key in RAW_SCORE_PLACED)
+
+    def generation(self, values: list) -> str | None:
+        """The score fields' generation (schema.plain_fields' `schema_gen`), decided on the row
+        however it was read (this plan or read_plain)."""
+        if self.calibrated_at and any(values[at] is not None for at in self.calibrated_at):
+            return "calibrated"
+        if self.raw_score_at and any(values[at] is not None for at in self.raw_score_at):
+            return "raw_score"
+        return None
 
     def row(self, obj: dict) -> list | None:
         """The row's columns read from the line's values; None: a value the plan does not take."""
@@ -125,27 +140,59 @@ class Stamps(dict):
     """A batch's stamps read (its lines share their seconds): `ts_raw` → (the row's `ts`, the flag
     it gives or None), each distinct stamp read once. `as_text`: `ts` as the text SQLite stores for
     it (Django's adapt_datetimefield_value, naive UTC: bulk.sqlite_stamps) and the row's JSON
-    columns as their JSON text, so that bulk.insert_rows converts nothing (`STORED`)."""
+    columns as their JSON text, so that bulk.insert_rows converts nothing (`STORED`).
+
+    Most of a batch's stamps are distinct seconds of a few hours: a whole-second stamp is read as its
+    hour (read once, `hours`) plus its minute and second, which cannot move it across the calendar's
+    ends (EARLIEST and LATEST are whole hours); any other stamp is read by timestamps.utc_second."""
 
     def __init__(self, *, as_text: bool = False) -> None:
         super().__init__()
         self.as_text = as_text
+        self.hours: dict[str, tuple[datetime, str | None] | None] = {}  # "YYYY-MM-DDTHH" → (hour, flag)
 
     def __missing__(self, ts_raw: str) -> tuple[datetime | str | None, str | None]:
+        read = self.in_hour(ts_raw) if len(ts_raw) == 20 else None
+        if read is None:
+            read = self.read(ts_raw)
+        self[ts_raw] = read
+        return read
+
+    def in_hour(self, ts_raw: str) -> tuple[datetime | str, str | None] | None:
+        """A valid whole-second stamp's reading by its hour; None: any other (`read` decides it)."""
+        if not (ts_raw[13] == ":" == ts_raw[16] and ts_raw[19] == "Z"):
+            return None
+        minute, second = ts_raw[14:16], ts_raw[17:19]
+        if not (
+            (digits := minute + second).isdigit() and digits.isascii() and minute < "60" and second < "60"
+        ):
+            return None
+        prefix = ts_raw[:13]
+        hour = self.hours.get(prefix, ())
+        if hour == ():
+            start = timestamps.utc_second(f"{prefix}:00:00Z")
+            hour = self.hours[prefix] = None if start is None else (start, self.flag(start))
+        if hour is None:
+            return None
+        start, flag = hour
+        if self.as_text:
+            return f"{ts_raw[:10]} {ts_raw[11:19]}", flag
+        return start.replace(minute=int(minute), second=int(second)), flag
+
+    def read(self, ts_raw: str) -> tuple[datetime | str | None, str | None]:
         ts = timestamps.utc_second(ts_raw)
-        if ts is None:
-            read = (None, "ts_invalid")
-        elif not timestamps.in_range(ts):
-            read = (ts, timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
-        else:
-            read = (ts, None)
+        read = (None, "ts_invalid") if ts is None else (ts, self.flag(ts))
         if self.as_text and ts is not None:
             # str() of the naive stamp; a whole second (utc_second read it by its places) is that text
             # already, but for its "T".
             text = f"{ts_raw[:10]} {ts_raw[11:19]}" if len(ts_raw) == 20 else str(ts.replace(tzinfo=None))
             read = (text, read[1])
-        self[ts_raw] = read
         return read
+
+    @staticmethod
+    def flag(ts: datetime) -> str | None:
+        # Out of range: kept and placed by it; never joined by time.
+        return None if timestamps.in_range(ts) else timestamps.OUT_OF_RANGE
 
 
 # The columns a row of Stamps(as_text=True) holds as stored (bulk.Rows.ready).
@@ -164,13 +211,33 @@ def values_of(
     reading does not take (the writer's event_rows.event_values decides it): a value that is not
     text, a number or a numeric text, absent or "" (schema.NeedsModel), or a text longer than its
     column. `stamps`: the batch's Stamps (None: a Stamps of datetimes, for this line alone)."""
-    obj = record.obj
+    return row_of(
+        layout, record.obj, line, record.data, record.flags, sha, Stamps() if stamps is None else stamps
+    )
+
+
+def plan_of(layout: Layout, obj: dict) -> Plan:
     keys = tuple(obj)
     plan = layout.plans.get(keys)
     if plan is None:
         plan = Plan(layout, keys)
         if len(layout.plans) < MOST_PLANS:
             layout.plans[keys] = plan
+    return plan
+
+
+def row_of(
+    layout: Layout,
+    obj: dict,
+    line: tailer.Line,
+    data: bytes,
+    read_flags: tuple[str, ...],
+    sha: str,
+    stamps: Stamps,
+) -> list | None:
+    """`values_of` for a record's object, bytes and parser flags (a plain line's: its own bytes, no
+    flags, no Record made: sort_lines)."""
+    plan = plan_of(layout, obj)
     values = plan.row(obj)
     if values is None:
         values = layout.blank.copy()
@@ -178,26 +245,21 @@ def values_of(
             schema.read_plain(obj, layout.places, values)
         except (schema.NeedsModel, schema.Overlong):
             return None
-    # The score fields' generation, decided on the row however it was read (plan or read_plain).
-    if not CALIBRATED.isdisjoint(obj) and any(values[at] is not None for at in layout.calibrated_at):
-        values[layout.schema_gen] = "calibrated"
-    elif not RAW_SCORE.isdisjoint(obj) and any(values[at] is not None for at in layout.raw_score_at):
-        values[layout.schema_gen] = "raw_score"
-    flags = [*record.flags] if record.flags else []
+    if (generation := plan.generation(values)) is not None:
+        values[layout.schema_gen] = generation
+    flags = [*read_flags] if read_flags else []
     if values[layout.event] not in schema.KNOWN_EVENTS:
         flags.append("unknown_type")
     if line.nul_prefix:
         flags.append(f"nul_prefix={line.nul_prefix}")
     ts_raw = values[layout.ts_raw]
-    if stamps is None:
-        stamps = Stamps()
     if ts_raw is not None:
         values[layout.ts], flag = stamps[ts_raw]
         if flag is not None:
             flags.append(flag)
     sha_at, offset_at, index_at, raw_at = layout.read_at
     values[sha_at], values[offset_at], values[index_at] = sha, line.offset, line.index
-    values[raw_at] = record.data.decode("utf-8", "replace")
+    values[raw_at] = data.decode("utf-8", "replace")
     empty = sorted(key for key, value in obj.items() if value == "") if "" in obj.values() else []
     if stamps.as_text:
         values[layout.flags] = json.dumps(flags) if flags else EMPTY_JSON
@@ -209,12 +271,17 @@ def values_of(
 
 def found_in(layout: Layout, values: list) -> list[tuple[str, str]]:
     """The secrets in a row's texts as (kind, fingerprint), each once, in the order found: what
-    secret_rows.event_row notes of it when nothing is masked."""
+    secret_rows.event_row notes of it when nothing is masked. (secrets.find_secrets' two steps
+    called here: nearly every text has no anchor, or one no pattern matches at.)"""
     found: dict[tuple[str, str], None] = {}
     for at in layout.texts:
-        if text := values[at]:
-            found.update(((span.kind, span.fingerprint), None) for span in secrets.find_secrets(text))
+        if (text := values[at]) and (hits := anchor_hits(text)):
+            for span in secrets_at(text, hits):
+                found[span.kind, span.fingerprint] = None
     return list(found)
+
+
+anchor_hits, secrets_at = secrets.anchor_hits, secrets.secrets_at
 
 
 @dataclass(frozen=True)
@@ -249,10 +316,17 @@ class Sorted(NamedTuple):
 
 def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line) -> Sorted:
     """The lines of a chunk as the writer lands them (importer/batch.py: what `sort_lines` makes of a
-    chunk it reads itself). `parse`: the store's (read when called, as the resilience tests replace it)."""
+    chunk it reads itself). `parse`: the store's (read when called, as the resilience tests replace it).
+
+    A line that is a plain JSON object (parser.plain_object: nearly every line of a log) is read
+    straight from its object: what parse_line would make of it is known (one record of the whole
+    line, no flags, nothing quarantined), so no Parsed or Record is built for it. Any other line, and
+    every line when `parse` is not parse_line, goes the general way (`sort_line`)."""
     stamps = Stamps(as_text=config.stamps_as_text)  # a chunk's lines share their stamps' seconds
     layout, scan = config.layout, config.scan
+    plain = parser.plain_object if parse is parser.parse_line else None
     keys, outcomes, raw, records, quarantined = [], [], [], [], []
+    sorted_ = Sorted(keys, outcomes, raw, records, quarantined)
     for line in lines:
         key = (line.offset, line.index)
         keys.append(key)
@@ -261,23 +335,60 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
             raw.append((*key, line.too_long_sha256, line.length, ""))
             quarantined.append((line, "too_long", f"{line.length} bytes", line.too_long_sha256))
             continue
-        sha, parsed, shas = entry_prep.read_line(line, parse)
-        raw.append((*key, sha, line.length, ""))
-        if parsed.quarantine is not None:
-            quarantined.append((line, *parsed.quarantine, sha))
-        if not parsed.records:
-            outcomes.append("inert" if parsed.inert else "quarantined")
+        data = line.data
+        obj = None if plain is None else plain(data)
+        if obj is None:
+            sort_line(line, key, sorted_, layout, scan, stamps, parse)
             continue
-        outcomes.append("duplicate")  # until one of its records turns out new
-        whole = len(shas) == 1 and shas[0] == sha and not line.nul_prefix and parsed.quarantine is None
-        for record, rsha in zip(parsed.records, shas, strict=True):
-            values = values_of(layout, line, record, rsha, stamps)
-            if values is None:
-                records.append((key, line.length, rsha, (line, record), None, whole))
-            else:
-                found = found_in(layout, values) if scan else None
-                records.append((key, line.length, rsha, values, found, whole))
-    return Sorted(keys, outcomes, raw, records, quarantined)
+        sha = sha256(data)
+        raw.append((*key, sha, line.length, ""))
+        outcomes.append("duplicate")  # until its record turns out new
+        values = row_of(layout, obj, line, data, (), sha, stamps)
+        if values is None:
+            values = (line, parser.Record(obj=obj, data=data))
+        records.append(record_of(layout, key, line, sha, values, scan, not line.nul_prefix))
+    return sorted_
+
+
+def sort_line(
+    line: tailer.Line,
+    key: tuple[int, int],
+    sorted_: Sorted,
+    layout: Layout,
+    scan: bool,
+    stamps: Stamps,
+    parse,
+) -> None:
+    """One line sorted the general way: parsed by `parse`, its records read from the Record each."""
+    sha, parsed, shas = entry_prep.read_line(line, parse)
+    sorted_.raw.append((*key, sha, line.length, ""))
+    if parsed.quarantine is not None:
+        sorted_.quarantined.append((line, *parsed.quarantine, sha))
+    if not parsed.records:
+        sorted_.outcomes.append("inert" if parsed.inert else "quarantined")
+        return
+    sorted_.outcomes.append("duplicate")  # until one of its records turns out new
+    whole = len(shas) == 1 and shas[0] == sha and not line.nul_prefix and parsed.quarantine is None
+    for record, rsha in zip(parsed.records, shas, strict=True):
+        values = row_of(layout, record.obj, line, record.data, record.flags, rsha, stamps)
+        if values is None:
+            values = (line, record)
+        sorted_.records.append(record_of(layout, key, line, rsha, values, scan, whole))
+
+
+def record_of(
+    layout: Layout,
+    key: tuple[int, int],
+    line: tailer.Line,
+    sha: str,
+    values: list | tuple,
+    scan: bool,
+    whole: bool,
+) -> tuple:
+    """A record of Sorted.records: its row (a list) or (line, record) for the writer to read, the
+    secrets of the row's texts when `scan`."""
+    found = found_in(layout, values) if scan and type(values) is list else None
+    return (key, line.length, sha, values, found, whole)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:

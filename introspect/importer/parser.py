@@ -62,6 +62,20 @@ def parse_line(data: bytes) -> Parsed:
         return Parsed(quarantine=("too_deep", "nesting deeper than the parser allows"))
 
 
+def plain_object(data: bytes) -> dict | None:
+    """The line's object when `parse_line` makes it one Record of the whole line, unchanged and with
+    no flags (nearly every line of a log): orjson reads it as an object and no escaped NUL is to be
+    replaced in it. None for any other line (blank, not JSON, not an object, deeper than orjson
+    reads, an escaped NUL): `parse_line` decides it."""
+    if b"\\u0000" in data:
+        return None
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if type(obj) is dict else None
+
+
 def as_record(obj: object, data: bytes, flags: tuple[str, ...]) -> Parsed:
     if not isinstance(obj, dict):
         return Parsed(quarantine=("not_object", f"a JSON {type(obj).__name__}, not an object"))

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 
-from introspect.importer import event_prep, event_rows, tailer
+import pytest
+
+from introspect.importer import event_prep, event_rows, parser, schema, tailer
 from lib.hashing import sha256
+from tests.introspect.importer.test_parser import ODD_VALUES
 
 EVENT = json.dumps({"event": "way_fired", "ts": "2026-01-01T00:00:00Z", "session": "s1", "way": "w"}).encode()
 ODD = json.dumps({"event": "way_fired", "ts": "2026-01-01T00:00:00Z", "p_yes": [1]}).encode()
@@ -59,3 +63,75 @@ def test_a_layout_goes_to_a_worker_without_the_plans_found_here():
     event_prep.sort_lines(lines(), config)
     assert config.layout.plans
     assert pickle.loads(pickle.dumps(config)).layout.plans == {}
+
+
+def general(data: bytes) -> parser.Parsed:
+    """parse_line under another name: sort_lines then sorts every line the general way."""
+    return parser.parse_line(data)
+
+
+TOKEN = "ghp_x9Kq2LmZ8vR4tY7wP3nB6cJ1hF5dS0gA2eUo"  # a GitHub token's shape: a finding
+PLAIN_VALUES = ["", "0", " 12 ", "x", "0.5", 7, 0.25, "token_position"]
+
+
+def odd_lines() -> list[tailer.Line]:
+    """Plain lines and every kind of line the fast path leaves to the general way, in one chunk."""
+    rng = random.Random(29)
+    names = list(schema.FIELDS)
+    objs = [
+        {"ts": "2026-10-01T07:07:23Z", "event": "judge_call", "input_tokens": "1082", "cost_usd": "0.001"},
+        {"ts": "2026-10-01T07:07:23Z", "event": "way_fired", "way": "a/b", "session": "s", "reason": ""},
+        {"ts": "2026-10-01T07:59:59Z", "event": "way_nearmiss", "prob_en": "0.2", "tau_s": ""},
+        {"ts": "2026-10-01T08:00:00Z", "event": "way_nearmiss", "score_en": "0.5", "thr_en": 1},
+        {"ts": "0001-01-01T00:00:00Z", "event": "mystery", "surface": "password=Tr0ub4dor-3xK9q"},
+        {"ts": "2026-10-01T07:60:00Z", "event": "way_fired", "matched_span": TOKEN},
+        {"ts": "2026-10-01T07:07:23.5Z", "event": "way_fired", "way": "w" * 600},
+        {"ts": "2026-02-30T00:00:00Z", "event": "way_fired", "p_yes": [1]},
+    ]
+    for i in range(300):  # every other one with values the plain reading takes (mostly)
+        minute, second = rng.randint(0, 61), rng.randint(0, 61)
+        obj = {"ts": f"2026-10-0{rng.randint(1, 3)}T0{rng.randint(0, 9)}:{minute:02}:{second:02}Z"}
+        obj |= {name: rng.choice(ODD_VALUES if i % 2 else PLAIN_VALUES) for name in rng.sample(names, 4)}
+        objs.append(obj)
+    rows = [json.dumps(obj).encode() for obj in objs]
+    rows += [b"", b"  ", b"{not json", b"[1, 2]", b'"text"', b"{}", b'{"a":1}{"event":"way_fired"}']
+    rows += [b'\xef\xbb\xbf{"event":"way_fired"}', b'{"event":"way_fired","p_yes":NaN}', b'{"way":"\\u0000"}']
+    rows += [b'{"way":"\\ud800","event":"way_fired"}', b"[" * 2000 + b"]" * 2000, b'{"event":"x"}']
+    at, out = 0, []
+    for i, data in enumerate(rows):
+        out.append(tailer.Line(at, data, len(data) + i % 2, i % 3, nul_prefix=i % 2))
+        at += len(data) + 1
+    out.append(tailer.Line(at, b"{", 9 << 20, too_long_sha256="a" * 64))
+    return out
+
+
+@pytest.mark.parametrize("as_text", [True, False])
+def test_plain_lines_are_sorted_to_the_same_bytes_as_the_general_way_sorts_them(as_text):
+    # The worker's pickle of a chunk is the same whichever way its lines were read: every value, and
+    # every value shared between records (a stamp read once a chunk, a line's hash).
+    config = event_prep.Config(event_rows.LAYOUT, scan=True, stamps_as_text=as_text)
+    lines = odd_lines()
+    fast = event_prep.sort_lines(lines, config)
+    slow = event_prep.sort_lines(lines, config, general)
+    assert sum(isinstance(record[3], list) for record in fast.records) > 50
+    assert any(isinstance(record[3], tuple) for record in fast.records)
+    assert any(record[4] for record in fast.records)  # secrets found
+    assert pickle.dumps(fast, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(
+        slow, protocol=pickle.HIGHEST_PROTOCOL
+    )
+
+
+def test_a_plain_object_is_one_record_of_the_whole_line_unchanged_and_anything_else_is_left_to_parse_line():
+    for line in odd_lines():
+        obj = parser.plain_object(line.data)
+        parsed = parser.parse_line(line.data)
+        if obj is None:
+            assert not (
+                len(parsed.records) == 1
+                and parsed.records[0].data == line.data
+                and parsed.records[0].flags == ()
+                and parsed.quarantine is None
+                and b"\\u0000" not in line.data
+            ), line.data
+        else:
+            assert parsed == parser.Parsed(records=[parser.Record(obj, line.data)]), line.data

@@ -128,13 +128,26 @@ def test_a_batchs_stamps_are_utc_seconds_with_their_flag_and_stored_text():
     ]
     for _ in range(2000):  # digits shuffled: valid and invalid dates alike
         odd.append("".join(rng.choice("0123456789") if c.isdigit() else c for c in "2026-01-01T00:00:00Z"))
+    for _ in range(2000):  # the seconds of a few hours (read by their hour), some of them no time
+        odd.append(f"{rng.choice(HOURS)}:{rng.choice(SIXTY)}:{rng.choice(SIXTY)}Z")
+    # One batch's Stamps for every stamp (an hour read once), and a Stamps for each alone.
+    batch, batch_text = event_prep.Stamps(), event_prep.Stamps(as_text=True)
     for ts in odd:
         read, flag = event_prep.Stamps()[ts]
         assert read == timestamps.utc_second(ts), ts
         assert (flag == "ts_invalid") == (read is None), ts
         assert (flag == timestamps.OUT_OF_RANGE) == (read is not None and not timestamps.in_range(read)), ts
+        assert batch[ts] == (read, flag), ts
         if read is not None:
             assert event_prep.Stamps(as_text=True)[ts][0] == str(read.replace(tzinfo=None))
+            assert batch_text[ts] == (str(read.replace(tzinfo=None)), flag), ts
+        else:
+            assert batch_text[ts] == (None, "ts_invalid"), ts
+
+
+HOURS = ["2026-10-01T07", "2026-02-29T23", "2024-02-29T00", "0001-12-31T23", "0002-01-01T00", "9998-12-31T23"]
+HOURS += ["9999-01-01T00", "2026-10-01T24", "2026-13-01T00", "2026-1٠-01T00"]
+SIXTY = ["00", "07", "59", "60", "99", "5", "٣٣", "+1", " 1"]
 
 
 def test_lines_of_one_plan_read_alike_whatever_came_first_and_in_any_key_order():

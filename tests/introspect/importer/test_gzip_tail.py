@@ -294,3 +294,14 @@ def test_it_reads_a_damaged_member_the_same_in_batches_and_after_restarts(tmp_pa
         assert keys(chunks) == keys([whole])
         assert [d for chunk in chunks for d in chunk.damage] == whole.damage and len(whole.damage) == 1
     assert checkpoint.position == (path.stat().st_size, 0, 0)
+
+
+def test_it_strips_cr_and_nul_prefixes_as_the_tailer_does(tmp_path):
+    text = b'{"a":1}\r\n\x00\x00{"b":2}\n\x00\r\n\r\n{"c":3}\r'
+    path = append(tmp_path / "events-2026-01-01.jsonl.gz", gzip_member(text))
+    plain = tailer.read_chunk(append(tmp_path / "events.jsonl", text + b"\n"), None).lines
+    read = read_gzip_chunk(path, None).lines
+    assert [(line.data, line.length, line.nul_prefix) for line in read] == [
+        (line.data, line.length, line.nul_prefix) for line in plain
+    ]
+    assert [line.nul_prefix for line in read] == [0, 2, 1, 0, 0] and read[-1].data == b'{"c":3}'

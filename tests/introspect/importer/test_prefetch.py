@@ -4,6 +4,7 @@ line nor stops the pass; a short pass starts no worker at all."""
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import shutil
@@ -375,3 +376,27 @@ def test_a_worker_of_another_version_leaves_the_writer_reading_every_line_itself
     assert not [file for file in result.files if file.status == "failed"]
     assert rows() == alone
     assert all(worker.taken == 0 and worker.process is None for worker in workers[0])
+
+
+def test_the_collector_is_off_while_a_chunk_is_prepared_and_as_it_was_after_even_an_error(monkeypatch):
+    states = []
+
+    def failing(*args):
+        states.append(gc.isenabled())
+        raise OSError("unreadable")
+
+    monkeypatch.setattr(prefetch, "prepared", failing)
+    jobs = [prefetch.Job(Path("/nowhere/a.jsonl"), Path("/nowhere"), None)]
+    plan = prefetch.Plan(jobs, 0, entry_rows.prep_config(), 1 << 20, 10, 1 << 20)
+    sent = []
+    assert gc.isenabled()
+    prefetch.work(plan, sent.append)
+    assert states == [False] and gc.isenabled()
+    assert isinstance(sent[0][2], prefetch.Unhelped) and sent[-1] == (1, None, None)
+    gc.disable()
+    try:
+        with prefetch.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # left as it was: off
+    finally:
+        gc.enable()

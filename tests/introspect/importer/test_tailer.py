@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
+import pickle
 import tracemalloc
 
 from introspect.importer import tailer
@@ -116,3 +118,28 @@ def test_it_gives_a_line_longer_than_a_block_a_batch_of_its_own(tmp_path):
     path = append(tmp_path / "e.jsonl", b"{}\n", long_line + b"\n", b'{"after":1}\n')
     chunks, _ = read_all(functools.partial(tailer.read_chunk, path), block=256)
     assert [[line.data for line in chunk.lines] for chunk in chunks] == [[b"{}"], [long_line, b'{"after":1}']]
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenLine:
+    """tailer.Line as it was: a frozen dataclass (the worker's pickles must not change with it)."""
+
+    offset: int
+    data: bytes
+    length: int
+    index: int = 0
+    nul_prefix: int = 0
+    too_long_sha256: str = ""
+
+
+def test_a_line_equals_hashes_and_pickles_as_the_frozen_dataclass_it_was():
+    line = tailer.Line(5, b'{"a":1}', 8, 2, nul_prefix=1)
+    frozen = FrozenLine(5, b'{"a":1}', 8, 2, nul_prefix=1)
+    assert line.__reduce_ex__(5)[1:] == ((tailer.Line,), frozen.__reduce_ex__(5)[2], None, None)
+    assert list(line.__reduce_ex__(5)[2]) == [field.name for field in dataclasses.fields(FrozenLine)]
+    assert pickle.loads(pickle.dumps(line, protocol=pickle.HIGHEST_PROTOCOL)) == line
+    assert line == tailer.Line(offset=5, data=b'{"a":1}', length=8, index=2, nul_prefix=1)
+    assert line != tailer.Line(5, b'{"a":1}', 8, 2) and line != frozen
+    assert len({line, tailer.Line(5, b'{"a":1}', 8, 2, 1), tailer.Line(5, b"", 8, 2, 1)}) == 2
+    assert not line.too_long and tailer.Line(0, b"", 1, too_long_sha256="a" * 64).too_long
+    assert repr(line) == repr(frozen).replace("FrozenLine", "Line")
