@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
 from introspect.rules import secrets, timestamps
+from lib import hashing
 
 # A line's key → the column it is stored in, where the two differ.
 COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
@@ -234,7 +235,8 @@ class Sorted(NamedTuple):
     keys: each line's (offset, index), in the chunk's order. outcomes: each line's outcome so far
     ("duplicate" for a line with records, until one of them turns out new; "inert", "quarantined").
     raw: each line's RawLine row but its source (batch.RAW_NAMES: offset, index, sha256, length, "").
-    records: (key, length, sha256, row, found, whole) a record: its row in EVENT_NAMES order but for
+    records: (key, length, sha256, digest, row, found, whole) a record: its `digest` (hashing.digest64
+    of its sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
     SOURCE_SET, or (line, record) where the plain reading does not take it (the writer decides it,
     event_rows.event_values); `found` the secrets in its texts (None: not scanned); `whole` whether
     the record is its whole line (its row may stand for the line: models.PhysicalLine).
@@ -271,12 +273,13 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
         outcomes.append("duplicate")  # until one of its records turns out new
         whole = len(shas) == 1 and shas[0] == sha and not line.nul_prefix and parsed.quarantine is None
         for record, rsha in zip(parsed.records, shas, strict=True):
+            digest = hashing.digest64(rsha)  # the event's key, found here once (not by the writer)
             values = values_of(layout, line, record, rsha, stamps)
             if values is None:
-                records.append((key, line.length, rsha, (line, record), None, whole))
+                records.append((key, line.length, rsha, digest, (line, record), None, whole))
             else:
                 found = found_in(layout, values) if scan else None
-                records.append((key, line.length, rsha, values, found, whole))
+                records.append((key, line.length, rsha, digest, values, found, whole))
     return Sorted(keys, outcomes, raw, records, quarantined)
 
 

@@ -6,6 +6,7 @@ import json
 import pickle
 
 from introspect.importer import event_prep, event_rows, tailer
+from lib import hashing
 from lib.hashing import sha256
 
 EVENT = json.dumps({"event": "way_fired", "ts": "2026-01-01T00:00:00Z", "session": "s1", "way": "w"}).encode()
@@ -35,13 +36,15 @@ def test_every_line_gets_its_outcome_and_raw_row_and_each_record_its_row():
     assert sorted_.raw[5][2] == "a" * 64
     reasons = [reason for _, reason, _, _ in sorted_.quarantined]
     assert "too_long" in reasons and len(reasons) >= 2
-    key, length, sha, row, found, whole = sorted_.records[0]
+    key, length, sha, digest, row, found, whole = sorted_.records[0]
     assert (key, length, sha, whole) == ((0, 0), len(EVENT), sha256(EVENT), True)
+    assert digest == hashing.digest64(sha)  # the event's key, found here for the writer
     assert row[event_rows.AT["session_key"]] == "s1" and row[event_rows.AT["raw"]] == EVENT.decode()
     assert row[event_rows.AT["source_id"]] is None  # the writer's
     assert found in ([], None)
     odd = next(record for record in sorted_.records if record[0] == (read[3].offset, 0))
-    assert isinstance(odd[3], tuple)  # (line, record): the writer reads it the general way
+    assert odd[3] == hashing.digest64(odd[2])
+    assert isinstance(odd[4], tuple)  # (line, record): the writer reads it the general way
 
 
 def test_a_chunk_crosses_to_the_writer_as_plain_values_but_its_odd_lines():
