@@ -138,22 +138,37 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     )
     # Inserted as new inside a savepoint. Where the insert finds lines stored, it is undone (with the
     # ids it spent: SQLite's AUTOINCREMENT counts a row ON CONFLICT dropped) and the batch stored as
-    # a look-up first stores it (`settle`): the same rows, with the same ids, either way.
-    point = transaction.savepoint_create()
-    if bulk.insert_rows(rows) == len(rows):
-        transaction.savepoint_commit(point)
-    else:
-        transaction.savepoint_rollback(point)
-        for sha in settle(row, lines, rows, places, sessions):
+    # a look-up first stores it (`settle`): the same rows, with the same ids, either way. A source
+    # whose last batch held stored lines (a copy read again) is looked up first until one holds none.
+    copies = row.pk in COPIES
+    if not copies:
+        point = transaction.savepoint_create()
+        if bulk.insert_rows(rows) == len(rows):
+            transaction.savepoint_commit(point)
+        else:
+            transaction.savepoint_rollback(point)
+            copies = True
+    if copies:
+        stored = settle(row, lines, rows, places, sessions)
+        for sha in stored:
             del places[sha]
             placed.pop(sha, None)
             noted.pop(sha, None)
         keys = {fresh[sha][SESSION_KEY] for sha in places} - {None, ""}
+        if stored:
+            COPIES.add(row.pk)
+        else:
+            COPIES.discard(row.pk)
     sessions |= keys
     for key in places.values():
         outcomes[key] = "imported"
     lines.placed.update(placed.values())
     return secret_rows.finding_rows([finding for found in noted.values() for finding in found])
+
+
+# The sources (SourceFile pks) whose last batch held lines stored already: their next batch is
+# looked up first, so a source of copies pays no insert that stores nothing (only its first batch).
+COPIES: set[int] = set()
 
 
 def settle(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from introspect.importer import loader
+from introspect.importer import event_rows, loader
 from introspect.importer.discovery import LIVE_RANK, Source
 from introspect.models import PhysicalLine, RawLine, SourceFile, WaysEvent
 from lib import bulk
@@ -127,4 +127,37 @@ def test_a_batch_of_new_and_stored_lines_stores_the_new_with_the_ids_a_look_up_f
     assert set(WaysEvent.objects.values_list("source__rel_path", flat=True)) == {"events-old.jsonl"}
     assert WaysEvent.objects.get(way="d/3").occurrences == 2  # a genuine repeat in its new source
     assert RawLine.objects.filter(source__rel_path="events.jsonl").count() == 2  # the places they left
+    counts_add_up()
+
+
+def test_a_source_of_copies_is_looked_up_first_until_a_batch_holds_none(home, monkeypatch):
+    append(home.live, *LINES[:3])
+    loader.import_file(source(home, "events.jsonl", LIVE_RANK))
+    inserts = []
+    original = bulk.insert_rows
+
+    def counted(rows, **kwargs):
+        if rows.model is WaysEvent:
+            inserts.append(len(rows))
+        return original(rows, **kwargs)
+
+    monkeypatch.setattr(bulk, "insert_rows", counted)
+    monkeypatch.setattr(event_rows, "COPIES", set())  # none of an earlier test's sources (their pks reused)
+    other = source(home, "events-other.jsonl", LIVE_RANK + 1)
+    append(home.state / "events-other.jsonl", *LINES[:3])
+    assert loader.import_file(other).counts.duplicate == 3
+    assert inserts == [3]  # inserted first: the insert found them stored (and was undone)
+    row = SourceFile.objects.get(rel_path="events-other.jsonl")
+    assert row.pk in event_rows.COPIES
+    inserts.clear()
+    append(home.state / "events-other.jsonl", LINES[0], LINES[3])
+    assert loader.import_file(other).counts.imported == 1
+    assert inserts == [1]  # looked up first: only the new line inserted
+    assert row.pk in event_rows.COPIES  # the batch held a copy again (a repeat of d/0)
+    inserts.clear()
+    append(home.state / "events-other.jsonl", LINES[4])
+    assert loader.import_file(other).counts.imported == 1
+    assert inserts == [1] and row.pk not in event_rows.COPIES  # none: the next is inserted first
+    assert sorted(WaysEvent.objects.values_list("way", flat=True)) == [f"d/{i}" for i in range(5)]
+    assert WaysEvent.objects.get(way="d/0").occurrences == 1  # its copies are in two sources
     counts_add_up()
