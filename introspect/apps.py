@@ -26,9 +26,7 @@ class IntrospectConfig(AppConfig):
 
         # The line importer's own stores, registered as ledger registers its majordomus ledger.
         for kind in SourceFile.EVENT_KINDS:
-            stores.register_store(
-                kind, event_rows.store_events, write=event_rows.write_events, prepare=event_rows.sort_lines
-            )
+            stores.register_store(kind, event_rows.store_events, prepare=event_rows.sort_lines)
         for kind in SourceFile.TRANSCRIPT_KINDS:
             stores.register_store(kind, entry_rows.store_entries, write=entry_rows.write_entries)
         for kind in SourceFile.DECISION_KINDS:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
 from introspect.rules import secrets, timestamps
-from lib.hashing import sha256
+from lib.hashing import digest64, sha256
 
 # A line's key → the column it is stored in, where the two differ.
 COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
@@ -301,7 +301,8 @@ class Sorted(NamedTuple):
     keys: each line's (offset, index), in the chunk's order. outcomes: each line's outcome so far
     ("duplicate" for a line with records, until one of them turns out new; "inert", "quarantined").
     raw: each line's RawLine row but its source (batch.RAW_NAMES: offset, index, sha256, length, "").
-    records: (key, length, sha256, row, found, whole) a record: its row in EVENT_NAMES order but for
+    records: (key, length, sha256, digest, row, found, whole) a record: its `digest` (hashing.digest64
+    of its sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
     SOURCE_SET, or (line, record) where the plain reading does not take it (the writer decides it,
     event_rows.event_values); `found` the secrets in its texts (None: not scanned); `whole` whether
     the record is its whole line (its row may stand for the line: models.PhysicalLine).
@@ -388,7 +389,8 @@ def record_of(
     """A record of Sorted.records: its row (a list) or (line, record) for the writer to read, the
     secrets of the row's texts when `scan`."""
     found = found_in(layout, values) if scan and type(values) is list else None
-    return (key, line.length, sha, values, found, whole)
+    # the event's key, found here once (not by the writer)
+    return (key, line.length, sha, digest64(sha), values, found, whole)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:

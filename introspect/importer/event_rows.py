@@ -3,23 +3,28 @@
 Events are de-duplicated by the sha256 of their line: the same bytes in another file (an archive,
 a legacy log, a rewritten live file) are one event, placed at its earliest position in event order.
 The key is its first 8 bytes (`digest`, models.WaysEvent), the full hash compared: a line whose
-digest another line's event holds is stored with none (`known_events`, `write_events`).
+digest another line's event holds is stored with none (`settle`).
 
 Speed (issue 29: a million event lines in one cold pass): a new event's row is built as a list in
 `EVENT_NAMES` order straight from the line's own keys (`event_row`), without the dict of every
 field, the separate pass of column_fit over it, or a model instance for an event already stored.
 A line the plain reading does not take as it is (schema.NeedsModel) or with a value longer than
 its column goes the general way (`event_values`), which decides the rare cases; the two give the
-same row (tests/introspect/importer/test_event_rows.py).
+same row (tests/introspect/importer/test_event_rows.py). The digest comes with the record, found
+by the worker (event_prep.sort_lines), and a batch's events are inserted first: stored events are
+looked up only for a batch some of whose lines the insert found stored (`store_events`). A batch
+of lines nearly all stored (a source read again, an archive of lines imported from the live file)
+pays for that an insert that stores nothing before its look-up.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass, field
 from itertools import batched
 
 from django.conf import settings
+from django.db import transaction
 
 from introspect.importer import event_prep, parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
@@ -40,7 +45,6 @@ EVENT_KNOWN = (
     "session_key",
     "sha256",
 )
-HELD = ("source_id", "order_offset", "order_index", "sha256")  # where a line's event is stored
 
 
 class Known:
@@ -78,52 +82,140 @@ def stored_events(names: tuple[str, ...], shas: set[str]) -> tuple[list[tuple], 
 
 
 def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> bulk.Rows:
-    """Build new events; for lines already known, count a genuine repeat or keep the lowest order.
-    `lines.prepared`: the chunk's records as event_prep.sort_lines made them (here or in the worker),
-    so that per record this does only what needs the database: is it stored, and its session."""
+    """Store the batch's new events; for lines already known, count a genuine repeat or keep the
+    lowest order. `lines.prepared`: the chunk's records as event_prep.sort_lines made them (here or in
+    the worker, each with its digest), so that per record this does only what needs the database.
+
+    Each distinct line's event is inserted as new (ON CONFLICT DO NOTHING), for nearly every line of
+    a cold load is: the batch's events are looked up only when fewer went in than were given, and
+    the lines found stored then settled as copies (`settle`), whoever stored them (an earlier batch,
+    another importer racing this one). Returns the new events' secret findings, for the store's write."""
     records, outcomes = lines.prepared, lines.outcomes
-    stored, taken = stored_events(EVENT_KNOWN, {record[2] for record in records})
-    existing = {values[-1]: Known(*values) for values in stored}
-    fresh: dict[str, list] = {}  # sha256 → the new event's row, in EVENT_NAMES order
-    places: dict[str, tuple[int, int]] = {}  # sha256 → where the new event was read
-    placed: dict[str, tuple[int, int]] = {}  # sha256 → the line the new event stands for
-    scanned: dict[str, list] = {}  # sha256 → the secrets found in the new event's texts (when scanned)
-    moved: list[Known] = []
-    repeated: list[Known] = []
+    fresh: dict[str, list] = {}  # sha256 → its event's row (EVENT_NAMES order): new unless found stored
+    places: dict[str, tuple[int, int]] = {}  # sha256 → where its event was read
+    placed: dict[str, tuple[int, int]] = {}  # sha256 → the line its event stands for
+    scanned: dict[str, list] = {}  # sha256 → the secrets found in the event's texts (when scanned)
     keys: set[str] = set()
     as_text = bulk.stores_utc_text(WaysEvent)  # how event_prep.sort_lines holds the stamps (prep_config)
     stamps = None  # a general-way row's (rare): the batch's stamps read as the rows hold them
     source_id, rank, generation = row.pk, row.rank, row.generation
-    for key, length, sha, values, found, whole in records:
+    for key, _, sha, digest, values, found, whole in records:
         new = fresh.get(sha)
         if new is not None:
             # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
             new[OCCURRENCES] += 1
-            if new[SESSION_KEY]:
-                sessions.add(new[SESSION_KEY])
             continue
+        if type(values) is not list:  # (line, record): the plain reading did not take it
+            if stamps is None:
+                stamps = event_prep.Stamps(as_text=as_text)
+            values = event_row(row, *values, sha, stamps)
+        values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
+        values[DIGEST] = digest
+        fresh[sha], places[sha] = values, key
+        if found != []:
+            scanned[sha] = found
+        if whole:
+            placed[sha] = key  # the event's row stands for the line (models.PhysicalLine)
+        if values[SESSION_KEY]:
+            keys.add(values[SESSION_KEY])
+    # A line found stored below names a session its event created already: none is made for it.
+    ids = stores.ensure_sessions(keys)
+    for values in fresh.values():
+        values[SESSION_ID] = ids.get(values[SESSION_KEY])
+    # Found nothing (nearly every event) or scanned by the writer (team mode masks the row before it
+    # is stored); the findings are written for the events that turn out new.
+    noted: dict[str, list[tuple]] = {}
+    scan = secret_rows.DocumentScan()
+    for sha, found in scanned.items():
+        values = fresh[sha]
+        place, noted[sha] = (source_id, *places[sha], values[SESSION_ID]), []
+        if found is None:
+            secret_rows.event_row(values, LAYOUT.texts, place, noted[sha], scan)
+        else:
+            secret_rows.noted(place, found, noted[sha])
+    rows = bulk.Rows(
+        WaysEvent, EVENT_NAMES, list(fresh.values()), event_prep.STORED if as_text else frozenset()
+    )
+    # Inserted as new inside a savepoint. Where the insert finds lines stored, it is undone (with the
+    # ids it spent: SQLite's AUTOINCREMENT counts a row ON CONFLICT dropped) and the batch stored as
+    # a look-up first stores it (`settle`): the same rows, with the same ids, either way. A source
+    # whose last batch held stored lines (a copy read again) is looked up first until one holds none.
+    copies = row.pk in COPIES
+    if not copies:
+        point = transaction.savepoint_create()
+        if bulk.insert_rows(rows) == len(rows):
+            transaction.savepoint_commit(point)
+        else:
+            transaction.savepoint_rollback(point)
+            copies = True
+    if copies:
+        stored = settle(row, lines, rows, places, sessions)
+        for sha in stored:
+            del places[sha]
+            placed.pop(sha, None)
+            noted.pop(sha, None)
+        keys = {fresh[sha][SESSION_KEY] for sha in places} - {None, ""}
+        if stored:
+            COPIES.add(row.pk)
+        else:
+            COPIES.discard(row.pk)
+    sessions |= keys
+    for key in places.values():
+        outcomes[key] = "imported"
+    lines.placed.update(placed.values())
+    return secret_rows.finding_rows([finding for found in noted.values() for finding in found])
+
+
+# The sources (SourceFile pks) whose last batch held lines stored already: their next batch is
+# looked up first, so a source of copies pays no insert that stores nothing (only its first batch).
+COPIES: set[int] = set()
+
+
+def settle(
+    row: SourceFile, lines: stores.NewLines, rows: bulk.Rows, places: dict, sessions: set[str]
+) -> set[str]:
+    """Store the batch's events `rows` (one a distinct line, read at `places`), some of which are
+    stored already: those looked up first, the others inserted; each copy in the batch of a stored
+    event counted as a genuine repeat or moved to the lowest order. Returns the stored ones' sha256s.
+    A line whose digest another line's event holds (a collision) is stored without one, and one
+    another importer stored meanwhile (PostgreSQL) settled as one stored before: nothing is lost."""
+    source_id = row.pk
+    fresh = {values[SHA256]: values for values in rows.values}
+    stored, taken = stored_events(EVENT_KNOWN, set(fresh))
+    existing = {values[-1]: Known(*values) for values in stored}  # sha256 → its event, stored
+    missing = [sha for sha in fresh if sha not in existing]
+    for sha in missing:
+        if fresh[sha][DIGEST] in taken:
+            fresh[sha][DIGEST] = None  # another line's event holds it
+    while missing:
+        inserted = bulk.insert_rows(dataclasses.replace(rows, values=[fresh[sha] for sha in missing]))
+        if inserted == len(missing):
+            break
+        # Some went not in: stored by another importer since the look-up, or a digest another line
+        # of this batch holds (its row went in: it holds this very line's place).
+        ours = set()
+        for values in stored_events(EVENT_KNOWN, set(missing))[0]:
+            sha = values[-1]
+            if values[1] == source_id and values[5:7] == places[sha]:
+                ours.add(sha)
+            else:
+                existing[sha] = Known(*values)
+        missing = [sha for sha in missing if sha not in ours and sha not in existing]
+        if any(fresh[sha][DIGEST] is None for sha in missing):
+            raise RuntimeError(f"events of {row.path} neither stored nor found: {missing[:3]}")
+        for sha in missing:
+            fresh[sha][DIGEST] = None
+    # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
+    # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
+    # An event from this very generation was read from it before at another place (a replay of the
+    # same place never gets here: committed_lines drops it), so these bytes are in it twice.
+    moved: list[Known] = []
+    repeated: list[Known] = []
+    rank, generation = row.rank, row.generation
+    for key, length, sha, *_ in lines.prepared:
         known = existing.get(sha)
         if known is None:
-            if type(values) is not list:  # (line, record): the plain reading did not take it
-                if stamps is None:
-                    stamps = event_prep.Stamps(as_text=as_text)
-                values = event_row(row, *values, sha, stamps)
-            values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
-            digest = hashing.digest64(sha)
-            values[DIGEST] = None if digest in taken else digest  # another line's event holds it
-            fresh[sha], places[sha] = values, key
-            if found != []:
-                scanned[sha] = found
-            outcomes[key] = "imported"
-            if whole:
-                placed[sha] = key  # the event's row stands for the line (models.PhysicalLine)
-            if values[SESSION_KEY]:
-                keys.add(values[SESSION_KEY])
             continue
-        # The same bytes again: a copy from another source (archive, legacy, rewritten live file)
-        # or, inside one source generation, a genuinely repeated line (shown as ×N, never guessed).
-        # An event from this very generation was read from it before at another place (a replay of the
-        # same place never gets here: committed_lines drops it), so these bytes are in it twice.
         position = (rank, generation, *key)
         if known.source_id == source_id:
             known.occurrences += 1
@@ -137,8 +229,6 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
             moved.append(known)
         if known.session_key:
             sessions.add(known.session_key)
-    ids = stores.ensure_sessions(keys)
-    sessions |= keys
     changed = list({id(e): e for e in moved + repeated}.values())
     bulk.update_values(
         WaysEvent,
@@ -148,59 +238,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     # An older event counted again or moved in event order: its session cannot just be extended.
     for keys in batched(sorted({event.session_key for event in changed if event.session_key}), 500):
         Session.objects.filter(sid__in=keys).update(derived_version=0)
-    for values in fresh.values():
-        values[SESSION_ID] = ids.get(values[SESSION_KEY])
-    findings: list[tuple] = []
-    scan = secret_rows.DocumentScan()
-    # Found nothing (nearly every event) or scanned by the writer (team mode masks: secret_rows).
-    for sha, found in scanned.items():
-        values = fresh[sha]
-        place = (source_id, *places[sha], values[SESSION_ID])
-        if found is None:
-            secret_rows.event_row(values, LAYOUT.texts, place, findings, scan)
-        else:
-            secret_rows.noted(place, found, findings)
-    lines.placed.update(placed.values())
-    return EventRows(
-        WaysEvent,
-        EVENT_NAMES,
-        list(fresh.values()),
-        ready=event_prep.STORED if as_text else frozenset(),
-        findings=secret_rows.finding_rows(findings) if findings else None,
-        placed=placed,
-    )
-
-
-@dataclass
-class EventRows(secret_rows.ScannedRows):
-    """A batch's new events, and the lines each stands for (sha256 → (offset, index))."""
-
-    placed: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-
-def places_of(shas: set[str]) -> dict[str, tuple]:
-    """Where the events of these lines are stored: sha256 → (source_id, order_offset, order_index)."""
-    return {values[-1]: values[:-1] for values in stored_events(HELD, shas)[0]}
-
-
-def write_events(row: SourceFile, rows: EventRows) -> set[tuple[int, int]]:
-    """Insert the new events; returns the lines of those another importer stored first (between
-    this batch's look-up and its insert: ON CONFLICT kept theirs), whose RawLine rows the batch
-    then writes, as copies (stores.py). An event whose digest the conflict found held by another
-    line's (of this batch, or stored meanwhile) goes in again without one: nothing is lost."""
-    inserted = bulk.insert_rows(rows)
-    if rows.findings:
-        bulk.insert_rows(rows.findings)
-    if inserted == len(rows):
-        return set()
-    held = places_of({values[SHA256] for values in rows.values})
-    if missing := [values for values in rows.values if values[SHA256] not in held]:
-        for values in missing:
-            values[DIGEST] = None
-        bulk.insert_rows(bulk.Rows(rows.model, rows.names, missing, rows.ready))
-        held |= places_of({values[SHA256] for values in missing})
-    ours = {sha: (row.pk, *key) for sha, key in rows.placed.items()}
-    return {ours[sha][1:] for sha in ours if held.get(sha) != ours[sha]}
+    return set(existing)
 
 
 # WaysEvent's row as plain values, for event_prep here and in the worker (importer/prefetch.py).

@@ -8,7 +8,9 @@ and adds the session ids it touched to `sessions`; its `write(row, rows)` insert
 batch's transaction. A store whose row holds the place of the line it was read from (an event: source, order_offset,
 order_index) puts the line in `placed`, and the batch writes no RawLine row for it (models.PhysicalLine
 reads the two together); its `write` then returns the placed lines another importer's rows took
-first, which get their RawLine row after all. A store may bring its own `parse` (bytes of a line →
+first, which get their RawLine row after all. A store whose insert itself tells which rows are new
+(the events store: ON CONFLICT, event_rows.store_events) inserts them in `build`, and hands
+`write` only what follows from them (their secret findings). A store may bring its own `parse` (bytes of a line →
 parser.Parsed) where its format is not read as the generic parser reads JSON (the decision log:
 serde's rules, rules/decision_records.py).
 """

@@ -5,8 +5,9 @@ event another importer stored between this batch's look-up and its insert."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
-from introspect.importer import loader
+from introspect.importer import event_rows, loader
 from introspect.importer.discovery import LIVE_RANK, Source
 from introspect.models import PhysicalLine, RawLine, SourceFile, WaysEvent
 from lib import bulk
@@ -81,4 +82,82 @@ def test_a_line_whose_event_another_importer_stored_first_gets_its_raw_row(home,
     assert WaysEvent.objects.count() == 5
     assert sorted(sha for _, sha, _ in lines_of("events-other.jsonl")) == SHAS
     assert {outcome for _, _, outcome in lines_of("events-other.jsonl")} == {"duplicate"}
+    counts_add_up()
+
+
+def test_a_copy_another_importer_stored_first_is_settled_as_one_stored_before(home, monkeypatch):
+    """A race lost is settled by the rules of a line stored before: here the lower ranked copy
+    takes the event's place, and the place it leaves keeps its line."""
+    append(home.live, *LINES)
+    loader.import_file(source(home, "events.jsonl", LIVE_RANK))
+    before = lines_of("events.jsonl")
+    original, calls = bulk.select_in, []
+
+    def missed_once(model, names, field, values, **kwargs):
+        calls.append(model)
+        if model is WaysEvent and calls.count(WaysEvent) == 1:
+            return []  # the other importer's events, committed after this look-up
+        return original(model, names, field, values, **kwargs)
+
+    monkeypatch.setattr(bulk, "select_in", missed_once)
+    append(home.state / "events-old.jsonl", *LINES)
+    result = loader.import_file(source(home, "events-old.jsonl", 1))
+    assert calls.count(WaysEvent) >= 2  # looked up again after the insert found them stored
+    assert (result.counts.imported, result.counts.duplicate) == (0, 5)
+    assert lines_of("events.jsonl") == before
+    assert RawLine.objects.filter(source__rel_path="events.jsonl").count() == 5
+    assert set(WaysEvent.objects.values_list("source__rel_path", flat=True)) == {"events-old.jsonl"}
+    assert set(WaysEvent.objects.values_list("occurrences", flat=True)) == {1}
+    counts_add_up()
+
+
+def test_a_batch_of_new_and_stored_lines_stores_the_new_with_the_ids_a_look_up_first_gives(home):
+    """The insert that finds lines stored is undone, ids and all (SQLite counts a row ON CONFLICT
+    dropped), and the batch stored as a look-up first stores it: its new events' ids follow on."""
+    append(home.live, LINES[1], LINES[3])
+    loader.import_file(source(home, "events.jsonl", LIVE_RANK))
+    first = sorted(WaysEvent.objects.values_list("id", flat=True))
+    append(home.state / "events-old.jsonl", *LINES, LINES[3])  # 2 stored (one twice), 3 new
+    result = loader.import_file(source(home, "events-old.jsonl", 1))
+    assert (result.counts.imported, result.counts.duplicate) == (3, 3)
+    ids = dict(WaysEvent.objects.values_list("way", "id"))
+    if connection.vendor == "sqlite":  # a PostgreSQL sequence does not roll back with the insert
+        assert [ids[f"d/{i}"] for i in (0, 2, 4)] == [first[-1] + 1, first[-1] + 2, first[-1] + 3]
+    assert [ids["d/1"], ids["d/3"]] == first
+    assert set(WaysEvent.objects.values_list("source__rel_path", flat=True)) == {"events-old.jsonl"}
+    assert WaysEvent.objects.get(way="d/3").occurrences == 2  # a genuine repeat in its new source
+    assert RawLine.objects.filter(source__rel_path="events.jsonl").count() == 2  # the places they left
+    counts_add_up()
+
+
+def test_a_source_of_copies_is_looked_up_first_until_a_batch_holds_none(home, monkeypatch):
+    append(home.live, *LINES[:3])
+    loader.import_file(source(home, "events.jsonl", LIVE_RANK))
+    inserts = []
+    original = bulk.insert_rows
+
+    def counted(rows, **kwargs):
+        if rows.model is WaysEvent:
+            inserts.append(len(rows))
+        return original(rows, **kwargs)
+
+    monkeypatch.setattr(bulk, "insert_rows", counted)
+    monkeypatch.setattr(event_rows, "COPIES", set())  # none of an earlier test's sources (their pks reused)
+    other = source(home, "events-other.jsonl", LIVE_RANK + 1)
+    append(home.state / "events-other.jsonl", *LINES[:3])
+    assert loader.import_file(other).counts.duplicate == 3
+    assert inserts == [3]  # inserted first: the insert found them stored (and was undone)
+    row = SourceFile.objects.get(rel_path="events-other.jsonl")
+    assert row.pk in event_rows.COPIES
+    inserts.clear()
+    append(home.state / "events-other.jsonl", LINES[0], LINES[3])
+    assert loader.import_file(other).counts.imported == 1
+    assert inserts == [1]  # looked up first: only the new line inserted
+    assert row.pk in event_rows.COPIES  # the batch held a copy again (a repeat of d/0)
+    inserts.clear()
+    append(home.state / "events-other.jsonl", LINES[4])
+    assert loader.import_file(other).counts.imported == 1
+    assert inserts == [1] and row.pk not in event_rows.COPIES  # none: the next is inserted first
+    assert sorted(WaysEvent.objects.values_list("way", flat=True)) == [f"d/{i}" for i in range(5)]
+    assert WaysEvent.objects.get(way="d/0").occurrences == 1  # its copies are in two sources
     counts_add_up()

@@ -130,11 +130,12 @@ def test_it_resumes_an_archive_member_after_a_kill_between_batches_with_the_same
     batches = []
 
     def second_batch_dies(rows, **kwargs):
-        original(rows, **kwargs)
+        inserted = original(rows, **kwargs)
         if rows.values and rows.model is WaysEvent:
             batches.append(len(rows))
             if len(batches) == 2:
                 raise Crash("killed inside the member, between the rows and the checkpoint")
+        return inserted  # as insert_rows answers: the events store reads it
 
     monkeypatch.setattr(loader.bulk, "insert_rows", second_batch_dies)
     with pytest.raises(Crash):
