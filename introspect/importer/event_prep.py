@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
 from introspect.rules import secrets, timestamps
-from lib.hashing import digest64, sha256
+from lib import hashing
+from lib.hashing import sha256
 
 # A line's key → the column it is stored in, where the two differ.
 COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
@@ -390,7 +391,7 @@ def record_of(
     secrets of the row's texts when `scan`."""
     found = found_in(layout, values) if scan and type(values) is list else None
     # the event's key, found here once (not by the writer)
-    return (key, line.length, sha, digest64(sha), values, found, whole)
+    return (key, line.length, sha, hashing.digest64(sha), values, found, whole)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:
