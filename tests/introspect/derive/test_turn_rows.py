@@ -46,7 +46,7 @@ def test_a_turns_values_come_in_turn_fields_order_with_ids_for_rows():
     turn = turn_model.TurnData(epoch=3, ts_raw="2026-11-02T10:00:00Z", ts=stamp, token_position=1200)
     joined = join.Join("keyed", "prompt_attachment", "u-7", injection=SimpleNamespace(pk=41))
     values = turn_rows.turn_row(
-        SimpleNamespace(pk=9), 3, 2, turn, joined, prompt_entry=SimpleNamespace(pk=40), nearest_prompt=None
+        9, 3, 2, turn, joined, prompt_entry=SimpleNamespace(pk=40), nearest_prompt=None
     )
     assert dict(zip(turn_rows.TURN_FIELDS, values, strict=True)) == {
         "session_id": 9,
@@ -101,7 +101,7 @@ def planned(session: Session, epochs_and_events: list[tuple[int, list[WaysEvent]
         ]
         joined = join.Join("heuristic", "time_window")
         values.append(
-            turn_rows.turn_row(session, epoch, 1, turn, joined, prompt_entry=None, nearest_prompt=None)
+            turn_rows.turn_row(session.pk, epoch, 1, turn, joined, prompt_entry=None, nearest_prompt=None)
         )
         built.append(turn)
     return values, built
