@@ -233,7 +233,7 @@ def rebuild_tail(
             joined = joins.join(turn.ts)
             turns.append(
                 turn_rows.turn_row(
-                    session,
+                    session.pk,
                     first_epoch + offset,
                     turn_rows.window_of(turn.ts_raw, window_starts),
                     turn,

@@ -184,12 +184,12 @@ def plan(
     session.built_entry_id = built_entry_id
     session.waiting_parents = lines.waiting_parents
     session.models_seen = fields.all_models(session, trunk) if built_entry_id else fields.models_seen(events)
-    windows = turn_rows.Windows([start.ts_raw or "" for start in starts])
+    window_of = turn_rows.Windows([start.ts_raw or "" for start in starts]).of
     turns = [
         turn_rows.turn_row(
-            session,
+            session.pk,
             turn.epoch,
-            windows.of(turn.ts_raw),
+            window_of(turn.ts_raw),
             turn,
             joined,
             prompt_entry=by_uuid.get(joined.user_uuid) if joined.user_uuid else None,

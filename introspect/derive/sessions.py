@@ -12,7 +12,7 @@ from django.db.models import F
 from introspect.derive import extend, fields, rebuild
 from introspect.importer import errors, problems, underived
 from introspect.models import Session, SourceProblem, TranscriptEntry, WaysEvent
-from lib import bulk, safefs
+from lib import bulk, gcpause, safefs
 
 # Sessions rebuilt together: their reads shared, their rows written in one short transaction.
 REBUILD_CHUNK = 100
@@ -73,10 +73,12 @@ def bring_up_to_date(sessions: list[Session]) -> None:
 
 def guarded(sessions: list[Session], derive: Callable[[list[Session]], None], done: Derived) -> None:
     """`derive(sessions)`; when it raises, each session again alone, so that one bad session holds
-    up no other (a chunk's rebuild writes in one transaction: its failure wrote nothing)."""
+    up no other (a chunk's rebuild writes in one transaction: its failure wrote nothing). The
+    collector is paused while the chunk is derived (lib/gcpause.py)."""
     done.tried.update(session.sid for session in sessions)
     try:
-        derive(sessions)
+        with gcpause.paused():
+            derive(sessions)
         return
     except Exception as exc:
         if not errors.caused_by_content(exc):

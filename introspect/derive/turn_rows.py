@@ -6,6 +6,7 @@ import functools
 import operator
 from bisect import bisect_right
 from datetime import UTC, datetime
+from operator import add, attrgetter, itemgetter, methodcaller
 
 from django.db import connection
 from django.db.models import Q
@@ -45,6 +46,9 @@ TURN_WAY_FIELDS = (
 
 
 TS_AT = TURN_FIELDS.index("ts")
+BEFORE_TS, AFTER_TS = itemgetter(slice(TS_AT)), itemgetter(slice(TS_AT + 1, None))
+TZINFO = attrgetter("tzinfo")
+NAIVE = methodcaller("replace", tzinfo=None)
 
 
 def utc_text(value: datetime) -> str:
@@ -55,12 +59,20 @@ def utc_text(value: datetime) -> str:
     return str(value.astimezone(UTC).replace(tzinfo=None))
 
 
+def utc_texts(values: list[datetime]) -> list[str]:
+    """`utc_text` of each value; when all are in UTC (every stamp read back is) in C, without a
+    Python call a value: `str` of the naive value, as bulk._sqlite_utc_converter writes it."""
+    if set(map(TZINFO, values)) <= {UTC}:
+        return list(map(str, map(NAIVE, values)))
+    return list(map(utc_text, values))
+
+
 def pk_of(row) -> int | None:
     return row.pk if row is not None else None
 
 
 def turn_row(
-    session: Session,
+    session_id: int,
     epoch: int,
     window: int,
     turn: turn_model.TurnData,
@@ -72,7 +84,7 @@ def turn_row(
     """One turn's values, in TURN_FIELDS order."""
     injection = joined.injection
     return (
-        session.pk,
+        session_id,
         epoch,
         window,
         turn.ts_raw,
@@ -104,9 +116,10 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
     values = [values for _, turns, _ in groups for values in turns]
     ready: frozenset[str] = frozenset()
     if bulk.stores_utc_text(Turn):
-        # The stamp as SQLite stores it (bulk.stores_utc_text), made here in one C call a turn.
+        # The stamp as SQLite stores it (bulk.stores_utc_text), put in each turn's values in C.
         ready = frozenset({"ts"})
-        values = [(*row[:TS_AT], utc_text(row[TS_AT]), *row[TS_AT + 1 :]) for row in values]
+        texts = utc_texts(list(map(itemgetter(TS_AT), values)))
+        values = list(map(add, map(add, map(BEFORE_TS, values), zip(texts)), map(AFTER_TS, values)))
     bulk.insert_rows(bulk.Rows(Turn, TURN_FIELDS, values, ready=ready), ignore_conflicts=False)
     # From each session's first epoch written: a tail extension keeps the turns before it. A rebuild
     # writes from the first: those sessions in one IN list.

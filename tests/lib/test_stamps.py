@@ -36,3 +36,24 @@ def test_it_reads_a_stamp_as_djangos_converter_does(value):
 
 def test_it_reads_none_as_none():
     assert stamps.parse(None) is None
+
+
+def test_parse_all_reads_each_text_as_parse_does():
+    texts = [
+        "2026-10-22 12:00:00",
+        "2026-10-22 12:00:00.123456",
+        None,
+        "2026-10-22 12:00:00",
+        "9999-12-31 23:59:59",
+    ]
+    parsed = stamps.parse_all(texts)
+    assert parsed == [stamps.parse(text) for text in texts]
+    assert [value.tzinfo for value in parsed if value is not None] == [UTC] * 4
+    assert parsed[0] is parsed[3]  # one datetime a distinct text
+
+
+def test_parse_all_reads_a_text_with_its_own_offset_as_parse_does():
+    texts = ["2026-10-22 12:00:00", "2026-10-22 14:00:00+02:00"]
+    parsed = stamps.parse_all(texts)
+    assert parsed == [stamps.parse(text) for text in texts]
+    assert parsed[1].utcoffset() == timedelta(hours=2)

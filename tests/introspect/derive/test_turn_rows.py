@@ -41,12 +41,26 @@ def test_a_stamp_is_written_as_the_text_sqlite_stores_for_it():
     assert turn_rows.utc_text(east) == "2026-11-02 10:00:00.250000"
 
 
+def test_many_stamps_are_written_as_each_alone():
+    in_utc = [
+        datetime(2026, 11, 2, 10, 0, tzinfo=UTC),
+        datetime(2026, 11, 2, 10, 0, 0, 1500, tzinfo=UTC),
+        datetime.fromisoformat("2026-11-02T10:00:00+00:00"),
+    ]
+    assert turn_rows.utc_texts(in_utc) == [turn_rows.utc_text(stamp) for stamp in in_utc]
+    written = ["2026-11-02 10:00:00", "2026-11-02 10:00:00.001500", "2026-11-02 10:00:00"]
+    assert turn_rows.utc_texts(in_utc) == written
+    mixed = [*in_utc, datetime.fromisoformat("2026-11-02T12:00:00.25+02:00")]
+    assert turn_rows.utc_texts(mixed) == [turn_rows.utc_text(stamp) for stamp in mixed]
+    assert turn_rows.utc_texts(mixed)[-1] == "2026-11-02 10:00:00.250000"
+
+
 def test_a_turns_values_come_in_turn_fields_order_with_ids_for_rows():
     stamp = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
     turn = turn_model.TurnData(epoch=3, ts_raw="2026-11-02T10:00:00Z", ts=stamp, token_position=1200)
     joined = join.Join("keyed", "prompt_attachment", "u-7", injection=SimpleNamespace(pk=41))
     values = turn_rows.turn_row(
-        SimpleNamespace(pk=9), 3, 2, turn, joined, prompt_entry=SimpleNamespace(pk=40), nearest_prompt=None
+        9, 3, 2, turn, joined, prompt_entry=SimpleNamespace(pk=40), nearest_prompt=None
     )
     assert dict(zip(turn_rows.TURN_FIELDS, values, strict=True)) == {
         "session_id": 9,
@@ -101,7 +115,7 @@ def planned(session: Session, epochs_and_events: list[tuple[int, list[WaysEvent]
         ]
         joined = join.Join("heuristic", "time_window")
         values.append(
-            turn_rows.turn_row(session, epoch, 1, turn, joined, prompt_entry=None, nearest_prompt=None)
+            turn_rows.turn_row(session.pk, epoch, 1, turn, joined, prompt_entry=None, nearest_prompt=None)
         )
         built.append(turn)
     return values, built
