@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from introspect.importer import entry_prep, event_prep, gzip_tail, tailer
+from lib import gcpause
 
 # A line longer than a whole batch (tailer.read_chunk's byte limit: the 50 MB line of the large tier)
 # is parsed by the writer while no worker runs: parsing it costs several times its size, and two
@@ -121,7 +122,9 @@ def work(plan: Plan, send) -> None:
             read = reader(job, stack)
             while True:
                 try:
-                    with collector_paused():
+                    # a chunk is hundreds of thousands of new containers, none garbage before it
+                    # is sent: each few hundred started a collection, a tenth of the worker's CPU
+                    with gcpause.paused():
                         item = prepared(job, checkpoint, plan, read)
                 except Exception as exc:  # the writer reads the file itself and meets it there
                     item = Unhelped(f"{type(exc).__name__}: {exc}")
@@ -153,21 +156,6 @@ def prepared(job: Job, checkpoint: tailer.Checkpoint | None, plan: Plan, read):
     if job.events:
         return event_prep.prepare_chunk(chunk, plan.events)
     return entry_prep.prepare_chunk(chunk, plan.config)
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """The collector off while a chunk is read and prepared, as it was after (an error too). A chunk
-    is hundreds of thousands of new lists, tuples and dicts, none of them garbage before the chunk is
-    sent and none in a cycle: each few hundred of them started a collection (of the chunk so far,
-    and every tenth of everything older), a tenth of the worker's CPU for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def trim() -> None:

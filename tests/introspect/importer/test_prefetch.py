@@ -393,10 +393,3 @@ def test_the_collector_is_off_while_a_chunk_is_prepared_and_as_it_was_after_even
     prefetch.work(plan, sent.append)
     assert states == [False] and gc.isenabled()
     assert isinstance(sent[0][2], prefetch.Unhelped) and sent[-1] == (1, None, None)
-    gc.disable()
-    try:
-        with prefetch.collector_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # left as it was: off
-    finally:
-        gc.enable()
