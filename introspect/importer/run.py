@@ -127,6 +127,10 @@ def import_pass(
     started = time.monotonic()
     started_at = timezone.now()
     result = PassResult()
+    # Which sources read copies is this pass's own finding: on PostgreSQL an insert undone still
+    # spends sequence values, so a memory of an earlier pass (of another database, in tests) would
+    # make the same lines' event ids depend on what this process did before.
+    event_rows.COPIES.clear()
     event_problems: list[safefs.Problem] = []
     transcript_problems: list[safefs.Problem] = []
     found = restricted(options)
