@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -79,18 +81,33 @@ def secret_key() -> str:
     if os.environ.get("DJANGO_SECRET_KEY"):
         return os.environ["DJANGO_SECRET_KEY"]
     path = data_dir() / "secret_key"
+    with contextlib.suppress(FileNotFoundError):
+        if kept := path.read_text().strip():
+            return kept
+    # Written whole under another name, then linked into place: two processes starting together
+    # agree on one key, and neither reads the file half written. (Created with O_EXCL and then
+    # written, the file was seen empty by a second `serve` on a slow machine: every page it served
+    # failed on an empty SECRET_KEY.)
+    key, temp = secrets.token_urlsafe(50), None
     try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        key = secrets.token_urlsafe(50)
-        # O_EXCL: two processes starting together must not each write their own key.
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_text().strip()
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".secret_key.")
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            if kept := path.read_text().strip():
+                return kept  # another process's, linked first
+            os.replace(temp, path)  # an empty file: an earlier version killed between create and write
         return key
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"cannot keep a secret key in {path}: {exc}; set DJANGO_SECRET_KEY instead"
+        ) from exc
+    finally:
+        if temp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
 
 
 def database() -> dict:
