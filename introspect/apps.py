@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import pre_migrate
 
 
 class IntrospectConfig(AppConfig):
@@ -10,6 +11,7 @@ class IntrospectConfig(AppConfig):
         # (Django's AppConfig.ready contract).
         from introspect.importer import (
             decision_rows,
+            deferred_indexes,
             entry_rows,
             event_rows,
             finding_rows,
@@ -20,6 +22,8 @@ class IntrospectConfig(AppConfig):
         from lib import linepack, packed_text
 
         packed_text.register()
+        # Before `migrate`'s first migration, which may alter an index a killed cold load left out.
+        pre_migrate.connect(deferred_indexes.before_migrate, sender=self)
 
         # A packed line names its zstd dictionary by id; the dictionaries live in the database.
         linepack.set_loader(line_dictionary.load)

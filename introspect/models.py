@@ -848,6 +848,15 @@ class ImportRun(models.Model):
     error = models.TextField(blank=True, default="")
 
 
+class DeferredIndex(models.Model):
+    """An index a cold load dropped and has not built again yet (importer/deferred_indexes.py): the
+    statement that built it, recorded in the transaction that dropped it."""
+
+    name = models.CharField(max_length=255, unique=True)
+    table = models.CharField(max_length=255)
+    sql = models.TextField()
+
+
 class TranscriptEntry(models.Model):
     """One physical line of a Claude Code transcript (trunk or subagent file).
 

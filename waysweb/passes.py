@@ -16,7 +16,7 @@ from collections.abc import Callable
 from introspect import services
 from introspect.derive import sessions
 from introspect.documents.sample_labels import sample_rows
-from introspect.importer import loader, underived
+from introspect.importer import deferred_indexes, discovery, loader, underived
 from introspect.importer.progress import Deriving, Snapshot
 from introspect.importer.run import Options, PassResult, StillToRead, import_pass
 from introspect.models import Session
@@ -52,20 +52,37 @@ def sessions_pass(
     record_only_changes: bool = False,
     on_progress: Callable[[Snapshot], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    defer_indexes: bool = False,
 ) -> PassResult:
     """Import every events log and transcript once, deriving the first sessions the pass touched
     as their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
     rows committed, until `EARLY_SESSIONS` are derived) and every one not derived since it last
-    landed at the end."""
+    landed at the end.
+
+    With `defer_indexes` (an `ingest` that is not following) and an events log to read, the
+    secondary indexes of a table still empty are dropped for the load (importer/deferred_indexes.py)
+    and built again once no events log is left to read: no session is derived before that, since a
+    derive reads the events by session. `serve`'s follower never defers: its list fills as it reads."""
     landed: set[str] = set()
     lines: dict[str, int] = {}  # the lines each landed session's files read (derive_settled's measure)
     not_derived: dict[str, str] = {}
     last = time.monotonic()
     wait = DERIVE_EVERY_SECS
     early = 0  # sessions derived while the pass reads
+    deferred = deferred_indexes.defer() if defer_indexes and reads_events(locs, options) else []
+    built = 0.0  # seconds spent building the deferred indexes again
+
+    def restore() -> None:
+        nonlocal deferred, built
+        if deferred:
+            started = time.monotonic()
+            deferred_indexes.restore()
+            deferred, built = [], time.monotonic() - started
 
     def derive_due() -> None:
         nonlocal last, wait, early
+        if deferred:
+            return  # the sessions' events are not indexed yet (derived once they are, or at the end)
         if landed and early < EARLY_SESSIONS and time.monotonic() - last >= wait:
             started = time.monotonic()
             chosen = sessions.latest_seen(landed, EARLY_SESSIONS - early)
@@ -82,6 +99,7 @@ def sessions_pass(
         # soon as it is ready), instead of after the load with a core idle.
         if still.unkeyed:
             return False  # a file of no one session (an events log) may still touch any of them
+        restore()  # no events log left to read: the derives from here on read the events by session
         chosen, size = [], 0
         for sid in landed:
             if still.settled(sid):
@@ -117,16 +135,20 @@ def sessions_pass(
     # Files a pass before this one left marked (killed, or a session that failed): their marks are
     # cleared only by a start's catch-up, which reads their rows; this pass clears the ones it marks.
     leftover = underived.marked(own=True)
-    result = import_pass(
-        locs,
-        options,
-        on_file=file_landed,
-        progress=batch_landed,
-        record_only_changes=record_only_changes,
-        on_progress=on_progress,
-        stop=stop,
-        idle=derive_settled,
-    )
+    try:
+        result = import_pass(
+            locs,
+            options,
+            on_file=file_landed,
+            progress=batch_landed,
+            record_only_changes=record_only_changes,
+            on_progress=on_progress,
+            stop=stop,
+            idle=derive_settled,
+        )
+    finally:
+        restore()  # a failed pass too: the next importer would build them, but pages wait till then
+    result.indexes_built = built
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
         landed |= sessions.sessions_behind()
@@ -151,6 +173,14 @@ def sessions_pass(
     if locs.demo and result.found:
         sample_labels()
     return result
+
+
+def reads_events(locs: Locations, options: Options) -> bool:
+    """Whether the pass has an events log to read: without one, leaving the events' indexes out
+    would only hold the early derives back."""
+    return bool(
+        discovery.event_sources(locs, state_dir=options.state_dir, legacy=options.legacy, extra=options.extra)
+    )
 
 
 def sample_labels() -> services.Imported:

@@ -83,6 +83,7 @@ class PassResult:
     # How far the reading went, when the pass was long enough to publish it (progress.py); None otherwise.
     reading: Snapshot | None = None
     prepared: prefetch.Prefetch | None = None  # the worker that read ahead, ended (its figures)
+    indexes_built: float = 0.0  # seconds building the indexes a cold load deferred (waysweb/passes.py)
 
     # Sessions whose rows a failure left underived (sid → why), filled in by whoever derives them.
     underived: dict[str, str] = field(default_factory=dict)

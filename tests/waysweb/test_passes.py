@@ -11,8 +11,9 @@ from django.core.management import call_command
 
 from introspect.derive import sessions
 from introspect.importer import progress, tailer
+from introspect.importer.deferred_indexes import supported
 from introspect.importer.run import Options
-from introspect.models import Project, Session
+from introspect.models import DeferredIndex, Project, Session
 from lib import locations
 from tests.introspect.derive.test_extend import snapshot
 from waysweb import passes
@@ -42,14 +43,14 @@ def calls(monkeypatch) -> list[set[str]]:
     return named
 
 
-def cold_import(monkeypatch, *, early: int) -> None:
+def cold_import(monkeypatch, *, early: int, defer_indexes: bool = False) -> passes.PassResult:
     # Batches of a few lines, so that a session's events and lines land over many batches and
     # archives, as a long history's do.
     monkeypatch.setattr(tailer, "BATCH_LINES", 7)
     monkeypatch.setattr(passes, "DERIVE_EVERY_SECS", 0.0)
     monkeypatch.setattr(passes, "DERIVE_SHARE", 1e9)  # no pause between derives
     monkeypatch.setattr(passes, "EARLY_SESSIONS", early)
-    passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    return passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False), defer_indexes=defer_indexes)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -93,3 +94,37 @@ def test_a_long_pass_says_how_many_sessions_it_has_put_together_after_the_load(h
     assert {snap.sessions_total for snap in deriving} == {total}
     assert all(snap.bytes_done == snap.bytes_total for snap in deriving)  # reading was done
     assert progress.current() is None  # cleared once every session is put together
+
+
+@pytest.mark.skipif(not supported(), reason="indexes are deferred on SQLite only")
+@pytest.mark.parametrize("worker", [False, True], ids=["one process", "prepare worker"])
+@pytest.mark.django_db(transaction=True)
+def test_a_cold_load_without_the_events_indexes_derives_every_row_as_one_with_them(
+    home, monkeypatch, calls, settings, worker
+):
+    # With the worker, settled sessions are derived while the writer waits for it: the indexes are
+    # built before the first of them, once no events log is left to read.
+    settings.WAYSWEB_PREPARE_WORKER_BYTES = 1 if worker else 0
+    shutil.copytree(locations.SAMPLE_HOME, home.root, symlinks=True, dirs_exist_ok=True)
+    call_command("flush", interactive=False, verbosity=0)
+    cold_import(monkeypatch, early=10**9)
+    indexed = derived_rows()
+
+    call_command("flush", interactive=False, verbosity=0)
+    calls.clear()
+    deferred_while_deriving = []
+    real = sessions.rebuild_sessions
+
+    def watched(sids, **kwargs):
+        deferred_while_deriving.append(DeferredIndex.objects.count())
+        return real(sids, **kwargs)
+
+    monkeypatch.setattr(sessions, "rebuild_sessions", watched)
+    result = cold_import(monkeypatch, early=10**9, defer_indexes=True)
+
+    assert result.indexes_built > 0  # left out while the events went in
+    assert deferred_while_deriving and set(deferred_while_deriving) == {
+        0
+    }  # none derived before they were back
+    assert not DeferredIndex.objects.exists()
+    assert derived_rows() == indexed

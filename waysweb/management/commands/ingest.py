@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, OperationalError, connection
 
 from introspect.derive import sessions
-from introspect.importer import batch, discovery, health, heartbeat, loader, watch
+from introspect.importer import batch, deferred_indexes, discovery, health, heartbeat, loader, watch
 from introspect.importer.errors import caused_by_content, described, explain, is_locked, one_line, printable
 from introspect.importer.lock import ImporterBusy, importer_lock
 from introspect.importer.progress import Snapshot
@@ -149,6 +149,8 @@ class Command(BaseCommand):
                 # Only once the lock is ours: a second importer refused must not speak for the first.
                 beat = heartbeat.Heartbeat(follow=follow)
                 beat.started()
+                # Indexes a cold load left out and a kill kept it from building (deferred_indexes.py).
+                deferred_indexes.restore()
                 yield beat
         except ImporterBusy as exc:
             raise CommandError(
@@ -315,6 +317,10 @@ class Command(BaseCommand):
                 f"the writer waited for it {ahead.waited:.1f} s"
                 + (f" and derived settled sessions {ahead.idled:.1f} s meanwhile" if ahead.idled else "")
             )
+        if result.indexes_built:
+            self.stdout.write(
+                f"  the events' indexes, left out while the table filled, built in {result.indexes_built:.1f} s"
+            )
         if result.failed:
             self.stderr.write(
                 self.style.WARNING(
@@ -432,6 +438,7 @@ class Follower:
                 record_only_changes=follow and not self.first,
                 on_progress=command.draw_progress,
                 stop=lambda: command.stopping,
+                defer_indexes=not follow,
             )
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise; not once

@@ -1,0 +1,93 @@
+"""A cold load's secondary indexes: dropped while the load writes its rows, built again after it.
+
+A row written into a table with its secondary indexes pays for a random insert into each of them;
+the same index built once after the load is a sort. On the large tier's million events that is
+39.2 s of writing with them, against 26.4 s without them plus 4.4 s to build them after
+(bench/results/2026-12-04-stop45.txt, issue 29). Only where nothing waits for those indexes while
+the load runs: SQLite, an `ingest` that is not following (`serve`'s follower derives the newest
+sessions while it reads, and they read the events by session), and a table that is empty when the
+pass starts. The unique keys stay: the load itself looks up by them (ON CONFLICT, a copy's digest).
+
+Crash safety: the indexes a load drops are recorded (DeferredIndex), each with the statement that
+built it, in the transaction that drops them (SQLite's DDL is transactional), and each is built
+again and its record deleted in one transaction. A kill at any moment leaves either the index or
+its record; `restore` builds whatever is recorded, and every importer start and `migrate` (before
+its first migration, which may name one of them) call it. Pages read the same rows either way, only
+slower while an index is missing.
+"""
+
+from __future__ import annotations
+
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
+
+from introspect.models import DeferredIndex, WaysEvent
+
+# The tables a cold load writes most rows to, and the secondary indexes each keeps during the load
+# because the load reads by them.
+TABLES = {
+    WaysEvent._meta.db_table: (),
+}
+
+
+def supported() -> bool:
+    return connection.vendor == "sqlite"
+
+
+def defer(tables: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """Drop the secondary indexes of each of these tables (TABLES by default) that holds no row yet,
+    recording them first; the names dropped. Nothing on PostgreSQL."""
+    if not supported():
+        return []
+    dropped: list[str] = []
+    with transaction.atomic(), connection.cursor() as cursor:
+        for table, kept in (TABLES if tables is None else tables).items():
+            cursor.execute(f"SELECT 1 FROM {connection.ops.quote_name(table)} LIMIT 1")
+            if cursor.fetchone() is not None:
+                continue  # rows already: their readers (pages, the derive) use these indexes
+            cursor.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL",
+                [table],
+            )
+            indexes = [(name, sql) for name, sql in cursor.fetchall() if deferrable(name, sql, kept)]
+            DeferredIndex.objects.bulk_create(
+                [DeferredIndex(name=name, table=table, sql=sql) for name, sql in indexes]
+            )
+            for name, _ in indexes:
+                cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
+                dropped.append(name)
+    return dropped
+
+
+def deferrable(name: str, sql: str, kept: tuple[str, ...]) -> bool:
+    """A secondary index the load does not read by: not a unique key, not one it keeps."""
+    return not sql.lstrip().upper().startswith("CREATE UNIQUE") and name not in kept
+
+
+def restore() -> list[str]:
+    """Build every index a load dropped and has not built again (after it, or after a kill), each in
+    the transaction that deletes its record; the names built."""
+    if not supported() or DeferredIndex._meta.db_table not in connection.introspection.table_names():
+        return []
+    built = []
+    for row in DeferredIndex.objects.order_by("pk"):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(if_not_exists(row.sql))
+            DeferredIndex.objects.filter(pk=row.pk).delete()
+        built.append(row.name)
+    return built
+
+
+def before_migrate(sender, using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
+    """The pre_migrate receiver (introspect/apps.py): what is recorded built before any migration runs."""
+    if using == DEFAULT_DB_ALIAS:
+        restore()
+
+
+def if_not_exists(sql: str) -> str:
+    """The statement, harmless where the index is there after all (built by hand, or by an older
+    migration that named it the same)."""
+    head = sql.lstrip()
+    for prefix in ("CREATE INDEX ", "CREATE UNIQUE INDEX "):
+        if head.upper().startswith(prefix) and not head.upper().startswith(prefix + "IF NOT EXISTS"):
+            return head[: len(prefix)] + "IF NOT EXISTS " + head[len(prefix) :]
+    return head
