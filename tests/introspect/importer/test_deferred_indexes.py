@@ -59,6 +59,9 @@ def test_restore_builds_every_dropped_index_as_it_was_and_forgets_it():
 
     assert len(built) == 5
     assert index_sql() == before
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA threads")
+        assert cursor.fetchone() == (0,)  # the sort's helper threads were for those builds only
     assert not DeferredIndex.objects.exists()
     assert deferred_indexes.restore() == []  # nothing left to build
 
