@@ -18,7 +18,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max
 
 from introspect.importer import discovery, health, heartbeat
-from introspect.models import ImportRun, Quarantine, SourceFile, SourceProblem
+from introspect.models import DeferredIndex, ImportRun, Quarantine, SourceFile, SourceProblem
 from lib import safefs
 from lib.locations import Locations
 
@@ -185,6 +185,23 @@ def check_database(alias: str = "default") -> Iterator[Finding]:
         )
     else:
         yield Finding(OK, "migrations", "the database schema is up to date")
+        yield from check_indexes()
+
+
+def check_indexes() -> Iterator[Finding]:
+    """Indexes a cold load left out (introspect/importer/deferred_indexes.py): only slower pages, and
+    only until an importer builds them."""
+    left_out = list(DeferredIndex.objects.values_list("name", flat=True))
+    if left_out:
+        yield Finding(
+            WARN,
+            "indexes",
+            f"{len(left_out)} of the events' indexes are left out ({', '.join(left_out[:5])}): a cold "
+            "`ingest` leaves them out while it loads and builds them after; until then the pages "
+            "that read events are slow",
+            "if no `ingest` is running, run `uv run manage.py ingest` (or `serve`): an importer "
+            "builds them before it reads anything",
+        )
 
 
 def check_import(locs: Locations) -> Iterator[Finding]:

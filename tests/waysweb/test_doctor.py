@@ -17,7 +17,7 @@ from django.db import connection
 
 from introspect import served_database
 from introspect.importer import health, heartbeat
-from introspect.models import Session
+from introspect.models import DeferredIndex, Session
 from tests.conftest import append, line
 from waysweb import passes
 
@@ -170,6 +170,19 @@ def test_an_importer_that_stopped_is_a_problem_until_a_pass_completes(home):
     assert "FAIL  importer     the importer stopped: the disk holding the database is full" in out.getvalue()
     call_command("ingest", stdout=StringIO())
     assert "No problems found" in doctor()
+
+
+def test_indexes_a_stopped_cold_load_left_out_are_a_warning_until_an_importer_builds_them(home):
+    append(home.live, line(ts="2026-11-29T10:00:00Z", event="session_start", session="s1"))
+    call_command("ingest", stdout=StringIO())
+    DeferredIndex.objects.create(
+        name="event_session_order", table="introspect_waysevent", sql="CREATE INDEX …"
+    )
+    out = doctor()
+    assert "warn  indexes      1 of the events' indexes are left out (event_session_order)" in out
+    assert "run `uv run manage.py ingest`" in out
+    DeferredIndex.objects.all().delete()
+    assert "indexes are left out" not in doctor()
 
 
 def test_an_importer_that_crashed_is_a_problem_and_says_when_serve_restarts_it(home, monkeypatch):
