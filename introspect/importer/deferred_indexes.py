@@ -24,11 +24,9 @@ from django.db import DEFAULT_DB_ALIAS, connection, transaction
 
 from introspect.models import DeferredIndex, WaysEvent
 
-# The tables a cold load writes most rows to, and the secondary indexes each keeps during the load
-# because the load reads by them.
-TABLES = {
-    WaysEvent._meta.db_table: (),
-}
+# The tables whose secondary indexes a cold load leaves out: the events' (their entries, turns and
+# turns' ways gained nothing measurable: bench/results/2026-12-04-stop45.txt).
+TABLES = (WaysEvent._meta.db_table,)
 
 
 # Helper threads SQLite sorts an index's keys on besides its own (PRAGMA threads; none by default):
@@ -40,14 +38,14 @@ def supported() -> bool:
     return connection.vendor == "sqlite"
 
 
-def defer(tables: dict[str, tuple[str, ...]] | None = None) -> list[str]:
-    """Drop the secondary indexes of each of these tables (TABLES by default) that holds no row yet,
+def defer(tables: tuple[str, ...] = TABLES) -> list[str]:
+    """Drop the secondary indexes (not the unique keys) of each of these tables that holds no row yet,
     recording them first; the names dropped. Nothing on PostgreSQL."""
     if not supported():
         return []
     dropped: list[str] = []
     with transaction.atomic(), connection.cursor() as cursor:
-        for table, kept in (TABLES if tables is None else tables).items():
+        for table in tables:
             cursor.execute(f"SELECT 1 FROM {connection.ops.quote_name(table)} LIMIT 1")
             if cursor.fetchone() is not None:
                 continue  # rows already: their readers (pages, the derive) use these indexes
@@ -55,7 +53,7 @@ def defer(tables: dict[str, tuple[str, ...]] | None = None) -> list[str]:
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL",
                 [table],
             )
-            indexes = [(name, sql) for name, sql in cursor.fetchall() if deferrable(name, sql, kept)]
+            indexes = [(name, sql) for name, sql in cursor.fetchall() if not unique(sql)]
             DeferredIndex.objects.bulk_create(
                 [DeferredIndex(name=name, table=table, sql=sql) for name, sql in indexes]
             )
@@ -65,9 +63,9 @@ def defer(tables: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     return dropped
 
 
-def deferrable(name: str, sql: str, kept: tuple[str, ...]) -> bool:
-    """A secondary index the load does not read by: not a unique key, not one it keeps."""
-    return not sql.lstrip().upper().startswith("CREATE UNIQUE") and name not in kept
+def unique(sql: str) -> bool:
+    """A unique key: the load looks up by it."""
+    return sql.lstrip().upper().startswith("CREATE UNIQUE")
 
 
 def restore() -> list[str]:
@@ -103,8 +101,7 @@ def before_migrate(sender, using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
 def if_not_exists(sql: str) -> str:
     """The statement, harmless where the index is there after all (built by hand, or by an older
     migration that named it the same)."""
-    head = sql.lstrip()
-    for prefix in ("CREATE INDEX ", "CREATE UNIQUE INDEX "):
-        if head.upper().startswith(prefix) and not head.upper().startswith(prefix + "IF NOT EXISTS"):
-            return head[: len(prefix)] + "IF NOT EXISTS " + head[len(prefix) :]
+    head, prefix = sql.lstrip(), "CREATE INDEX "  # only secondary indexes are left out
+    if head.upper().startswith(prefix) and not head.upper().startswith(prefix + "IF NOT EXISTS"):
+        return head[: len(prefix)] + "IF NOT EXISTS " + head[len(prefix) :]
     return head
