@@ -53,6 +53,7 @@ def sessions_pass(
     on_progress: Callable[[Snapshot], None] | None = None,
     stop: Callable[[], bool] | None = None,
     defer_indexes: bool = False,
+    plan_ahead: bool = False,
 ) -> PassResult:
     """Import every events log and transcript once, deriving the first sessions the pass touched
     as their files land (every `DERIVE_EVERY_SECS`, or longer after a long derive, each after its
@@ -62,7 +63,9 @@ def sessions_pass(
     With `defer_indexes` (an `ingest` that is not following) and an events log to read, the
     secondary indexes of a table still empty are dropped for the load (importer/deferred_indexes.py)
     and built again once no events log is left to read: no session is derived before that, since a
-    derive reads the events by session. `serve`'s follower never defers: its list fills as it reads."""
+    derive reads the events by session. `serve`'s follower never defers: its list fills as it reads.
+    With `plan_ahead` (an `ingest` that is not following), the derive after the pass has a second
+    process plan its sessions a chunk ahead of their writing (derive/planner.py)."""
     landed: set[str] = set()
     lines: dict[str, int] = {}  # the lines each landed session's files read (derive_settled's measure)
     not_derived: dict[str, str] = {}
@@ -159,13 +162,16 @@ def sessions_pass(
     if result.reading is not None and len(landed) > sessions.REBUILD_CHUNK:
         deriving = Deriving(result.reading, report=on_progress)
     try:
-        done = sessions.rebuild_sessions(landed, on_chunk=deriving.chunk_done if deriving else None)
+        done = sessions.rebuild_sessions(
+            landed, on_chunk=deriving.chunk_done if deriving else None, plan_ahead=plan_ahead
+        )
     finally:
         if deriving is not None:
             deriving.finish()
     for sid in done.tried - done.failed.keys():
         not_derived.pop(sid, None)  # failed while the pass ran, derived at its end
     result.underived = not_derived | done.failed
+    result.planned = (done.planned_ahead, done.planner_cpu, done.planner_waited) if done.planner_cpu else None
     if not result.underived:
         # Every session whose rows this pass committed is derived (and, after a failed file, every
         # session behind); a session that could not be derived keeps its files marked.

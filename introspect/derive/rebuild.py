@@ -42,9 +42,9 @@ class Plan:
 
     session: Session
     project_path: str
-    starts: list[session_inputs.DeriveEvent]
+    starts: list[str]  # each window's start, as its session_start event stamped it ("" for none)
     turns: list[tuple]  # turn_rows.TURN_FIELDS values, in epoch order
-    built: list[turn_model.TurnData]
+    ways: list[list[tuple]]  # each turn's fired_ways rows (turn_rows.way_values)
     trunk: SourceFile | None
     agent_files: dict[str, SourceFile]
     metas: dict[str, dict]
@@ -63,16 +63,29 @@ def rebuild_many(sessions: list[Session]) -> None:
     Most sessions of a long history have events and no transcript (Claude Code deletes them after
     30 days): for those, nothing more is read, and a rebuild costs a few rows, not twenty queries.
     """
+    write_plans(plans_for(sessions))
+
+
+def plans_for(sessions: list[Session]) -> list[Plan]:
+    """Each session's Plan, from its committed rows: reads only, so that a second process may compute
+    them while this one writes (derive/planner.py)."""
     if not sessions:
-        return
+        return []
     ids = [session.pk for session in sessions]
     events = session_inputs.events_of(ids)
     tops = session_inputs.top_entry_ids(ids)
     files = session_inputs.transcript_files_of(session.sid for session in sessions)
-    plans = [
+    return [
         plan(session, events.get(session.pk, []), tops.get(session.pk, 0), files.get(session.sid, []))
         for session in sessions
     ]
+
+
+def write_plans(plans: list[Plan]) -> None:
+    """The sessions' derived rows as planned, in one transaction: each session's older ones replaced."""
+    if not plans:
+        return
+    ids = [item.session.pk for item in plans]
     with transaction.atomic():
         projects: dict[str, Project | None] = {}
         for item in plans:
@@ -90,14 +103,14 @@ def rebuild_many(sessions: list[Session]) -> None:
                 Window,
                 WINDOW_FIELDS,
                 [
-                    (item.session.id, number, start.ts_raw or "")
+                    (item.session.id, number, start)
                     for item in plans
                     for number, start in enumerate(item.starts, start=1)
                 ],
             ),
             ignore_conflicts=False,
         )
-        turn_rows.write_turns_of([(item.session, item.turns, item.built) for item in plans])
+        turn_rows.write_planned([(item.session, item.turns, item.ways) for item in plans])
         plain = [item.session.pk for item in plans if item.trunk is None and not item.agent_files]
         Subagent.objects.filter(session_id__in=plain).delete()  # none to link: no trunk, no files
         for item in plans:
@@ -200,9 +213,9 @@ def plan(
     return Plan(
         session=session,
         project_path=session.recorded_project or first_project,
-        starts=starts,
+        starts=[start.ts_raw or "" for start in starts],
         turns=turns,
-        built=built,
+        ways=turn_rows.way_values(built),
         trunk=trunk,
         agent_files=agent_files,
         metas=metas,

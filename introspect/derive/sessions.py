@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import batched
@@ -9,7 +10,7 @@ from itertools import batched
 from django.conf import settings
 from django.db.models import F
 
-from introspect.derive import extend, fields, rebuild
+from introspect.derive import extend, fields, planner, rebuild
 from introspect.importer import errors, problems, underived
 from introspect.models import Session, SourceProblem, TranscriptEntry, WaysEvent
 from lib import bulk, gcpause, safefs
@@ -25,6 +26,9 @@ class Derived:
 
     tried: set[str] = field(default_factory=set)
     failed: dict[str, str] = field(default_factory=dict)
+    planned_ahead: int = 0  # sessions written as a second process planned them (derive/planner.py)
+    planner_cpu: float = 0.0  # that process's CPU seconds
+    planner_waited: float = 0.0  # seconds the writer waited for it
 
     @property
     def count(self) -> int:
@@ -32,7 +36,11 @@ class Derived:
 
 
 def rebuild_sessions(
-    sids: Iterable[str], *, behind: bool = True, on_chunk: Callable[[int, int], None] | None = None
+    sids: Iterable[str],
+    *,
+    behind: bool = True,
+    on_chunk: Callable[[int, int], None] | None = None,
+    plan_ahead: bool = False,
 ) -> Derived:
     """Bring every named session up to date, and (with `behind`) any built by an older version.
 
@@ -43,16 +51,27 @@ def rebuild_sessions(
     whenever it is named again. Without `behind`, only the named sessions: while a cold import
     still reads, every session it created is bare (built by no version), and sweeping them all in
     would derive each of them again and again before the load ends. `on_chunk(done, total)` is told
-    after each chunk of the named sessions (the progress of a long derive).
+    after each chunk of the named sessions (the progress of a long derive). With `plan_ahead` (an
+    import pass over and no other writer: waysweb/passes.py), a second process plans the named
+    sessions a chunk ahead of their writing (derive/planner.py).
     """
     done = Derived()
     listed = listed_failures()
-    named = sorted(set(sids))
     # Chunks keep the IN list under SQLite's bound-parameter limit however many sessions a pass touched.
-    for at, chunk in enumerate(batched(named, REBUILD_CHUNK), start=1):
-        guarded(list(Session.objects.filter(sid__in=chunk)), bring_up_to_date, done)
-        if on_chunk is not None:
-            on_chunk(min(at * REBUILD_CHUNK, len(named)), len(named))
+    chunks = list(batched(sorted(set(sids)), REBUILD_CHUNK))
+    named = sum(map(len, chunks))
+    ahead = planner.Planner.start(chunks) if plan_ahead else None
+    try:
+        for at, chunk in enumerate(chunks, start=1):
+            planned = ahead.plans(at - 1) if ahead is not None else None
+            derive = functools.partial(bring_up_to_date, planned=planned)
+            guarded(list(Session.objects.filter(sid__in=chunk)), derive, done, alone=bring_up_to_date)
+            if on_chunk is not None:
+                on_chunk(min(at * REBUILD_CHUNK, named), named)
+    finally:
+        if ahead is not None:
+            ahead.close()
+            done.planner_cpu, done.planner_waited = ahead.cpu, ahead.waited
     older_rows = Session.objects.filter(derived_version__lt=fields.DERIVED_VERSION).order_by("pk")
     while behind and (older := list(older_rows.exclude(sid__in=done.failed)[:REBUILD_CHUNK])):
         guarded(older, rebuild.rebuild_many, done)  # each now at DERIVED_VERSION, or failed
@@ -67,18 +86,32 @@ def latest_seen(sids: Iterable[str], count: int) -> set[str]:
     return {sid for _, sid in sorted(rows, reverse=True)[:count]}
 
 
-def bring_up_to_date(sessions: list[Session]) -> None:
-    rebuild.rebuild_many([session for session in sessions if not extend.extend_session(session)])
+def bring_up_to_date(sessions: list[Session], planned: planner.Planned | None = None) -> int:
+    """Extend or rebuild each session; a rebuild written as the worker planned it where its plan is
+    current (derive/planner.py). The number of sessions written from the worker's plans."""
+    rebuilt = [session for session in sessions if not extend.extend_session(session)]
+    plans = planner.current(planned, rebuilt)
+    if plans is None:
+        rebuild.rebuild_many(rebuilt)
+        return 0
+    rebuild.write_plans(plans)
+    return len(plans)
 
 
-def guarded(sessions: list[Session], derive: Callable[[list[Session]], None], done: Derived) -> None:
-    """`derive(sessions)`; when it raises, each session again alone, so that one bad session holds
-    up no other (a chunk's rebuild writes in one transaction: its failure wrote nothing). The
-    collector is paused while the chunk is derived (lib/gcpause.py)."""
+def guarded(
+    sessions: list[Session],
+    derive: Callable[[list[Session]], object],
+    done: Derived,
+    *,
+    alone: Callable[[list[Session]], object] | None = None,
+) -> None:
+    """`derive(sessions)`; when it raises, each session again alone (by `alone`, default `derive`),
+    so that one bad session holds up no other (a chunk's rebuild writes in one transaction: its
+    failure wrote nothing). The collector is paused while the chunk is derived (lib/gcpause.py)."""
     done.tried.update(session.sid for session in sessions)
     try:
         with gcpause.paused():
-            derive(sessions)
+            done.planned_ahead += derive(sessions) or 0
         return
     except Exception as exc:
         if not errors.caused_by_content(exc):
@@ -86,7 +119,7 @@ def guarded(sessions: list[Session], derive: Callable[[list[Session]], None], do
     for session in sessions:
         try:
             # Read again: the failed attempt may have changed fields it never saved.
-            derive(list(Session.objects.filter(pk=session.pk)))
+            (alone or derive)(list(Session.objects.filter(pk=session.pk)))
         except Exception as exc:
             if not errors.caused_by_content(exc):
                 raise

@@ -105,8 +105,36 @@ def write_turns(session: Session, turns: list[tuple], built: list[turn_model.Tur
 
 
 def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.TurnData]]]) -> None:
-    """`write_turns` for many sessions: one insert of every turn, one read of their ids, one insert
-    of every `fired_ways` row."""
+    """`write_turns` for many sessions."""
+    write_planned([(session, turns, way_values(built)) for session, turns, built in groups])
+
+
+def way_values(built: list[turn_model.TurnData]) -> list[list[tuple]]:
+    """Each turn's `fired_ways` rows as TURN_WAY_FIELDS values without the turn: plain values, which
+    a derive planned in another process (derive/planner.py) hands over as they are."""
+    return [
+        [
+            (
+                position,
+                row.event.pk,
+                None if row.judge_event is None else row.judge_event.pk,
+                row.way_id,
+                row.trigger_channel,
+                row.gated,
+                row.suppressed,
+                row.redisclosed,
+                row.fire_score,
+                row.matched_span,
+            )
+            for position, row in enumerate(turn.rows, start=1)
+        ]
+        for turn in built
+    ]
+
+
+def write_planned(groups: list[tuple[Session, list[tuple], list[list[tuple]]]]) -> None:
+    """Many sessions' turns (values of TURN_FIELDS, in epoch order) and each turn's `fired_ways` rows
+    (`way_values`): one insert of every turn, one read of their ids, one insert of every row."""
     groups = [group for group in groups if group[1]]
     if not groups:
         return
@@ -138,23 +166,11 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
         TurnWay,
         TURN_WAY_FIELDS,
         [
-            (
-                turn_id,
-                position,
-                row.event.pk,
-                None if row.judge_event is None else row.judge_event.pk,
-                row.way_id,
-                row.trigger_channel,
-                row.gated,
-                row.suppressed,
-                row.redisclosed,
-                row.fire_score,
-                row.matched_span,
-            )
-            for _, turns, built in groups
-            for values, turn in zip(turns, built, strict=True)
+            (turn_id, *way)
+            for _, turns, ways in groups
+            for values, of_turn in zip(turns, ways, strict=True)
             for turn_id in (ids[values[0], values[1]],)  # its session id and epoch
-            for position, row in enumerate(turn.rows, start=1)
+            for way in of_turn
         ],
     )
     bulk.insert_rows(rows, ignore_conflicts=False)

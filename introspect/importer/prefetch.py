@@ -31,21 +31,16 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
-import gc
-import os
 import pickle
-import queue
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from introspect.importer import entry_prep, event_prep, gzip_tail, tailer
-from lib import gcpause
+from lib import gcpause, worker_pipes
 
 # A line longer than a whole batch (tailer.read_chunk's byte limit: the 50 MB line of the large tier)
 # is parsed by the writer while no worker runs: parsing it costs several times its size, and two
@@ -103,11 +98,7 @@ def main() -> None:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever is printed is not a message
     plan = pickle.load(sys.stdin.buffer)
-
-    def send(message: tuple) -> None:
-        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
-        out.flush()
-
+    send = worker_pipes.sender(out)
     with contextlib.suppress(BrokenPipeError):  # the writer is gone (killed): nothing of ours to keep
         work(plan, send)
 
@@ -190,6 +181,7 @@ class Prefetch:
         self.index = {(job.path, job.root): i for i, job in enumerate(jobs)}
         self.held: tuple | None = None  # a message for a later file, taken while looking for one before it
         self.process: subprocess.Popen | None = None
+        self.worker: worker_pipes.Worker | None = None
         self.resume: int | None = None  # the job a worker is to be started at (again) when next asked
         self.taken = 0  # chunks landed from the worker (bench/, tests)
         self.waited = 0.0  # seconds the writer waited for the worker
@@ -204,19 +196,8 @@ class Prefetch:
         plan = Plan(
             self.jobs, first, self.config, self.max_line, tailer.BATCH_LINES, self.own_line, self.events
         )
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True
-        )
-        # Written by a thread: a plan of thousands of files fills the pipe before the worker,
-        # still importing its modules, reads it, and the writer has better things to do than wait.
-        threading.Thread(target=give, args=(self.process.stdin, plan), daemon=True).start()
-        # Read by a thread into a short queue: a pipe holds 64 KiB, so a worker writing its next
-        # chunk waited for the writer to take it and ran one chunk ahead at most; each chunk the
-        # writer lands faster than the worker prepares it was then a wait (31 s of a 71 s pass on
-        # the large tier). AHEAD chunks bound what the queue holds.
-        self.inbox = queue.Queue(maxsize=AHEAD)
-        self.reader = threading.Thread(target=drain, args=(self.process.stdout, self.inbox), daemon=True)
-        self.reader.start()
+        self.worker = worker_pipes.spawn(BOOT, plan, AHEAD)
+        self.process, self.inbox = self.worker.process, self.worker.inbox
 
     def take(self, path: Path, root: Path, checkpoint: tailer.Checkpoint | None) -> tailer.Chunk | None:
         """The worker's chunk of this file read from `checkpoint`, or None: read it in process."""
@@ -279,26 +260,10 @@ class Prefetch:
     def stop(self, *, drained: bool = False) -> None:
         """End the worker, whatever it was doing (it holds nothing the writer needs); its CPU time
         is added to `cpu`. `drained`: the reader said the pipe ended already."""
-        process, self.process = self.process, None
-        if process is None:
+        if self.process is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, signal.SIGKILL)
-        try:
-            _, status, usage = os.wait4(process.pid, 0)
-            process.returncode = os.waitstatus_to_exitcode(status)
-            self.cpu += usage.ru_utime + usage.ru_stime
-        except ChildProcessError:
-            process.wait()  # reaped already (subprocess's own clean-up)
-        # The reader meets the pipe's end once what it holds is taken: empty the queue until it has
-        # said so, so that no thread is left waiting to put chunks nobody will read.
-        while not drained:
-            try:
-                drained = self.inbox.get(timeout=5) is None
-            except queue.Empty:
-                break  # not expected: the worker is dead, its pipe ended
-        self.reader.join(timeout=5)
-        process.stdout.close()
+        self.process = None
+        self.cpu += worker_pipes.end(self.worker, drained=drained)
 
     def close(self) -> None:
         self.resume = None
@@ -314,30 +279,3 @@ def understood(message: object) -> bool:
     if item is None:
         return start is None
     return isinstance(start, tailer.Checkpoint | None) and isinstance(item, tailer.Chunk | Unhelped | Yours)
-
-
-def drain(pipe, inbox: queue.Queue) -> None:
-    """The worker's messages into `inbox`, then None once it has ended or died (or was stopped)."""
-    try:
-        while True:
-            inbox.put(unpickled(pipe))
-    except Exception:  # its end (EOFError), or what it cannot read: the writer reads on alone
-        pass
-    finally:
-        inbox.put(None)
-
-
-def unpickled(pipe):
-    """The worker's next message. The collector is off while it is read: a chunk is thousands of new
-    lists and tuples, each of which would count towards a collection of everything the writer holds
-    (its generations ran several times a chunk), and none of them can be garbage yet."""
-    gc.disable()
-    try:
-        return pickle.load(pipe)
-    finally:
-        gc.enable()
-
-
-def give(pipe, plan: Plan) -> None:
-    with contextlib.suppress(OSError), pipe:  # the worker gone already: the writer finds its pipe ended
-        pickle.dump(plan, pipe, protocol=pickle.HIGHEST_PROTOCOL)

@@ -84,6 +84,9 @@ class PassResult:
     reading: Snapshot | None = None
     prepared: prefetch.Prefetch | None = None  # the worker that read ahead, ended (its figures)
     indexes_built: float = 0.0  # seconds building the indexes a cold load deferred (waysweb/passes.py)
+    # Sessions derived after the pass as a second process planned them, its CPU seconds and the
+    # writer's wait for it (derive/planner.py); None: no second process planned.
+    planned: tuple[int, float, float] | None = None
 
     # Sessions whose rows a failure left underived (sid → why), filled in by whoever derives them.
     underived: dict[str, str] = field(default_factory=dict)

@@ -203,8 +203,14 @@ def child_env(url: str, home: Path, data_dir: Path, **extra: str) -> dict[str, s
 
 
 def manage(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    return run_python(str(MANAGE), *args, env=env, timeout=timeout)
+
+
+def run_python(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    """`python *args` in the checkout, its output captured: `manage.py …`, or `-c CODE …` (a command
+    run with part of it replaced, as a test needs it)."""
     return subprocess.run(
-        [sys.executable, str(MANAGE), *args],
+        [sys.executable, *args],
         env=env,
         capture_output=True,
         text=True,

@@ -10,13 +10,11 @@ a few batches), so this test puts one there: the killed run is `ingest` itself, 
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import Home, append, gzip_member
-from tests.faults.conftest import BACKEND, BASE_DIR, event, manage
+from tests.faults.conftest import BACKEND, event, manage, run_python
 
 ARGS = ("--no-ways",)
 
@@ -58,15 +56,7 @@ def test_a_cold_ingest_killed_with_its_indexes_left_out_is_healed_by_the_next(fi
     assert clean.returncode == 0, clean.stderr
 
     env = crash_db.env(crash_home.root, tmp_path / "crash-data")
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLED_BEFORE_THE_BUILD, *ARGS],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=BASE_DIR,
-        check=False,
-    )
+    killed = run_python("-c", KILLED_BEFORE_THE_BUILD, *ARGS, env=env)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
     assert "killed with 5 indexes left out" in killed.stdout
     assert crash_db.count("introspect_deferredindex") == 5

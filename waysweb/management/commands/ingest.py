@@ -321,6 +321,12 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  the events' indexes, left out while the table filled, built in {result.indexes_built:.1f} s"
             )
+        if result.planned is not None:
+            count, cpu, waited = result.planned
+            self.stdout.write(
+                f"  planned by a second process: {count:,} session{pluralize(count)}' derived rows, {cpu:.1f} CPU s; "
+                f"the writer waited for it {waited:.1f} s"
+            )
         if result.failed:
             self.stderr.write(
                 self.style.WARNING(
@@ -439,6 +445,7 @@ class Follower:
                 on_progress=command.draw_progress,
                 stop=lambda: command.stopping,
                 defer_indexes=not follow,
+                plan_ahead=not follow,
             )
             # The ledger side (documents, derivation over every session) is heavier than a poll: in
             # --follow it runs when sessions changed, and with the way rescan otherwise; not once

@@ -1,0 +1,105 @@
+"""A cold `ingest` whose derive a second process plans (introspect/derive/planner.py) writes every
+derived row a derive in one process writes, and a planner killed half way loses nothing: the writer
+plans the rest itself.
+
+Each run is `ingest` itself on the sample's history, in a process that derives two sessions a chunk
+(so that the sample's sessions make several chunks) and, for the comparison, one whose planner never
+starts. PYTHONHASHSEED is fixed: the sessions' ids then follow the same order in every run, and the
+derived rows are compared whole, ids and all, but for the stamps of when they were written.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+from lib import locations
+from tests.conftest import Home
+from tests.faults.conftest import run_python
+
+INGEST = """
+import os, signal, sys
+import django
+django.setup()
+from django.core.management import call_command
+from introspect.derive import planner, sessions
+
+sessions.REBUILD_CHUNK = 2
+how = sys.argv[1]
+if how == "in process":
+    planner.Planner.start = classmethod(lambda cls, chunks: None)
+elif how == "planner killed":
+    real = planner.Planner.plans
+
+    def plans(self, index):
+        if index == 1 and self.worker is not None:
+            os.kill(self.worker.process.pid, signal.SIGKILL)
+        return real(self, index)
+
+    planner.Planner.plans = plans
+call_command("ingest", *sys.argv[2:])
+"""
+
+# Each derived table, and the columns that say when a row was written rather than what it holds.
+DERIVED = {
+    "introspect_session": ("updated_at", "created_at"),
+    "introspect_turn": (),
+    "introspect_turnway": (),
+    "introspect_window": (),
+    "introspect_turnoutcome": (),
+    "introspect_subagent": (),
+    "introspect_project": ("created_at", "updated_at"),
+}
+
+
+def derived(db) -> dict[str, list]:
+    found = {}
+    for table, skipped in DERIVED.items():
+        connection = db.connect()
+        cursor = connection.cursor()
+        cursor.execute(f"SELECT * FROM {table} ORDER BY id")
+        names = [column[0] for column in cursor.description]
+        found[table] = [
+            tuple(value for name, value in zip(names, row, strict=True) if name not in skipped)
+            for row in cursor.fetchall()
+        ]
+        connection.close()
+    return found
+
+
+def ingest(db, home: Home, data, how: str) -> subprocess.CompletedProcess:
+    env = db.env(home.root, data, PYTHONHASHSEED="0")
+    done = run_python("-c", INGEST, how, "--no-ways", env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def planned(out: str) -> int:
+    found = re.search(r"planned by a second process: ([\d,]+) session", out)
+    return int(found.group(1).replace(",", "")) if found else 0
+
+
+def test_a_derive_planned_by_a_second_process_writes_the_rows_one_process_writes(file_db, tmp_path):
+    homes = {how: Home(tmp_path / how.replace(" ", "-")) for how in ("in process", "ahead", "planner killed")}
+    runs = {}
+    for how, home in homes.items():
+        shutil.copytree(locations.SAMPLE_HOME, home.root, symlinks=True, dirs_exist_ok=True)
+        db = file_db()
+        runs[how] = (db, ingest(db, home, tmp_path / f"{how}-data".replace(" ", "-"), how).stdout)
+
+    alone, alone_out = runs["in process"]
+    sessions = alone.count("introspect_session")
+    assert sessions > 6  # several chunks of two
+    assert planned(alone_out) == 0
+    ahead, ahead_out = runs["ahead"]
+    assert planned(ahead_out) == sessions  # every session as the second process planned it
+    killed, killed_out = runs["planner killed"]
+    # Its first chunk, and what it had sent of the next two before it died (planner.AHEAD): the
+    # writer planned the rest.
+    assert 2 <= planned(killed_out) <= 6 < sessions
+
+    expected = derived(alone)
+    assert expected["introspect_turn"] and expected["introspect_turnway"] and expected["introspect_window"]
+    assert derived(ahead) == expected
+    assert derived(killed) == expected
