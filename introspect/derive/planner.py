@@ -20,6 +20,7 @@ session's in one transaction, and a kill of either loses nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -37,9 +38,21 @@ from lib import gcpause, worker_pipes
 # Chunks the worker may plan ahead of the writer: each is REBUILD_CHUNK sessions' rows in memory.
 AHEAD = 2
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: what the worker imports from
-BOOT = (
-    f"import sys; sys.path.insert(0, {str(ROOT)!r}); from introspect.derive.plan_worker import main; main()"
-)
+# The worker's first lines, as `python -c`: its order read and Django set up with the writer's settings
+# and database before any app module is imported (none can be while the app registry is empty).
+BOOT = f"""
+import os, pickle, sys
+sys.path.insert(0, {str(ROOT)!r})
+out, sys.stdout = sys.stdout.buffer, sys.stderr  # whatever is printed is not a message
+order = pickle.load(sys.stdin.buffer)
+os.environ["DJANGO_SETTINGS_MODULE"] = order["settings_module"]
+import django
+from django.conf import settings
+settings.DATABASES = {{"default": order["database"]}}  # before any connection is made
+django.setup()
+from introspect.derive import planner
+planner.serve(order["chunks"], out)
+"""
 
 
 @dataclass(frozen=True)
@@ -58,8 +71,14 @@ class Unplanned:
     why: str
 
 
+def serve(chunks: Sequence[tuple[str, ...]], out) -> None:
+    """The worker process (BOOT): each chunk's plans sent on `out`, its stdout."""
+    with contextlib.suppress(BrokenPipeError):  # the writer is gone (killed): nothing of ours to keep
+        work(chunks, worker_pipes.sender(out))
+
+
 def work(chunks: Sequence[tuple[str, ...]], send) -> None:
-    """The worker's loop (derive/plan_worker.py): each chunk's plans sent as (index, item)."""
+    """Each chunk's plans sent as (index, Planned or Unplanned)."""
     for index, sids in enumerate(chunks):
         try:
             with gcpause.paused():  # a chunk's plans are thousands of objects, none garbage before sent
@@ -88,7 +107,7 @@ class Planner:
     """The writer's side: each chunk's plans, asked for in the order the chunks were given."""
 
     def __init__(self, chunks: list[tuple[str, ...]], database: dict) -> None:
-        # Plain values: the worker reads them before Django is set up (derive/plan_worker.py).
+        # Plain values: the worker reads them before Django is set up (BOOT).
         order = {
             "settings_module": os.environ.get("DJANGO_SETTINGS_MODULE") or settings.SETTINGS_MODULE,
             "database": database,
