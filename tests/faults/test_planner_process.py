@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
+import time
+from pathlib import Path
 
 from lib import locations
 from tests.conftest import Home
@@ -35,6 +38,16 @@ elif how == "planner killed":
     def plans(self, index):
         if index == 1 and self.worker is not None:
             os.kill(self.worker.process.pid, signal.SIGKILL)
+        return real(self, index)
+
+    planner.Planner.plans = plans
+elif how == "writer killed":
+    real = planner.Planner.plans
+
+    def plans(self, index):
+        if index == 1 and self.worker is not None:
+            print("worker", self.worker.process.pid, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
         return real(self, index)
 
     planner.Planner.plans = plans
@@ -68,11 +81,25 @@ def derived(db) -> dict[str, list]:
     return found
 
 
-def ingest(db, home: Home, data, how: str) -> subprocess.CompletedProcess:
+def ingest(db, home: Home, data, how: str, *, status: int = 0) -> subprocess.CompletedProcess:
     env = db.env(home.root, data, PYTHONHASHSEED="0")
     done = run_python("-c", INGEST, how, "--no-ways", env=env, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == status, done.stderr[-3000:]
     return done
+
+
+def ended(pid: int, within: float) -> bool:
+    """Whether the process is gone (or a zombie nobody reaps: exited all the same) within `within` s."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "\nState:\tZ" in state:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def planned(out: str) -> int:
@@ -103,3 +130,20 @@ def test_a_derive_planned_by_a_second_process_writes_the_rows_one_process_writes
     assert expected["introspect_turn"] and expected["introspect_turnway"] and expected["introspect_window"]
     assert derived(ahead) == expected
     assert derived(killed) == expected
+
+
+def test_a_writer_killed_while_its_planner_plans_leaves_no_worker_and_loses_nothing(file_db, tmp_path):
+    alone_home, killed_home = Home(tmp_path / "alone"), Home(tmp_path / "killed")
+    for home in (alone_home, killed_home):
+        shutil.copytree(locations.SAMPLE_HOME, home.root, symlinks=True, dirs_exist_ok=True)
+    alone, killed = file_db(), file_db()
+    ingest(alone, alone_home, tmp_path / "alone-data", "in process")
+
+    done = ingest(killed, killed_home, tmp_path / "killed-data", "writer killed", status=-signal.SIGKILL)
+    worker = int(re.search(r"worker (\d+)", done.stdout).group(1))
+    assert ended(worker, within=30)  # its pipe broke: it ends with nothing of its own to keep
+    assert derived(killed) != derived(alone)  # killed part way through the derive
+
+    ingest(killed, killed_home, tmp_path / "killed-data", "ahead")  # the next run derives the rest
+
+    assert derived(killed) == derived(alone)
