@@ -103,7 +103,7 @@ def ended(pid: int, within: float) -> bool:
 
 
 def planned(out: str) -> int:
-    found = re.search(r"planned by a second process: ([\d,]+) session", out)
+    found = re.search(r"planned by a second process: the derived rows of ([\d,]+) session", out)
     return int(found.group(1).replace(",", "")) if found else 0
 
 

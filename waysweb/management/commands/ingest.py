@@ -324,8 +324,8 @@ class Command(BaseCommand):
         if result.planned is not None:
             count, cpu, waited = result.planned
             self.stdout.write(
-                f"  planned by a second process: {count:,} session{pluralize(count)}' derived rows, {cpu:.1f} CPU s; "
-                f"the writer waited for it {waited:.1f} s"
+                f"  planned by a second process: the derived rows of {count:,} session{pluralize(count)}, "
+                f"{cpu:.1f} CPU s; the writer waited for it {waited:.1f} s"
             )
         if result.failed:
             self.stderr.write(
