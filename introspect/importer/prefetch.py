@@ -180,8 +180,7 @@ class Prefetch:
         self.own_line = OWN_LINE if own_line is None else own_line
         self.index = {(job.path, job.root): i for i, job in enumerate(jobs)}
         self.held: tuple | None = None  # a message for a later file, taken while looking for one before it
-        self.process: subprocess.Popen | None = None
-        self.worker: worker_pipes.Worker | None = None
+        self.worker: worker_pipes.Worker | None = None  # the running worker (None: ended, or none yet)
         self.resume: int | None = None  # the job a worker is to be started at (again) when next asked
         self.taken = 0  # chunks landed from the worker (bench/, tests)
         self.waited = 0.0  # seconds the writer waited for the worker
@@ -197,7 +196,10 @@ class Prefetch:
             self.jobs, first, self.config, self.max_line, tailer.BATCH_LINES, self.own_line, self.events
         )
         self.worker = worker_pipes.spawn(BOOT, plan, AHEAD)
-        self.process, self.inbox = self.worker.process, self.worker.inbox
+
+    @property
+    def process(self) -> subprocess.Popen | None:
+        return None if self.worker is None else self.worker.process
 
     def take(self, path: Path, root: Path, checkpoint: tailer.Checkpoint | None) -> tailer.Chunk | None:
         """The worker's chunk of this file read from `checkpoint`, or None: read it in process."""
@@ -243,15 +245,16 @@ class Prefetch:
 
     def receive(self) -> tuple | None:
         """The worker's next message; None once it has ended or died (its end of the pipe closed)."""
-        if self.process is None:
+        if self.worker is None:
             return None
+        inbox = self.worker.inbox
         started = time.monotonic()
         if self.idle is not None:
-            while self.inbox.empty() and self.idle():
+            while inbox.empty() and self.idle():
                 pass
             busy, started = started, time.monotonic()
             self.idled += started - busy
-        message = self.inbox.get()
+        message = inbox.get()
         self.waited += time.monotonic() - started
         if message is None:
             self.stop(drained=True)
@@ -260,10 +263,9 @@ class Prefetch:
     def stop(self, *, drained: bool = False) -> None:
         """End the worker, whatever it was doing (it holds nothing the writer needs); its CPU time
         is added to `cpu`. `drained`: the reader said the pipe ended already."""
-        if self.process is None:
-            return
-        self.process = None
-        self.cpu += worker_pipes.end(self.worker, drained=drained)
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            self.cpu += worker_pipes.end(worker, drained=drained)
 
     def close(self) -> None:
         self.resume = None
