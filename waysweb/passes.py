@@ -11,7 +11,7 @@ directories — the candidates just derived included.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from introspect import services
 from introspect.derive import sessions
@@ -66,7 +66,9 @@ def sessions_pass(
     derive reads the events by session. `serve`'s follower never defers: its list fills as it reads.
     With `plan_ahead` (an `ingest` that is not following), the derive after the pass has a second
     process plan its sessions a chunk ahead of their writing (derive/planner.py)."""
-    landed: set[str] = set()
+    # In the order their files landed (a dict as an ordered set): the newest files are read first,
+    # so the sessions derived while the writer waits are the newest too, the list's first page.
+    landed: dict[str, None] = {}
     lines: dict[str, int] = {}  # the lines each landed session's files read (derive_settled's measure)
     not_derived: dict[str, str] = {}
     last = time.monotonic()
@@ -92,7 +94,7 @@ def sessions_pass(
             done = sessions.rebuild_sessions(chosen, behind=False)
             not_derived.update(done.failed)
             early += done.count
-            landed.difference_update(chosen)
+            forget(chosen)
             last = time.monotonic()
             wait = max(DERIVE_EVERY_SECS, (last - started) / DERIVE_SHARE)
 
@@ -114,11 +116,15 @@ def sessions_pass(
             return False
         done = sessions.rebuild_sessions(chosen, behind=False)
         not_derived.update(done.failed)
-        landed.difference_update(chosen)
+        forget(chosen)
         return True
 
+    def forget(derived: Iterable[str]) -> None:
+        for sid in derived:
+            landed.pop(sid, None)
+
     def file_landed(file: loader.FileResult) -> None:
-        landed.update(file.sessions)
+        landed.update(dict.fromkeys(file.sessions))
         # A file of many sessions (an events log) is shared among them: counted whole for each, a
         # log of 300,000 lines made every session it names one idle derive's worth alone.
         share = file.counts.lines // max(len(file.sessions), 1)
@@ -154,7 +160,7 @@ def sessions_pass(
     result.indexes_built = built
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
-        landed |= sessions.sessions_behind()
+        landed.update(dict.fromkeys(sessions.sessions_behind()))
         leftover = set()  # every marked file's rows were read just now
     # Every session the pass touched that is not derived yet, and any a later file changed again:
     # most of a cold import's, shown as its reading was when there are more than a chunk of them.

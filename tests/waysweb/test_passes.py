@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
 
 from introspect.derive import sessions
-from introspect.importer import progress, tailer
+from introspect.importer import batch, discovery, loader, progress, tailer
 from introspect.importer.deferred_indexes import supported
-from introspect.importer.run import Options
+from introspect.importer.run import Options, StillToRead
 from introspect.models import DeferredIndex, Project, Session
 from lib import locations
 from tests.introspect.derive.test_extend import snapshot
@@ -128,3 +129,33 @@ def test_a_cold_load_without_the_events_indexes_derives_every_row_as_one_with_th
     }  # none derived before they were back
     assert not DeferredIndex.objects.exists()
     assert derived_rows() == indexed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_while_the_writer_waits_the_sessions_whose_files_landed_first_are_derived_first(monkeypatch):
+    # Files land newest first (discovery.newest_first): the sessions derived in the writer's idle
+    # time are the list's first page, in the order they landed, whatever the sessions' ids hash to.
+    landing = [f"session-{n:02d}" for n in (7, 3, 9, 1, 5, 8, 2)]
+    derived: list[list[str]] = []
+    monkeypatch.setattr(passes, "IDLE_LINES", 1)  # one session per idle moment
+    monkeypatch.setattr(passes, "DERIVE_EVERY_SECS", 1e9)  # no timed derive in between
+    monkeypatch.setattr(
+        sessions, "rebuild_sessions", lambda sids, **kw: derived.append(list(sids)) or sessions.Derived()
+    )
+
+    class Stopped(Exception):
+        pass
+
+    def reading(locs, options, *, on_file, idle, **kw):
+        for sid in landing:
+            source = discovery.Source("transcript", Path("/nowhere"), f"{sid}.jsonl", 0, session_key=sid)
+            on_file(loader.FileResult(source, batch.Counts(lines=10), {sid}))
+        nothing_left = StillToRead([], {})
+        while idle(nothing_left):
+            pass
+        raise Stopped  # the rest of the pass is not this test's
+
+    monkeypatch.setattr(passes, "import_pass", reading)
+    with pytest.raises(Stopped):
+        passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
+    assert derived == [[sid] for sid in landing]
