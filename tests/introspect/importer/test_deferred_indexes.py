@@ -66,6 +66,34 @@ def test_restore_builds_every_dropped_index_as_it_was_and_forgets_it():
     assert deferred_indexes.restore() == []  # nothing left to build
 
 
+def cache_size() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        return cursor.fetchone()[0]
+
+
+@sqlite_only
+@pytest.mark.django_db
+def test_the_writer_s_cache_holds_the_unique_key_while_the_load_runs_and_is_given_back_before_the_builds(
+    monkeypatch,
+):
+    before = cache_size()
+    deferred_indexes.defer()
+    assert cache_size() == -deferred_indexes.LOAD_CACHE_KIB  # in KiB, as a negative cache_size counts
+    assert deferred_indexes.LOAD_CACHE_KIB * 1024 > 19_000_000  # a million events' digest key
+
+    during_builds = []
+    real = deferred_indexes.if_not_exists
+    monkeypatch.setattr(
+        deferred_indexes, "if_not_exists", lambda sql: during_builds.append(cache_size()) or real(sql)
+    )
+    assert len(deferred_indexes.restore()) == 5
+    assert during_builds == [before] * 5
+    assert cache_size() == before
+    deferred_indexes.lower_cache()  # given back once only
+    assert cache_size() == before
+
+
 @sqlite_only
 @pytest.mark.django_db
 def test_a_table_that_holds_rows_keeps_its_indexes():
@@ -74,11 +102,12 @@ def test_a_table_that_holds_rows_keeps_its_indexes():
         sha256="0" * 64, digest=1, source=source, order_rank=0, order_generation=0, order_offset=0,
         order_index=0, raw="{}",
     )  # fmt: skip
-    before = index_sql()
+    before, cache = index_sql(), cache_size()
 
     assert deferred_indexes.defer() == []
     assert index_sql() == before
     assert not DeferredIndex.objects.exists()
+    assert cache_size() == cache  # no load without its indexes: the cache as it was
 
 
 @sqlite_only
