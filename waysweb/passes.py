@@ -84,6 +84,10 @@ def sessions_pass(
             deferred_indexes.restore()
             deferred, built = [], time.monotonic() - started
 
+    def forget(derived: Iterable[str]) -> None:
+        for sid in derived:
+            landed.pop(sid, None)
+
     def derive_due() -> None:
         nonlocal last, wait, early
         if deferred:
@@ -118,10 +122,6 @@ def sessions_pass(
         not_derived.update(done.failed)
         forget(chosen)
         return True
-
-    def forget(derived: Iterable[str]) -> None:
-        for sid in derived:
-            landed.pop(sid, None)
 
     def file_landed(file: loader.FileResult) -> None:
         landed.update(dict.fromkeys(file.sessions))

@@ -32,12 +32,15 @@ TABLES = (WaysEvent._meta.db_table,)
 
 # The page cache of the writer while a cold load fills a table without its secondary indexes. The one
 # index left on the events, their unique digest key, takes each new row at a random place: with
-# SQLite's default cache (2 MiB) nearly every insert read a leaf of it back, and a million events'
-# key is 19 MB. With this cache the large tier's import pass took 26.4-26.8 s against 29.6-29.9 s,
-# as with 32 MiB, whose pages put 27 MB on the importer's peak against this one's 15 MB
+# SQLite's default cache (2 MiB) most inserts read a leaf of it back from the file, and a million
+# events' key is 19 MB. With this cache the large tier's import pass took 26.4-28.0 s against
+# 28.1-29.9 s, as with 32 MiB, whose pages put 27 MB on the importer's peak against this one's 15 MB
 # (bench/results/2026-12-04-stop47.txt). It is given back before the indexes are built, which a
 # larger cache made slower (4.5 s against 3.0 s).
 LOAD_CACHE_KIB = 20 * 1024
+# Where a connection keeps the cache size it had before a load raised it: a setting of that one
+# connection, as the cache itself is (one kept by a new connection would not be its own).
+CACHE_BEFORE = "waysweb_cache_before_load"
 
 # Helper threads SQLite sorts an index's keys on besides its own (PRAGMA threads; none by default):
 # the large tier's five events indexes were built in 4.0 s with two, 5.1 s with none.
@@ -94,11 +97,6 @@ def lower_cache() -> None:
         cursor.execute(f"PRAGMA cache_size = {int(before)}")
         cursor.execute("PRAGMA shrink_memory")
     setattr(connection, CACHE_BEFORE, None)
-
-
-# Where a connection keeps the cache size it had before a load raised it: a setting of that one
-# connection, as the cache itself is (one kept by a new connection would not be its own).
-CACHE_BEFORE = "waysweb_cache_before_load"
 
 
 def unique(sql: str) -> bool:
