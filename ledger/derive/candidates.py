@@ -19,6 +19,7 @@ status is no longer `candidate`) is skipped: a later boundary never undoes a hum
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -95,7 +96,10 @@ class Evidence:
             evidence.ways.setdefault(session_id, []).append((event, way, prob_en, parse(ts)))
         # By a plain cursor, in no order (turn_refs takes the least and greatest epoch): the ORM's
         # rows and its stamp converter were most of the read, and a session's turns by the hundred.
-        turns = select_in(Turn, ("session_id", "ts", "epoch"), "session_id", evidence.ways, stored=("ts",))
+        # Only the sessions a way-tuning candidate can come from (`tuned`): the others' turns are
+        # never named, and they were half the large tier's 416,506 turns.
+        tuned = tuned_sessions(evidence.ways)
+        turns = select_in(Turn, ("session_id", "ts", "epoch"), "session_id", tuned, stored=("ts",))
         for session_id, ts, epoch in turns:
             evidence.turns.setdefault(session_id, []).append((parse(ts), epoch))
         return evidence
@@ -127,6 +131,19 @@ def rows_for(
         # gte and lte, not range: a foreign key has no range lookup.
         queryset = queryset.filter(**{f"{field}__gte": min(values), f"{field}__lte": max(values)})
     return [row for row in queryset if key(row) in values]
+
+
+def tuned_sessions(ways: dict[int, list[tuple[str, str, float | None, datetime]]]) -> set[int]:
+    """The sessions whose episodes can hold a way-tuning candidate (`way_tuning`): a way the judge
+    blocked, or one that nearly fired NEAR_MISS_REPEAT times in the whole session (an episode holds
+    no more near-misses than its session)."""
+    tuned = set()
+    for session_id, rows in ways.items():
+        misses = Counter(way for event, way, _, _ in rows if event == "way_nearmiss")
+        blocked = misses.total() < len(rows)  # a row that is no near-miss is a verdict that blocked
+        if blocked or any(count >= NEAR_MISS_REPEAT for count in misses.values()):
+            tuned.add(session_id)
+    return tuned
 
 
 def first(row: tuple) -> Any:

@@ -849,3 +849,15 @@ def test_it_derives_the_same_candidates_and_events_from_one_scan(corpus, monkeyp
         rid: (r[1], r[3], r[4], r[6], r[7][1], r[8], r[10], r[11], r[12]) for rid, r in found.items()
     } == RECORDS
     assert events() == FIRST_EVENTS
+
+
+def test_only_the_sessions_a_way_tuning_candidate_can_come_from_have_their_turns_read():
+    at = timezone.now()
+    ways = {
+        1: [("way_nearmiss", "git", 0.4, at), ("way_nearmiss", "docs", 0.3, at)],  # one near-miss a way
+        2: [("way_nearmiss", "git", 0.4, at), ("way_nearmiss", "git", 0.5, at)],  # twice: a lesson
+        3: [("way_judged", "git", None, at)],  # blocked by the judge: a lesson
+        4: [("way_nearmiss", "docs", 0.3, at), ("way_judged", "git", None, at)],
+    }
+    assert candidates.NEAR_MISS_REPEAT == 2
+    assert candidates.tuned_sessions(ways) == {2, 3, 4}
