@@ -37,6 +37,7 @@ from tests.faults.conftest import (
 )
 from tests.faults.test_crash_loop import build_corpus, checkpoints_match_rows
 from tests.ledger.conftest import record_file
+from tests.processes import exited
 
 READER = Path(__file__).with_name("reader.py")
 
@@ -166,7 +167,7 @@ def test_case_20_with_the_lock_bypassed_racing_runners_never_duplicate_nor_move_
         pids = [zygote.start("bypass", logs[0]), zygote.start("bypass", logs[1])]
 
         def running() -> bool:
-            return any(Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z" for pid in pids)
+            return not all(map(exited, pids))
 
         while running():
             for kind, rel, generation, *position in db.rows(

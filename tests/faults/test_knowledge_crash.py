@@ -25,6 +25,7 @@ from pathlib import Path
 from tests.conftest import Home
 from tests.faults.conftest import BASE_DIR, MANAGE, Zygote, write_figures
 from tests.ledger.derive.test_candidates import busy_sessions
+from tests.processes import exited
 
 SEED = 29  # issue 29
 KILLS = int(os.environ.get("WAYSWEB_KNOWLEDGE_KILLS", "6"))
@@ -46,15 +47,6 @@ STATS = (
     "SELECT directory, source_class, record_id, sha256, file_size, file_mtime_ns, present "
     "FROM ledger_knowledgerecord"
 )
-
-
-def exited(pid: int) -> bool:
-    """Whether the zygote's child has ended (a zombie until the zygote reaps it, or gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 def wait_for(pid: int, ready, *, limit: float = 120.0) -> bool:

@@ -15,11 +15,11 @@ import shutil
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 from lib import locations
 from tests.conftest import Home
 from tests.faults.conftest import run_python
+from tests.processes import exited
 
 INGEST = """
 import os, signal, sys
@@ -92,11 +92,7 @@ def ended(pid: int, within: float) -> bool:
     """Whether the process is gone (or a zombie nobody reaps: exited all the same) within `within` s."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/status").read_text()
-        except FileNotFoundError:
-            return True
-        if "\nState:\tZ" in state:
+        if exited(pid):
             return True
         time.sleep(0.1)
     return False

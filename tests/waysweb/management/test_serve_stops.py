@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from tests.processes import exited
 from tests.waysweb.management.served import (
     children,
     get,
@@ -26,15 +27,6 @@ from tests.waysweb.management.served import (
 SESSIONS = 12
 TURNS = 150
 STOPPED_WITHIN = 20  # seconds: the importer is asked, then killed after serve.STOP_IMPORTER_SECS
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
 
 
 @pytest.fixture
@@ -69,7 +61,7 @@ def test_it_imports_and_answers_after_its_reader_closed_stdout_then_stops_on_ctr
         assert status == 200 and "No sessions yet" not in page
         os.killpg(served.process.pid, signal.SIGINT)  # Ctrl-C at the terminal
         assert served.process.wait(timeout=STOPPED_WITHIN) == 0
-        wait_for(lambda: gone(importer), 5, "the importer outlived serve")
+        wait_for(lambda: exited(importer), 5, "the importer outlived serve")
         said = errors.read_text()
         assert "Broken pipe" not in said and "import pass failed" not in said, said
         assert "Traceback" not in said, said
@@ -100,7 +92,7 @@ def test_ctrl_c_stops_the_server_and_its_importer(tmp_path, history, ctrl_c):
         else:
             os.kill(served.process.pid, signal.SIGINT)
         assert served.process.wait(timeout=STOPPED_WITHIN) == 0, out.read_text()[-3000:]
-        wait_for(lambda: gone(importer), 5, "the importer outlived serve")
+        wait_for(lambda: exited(importer), 5, "the importer outlived serve")
         said = out.read_text()
         assert "Stopped the web server; stopping the importer." in said
         assert "Traceback" not in said, said
