@@ -56,6 +56,11 @@ class Layout:
         self.read_at = tuple(at[name] for name in ("sha256", "order_offset", "order_index", "raw"))
         self.flags, self.empty = at["flags"], at["empty_fields"]
         self.texts = tuple(at[name] for name in texts)  # the texts the secret scan reads
+        # The columns of a line's keys that nothing reads between the line and its insert (the
+        # writer reads a row's session key, the stamp and event type are read here, the secret scan
+        # reads its texts): a line without such a key may hold UNSET there in a stored row.
+        read = {self.event, self.ts_raw, at["session_key"], *self.texts}
+        self.unread = frozenset(place for place, _, _ in self.places.values()) - read
 
     def __getstate__(self) -> dict:
         # A worker finds its own plans (and a Plan's getters are no pickles).
@@ -68,6 +73,12 @@ KINDS = ("str", "num", "u64")
 CALIBRATED_PLACED = frozenset(schema.CALIBRATED_FIELDS) & schema.READ_AS.keys()
 RAW_SCORE_PLACED = frozenset(schema.RAW_SCORE_FIELDS) & schema.READ_AS.keys()
 EMPTY_JSON = json.dumps([])
+# What a row built as SQLite stores it (Stamps.as_text) holds for a field its line lacks: SQLite
+# stores a NaN bound as NULL, and the driver binds a float at C speed, where a None goes through its
+# adaptation protocol (a registry look-up, two attribute look-ups): a million events' twenty absent
+# fields each were a sixth of the writer's insert (bench/results/2026-12-05-stop48.txt, issue 29).
+# Never for PostgreSQL, which keeps a NaN as a number.
+UNSET = float("nan")
 # Distinct key tuples planned at most (a log's lines share a few dozen; odd lines are not planned).
 MOST_PLANS = 4096
 
@@ -89,11 +100,16 @@ class Plan:
         self.texts, self.numbers, self.u64s = len(texts), tuple(numbers), tuple(u64s)
         self.strs = (str,) * len(texts)
         self.lengths = tuple(layout.places[key][2] or sys.maxsize for key in texts)
-        # Each column's place in the values read (`taken`, then None and the occurrences' 1).
+        # Each column's place in the values read (`taken`, then None, the occurrences' 1 and UNSET).
         source = {layout.places[key][0]: i for i, key in enumerate(taken)}
-        absent, one = len(taken), len(taken) + 1
-        self.spread = operator.itemgetter(
-            *(source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names)))
+        absent, one, unset = len(taken), len(taken) + 1, len(taken) + 2
+        places = [
+            source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names))
+        ]
+        self.spread = operator.itemgetter(*places)
+        # The row as SQLite stores it: UNSET for the absent keys' columns no one reads before the insert.
+        self.spread_stored = operator.itemgetter(
+            *(unset if place == absent and at in layout.unread else place for at, place in enumerate(places))
         )
         # The score fields among the keys, by their columns: a row's values come from its line's keys
         # alone (here or by read_plain), so only these columns can hold a score (`generation`).
@@ -109,8 +125,9 @@ class Plan:
             return "raw_score"
         return None
 
-    def row(self, obj: dict) -> list | None:
-        """The row's columns read from the line's values; None: a value the plan does not take."""
+    def row(self, obj: dict, stored: bool = False) -> list | None:
+        """The row's columns read from the line's values; None: a value the plan does not take.
+        `stored`: as SQLite stores it (UNSET for the absent fields nothing reads)."""
         values = self.take(obj)
         texts = values[: self.texts] if self.numbers or self.u64s else values
         if not all(map(operator.is_, map(type, texts), self.strs)):
@@ -124,7 +141,7 @@ class Plan:
             except schema.NeedsModel:
                 return None
             values = (*texts, *numbers, *u64s)
-        return list(self.spread((*values, None, 1)))
+        return list((self.spread_stored if stored else self.spread)((*values, None, 1, UNSET)))
 
 
 def getter(keys: tuple[str, ...]):
@@ -141,7 +158,8 @@ class Stamps(dict):
     """A batch's stamps read (its lines share their seconds): `ts_raw` → (the row's `ts`, the flag
     it gives or None), each distinct stamp read once. `as_text`: `ts` as the text SQLite stores for
     it (Django's adapt_datetimefield_value, naive UTC: bulk.sqlite_stamps) and the row's JSON
-    columns as their JSON text, so that bulk.insert_rows converts nothing (`STORED`).
+    columns as their JSON text, so that bulk.insert_rows converts nothing (`STORED`), and a field its
+    line lacks as UNSET where nothing reads it (Layout.unread).
 
     Most of a batch's stamps are distinct seconds of a few hours: a whole-second stamp is read as its
     hour (read once, `hours`) plus its minute and second, which cannot move it across the calendar's
@@ -239,7 +257,7 @@ def row_of(
     """`values_of` for a record's object, bytes and parser flags (a plain line's: its own bytes, no
     flags, no Record made: sort_lines)."""
     plan = plan_of(layout, obj)
-    values = plan.row(obj)
+    values = plan.row(obj, stamps.as_text)
     if values is None:
         values = layout.blank.copy()
         try:

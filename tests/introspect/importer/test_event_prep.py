@@ -58,7 +58,8 @@ def test_a_chunk_crosses_to_the_writer_as_plain_values_but_its_odd_lines():
     assert prepared.lines == []  # the writer needs none of their bytes
     pickled = pickle.dumps(prepared.prepared, protocol=pickle.HIGHEST_PROTOCOL)
     assert pickled.count(b"introspect.importer") == 1  # the Sorted itself: no class a line
-    assert pickle.loads(pickle.dumps(prepared)).prepared == prepared.prepared
+    # as text: an absent field's UNSET (a NaN) comes back as another NaN, equal to it only so
+    assert repr(pickle.loads(pickle.dumps(prepared)).prepared) == repr(prepared.prepared)
 
 
 def test_a_layout_goes_to_a_worker_without_the_plans_found_here():

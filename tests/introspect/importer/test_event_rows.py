@@ -94,6 +94,8 @@ def stored_either_way(data: bytes) -> tuple[list, list]:
         field = WaysEvent._meta.get_field(name)
         if general[name] is not None:
             general[name] = field.get_db_prep_save(general[name], connection)
+    # UNSET is how the direct row sends SQLite a NULL (what the general reading's None stores).
+    direct = [None if value is event_prep.UNSET else value for value in direct]
     return direct, [general[name] for name in event_rows.EVENT_NAMES]
 
 
@@ -223,3 +225,32 @@ def test_a_line_whose_digest_a_stored_event_holds_is_stored_without_one_and_once
     loader.import_file(live(home))
     loader.import_file(live(home))
     assert WaysEvent.objects.count() == 4 and WaysEvent.objects.get(sha256=later).occurrences == 1
+
+
+def read(data: bytes) -> tuple[tailer.Line, parser.Record]:
+    record = parser.parse_line(data.rstrip(b"\n")).records[0]
+    return tailer.Line(offset=0, data=record.data, length=len(record.data)), record
+
+
+@pytest.mark.django_db
+def test_the_fields_a_line_lacks_are_stored_null_and_its_own_as_read(home):
+    lines = [
+        line(ts="2026-11-02T10:00:00Z", event="way_nearmiss", way="d/a", session="s", prob_en=0.25),
+        line(ts="2026-11-02T10:00:01Z", event="way_fired", way="d/b", token_position=12, surface="x y"),
+        line(event="gate_capped", way="d/c", check="c/1", margin="0.5"),
+    ]
+    append(home.live, *lines)
+    loader.import_file(live(home))
+    stored = {row["way"]: row for row in WaysEvent.objects.values()}
+    for data in lines:
+        general = event_rows.event_values(SOURCE, *read(data), "f" * 64)
+        row = stored[general["way"]]
+        for name in schema.READ_AS:
+            column = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}.get(name, name)
+            assert row[column] == general[column], (name, row[column], general[column])
+
+    # SQLite: the row sent held UNSET for a field its line lacks, but where the writer reads it
+    if bulk.stores_utc_text(WaysEvent):
+        row = event_rows.event_row(SOURCE, *read(lines[2]), "0" * 64, event_prep.Stamps(as_text=True))
+        assert row[event_rows.AT["prob_en"]] is event_prep.UNSET and row[event_rows.AT["margin"]] == 0.5
+        assert row[event_rows.SESSION_KEY] is None
