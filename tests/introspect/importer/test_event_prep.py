@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import random
@@ -60,6 +61,19 @@ def test_a_chunk_crosses_to_the_writer_as_plain_values_but_its_odd_lines():
     assert pickled.count(b"introspect.importer") == 1  # the Sorted itself: no class a line
     # as text: an absent field's UNSET (a NaN) comes back as another NaN, equal to it only so
     assert repr(pickle.loads(pickle.dumps(prepared)).prepared) == repr(prepared.prepared)
+
+
+def test_a_chunk_built_as_sqlite_stores_it_crosses_with_one_plain_nan_for_every_field_its_lines_lack():
+    plain = [line for line in lines() if line.data == EVENT]
+    chunk = tailer.Chunk(plain, 100, False, 1, 2, 100, 0, 0, "", "", True)
+    config = dataclasses.replace(event_rows.prep_config(), stamps_as_text=True)
+    rows = [record[4] for record in event_prep.prepare_chunk(chunk, config).prepared.records]
+    unset = [value for row in rows for value in row if value is event_prep.UNSET]
+    assert len(unset) > len(rows)  # an event line lacks most score fields
+    crossed = pickle.loads(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+    nans = {id(value): value for row in crossed for value in row if value != value}
+    assert len(nans) == 1 and type(*nans.values()) is float  # the driver's fast path: an exact float
+    assert sum(value != value for row in crossed for value in row) == len(unset)
 
 
 def test_a_layout_goes_to_a_worker_without_the_plans_found_here():
