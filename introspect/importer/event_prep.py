@@ -73,11 +73,6 @@ KINDS = ("str", "num", "u64")
 CALIBRATED_PLACED = frozenset(schema.CALIBRATED_FIELDS) & schema.READ_AS.keys()
 RAW_SCORE_PLACED = frozenset(schema.RAW_SCORE_FIELDS) & schema.READ_AS.keys()
 EMPTY_JSON = json.dumps([])
-# What a row built as SQLite stores it (Stamps.as_text) holds for a field its line lacks: SQLite
-# stores a NaN bound as NULL, and the driver binds a float at C speed, where a None goes through its
-# adaptation protocol (a registry look-up, two attribute look-ups): a million events' twenty absent
-# fields each were a sixth of the writer's insert (bench/results/2026-12-05-stop48.txt, issue 29).
-# Never for PostgreSQL, which keeps a NaN as a number.
 
 
 class Unset(float):
@@ -89,6 +84,11 @@ class Unset(float):
         return float, ("nan",)
 
 
+# What a row built as SQLite stores it (Stamps.as_text) holds for a field its line lacks: SQLite
+# stores a NaN bound as NULL, and the driver binds a float at C speed, where a None goes through its
+# adaptation protocol (a registry look-up, two attribute look-ups): on a million events, the writer's
+# insert 12.4 -> 10.8 s (bench/results/2026-12-05-stop48.txt, issue 29). Never for PostgreSQL, which
+# keeps a NaN as a number.
 UNSET = Unset("nan")
 # Distinct key tuples planned at most (a log's lines share a few dozen; odd lines are not planned).
 MOST_PLANS = 4096
