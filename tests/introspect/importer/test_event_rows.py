@@ -246,7 +246,7 @@ def test_the_fields_a_line_lacks_are_stored_null_and_its_own_as_read(home):
         general = event_rows.event_values(SOURCE, *read(data), "f" * 64)
         row = stored[general["way"]]
         for name in schema.READ_AS:
-            column = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}.get(name, name)
+            column = event_prep.COLUMN_OF.get(name, name)
             assert row[column] == general[column], (name, row[column], general[column])
 
     # SQLite: the row sent held UNSET for a field its line lacks, but where the writer reads it
