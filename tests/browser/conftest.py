@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,29 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(autouse=True)
+def every_request_answered(request):
+    """A browser test ends once the live server has answered every request its pages sent.
+
+    Teardown empties every table (TRUNCATE on PostgreSQL). A request still being answered then, the
+    last one a page sent (the nav's count refetched on an HX-Trigger after a ruling), holds its own
+    locks on the tables it reads, and the two deadlock. So a tab first waits for its pages' answers
+    (`Page.settle`) and is closed; then (an autouse fixture is set up first, so torn down last) this
+    waits for the server's request threads, each ending once the closed tab's connection is gone."""
+    yield
+    if "live_server" in request.fixturenames:
+        answered(request.getfixturevalue("live_server"))
+
+
+def answered(live_server, timeout: float = 30.0) -> None:
+    """Wait for the live server's request threads: socketserver keeps them for server_close, in the
+    server's own `_threads` once it has answered a request (before that, a class-wide placeholder)."""
+    deadline = time.monotonic() + timeout
+    threads = list(vars(live_server.thread.httpd).get("_threads", ()))
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
 @pytest.fixture(scope="session")
 def expect(browser):
     """Playwright's retrying assertions, reached through the `browser` fixture so that a test using
@@ -70,6 +94,10 @@ class Page:
 
     def __init__(self, page, base: str):
         self.page, self.base, self.errors = page, base, []
+        self.pending: set = set()  # requests sent and not yet answered (see `settle`)
+        page.on("request", lambda req: self.pending.add(req))
+        page.on("requestfinished", lambda req: self.pending.discard(req))
+        page.on("requestfailed", lambda req: self.pending.discard(req))
         page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         # A request aborted by navigating on (a replay fetch when the next page loads) is no failure.
@@ -83,6 +111,14 @@ class Page:
 
     def go(self, path: str) -> None:
         self.page.goto(self.base + path)
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every request the tab sent has its answer: one a test does not wait for (the
+        nav's count refetched after a ruling) must not still be answered by the server when the
+        tables are emptied (`every_request_answered`)."""
+        deadline = time.monotonic() + timeout
+        while self.pending and time.monotonic() < deadline:
+            self.page.wait_for_timeout(20)  # Playwright delivers the page's events while it waits
 
     def shot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -106,6 +142,7 @@ def tab(browser, live_server, sample_home):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = Page(context.new_page(), live_server.url)
     yield page
+    page.settle()
     context.close()
     assert page.errors == [], f"console errors: {page.errors}"
 
