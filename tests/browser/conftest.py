@@ -65,8 +65,8 @@ def every_request_answered(request):
 
     Teardown empties every table (TRUNCATE on PostgreSQL). A request still being answered then, the
     last one a page sent (the nav's count refetched on an HX-Trigger after a ruling), holds its own
-    locks on the tables it reads, and the two deadlock. So a tab first waits for its pages' answers
-    (`Page.settle`) and is closed; then (an autouse fixture is set up first, so torn down last) this
+    locks on the tables it reads, and the two deadlock. So a tab is closed once its pages have their
+    answers (`Page.close`); then (an autouse fixture is set up first, so torn down last) this
     waits for the server's request threads, each ending once the closed tab's connection is gone."""
     yield
     if "live_server" in request.fixturenames:
@@ -120,6 +120,11 @@ class Page:
         while self.pending and time.monotonic() < deadline:
             self.page.wait_for_timeout(20)  # Playwright delivers the page's events while it waits
 
+    def close(self) -> None:
+        """The tab's browser context closed once its requests are answered (`settle`)."""
+        self.settle()
+        self.page.context.close()
+
     def shot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
@@ -142,8 +147,7 @@ def tab(browser, live_server, sample_home):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = Page(context.new_page(), live_server.url)
     yield page
-    page.settle()
-    context.close()
+    page.close()
     assert page.errors == [], f"console errors: {page.errors}"
 
 

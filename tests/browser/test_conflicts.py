@@ -40,8 +40,7 @@ def no_js_tab(browser, live_server, sample_home):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
     page = Page(context.new_page(), live_server.url)
     yield page
-    page.settle()
-    context.close()
+    page.close()
 
 
 def candidate() -> KnowledgeRecord:

@@ -80,6 +80,5 @@ def test_an_orphan_subagent_is_reached_from_its_session(browser, live_server, or
         tab.page.wait_for_url(f"**/sessions/{ORPHAN}/")
         assert tab.page.locator("#loose-subagents").is_visible()
     finally:
-        tab.settle()  # the session page's seen mark, posted as it loads (conftest.every_request_answered)
-        context.close()
+        tab.close()  # once the session page's seen mark, posted as it loads, is answered
     assert tab.errors == [], f"console errors: {tab.errors}"
