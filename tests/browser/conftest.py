@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.servers.basehttp import ThreadedWSGIServer
+from django.db import connection
+from django.test.testcases import LiveServerThread
 
 from lib import locations
 from tests.browser import plain_session
@@ -35,6 +39,72 @@ ARGS = [
     "--disable-quic",
     "--no-first-run",
 ]
+
+
+class SharedCacheServer(ThreadedWSGIServer):
+    """The live server, answering one request at a time on SQLite.
+
+    Django's SQLite test database lives in memory with a shared cache: every connection to it, one
+    per request thread, shares one cache and its locks. Two requests at once deadlocked a CI run:
+    one was inside SQLite's step running `entry_text()` (a Python function) for a search snippet,
+    waiting for the GIL; the other, a session page, held the GIL while it waited in SQLite for a
+    lock (`sqlite3_column_int64`). So on SQLite each request is answered, its body sent, before the
+    next starts. On PostgreSQL requests run at once, as they do for a user."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.answering = threading.Lock()
+
+    def set_app(self, application):
+        super().set_app(one_at_a_time(application, self.answering))
+
+
+def one_at_a_time(application, lock: threading.Lock):
+    """The WSGI application, each call on SQLite holding `lock` until the server has closed its
+    response (the database is read when a request comes: the live server starts before the tests'
+    settings are in place)."""
+
+    def answer(environ, start_response):
+        if connection.vendor != "sqlite":
+            return application(environ, start_response)
+        lock.acquire()
+        try:
+            return Answer(application(environ, start_response), lock)
+        except BaseException:
+            lock.release()
+            raise
+
+    return answer
+
+
+class Answer:
+    """A response's body, its request's lock released once the server closes it (sent, or given up:
+    wsgiref closes the body either way). A streamed export reads the database as it is sent."""
+
+    def __init__(self, body, lock: threading.Lock):
+        self.body, self.lock, self.held = body, lock, True
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()
+        finally:
+            if self.held:
+                self.held = False
+                self.lock.release()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_cache_server():
+    """pytest-django's live server made with SharedCacheServer (an autouse fixture of the session is
+    set up before the `live_server` a test asks for)."""
+    before = LiveServerThread.server_class
+    LiveServerThread.server_class = SharedCacheServer
+    yield
+    LiveServerThread.server_class = before
 
 
 @pytest.fixture(scope="session")
