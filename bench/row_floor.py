@@ -20,23 +20,24 @@ from __future__ import annotations
 import argparse
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-BATCH = 5000  # introspect/importer/tailer.BATCH_LINES
-PRAGMAS = (
-    "PRAGMA journal_mode=WAL",
-    "PRAGMA synchronous=NORMAL",
-    "PRAGMA wal_autocheckpoint=16384",
-    "PRAGMA journal_size_limit=67108864",
-    "PRAGMA cache_size=-20480",  # importer/deferred_indexes.LOAD_CACHE_KIB
-)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.write_floor import BATCH  # noqa: E402 - the repository root first, so that `bench` imports as run
+from bench.write_floor import PRAGMAS as IMPORT_PRAGMAS  # noqa: E402
+
+# The importer's pragmas and the load's page cache (importer/deferred_indexes.LOAD_CACHE_KIB).
+PRAGMAS = (*IMPORT_PRAGMAS, "PRAGMA cache_size=-20480")
 EVENTS, TURNS, TURN_WAYS = "introspect_waysevent", "introspect_turn", "introspect_turnway"
-# The columns the narrowest events shape keeps: its key, its session, when, what and which way.
 # The events' unique keys, which the load keeps (importer/deferred_indexes.py).
 KEYS = ("digest_unique", "sha256_collided")
+# The columns the narrowest events shape keeps: its key, its session, when, what and which way.
 NARROW = ("id", "digest", "session_id", "source_id", "ts", "event", "way")
 
 
