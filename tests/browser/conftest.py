@@ -61,8 +61,7 @@ class SharedCacheServer(ThreadedWSGIServer):
 
 def one_at_a_time(application, lock: threading.Lock):
     """The WSGI application, each call on SQLite holding `lock` until the server has closed its
-    response (the database is read when a request comes: the live server starts before the tests'
-    settings are in place)."""
+    response."""
 
     def answer(environ, start_response):
         if connection.vendor != "sqlite":
