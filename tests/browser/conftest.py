@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.servers.basehttp import ThreadedWSGIServer
+from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from django.test.testcases import LiveServerThread
 
@@ -41,67 +40,32 @@ ARGS = [
 ]
 
 
-class SharedCacheServer(ThreadedWSGIServer):
-    """The live server, answering one request at a time on SQLite.
+class OneRequestAtATime(WSGIServer):
+    """The live server on SQLite: Django's own server without threads, which answers one request
+    at a time and closes each connection after it (basehttp.ServerHandler).
 
-    Django's SQLite test database lives in memory with a shared cache: every connection to it, one
-    per request thread, shares one cache and its locks. Two requests at once deadlocked a CI run:
-    one was inside SQLite's step running `entry_text()` (a Python function) for a search snippet,
-    waiting for the GIL; the other, a session page, held the GIL while it waited in SQLite for a
-    lock (`sqlite3_column_int64`). So on SQLite each request is answered, its body sent, before the
-    next starts. On PostgreSQL requests run at once, as they do for a user."""
+    Django's SQLite test database lives in memory with a shared cache: every connection to it
+    shares one cache and its locks. Two requests at once deadlocked a CI run: one was inside
+    SQLite's step running `entry_text()` (a Python function) for a search snippet, waiting for the
+    GIL; the other, a session page, held the GIL while it waited in SQLite for a lock
+    (`sqlite3_column_int64`). On PostgreSQL the live server stays threaded, as a user's is."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, connections_override=None, **kwargs):
+        # LiveServerThread.run itself gives its thread, which answers every request here, the
+        # overridden connections.
         super().__init__(*args, **kwargs)
-        self.answering = threading.Lock()
-
-    def set_app(self, application):
-        super().set_app(one_at_a_time(application, self.answering))
-
-
-def one_at_a_time(application, lock: threading.Lock):
-    """The WSGI application, each call on SQLite holding `lock` until the server has closed its
-    response."""
-
-    def answer(environ, start_response):
-        if connection.vendor != "sqlite":
-            return application(environ, start_response)
-        lock.acquire()
-        try:
-            return Answer(application(environ, start_response), lock)
-        except BaseException:
-            lock.release()
-            raise
-
-    return answer
-
-
-class Answer:
-    """A response's body, its request's lock released once the server closes it (sent, or given up:
-    wsgiref closes the body either way). A streamed export reads the database as it is sent."""
-
-    def __init__(self, body, lock: threading.Lock):
-        self.body, self.lock, self.held = body, lock, True
-
-    def __iter__(self):
-        return iter(self.body)
-
-    def close(self) -> None:
-        try:
-            if hasattr(self.body, "close"):
-                self.body.close()
-        finally:
-            if self.held:
-                self.held = False
-                self.lock.release()
+        self.connections_override = connections_override
 
 
 @pytest.fixture(scope="session", autouse=True)
-def shared_cache_server():
-    """pytest-django's live server made with SharedCacheServer (an autouse fixture of the session is
-    set up before the `live_server` a test asks for)."""
+def one_request_at_a_time_on_sqlite():
+    """pytest-django's live server made with OneRequestAtATime on SQLite (an autouse fixture of the
+    session is set up before the `live_server` a test asks for)."""
+    if connection.vendor != "sqlite":
+        yield
+        return
     before = LiveServerThread.server_class
-    LiveServerThread.server_class = SharedCacheServer
+    LiveServerThread.server_class = OneRequestAtATime
     yield
     LiveServerThread.server_class = before
 
