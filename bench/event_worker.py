@@ -119,7 +119,7 @@ def worker(home: Path) -> None:
 def main() -> None:
     args = ARGS
     config = event_rows.prep_config()
-    print(f"{event_prep.__file__}: scan {config.scan}, stamps as text {config.stamps_as_text}")
+    print(f"{event_prep.__file__}: stamps as text {config.stamps_as_text}")
     if args.worker:
         worker(args.home)
         return

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from bench.write_floor import BATCH  # noqa: E402 - the repository root first, so that `bench` imports as run
 from bench.write_floor import PRAGMAS as IMPORT_PRAGMAS  # noqa: E402
 
-# The importer's pragmas and the load's page cache (importer/deferred_indexes.LOAD_CACHE_KIB).
+# The importer's pragmas and the page cache a cold load had while it kept the digest key (until stop 51).
 PRAGMAS = (*IMPORT_PRAGMAS, "PRAGMA cache_size=-20480")
 EVENTS, TURNS, TURN_WAYS = "introspect_waysevent", "introspect_turn", "introspect_turnway"
 # The events' unique keys, which the load keeps (importer/deferred_indexes.py).

@@ -76,12 +76,13 @@ def sessions_pass(
     early = 0  # sessions derived while the pass reads
     deferred = deferred_indexes.defer() if defer_indexes and reads_events(locs, options) else []
     built = 0.0  # seconds spent building the deferred indexes again
+    repeats = 0  # the load's lines settled as duplicates before its digest key was built
 
     def restore() -> None:
-        nonlocal deferred, built
+        nonlocal deferred, built, repeats
         if deferred:
             started = time.monotonic()
-            deferred_indexes.restore()
+            repeats = deferred_indexes.restore().repeats
             deferred, built = [], time.monotonic() - started
 
     def forget(derived: Iterable[str]) -> None:
@@ -158,6 +159,8 @@ def sessions_pass(
     finally:
         restore()  # a failed pass too: the next importer would build them, but pages wait till then
     result.indexes_built = built
+    if repeats:
+        result.settled(repeats)
     if result.failed:
         # A file that failed committed batches before it raised; their sessions were never named.
         landed.update(dict.fromkeys(sessions.sessions_behind()))

@@ -6,8 +6,9 @@ the same index built once after the load is a sort. On the large tier's million 
 (bench/results/2026-12-04-stop45.txt, issue 29). Only where nothing waits for those indexes while
 the load runs: SQLite, an `ingest` that is not following (`serve`'s follower derives the newest
 sessions while it reads, and they read the events by session), and a table that is empty when the
-pass starts. The unique keys stay: the load itself looks up by them (ON CONFLICT, a copy's digest);
-the writer's page cache is raised to hold them while the load runs (LOAD_CACHE_KIB).
+pass starts. The digest key is left out too, its cost the largest of all (a random insert per row):
+the load's lines that repeat an event it stored are settled before it is built again
+(importer/event_repeats.py). The key of the collided lines stays: ON CONFLICT finds a line by it.
 
 Crash safety: the indexes a load drops are recorded (DeferredIndex), each with the statement that
 built it, in the transaction that drops them (SQLite's DDL is transactional), and each is built
@@ -20,27 +21,20 @@ slower while an index is missing.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
 
+from introspect.importer import event_repeats
 from introspect.models import DeferredIndex, WaysEvent
 
 # The tables whose secondary indexes a cold load leaves out: the events' (their entries, turns and
 # turns' ways gained nothing measurable: bench/results/2026-12-04-stop45.txt).
 TABLES = (WaysEvent._meta.db_table,)
+# The unique key left out too, its repeats settled before it is built (event_repeats.settle); built
+# last, once the index that finds a line's events by place (event_source_place) is back.
+SETTLED_KEY = "event_digest_unique"
 
-
-# The page cache of the writer while a cold load fills a table without its secondary indexes. The one
-# index left on the events, their unique digest key, takes each new row at a random place: with
-# SQLite's default cache (2 MiB) most inserts read a leaf of it back from the file, and a million
-# events' key is 19 MB. With this cache the large tier's import pass took 26.4-28.0 s against
-# 28.1-29.9 s, as with 32 MiB, whose pages put 27 MB on the importer's peak against this one's 15 MB
-# (bench/results/2026-12-04-stop47.txt). It is given back before the indexes are built, which a
-# larger cache made slower (4.5 s against 3.0 s).
-LOAD_CACHE_KIB = 20 * 1024
-# Where a connection keeps the cache size it had before a load raised it: a setting of that one
-# connection, as the cache itself is (one kept by a new connection would not be its own).
-CACHE_BEFORE = "waysweb_cache_before_load"
 
 # Helper threads SQLite sorts an index's keys on besides its own (PRAGMA threads; none by default):
 # the large tier's five events indexes were built in 4.0 s with two, 5.1 s with none.
@@ -66,37 +60,18 @@ def defer(tables: tuple[str, ...] = TABLES) -> list[str]:
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL",
                 [table],
             )
-            indexes = [(name, sql) for name, sql in cursor.fetchall() if not unique(sql)]
+            indexes = [
+                (name, sql) for name, sql in cursor.fetchall() if not unique(sql) or name == SETTLED_KEY
+            ]
             DeferredIndex.objects.bulk_create(
                 [DeferredIndex(name=name, table=table, sql=sql) for name, sql in indexes]
             )
             for name, _ in indexes:
                 cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
                 dropped.append(name)
-    if dropped:
-        raise_cache()
+    if SETTLED_KEY in dropped:
+        event_repeats.watch()
     return dropped
-
-
-def raise_cache() -> None:
-    """The writer's page cache at LOAD_CACHE_KIB while the load runs (`lower_cache` after it)."""
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA cache_size")
-        (before,) = cursor.fetchone()
-        cursor.execute(f"PRAGMA cache_size = -{LOAD_CACHE_KIB}")
-    if getattr(connection, CACHE_BEFORE, None) is None:
-        setattr(connection, CACHE_BEFORE, before)
-
-
-def lower_cache() -> None:
-    """The page cache as it was before `raise_cache`, its pages given back (shrink_memory)."""
-    before = getattr(connection, CACHE_BEFORE, None)
-    if before is None:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(f"PRAGMA cache_size = {int(before)}")
-        cursor.execute("PRAGMA shrink_memory")
-    setattr(connection, CACHE_BEFORE, None)
 
 
 def unique(sql: str) -> bool:
@@ -104,16 +79,24 @@ def unique(sql: str) -> bool:
     return sql.lstrip().upper().startswith("CREATE UNIQUE")
 
 
-def restore() -> list[str]:
+@dataclass
+class Restored:
+    built: list[str] = field(default_factory=list)  # the indexes' names
+    repeats: int = 0  # lines the load stored an event of again, settled as duplicates (event_repeats)
+
+
+def restore() -> Restored:
     """Build every index a load dropped and has not built again (after it, or after a kill), each in
-    the transaction that deletes its record; the names built."""
+    the transaction that deletes its record; the digest key last, the load's repeats settled first
+    where it finds any."""
+    done = Restored()
     if not supported() or DeferredIndex._meta.db_table not in connection.introspection.table_names():
-        return []
-    lower_cache()
-    built = []
-    rows = list(DeferredIndex.objects.order_by("pk"))
+        return done
+    seen = event_repeats.SEEN  # the load is over: what it noted is in the rows now
+    event_repeats.forget()
+    rows = sorted(DeferredIndex.objects.order_by("pk"), key=lambda row: row.name == SETTLED_KEY)
     if not rows:
-        return built
+        return done
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA threads")
         (threads,) = cursor.fetchone()
@@ -121,12 +104,35 @@ def restore() -> list[str]:
         try:
             for row in rows:
                 with transaction.atomic():
-                    cursor.execute(if_not_exists(row.sql))
+                    if row.name == SETTLED_KEY:
+                        done.repeats = build_settled(cursor, row.sql, seen)
+                    else:
+                        cursor.execute(if_not_exists(row.sql))
                     DeferredIndex.objects.filter(pk=row.pk).delete()
-                built.append(row.name)
+                done.built.append(row.name)
         finally:
             cursor.execute(f"PRAGMA threads = {int(threads)}")
-    return built
+    return done
+
+
+def build_settled(cursor, sql: str, seen: event_repeats.Seen | None) -> int:
+    """Build the digest key, the load's repeated lines settled first (event_repeats.settle); the lines
+    settled as duplicates. `seen`: what the load noted, when this process ran it: its suspects are
+    the only digests to look for, and none means nothing to settle. Else (a load killed before its
+    key was built) the key is built as it is, and only where a repeated digest fails that are the
+    repeats searched for."""
+    repeats = 0
+    if seen is None:
+        try:
+            with transaction.atomic():
+                cursor.execute(if_not_exists(sql))
+            return 0
+        except IntegrityError:
+            repeats = event_repeats.settle()
+    elif seen.suspects:
+        repeats = event_repeats.settle(seen.suspects)
+    cursor.execute(if_not_exists(sql))
+    return repeats
 
 
 def before_migrate(sender, using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
@@ -138,7 +144,8 @@ def before_migrate(sender, using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
 def if_not_exists(sql: str) -> str:
     """The statement, harmless where the index is there after all (built by hand, or by an older
     migration that named it the same)."""
-    head, prefix = sql.lstrip(), "CREATE INDEX "  # only secondary indexes are left out
-    if head.upper().startswith(prefix) and not head.upper().startswith(prefix + "IF NOT EXISTS"):
-        return head[: len(prefix)] + "IF NOT EXISTS " + head[len(prefix) :]
+    head = sql.lstrip()
+    for prefix in ("CREATE INDEX ", "CREATE UNIQUE INDEX "):  # secondary indexes and the digest key
+        if head.upper().startswith(prefix) and not head.upper().startswith(prefix + "IF NOT EXISTS"):
+            return head[: len(prefix)] + "IF NOT EXISTS " + head[len(prefix) :]
     return head

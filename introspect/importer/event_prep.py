@@ -1,5 +1,5 @@
-"""An events-log line made ready to store, as far as that needs no database: its row's values, the
-secrets in its texts. No Django app (importer/prefetch.py runs it in a worker process, as it runs
+"""An events-log line made ready to store, as far as that needs no database: its row's values, its
+hash and key. No Django app (importer/prefetch.py runs it in a worker process, as it runs
 entry_prep for transcripts).
 
 The writer (event_rows.store_events) adds what only the database knows: whether the event is
@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
-from introspect.rules import secrets, timestamps
+from introspect.rules import timestamps
 from lib import hashing
 from lib.hashing import sha256
 
@@ -55,7 +55,7 @@ class Layout:
         self.blank[at["occurrences"]] = 1
         self.read_at = tuple(at[name] for name in ("sha256", "order_offset", "order_index", "raw"))
         self.flags, self.empty = at["flags"], at["empty_fields"]
-        self.texts = tuple(at[name] for name in texts)  # the texts the secret scan reads
+        self.texts = tuple(at[name] for name in texts)  # the texts the writer's secret scan reads
         # The columns of a line's keys that nothing reads between the line and its insert (the
         # writer reads a row's session key, the stamp and event type are read here, the secret scan
         # reads its texts): a line without such a key may hold UNSET there in a stored row.
@@ -299,27 +299,11 @@ def row_of(
     return values
 
 
-def found_in(layout: Layout, values: list) -> list[tuple[str, str]]:
-    """The secrets in a row's texts as (kind, fingerprint), each once, in the order found: what
-    secret_rows.event_row notes of it when nothing is masked. (secrets.find_secrets' two steps
-    called here: nearly every text has no anchor, or one no pattern matches at.)"""
-    found: dict[tuple[str, str], None] = {}
-    for at in layout.texts:
-        if (text := values[at]) and (hits := anchor_hits(text)):
-            for span in secrets_at(text, hits):
-                found[span.kind, span.fingerprint] = None
-    return list(found)
-
-
-anchor_hits, secrets_at = secrets.anchor_hits, secrets.secrets_at
-
-
 @dataclass(frozen=True)
 class Config:
     """What the worker needs of the writer's settings and model, as values."""
 
     layout: Layout
-    scan: bool  # settings.WAYSWEB_SECRET_SCAN, when nothing is masked (team mode scans in the writer)
     stamps_as_text: bool = False  # Stamps.as_text: the writer's database takes the stored text
 
 
@@ -331,11 +315,11 @@ class Sorted(NamedTuple):
     keys: each line's (offset, index), in the chunk's order. outcomes: each line's outcome so far
     ("duplicate" for a line with records, until one of them turns out new; "inert", "quarantined").
     raw: each line's RawLine row but its source (batch.RAW_NAMES: offset, index, sha256, length, "").
-    records: (key, length, sha256, digest, row, found, whole) a record: its `digest` (hashing.digest64
-    of its sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
+    records: (key, length, sha256, digest, row, whole) a record: its `digest` (hashing.digest64 of its
+    sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
     SOURCE_SET, or (line, record) where the plain reading does not take it (the writer decides it,
-    event_rows.event_values); `found` the secrets in its texts (None: not scanned); `whole` whether
-    the record is its whole line (its row may stand for the line: models.PhysicalLine).
+    event_rows.event_values); `whole` whether the record is its whole line (its row may stand for the
+    line: models.PhysicalLine). The secrets in its texts are the writer's to find (store_events).
     quarantined: (line with its bytes, reason, detail, sha256) for a quarantined line or part."""
 
     keys: list[tuple[int, int]]
@@ -354,7 +338,7 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
     line, no flags, nothing quarantined), so no Parsed or Record is built for it. Any other line, and
     every line when `parse` is not parse_line, goes the general way (`sort_line`)."""
     stamps = Stamps(as_text=config.stamps_as_text)  # a chunk's lines share their stamps' seconds
-    layout, scan = config.layout, config.scan
+    layout = config.layout
     plain = parser.plain_object if parse is parser.parse_line else None
     keys, outcomes, raw, records, quarantined = [], [], [], [], []
     sorted_ = Sorted(keys, outcomes, raw, records, quarantined)
@@ -369,7 +353,7 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
         data = line.data
         obj = None if plain is None else plain(data)
         if obj is None:
-            sort_line(line, key, sorted_, layout, scan, stamps, parse)
+            sort_line(line, key, sorted_, layout, stamps, parse)
             continue
         sha = sha256(data)
         raw.append((*key, sha, line.length, ""))
@@ -377,7 +361,7 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
         values = row_of(layout, obj, line, data, (), sha, stamps)
         if values is None:
             values = (line, parser.Record(obj=obj, data=data))
-        records.append(record_of(layout, key, line, sha, values, scan, not line.nul_prefix))
+        records.append(record_of(key, line, sha, values, not line.nul_prefix))
     return sorted_
 
 
@@ -386,7 +370,6 @@ def sort_line(
     key: tuple[int, int],
     sorted_: Sorted,
     layout: Layout,
-    scan: bool,
     stamps: Stamps,
     parse,
 ) -> None:
@@ -404,23 +387,13 @@ def sort_line(
         values = row_of(layout, record.obj, line, record.data, record.flags, rsha, stamps)
         if values is None:
             values = (line, record)
-        sorted_.records.append(record_of(layout, key, line, rsha, values, scan, whole))
+        sorted_.records.append(record_of(key, line, rsha, values, whole))
 
 
-def record_of(
-    layout: Layout,
-    key: tuple[int, int],
-    line: tailer.Line,
-    sha: str,
-    values: list | tuple,
-    scan: bool,
-    whole: bool,
-) -> tuple:
-    """A record of Sorted.records: its row (a list) or (line, record) for the writer to read, the
-    secrets of the row's texts when `scan`."""
-    found = found_in(layout, values) if scan and type(values) is list else None
+def record_of(key: tuple[int, int], line: tailer.Line, sha: str, values: list | tuple, whole: bool) -> tuple:
+    """A record of Sorted.records: its row (a list) or (line, record) for the writer to read."""
     # the event's key, found here once (not by the writer)
-    return (key, line.length, sha, hashing.digest64(sha), values, found, whole)
+    return (key, line.length, sha, hashing.digest64(sha), values, whole)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:

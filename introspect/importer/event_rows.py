@@ -23,10 +23,9 @@ import dataclasses
 import json
 from itertools import batched
 
-from django.conf import settings
 from django.db import transaction
 
-from introspect.importer import event_prep, parser, schema, secret_rows, stores, tailer
+from introspect.importer import event_prep, event_repeats, parser, schema, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, column_fit, hashing
@@ -94,12 +93,12 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     fresh: dict[str, list] = {}  # sha256 → its event's row (EVENT_NAMES order): new unless found stored
     places: dict[str, tuple[int, int]] = {}  # sha256 → where its event was read
     placed: dict[str, tuple[int, int]] = {}  # sha256 → the line its event stands for
-    scanned: dict[str, list] = {}  # sha256 → the secrets found in the event's texts (when scanned)
     keys: set[str] = set()
     as_text = bulk.stores_utc_text(WaysEvent)  # how event_prep.sort_lines holds the stamps (prep_config)
     stamps = None  # a general-way row's (rare): the batch's stamps read as the rows hold them
     source_id, rank, generation = row.pk, row.rank, row.generation
-    for key, _, sha, digest, values, found, whole in records:
+    seen = event_repeats.SEEN  # a cold load without the digest key: its repeats settled after it
+    for key, _, sha, digest, values, whole in records:
         new = fresh.get(sha)
         if new is not None:
             # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
@@ -112,8 +111,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
         values[DIGEST] = digest
         fresh[sha], places[sha] = values, key
-        if found != []:
-            scanned[sha] = found
+        if seen is not None and seen.add(digest):
+            whole = False  # may repeat an event of this load: its line keeps its RawLine row
         if whole:
             placed[sha] = key  # the event's row stands for the line (models.PhysicalLine)
         if values[SESSION_KEY]:
@@ -122,17 +121,19 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     ids = stores.ensure_sessions(keys)
     for values in fresh.values():
         values[SESSION_ID] = ids.get(values[SESSION_KEY])
-    # Found nothing (nearly every event) or scanned by the writer (team mode masks the row before it
-    # is stored); the findings are written for the events that turn out new.
+    # The secrets in the events' texts, masked in team mode before the row is stored; the findings
+    # are written for the events that turn out new. Found here, not by the worker: with the digest
+    # key out of a cold load the writer waited for the worker 11 of the load's 26 s, 2 with this
+    # scan its own (bench/results/2026-12-05-stop51.txt).
     noted: dict[str, list[tuple]] = {}
     scan = secret_rows.DocumentScan()
-    for sha, found in scanned.items():
-        values = fresh[sha]
-        place, noted[sha] = (source_id, *places[sha], values[SESSION_ID]), []
-        if found is None:
-            secret_rows.event_row(values, LAYOUT.texts, place, noted[sha], scan)
-        else:
-            secret_rows.noted(place, found, noted[sha])
+    for sha, values in fresh.items():
+        found: list[tuple] = []
+        secret_rows.event_row(
+            values, LAYOUT.texts, (source_id, *places[sha], values[SESSION_ID]), found, scan
+        )
+        if found:
+            noted[sha] = found
     rows = bulk.Rows(
         WaysEvent, EVENT_NAMES, list(fresh.values()), event_prep.STORED if as_text else frozenset()
     )
@@ -140,7 +141,7 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     # ids it spent: SQLite's AUTOINCREMENT counts a row ON CONFLICT dropped) and the batch stored as
     # a look-up first stores it (`settle`): the same rows, with the same ids, either way. A source
     # whose last batch held stored lines (a copy read again) is looked up first until one holds none.
-    copies = row.pk in COPIES
+    copies = row.pk in COPIES and seen is None  # without the key nothing is found by it
     if not copies:
         point = transaction.savepoint_create()
         if bulk.insert_rows(rows) == len(rows):
@@ -251,13 +252,8 @@ SOURCE_ID, ORDER_RANK, ORDER_GENERATION = (AT[name] for name in event_prep.SOURC
 
 
 def prep_config() -> event_prep.Config:
-    """How the worker prepares events lines: the row's layout, and the secret scan when it only
-    notes what it finds (in team mode the writer scans, as it masks with the database's exceptions)."""
-    return event_prep.Config(
-        LAYOUT,
-        settings.WAYSWEB_SECRET_SCAN and not settings.WAYSWEB_SECRETS_MASKED_ONLY,
-        stamps_as_text=bulk.stores_utc_text(WaysEvent),
-    )
+    """How the worker prepares events lines: the row's layout, and how its stamps are held."""
+    return event_prep.Config(LAYOUT, stamps_as_text=bulk.stores_utc_text(WaysEvent))
 
 
 def sort_lines(lines: list[tailer.Line], parse) -> event_prep.Sorted:

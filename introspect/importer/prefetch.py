@@ -1,5 +1,5 @@
 """A second core for a long pass: a worker process reads the pass's transcripts and agent-ways events
-logs ahead and prepares their lines (sha256, parse, columns, secret scan; zstd for transcripts:
+logs ahead and prepares their lines (sha256, parse, columns; secret scan and zstd for transcripts:
 importer/entry_prep.py; an event's row: importer/event_prep.py; an events archive inflated through
 gzip_tail) while this process, the one writer, does every lookup and write, the checkpoint and
 derivation (issue 29, items 3 and 6).

@@ -84,6 +84,9 @@ class PassResult:
     reading: Snapshot | None = None
     prepared: prefetch.Prefetch | None = None  # the worker that read ahead, ended (its figures)
     indexes_built: float = 0.0  # seconds building the indexes a cold load deferred (waysweb/passes.py)
+    # The load's lines found after it to repeat an event it stored (importer/event_repeats.py).
+    repeats: int = 0
+    run: ImportRun | None = None  # the pass as recorded; None: an idle pass, not recorded
     # Sessions derived after the pass as a second process planned them, its CPU seconds and the
     # writer's wait for it (derive/planner.py); None: no second process planned.
     planned: tuple[int, float, float] | None = None
@@ -94,6 +97,16 @@ class PassResult:
     @property
     def found(self) -> bool:
         return bool(self.totals.lines) or any(f.status in ("gone", "new generation") for f in self.files)
+
+    def settled(self, repeats: int) -> None:
+        """Count as duplicates the lines a cold load imported as new whose event it had stored
+        already (the digest key was out: event_repeats.settle), in the totals and the pass's record."""
+        self.repeats += repeats
+        self.totals.imported -= repeats
+        self.totals.duplicate += repeats
+        if self.run is not None:
+            self.run.imported, self.run.duplicate = self.totals.imported, self.totals.duplicate
+            self.run.save(update_fields=["imported", "duplicate"])
 
     @property
     def failed(self) -> list[loader.FileResult]:
@@ -221,7 +234,7 @@ def import_pass(
     totals = result.totals
     if result.found or not record_only_changes:
         # An idle --follow pass records nothing: one row per pass would grow without end.
-        ImportRun.objects.create(
+        result.run = ImportRun.objects.create(
             started_at=started_at,
             finished_at=timezone.now(),
             files=len(result.files),

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.models.signals import pre_migrate
 
-from introspect.importer import deferred_indexes
+from introspect.importer import deferred_indexes, event_repeats
 from introspect.models import DeferredIndex, SourceFile, WaysEvent
 
 EVENTS = WaysEvent._meta.db_table
@@ -35,18 +35,24 @@ def unique(indexes: dict[str, str]) -> dict[str, str]:
 
 @sqlite_only
 @pytest.mark.django_db
-def test_a_cold_load_drops_the_events_secondary_indexes_and_records_how_each_was_built():
+def test_a_cold_load_drops_the_events_secondary_indexes_and_digest_key_and_records_how_each_was_built():
     before = index_sql()
     secondary = {name: sql for name, sql in before.items() if name not in unique(before)}
     assert len(secondary) == 5  # session order, event+way, way, a source's places, near-misses
+    assert set(unique(before)) == {"event_digest_unique", "event_sha256_collided"}
+    left_out = secondary | {"event_digest_unique": before["event_digest_unique"]}
 
     dropped = deferred_indexes.defer()
 
-    assert set(dropped) == set(secondary)
-    assert index_sql() == unique(before)  # the keys the load looks up by stay
-    assert unique(before)  # the digest's and the collided sha256's
-    assert dict(DeferredIndex.objects.values_list("name", "sql")) == secondary
+    assert set(dropped) == set(left_out)
+    # The collided lines' key stays (ON CONFLICT finds a line by it); the digest's repeats are settled
+    # after the load (event_repeats), which notes the load's digests meanwhile.
+    assert index_sql() == {"event_sha256_collided": before["event_sha256_collided"]}
+    assert dict(DeferredIndex.objects.values_list("name", "sql")) == left_out
     assert set(DeferredIndex.objects.values_list("table", flat=True)) == {EVENTS}
+    assert event_repeats.SEEN is not None
+    deferred_indexes.restore()
+    assert event_repeats.SEEN is None
 
 
 @sqlite_only
@@ -55,43 +61,16 @@ def test_restore_builds_every_dropped_index_as_it_was_and_forgets_it():
     before = index_sql()
     deferred_indexes.defer()
 
-    built = deferred_indexes.restore()
+    restored = deferred_indexes.restore()
 
-    assert len(built) == 5
+    assert len(restored.built) == 6 and restored.built[-1] == "event_digest_unique"  # the key last
+    assert restored.repeats == 0  # an empty load repeats nothing
     assert index_sql() == before
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA threads")
         assert cursor.fetchone() == (0,)  # the sort's helper threads were for those builds only
     assert not DeferredIndex.objects.exists()
-    assert deferred_indexes.restore() == []  # nothing left to build
-
-
-def cache_size() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA cache_size")
-        return cursor.fetchone()[0]
-
-
-@sqlite_only
-@pytest.mark.django_db
-def test_the_writer_s_cache_holds_the_unique_key_while_the_load_runs_and_is_given_back_before_the_builds(
-    monkeypatch,
-):
-    before = cache_size()
-    deferred_indexes.defer()
-    assert cache_size() == -deferred_indexes.LOAD_CACHE_KIB  # in KiB, as a negative cache_size counts
-    assert deferred_indexes.LOAD_CACHE_KIB * 1024 > 19_000_000  # a million events' digest key
-
-    during_builds = []
-    real = deferred_indexes.if_not_exists
-    monkeypatch.setattr(
-        deferred_indexes, "if_not_exists", lambda sql: during_builds.append(cache_size()) or real(sql)
-    )
-    assert len(deferred_indexes.restore()) == 5
-    assert during_builds == [before] * 5
-    assert cache_size() == before
-    deferred_indexes.lower_cache()  # given back once only
-    assert cache_size() == before
+    assert deferred_indexes.restore() == deferred_indexes.Restored()  # nothing left to build
 
 
 @sqlite_only
@@ -102,12 +81,11 @@ def test_a_table_that_holds_rows_keeps_its_indexes():
         sha256="0" * 64, digest=1, source=source, order_rank=0, order_generation=0, order_offset=0,
         order_index=0, raw="{}",
     )  # fmt: skip
-    before, cache = index_sql(), cache_size()
+    before = index_sql()
 
     assert deferred_indexes.defer() == []
     assert index_sql() == before
     assert not DeferredIndex.objects.exists()
-    assert cache_size() == cache  # no load without its indexes: the cache as it was
 
 
 @sqlite_only
@@ -161,6 +139,8 @@ def test_an_if_not_exists_is_added_once():
     assert deferred_indexes.if_not_exists(
         deferred_indexes.if_not_exists(plain)
     ) == deferred_indexes.if_not_exists(plain)
+    key = 'CREATE UNIQUE INDEX "event_digest_unique" ON "introspect_waysevent" ("digest")'
+    assert deferred_indexes.if_not_exists(key).startswith('CREATE UNIQUE INDEX IF NOT EXISTS "event_digest')
 
 
 @pytest.mark.skipif(connection.vendor == "sqlite", reason="PostgreSQL keeps its indexes")
@@ -173,4 +153,4 @@ def test_postgresql_keeps_every_index_through_a_cold_load():
         cursor.execute("SELECT count(*) FROM pg_indexes WHERE tablename = %s", [EVENTS])
         assert cursor.fetchone() == (before,)
     assert before >= 7
-    assert deferred_indexes.restore() == []
+    assert deferred_indexes.restore() == deferred_indexes.Restored()

@@ -41,12 +41,11 @@ def test_every_line_gets_its_outcome_and_raw_row_and_each_record_its_row():
     assert sorted_.raw[5][2] == "a" * 64
     reasons = [reason for _, reason, _, _ in sorted_.quarantined]
     assert "too_long" in reasons and len(reasons) >= 2
-    key, length, sha, digest, row, found, whole = sorted_.records[0]
+    key, length, sha, digest, row, whole = sorted_.records[0]
     assert (key, length, sha, whole) == ((0, 0), len(EVENT), sha256(EVENT), True)
     assert digest == hashing.digest64(sha)  # the event's key, found here for the writer
     assert row[event_rows.AT["session_key"]] == "s1" and row[event_rows.AT["raw"]] == EVENT.decode()
     assert row[event_rows.AT["source_id"]] is None  # the writer's
-    assert found in ([], None)
     odd = next(record for record in sorted_.records if record[0] == (read[3].offset, 0))
     assert odd[3] == hashing.digest64(odd[2])
     assert isinstance(odd[4], tuple)  # (line, record): the writer reads it the general way
@@ -127,13 +126,12 @@ def odd_lines() -> list[tailer.Line]:
 def test_plain_lines_are_sorted_to_the_same_bytes_as_the_general_way_sorts_them(as_text):
     # The worker's pickle of a chunk is the same whichever way its lines were read: every value, and
     # every value shared between records (a stamp read once a chunk, a line's hash).
-    config = event_prep.Config(event_rows.LAYOUT, scan=True, stamps_as_text=as_text)
+    config = event_prep.Config(event_rows.LAYOUT, stamps_as_text=as_text)
     lines = odd_lines()
     fast = event_prep.sort_lines(lines, config)
     slow = event_prep.sort_lines(lines, config, general)
     assert sum(isinstance(record[4], list) for record in fast.records) > 50
     assert any(isinstance(record[4], tuple) for record in fast.records)
-    assert any(record[5] for record in fast.records)  # secrets found
     assert pickle.dumps(fast, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(
         slow, protocol=pickle.HIGHEST_PROTOCOL
     )

@@ -320,6 +320,11 @@ class Command(BaseCommand):
         if result.indexes_built:
             self.stdout.write(
                 f"  the events' indexes, left out while the table filled, built in {result.indexes_built:.1f} s"
+                + (
+                    f"; {result.repeats:,} of its lines repeated a stored event and are counted duplicates"
+                    if result.repeats
+                    else ""
+                )
             )
         if result.planned is not None:
             count, cpu, waited = result.planned
