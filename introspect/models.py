@@ -675,7 +675,9 @@ class Turn(models.Model):
         KEYED = "keyed"
         HEURISTIC = "heuristic"
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    # Indexed by turn_epoch_unique and turn_session_window, which start with it: a third index only
+    # slowed a cold load's 421,090 turns (bench/results/2026-12-05-stop50-row-floor.txt).
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns", db_index=False)
     epoch = models.PositiveIntegerField(help_text="1-based turn number in the session; never restarts")
     window = models.PositiveIntegerField(default=1)
     ts_raw = models.CharField(max_length=64)
