@@ -39,10 +39,13 @@ call_command("ingest", *sys.argv[1:])
 """
 
 
+REPEATED = 200  # lines of the live log its archive holds too
+
+
 def events_home(home: Home) -> None:
     """Two sessions' events over an archive and the live log, overlapping (duplicates), torn at the end."""
     lines = [event(n, session=f"s{n % 2}") for n in range(3000)]
-    append(home.archive("2026-10-30"), gzip_member(*lines[:1200]))
+    append(home.archive("2026-10-30"), gzip_member(*lines[: 1000 + REPEATED]))
     append(home.live, *lines[1000:], b'{"ts":"2026-10-30T')
 
 
@@ -58,11 +61,13 @@ def test_a_cold_ingest_killed_with_its_indexes_left_out_is_healed_by_the_next(fi
     env = crash_db.env(crash_home.root, tmp_path / "crash-data")
     killed = run_python("-c", KILLED_BEFORE_THE_BUILD, *ARGS, env=env)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
-    assert "killed with 5 indexes left out" in killed.stdout
-    assert crash_db.count("introspect_deferredindex") == 5
-    assert crash_db.count("introspect_waysevent") == clean_db.count("introspect_waysevent")  # every row in
+    assert "killed with 6 indexes left out" in killed.stdout  # five secondary ones and the digest key
+    assert crash_db.count("introspect_deferredindex") == 6
+    # Every line's event is in, the 200 lines the live log repeats of the archive not settled yet
+    # (importer/event_repeats.py): the next importer settles them before it builds the key.
+    assert crash_db.count("introspect_waysevent") == clean_db.count("introspect_waysevent") + REPEATED
     missing = set(clean_db.indexes()) - set(crash_db.indexes())
-    assert len(missing) == 5 and all(name in clean_db.indexes() for name in missing)
+    assert len(missing) == 6 and all(name in clean_db.indexes() for name in missing)
 
     resumed = manage("ingest", *ARGS, env=env)
 
