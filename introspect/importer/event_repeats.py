@@ -73,7 +73,7 @@ def forget() -> None:
     SEEN = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Copy:
     """One row of an event its load stored more than once."""
 
@@ -94,21 +94,37 @@ COLUMNS = (
 )
 
 
+# The digests settled at a time: each part is a scan of the table, and its rows are all that is held
+# (a history whose every line is in two files settles in parts of at most about twice this many rows).
+PART = 20_000
+
+
 def settle(suspects: list[int] | None = None) -> int:
     """Make one event of each line's rows a load stored more than once; the number of lines that
     turned out to be duplicates. `suspects`: the digests that may repeat (the load's `Seen`, when
-    this process ran it), else every digest is counted. Run inside the transaction that builds the
-    key, once the events' other indexes are back (a place is looked up by event_source_place)."""
+    this process ran it), else the digests two rows hold, counted. Run inside the transaction that
+    builds the key, once the events' other indexes are back (a place is looked up by
+    event_source_place)."""
     table = connection.ops.quote_name(WaysEvent._meta.db_table)
     if suspects is None:
-        repeated, params = (
-            f"SELECT digest FROM {table} WHERE digest IS NOT NULL GROUP BY digest HAVING count(*) > 1",
-            [],
-        )
-    else:  # one scan of the table, the few digests in a lookup of their own
-        repeated, params = "SELECT value FROM json_each(%s)", [json.dumps(suspects)]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT digest FROM {table} WHERE digest IS NOT NULL GROUP BY digest HAVING count(*) > 1"
+            )
+            suspects = [digest for (digest,) in cursor.fetchall()]
+    # A line's rows all hold its digest, so each part settles whole lines (and whole collisions).
+    return sum(settle_part(part) for part in batched(sorted(set(suspects)), PART))
+
+
+def settle_part(digests: tuple[int, ...]) -> int:
+    """`settle` for the rows that hold one of these digests (one scan of the table, the digests in a
+    lookup of their own)."""
+    table = connection.ops.quote_name(WaysEvent._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {COLUMNS} FROM {table} WHERE digest IN ({repeated}) ORDER BY id", params)
+        cursor.execute(
+            f"SELECT {COLUMNS} FROM {table} WHERE digest IN (SELECT value FROM json_each(%s)) ORDER BY id",
+            [json.dumps(digests)],
+        )
         found = [Copy(*row[:5], tuple(row[5:])) for row in cursor.fetchall()]
     by_sha: dict[str, list[Copy]] = defaultdict(list)
     for copy in found:

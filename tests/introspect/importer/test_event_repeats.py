@@ -104,11 +104,18 @@ def cold_load(monkeypatch, *, defer: bool) -> tuple[dict, passes.PassResult]:
 
 
 @sqlite_only
-@pytest.mark.parametrize("noted", [True, False], ids=["as it ends", "by the next importer"])
+@pytest.mark.parametrize(
+    ("noted", "part"),
+    [(True, event_repeats.PART), (False, event_repeats.PART), (True, 2)],
+    ids=["as it ends", "by the next importer", "two digests at a time"],
+)
 @pytest.mark.django_db(transaction=True)
-def test_a_load_without_the_digest_key_ends_with_the_rows_of_one_with_it(home, monkeypatch, settings, noted):
+def test_a_load_without_the_digest_key_ends_with_the_rows_of_one_with_it(
+    home, monkeypatch, settings, noted, part
+):
     settings.WAYSWEB_PREPARE_WORKER_BYTES = 0  # the collision is this process's
     monkeypatch.setattr(tailer, "BATCH_LINES", 7)  # a file's repeats fall in several batches
+    monkeypatch.setattr(event_repeats, "PART", part)
     collide(monkeypatch)
     history(home)
 
