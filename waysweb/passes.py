@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from introspect import services
 from introspect.derive import sessions
 from introspect.documents.sample_labels import sample_rows
-from introspect.importer import deferred_indexes, discovery, loader, underived
+from introspect.importer import deferred_indexes, discovery, event_repeats, loader, underived
 from introspect.importer.progress import Deriving, Snapshot
 from introspect.importer.run import Options, PassResult, StillToRead, import_pass
 from introspect.models import Session
@@ -140,6 +140,8 @@ def sessions_pass(
         # held back until it ends (a 20 MB session kept the newest ones off the list for seconds).
         if progress is not None:
             progress(file, offset, size)
+        if deferred and event_repeats.many():
+            restore()  # a load of many repeats: the rest of it goes in with the indexes and the key
         derive_due()
 
     # Files a pass before this one left marked (killed, or a session that failed): their marks are

@@ -68,6 +68,13 @@ def watch() -> None:
     SEEN = Seen()
 
 
+def many() -> bool:
+    """Whether the load noted a part's worth of suspects (PART): a load of many repeats (a history in
+    two files) is better off with its key from there, as settling every repeat after it cost more
+    than the key saves (bench/results/2026-12-05-stop51.txt). False once the key is back."""
+    return SEEN is not None and len(SEEN.suspects) >= PART
+
+
 def forget() -> None:
     global SEEN
     SEEN = None
@@ -160,35 +167,32 @@ def lines_left(gone: list[Copy]) -> list[tuple[int, int, int]]:
     records is imported still while one of them is new); each line once."""
     places = {copy.place for copy in gone}
     gone_pks = {copy.pk for copy in gone}
-    found = rows_at(WaysEvent, ("id", "order_offset", "order_index"), places)
-    kept = {(source_id, o, i) for source_id, (pk, o, i) in found if pk not in gone_pks}
+    found = rows_at(WaysEvent, ("order_offset", "order_index"), "id", places)
+    kept = {place for place, pk in found if pk not in gone_pks}
     return sorted(places - kept)
 
 
 def raw_lengths(places: list[tuple[int, int, int]]) -> dict[tuple[int, int, int], int]:
     """The RawLine rows at these places (each line the writer did not place: `Seen`), by place: their
     lengths."""
-    found = rows_at(RawLine, ("offset", "index", "length"), places)
-    return {(source_id, o, i): n for source_id, (o, i, n) in found}
+    return dict(rows_at(RawLine, ("offset", "index"), "length", places))
 
 
-def rows_at(model, columns: tuple[str, str, str], places) -> list[tuple[int, tuple]]:
-    """The `columns` of `model`'s rows read from the sources at these places' offsets (the second of
-    `columns`: every line of a gzip member shares its offset), each with its source's id."""
+def rows_at(model, at: tuple[str, str], column: str, places) -> list[tuple[tuple[int, int, int], object]]:
+    """(place, `column`) of `model`'s rows at these places (source id, then the `at` columns: offset
+    and index), each looked up by its own place in the index that starts with them: every line of a
+    gzip member shares its offset, so a look-up by offset would read the whole member."""
     q = connection.ops.quote_name
-    by_source: dict[int, set[int]] = defaultdict(set)
-    for source_id, offset, _ in places:
-        by_source[source_id].add(offset)
-    head = f"SELECT {', '.join(map(q, columns))} FROM {q(model._meta.db_table)} WHERE source_id = %s AND "
-    out = []
+    offset, index = map(q, at)
+    part = ", ".join(f"json_extract(p.value, '$[{i}]')" for i in range(3))
+    sql = (
+        f"SELECT {part}, t.{q(column)} FROM json_each(%s) AS p CROSS JOIN {q(model._meta.db_table)} AS t "
+        f"WHERE t.source_id = json_extract(p.value, '$[0]') AND t.{offset} = json_extract(p.value, '$[1]') "
+        f"AND t.{index} = json_extract(p.value, '$[2]')"
+    )
     with connection.cursor() as cursor:
-        for source_id, offsets in by_source.items():
-            for chunk in batched(sorted(offsets), 500):
-                cursor.execute(
-                    f"{head}{q(columns[1])} IN ({', '.join(['%s'] * len(chunk))})", [source_id, *chunk]
-                )
-                out.extend((source_id, row) for row in cursor.fetchall())
-    return out
+        cursor.execute(sql, [json.dumps(sorted(places))])
+        return [(tuple(row[:3]), row[3]) for row in cursor.fetchall()]
 
 
 def length_of(place: tuple[int, int, int], raw: dict, pk: int) -> int:
