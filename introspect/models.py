@@ -668,6 +668,17 @@ class Window(models.Model):
         constraints = [models.UniqueConstraint(fields=["session", "number"], name="window_number_unique")]
 
 
+def not_null_indexes(prefix: str, fields: list[str]) -> list[models.Index]:
+    """Indexes of foreign keys that are NULL on most rows, holding only the rows that name one: a
+    lookup by a value (`=`, `IN`) implies NOT NULL, so SQLite and PostgreSQL use them. An events-only
+    history's turns name no transcript line: the full indexes cost its cold load a B-tree write per
+    turn and column, for nothing (0042_not_null_indexes)."""
+    return [
+        models.Index(fields=[name], name=f"{prefix}_{name}", condition=models.Q(**{f"{name}__isnull": False}))
+        for name in fields
+    ]
+
+
 class Turn(models.Model):
     """A fire turn: fire-bearing events no more than 3 s apart (introspection.md §3)."""
 
@@ -692,6 +703,7 @@ class Turn(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        db_index=False,  # Meta.indexes: not_null_indexes
         help_text="keyed turns: the user prompt",
     )
     context_entry = models.ForeignKey(
@@ -700,6 +712,7 @@ class Turn(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        db_index=False,  # Meta.indexes: not_null_indexes
         help_text="keyed turns: the UserPromptSubmit injection",
     )
     nearest_prompt = models.ForeignKey(
@@ -708,6 +721,7 @@ class Turn(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        db_index=False,  # Meta.indexes: not_null_indexes
         help_text="heuristic turns: the prompt nearest in time",
     )
 
@@ -716,7 +730,8 @@ class Turn(models.Model):
         constraints = [models.UniqueConstraint(fields=["session", "epoch"], name="turn_epoch_unique")]
         # Covers the session page's per-window summary (queries.window_spans): no table reads.
         indexes = [
-            models.Index(fields=["session", "window", "epoch", "token_position"], name="turn_session_window")
+            models.Index(fields=["session", "window", "epoch", "token_position"], name="turn_session_window"),
+            *not_null_indexes("turn", ["prompt_entry", "context_entry", "nearest_prompt"]),
         ]
 
     def __str__(self) -> str:
@@ -730,7 +745,7 @@ class TurnWay(models.Model):
     position = models.PositiveIntegerField()
     event = models.ForeignKey(WaysEvent, on_delete=models.CASCADE, related_name="+")
     judge_event = models.ForeignKey(
-        WaysEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        WaysEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
     way_id = models.CharField(max_length=512, db_index=True)
     trigger_channel = models.CharField(max_length=255)
@@ -743,6 +758,7 @@ class TurnWay(models.Model):
 
     class Meta:
         ordering = ["turn", "position"]
+        indexes = not_null_indexes("turnway", ["judge_event"])
 
     @property
     def injected(self) -> bool:

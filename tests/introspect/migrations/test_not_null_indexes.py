@@ -1,0 +1,94 @@
+"""The turns' transcript-line keys and a turn way's judge key are indexed only where they name a row
+(migration 0042): a row that names none costs no index write, and a lookup by a value still goes
+through the index, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from introspect.models import Turn, TurnWay
+
+pytestmark = pytest.mark.django_db
+
+MIGRATIONS = Path(__file__).resolve().parents[3] / "introspect" / "migrations"
+[MIGRATION] = MIGRATIONS.glob("*_not_null_indexes.py")
+migration = importlib.import_module(f"introspect.migrations.{MIGRATION.stem}")
+KEYS = [
+    (Turn._meta.db_table, "prompt_entry_id"),
+    (Turn._meta.db_table, "context_entry_id"),
+    (Turn._meta.db_table, "nearest_prompt_id"),
+    (TurnWay._meta.db_table, "judge_event_id"),
+]
+
+
+def index_sql(table: str, column: str) -> list[str]:
+    """The definition of each index on exactly this column."""
+    with connection.cursor() as cursor:
+        found = connection.introspection.get_constraints(cursor, table)
+        names = [
+            name
+            for name, info in found.items()
+            if info["index"] and not info["primary_key"] and info["columns"] == [column]
+        ]
+        query = (
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = %s"
+            if connection.vendor == "sqlite"
+            else "SELECT indexdef FROM pg_indexes WHERE indexname = %s"
+        )
+        definitions = []
+        for name in names:
+            cursor.execute(query, [name])
+            definitions += [row[0] for row in cursor.fetchall()]
+        return definitions
+
+
+class Editor:
+    """The part of a schema editor the migration's functions use."""
+
+    def __init__(self) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+
+    quote_name = staticmethod(connection.ops.quote_name)
+
+
+@pytest.mark.parametrize(("table", "column"), KEYS)
+def test_each_key_has_one_index_holding_only_the_rows_that_name_a_row(table, column):
+    [sql] = index_sql(table, column)
+    assert "IS NOT NULL" in sql.upper(), sql
+
+
+def test_undone_the_full_indexes_are_back_and_done_again_they_go():
+    migration.create_full_indexes(None, Editor())
+    for table, column in KEYS:
+        assert any("IS NOT NULL" not in sql.upper() for sql in index_sql(table, column))
+
+    migration.drop_full_indexes(None, Editor())
+
+    for table, column in KEYS:
+        assert index_sql(table, column) == []
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "prompt_entry_id = 7",
+        "prompt_entry_id IN (7, 8)",
+        "prompt_entry_id IN (7, 8) OR nearest_prompt_id IN (7, 8)",  # the search's prompt anchors
+        "context_entry_id IN (7, 8)",
+    ],
+)
+def test_a_lookup_by_value_reads_the_partial_index_not_the_table(where):
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's plan is the one read here")
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {Turn._meta.db_table} WHERE {where}")
+        plan = " ".join(str(row[-1]) for row in cursor.fetchall())
+    assert "INDEX turn_" in plan and "SCAN" not in plan, plan
