@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from django.db import transaction
 
-from introspect.derive import fields, session_inputs, subagents, trunk_facts, turn_outcomes, turn_rows
+from introspect.derive import fields, session_inputs, subagents, trunk_facts, trunk_pass, turn_rows
 from introspect.models import Project, Session, SourceFile, Subagent, Turn, TurnOutcome, TurnWay, Window
 from introspect.rules import join
 from introspect.rules import turns as turn_model
@@ -131,7 +131,7 @@ def plan(
     trunk = session_inputs.pick_trunk(
         session.sid, recorded_project, (row for row in files if row.kind == SourceFile.Kind.TRANSCRIPT)
     )
-    lines = trunk_facts.read(trunk, built=built_entry_id)
+    lines, outcomes = trunk_pass.read(session, trunk, built=built_entry_id)
     prompts = join.PromptIndex(trunk_facts.prompt_turns(trunk, lines.injections))
     unmatched = lines.no_match_reason()
     joins = join.join_turns([turn.ts for turn in built], prompts, no_match_reason=unmatched)
@@ -219,7 +219,7 @@ def plan(
         trunk=trunk,
         agent_files=agent_files,
         metas=metas,
-        outcomes=turn_outcomes.plan(session, trunk),
+        outcomes=outcomes,
     )
 
 

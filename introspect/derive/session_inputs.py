@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from functools import partial
 from operator import add, itemgetter
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import BinaryField, Case, F, Max, TextField, Value, When
+from django.db.models import Case, F, Max, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
 from lib import bulk, linepack, stamps
-from lib.packed_text import Unpacked
 
 # formats-agent-ways.md §2.3 rule 4: ts, then the lowest (rank, generation, offset, index).
 EVENT_ORDER = (
@@ -164,54 +163,6 @@ class TrunkLine(NamedTuple):
     @property
     def line(self) -> bytes:
         return linepack.unpack(self.raw, self.raw_compressed)
-
-
-LINE_TS_AT = TrunkLine._fields.index("ts")
-
-
-def trunk_line_columns() -> tuple:
-    """The columns of TrunkLine, its stamp as the database reads it fastest (lib/stamps.py)."""
-    return (
-        "id",
-        *(
-            # A prompt's text only (fields.first_prompt): a tool result's can be megabytes.
-            Case(When(is_prompt=True, then=Unpacked("text")), default=Value(""), output_field=TextField())
-            if name == "text"
-            else stamps.column(name)
-            if name == "ts"
-            else name
-            for name in TrunkLine._fields[1:-2]
-        ),
-        Case(
-            When(type="system", subtype="compact_boundary", then=F("raw")),
-            default=Value(b""),
-            output_field=BinaryField(),
-        ),
-        "raw_compressed",
-    )
-
-
-def trunk_line(row: Sequence, parse: Callable | None) -> TrunkLine:
-    """One row of `trunk_line_columns` (and any after them) as a TrunkLine, its stamp parsed."""
-    row = list(row[: len(TrunkLine._fields)])
-    if parse is not None:
-        row[LINE_TS_AT] = parse(row[LINE_TS_AT])
-    return TrunkLine._make(row)
-
-
-def trunk_line_chunks(trunk: SourceFile | None, size: int) -> Iterator[list[TrunkLine]]:
-    """The trunk's lines as TrunkLine tuples in file order, `size` at a time: a session of months
-    holds hundreds of thousands of lines, never all held at once (derive/trunk_facts.py)."""
-    if trunk is None:
-        return
-    rows = TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index")
-    page = rows
-    columns, parse = trunk_line_columns(), stamps.reader()
-    while chunk := list(page.values_list(*columns, "offset", "index")[:size]):
-        yield [trunk_line(row, parse) for row in chunk]
-        offset, index = chunk[-1][-2:]
-        # A range on the unique (source, offset, index) index: each page starts where the last ended.
-        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
 
 
 def locate_trunk(sid: str, project: str) -> SourceFile | None:

@@ -1,11 +1,11 @@
 """What a whole rebuild reads of a session's trunk transcript, folded over its lines a chunk at a time.
 
 A session of months holds hundreds of thousands of lines: held at once as tuples, they took a
-600 MB session's rebuild 140 MB (bench/rss.py --session-mb). Here they are read CHUNK at a time in
-file order, and only what grows with the prompts is kept: the prompt injections and the prompts'
-seconds. An injection's walk up to its prompt reads the lines it passes by uuid (the
-entry_session_uuid index), the first line of the file with each, as the whole file's map in
-`join.prompt_turns` has it; the result is the same however the lines were chunked
+600 MB session's rebuild 140 MB (bench/rss.py --session-mb). They are read CHUNK at a time in file
+order (derive/trunk_pass.py, with the turns' outcome signals), and only what grows with the prompts
+is kept: the prompt injections and the prompts' seconds. An injection's walk up to its prompt reads
+the lines it passes by uuid (the entry_session_uuid index), the first line of the file with each, as
+the whole file's map in `join.prompt_turns` has it; the result is the same however the lines were chunked
 (tests/introspect/derive/test_trunk_facts.py).
 """
 
@@ -98,18 +98,6 @@ class TrunkFacts:
     def dates(self) -> list[datetime]:
         """The earliest and latest stamp of the lines (what a min and a max over all of them read)."""
         return [ts for ts in (self.earliest, self.latest) if ts is not None]
-
-
-def read(trunk: SourceFile | None, *, built: int | None = None, chunk: int | None = None) -> TrunkFacts:
-    """The facts of every line of the trunk, read `chunk` lines at a time (CHUNK by default); and
-    the parents waiting among its lines up to id `built` (all of them without it)."""
-    facts = TrunkFacts()
-    waiting = Waiting(trunk, built)
-    for lines in session_inputs.trunk_line_chunks(trunk, chunk or CHUNK):
-        facts.add(lines)
-        waiting.add(lines)
-    facts.waiting_parents = waiting.found()
-    return facts
 
 
 class Waiting:

@@ -131,7 +131,8 @@ def line_of(row: tuple, parse=None) -> signals.Line:
 
 
 def plan(session: Session, trunk: SourceFile | None) -> list[TurnOutcome]:
-    """Every conversation turn's outcome row of the session (none without a trunk)."""
+    """Every conversation turn's outcome row of the session (none without a trunk), read alone: a
+    whole rebuild reads them with the trunk's facts (derive/trunk_pass.py)."""
     if trunk is None:
         return []
     return rows_for(session, lines_of(trunk), first_number=0)

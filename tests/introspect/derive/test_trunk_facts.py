@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from introspect.derive import rebuild, session_inputs, trunk_facts
+from introspect.derive import rebuild, session_inputs, trunk_facts, trunk_pass
 from introspect.importer.run import Options
 from introspect.models import Session, SourceFile, TranscriptEntry
 from introspect.rules import join
+from lib import stamps
 from tests.introspect.derive.test_extend import snapshot
 from waysweb import passes
 
@@ -34,9 +35,21 @@ def rebuilt(monkeypatch, chunk: int) -> dict:
     return snapshot()
 
 
+def lines_in_chunks(trunk: SourceFile, size: int) -> list[list[session_inputs.TrunkLine]]:
+    parse = stamps.reader()
+    return [[trunk_pass.trunk_line(row, parse) for row in chunk] for chunk in trunk_pass.chunks(trunk, size)]
+
+
 def whole_file(trunk: SourceFile) -> list[session_inputs.TrunkLine]:
-    (lines,) = session_inputs.trunk_line_chunks(trunk, size=10**9)
+    (lines,) = lines_in_chunks(trunk, 10**9)
     return lines
+
+
+def facts_of(trunk: SourceFile, chunk: int, monkeypatch) -> trunk_facts.TrunkFacts:
+    """The facts a rebuild reads of the trunk, `chunk` lines at a time."""
+    monkeypatch.setattr(trunk_facts, "CHUNK", chunk)
+    facts, _ = trunk_pass.read(Session(sid=trunk.session_key), trunk)
+    return facts
 
 
 def turns_of(found: list[join.PromptTurn]) -> list[tuple]:
@@ -57,16 +70,16 @@ def test_the_sample_rebuilt_a_few_lines_at_a_time_has_the_rows_of_a_one_chunk_re
 def test_the_lines_of_a_trunk_come_in_file_order_however_they_are_chunked(home):
     import_sample(home)
     for trunk in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT):
-        chunks = list(session_inputs.trunk_line_chunks(trunk, SMALL))
+        chunks = lines_in_chunks(trunk, SMALL)
         assert all(0 < len(chunk) <= SMALL for chunk in chunks)
         assert [line for chunk in chunks for line in chunk] == whole_file(trunk)
 
 
-def test_each_sample_trunks_prompt_turns_are_those_of_the_whole_files_map(home):
+def test_each_sample_trunks_prompt_turns_are_those_of_the_whole_files_map(home, monkeypatch):
     import_sample(home)
     keyed = 0
     for trunk in SourceFile.objects.filter(kind=SourceFile.Kind.TRANSCRIPT):
-        facts = trunk_facts.read(trunk, chunk=SMALL)
+        facts = facts_of(trunk, SMALL, monkeypatch)
         found = turns_of(trunk_facts.prompt_turns(trunk, facts.injections))
         assert found == turns_of(join.prompt_turns(whole_file(trunk)))
         assert facts.no_match_reason() == join.no_match_reason(whole_file(trunk), found)
@@ -105,7 +118,7 @@ def prompt(uuid: str, parent: str | None, second: int) -> dict:
     return line("user", uuid, parent, second, message={"role": "user", "content": f"prompt {uuid}"})
 
 
-def test_a_walk_reads_the_first_line_of_each_uuid_over_hops_forward_and_back(home):
+def test_a_walk_reads_the_first_line_of_each_uuid_over_hops_forward_and_back(home, monkeypatch):
     home.transcript(
         "/home/dev/app",
         "walks",
@@ -124,7 +137,7 @@ def test_a_walk_reads_the_first_line_of_each_uuid_over_hops_forward_and_back(hom
     )
     passes.sessions_pass(settings.WAYSWEB_LOCATIONS, Options(ways=False))
     trunk = SourceFile.objects.get(kind=SourceFile.Kind.TRANSCRIPT)
-    facts = trunk_facts.read(trunk, chunk=2)
+    facts = facts_of(trunk, 2, monkeypatch)
 
     found = trunk_facts.prompt_turns(trunk, facts.injections)
 
