@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.introspect.migrations.schema_editor import Editor
 from introspect.models import Turn, TurnWay
 
 pytestmark = pytest.mark.django_db
@@ -44,19 +45,6 @@ def index_sql(table: str, column: str) -> list[str]:
             cursor.execute(query, [name])
             definitions += [row[0] for row in cursor.fetchall()]
         return definitions
-
-
-class Editor:
-    """The part of a schema editor the migration's functions use."""
-
-    def __init__(self) -> None:
-        self.connection = connection
-
-    def execute(self, sql: str) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-
-    quote_name = staticmethod(connection.ops.quote_name)
 
 
 @pytest.mark.parametrize(("table", "column"), KEYS)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.introspect.migrations.schema_editor import Editor
 from introspect.models import Turn
 
 pytestmark = pytest.mark.django_db
@@ -30,19 +31,6 @@ def session_indexes() -> dict[str, list[str]]:
         for name, info in found.items()
         if (info["index"] or info["unique"]) and not info["primary_key"] and info["columns"][:1] == ["session_id"]
     }
-
-
-class Editor:
-    """The part of a schema editor the migration's functions use."""
-
-    def __init__(self) -> None:
-        self.connection = connection
-
-    def execute(self, sql: str) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-
-    quote_name = staticmethod(connection.ops.quote_name)
 
 
 def test_the_session_is_indexed_only_by_the_unique_key_and_the_window_index():
