@@ -952,9 +952,16 @@ class TranscriptEntry(models.Model):
         indexes = [
             models.Index(fields=["session", "source", "offset"], name="entry_session_order"),
             models.Index(fields=["session_key", "uuid"], name="entry_session_uuid"),
-            models.Index(fields=["tool_use_id"], name="entry_tool_use"),
-            # The page pairs each call with its result (queries.entry_cards.pair_results).
-            models.Index(fields=["tool_result_id"], name="entry_tool_result"),
+            # The page pairs each call with its result (queries.entry_cards.pair_results): by value,
+            # so only the lines that have one are indexed (one line in six; 0043).
+            models.Index(
+                fields=["tool_use_id"], name="entry_tool_use", condition=models.Q(tool_use_id__isnull=False)
+            ),
+            models.Index(
+                fields=["tool_result_id"],
+                name="entry_tool_result",
+                condition=models.Q(tool_result_id__isnull=False),
+            ),
             # The conversation's turns: a page finds the prompt that opens turn N, and counts the
             # prompts before an entry (its turn number), in these rows only.
             models.Index(

@@ -1,6 +1,6 @@
-"""The turns' transcript-line keys and a turn way's judge key are indexed only where they name a row
-(migration 0042): a row that names none costs no index write, and a lookup by a value still goes
-through the index, on SQLite and PostgreSQL alike."""
+"""The turns' transcript-line keys and a turn way's judge key (migration 0042), and a transcript
+line's tool keys (0043), are indexed only where they name something: a row that names nothing costs
+no index write, and a lookup by a value still goes through the index, on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from tests.introspect.migrations.schema_editor import Editor
-from introspect.models import Turn, TurnWay
+from introspect.models import TranscriptEntry, Turn, TurnWay
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +24,7 @@ KEYS = [
     (Turn._meta.db_table, "nearest_prompt_id"),
     (TurnWay._meta.db_table, "judge_event_id"),
 ]
+TOOL_KEYS = [(TranscriptEntry._meta.db_table, "tool_use_id"), (TranscriptEntry._meta.db_table, "tool_result_id")]
 
 
 def index_sql(table: str, column: str) -> list[str]:
@@ -47,7 +48,7 @@ def index_sql(table: str, column: str) -> list[str]:
         return definitions
 
 
-@pytest.mark.parametrize(("table", "column"), KEYS)
+@pytest.mark.parametrize(("table", "column"), KEYS + TOOL_KEYS)
 def test_each_key_has_one_index_holding_only_the_rows_that_name_a_row(table, column):
     [sql] = index_sql(table, column)
     assert "IS NOT NULL" in sql.upper(), sql
@@ -74,9 +75,19 @@ def test_undone_the_full_indexes_are_back_and_done_again_they_go():
     ],
 )
 def test_a_lookup_by_value_reads_the_partial_index_not_the_table(where):
+    assert "INDEX turn_" in plan_of(Turn, where)
+
+
+@pytest.mark.parametrize("where", ["tool_use_id = 'toolu_1'", "tool_result_id IN ('toolu_1', 'toolu_2')"])
+def test_a_call_or_its_result_is_found_by_its_tool_key_through_the_partial_index(where):
+    assert "INDEX entry_tool_" in plan_of(TranscriptEntry, where)
+
+
+def plan_of(model, where: str) -> str:
     if connection.vendor != "sqlite":
         pytest.skip("SQLite's plan is the one read here")
     with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {Turn._meta.db_table} WHERE {where}")
+        cursor.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {model._meta.db_table} WHERE {where}")
         plan = " ".join(str(row[-1]) for row in cursor.fetchall())
-    assert "INDEX turn_" in plan and "SCAN" not in plan, plan
+    assert "SCAN" not in plan, plan
+    return plan
