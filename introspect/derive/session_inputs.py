@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from functools import partial
 from operator import add, itemgetter
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Case, F, Max, TextField, Value, When
+from django.db.models import Case, F, Max, QuerySet, TextField, Value, When
 
 from introspect.models import Session, SourceFile, TranscriptEntry, WaysEvent
 from introspect.rules import join
@@ -163,6 +163,27 @@ class TrunkLine(NamedTuple):
     @property
     def line(self) -> bytes:
         return linepack.unpack(self.raw, self.raw_compressed)
+
+
+def in_file_order(
+    rows: QuerySet, columns: Sequence, size: int, *, after: tuple[int, int] | None = None
+) -> Iterator[list[tuple]]:
+    """`columns` of one file's `rows` in file order, `size` at a time, from position `after` on (itself
+    included): a session of months holds hundreds of thousands of lines, never all held at once.
+    The last two columns must be the line's offset and index: each page starts where the last ended,
+    a range on the unique (source, offset, index) index."""
+    rows = rows.order_by("offset", "index")
+    page = (
+        rows
+        if after is None
+        else rows.filter(offset__gte=after[0]).exclude(offset=after[0], index__lt=after[1])
+    )
+    while chunk := list(page.values_list(*columns)[:size]):
+        yield chunk
+        if len(chunk) < size:
+            return  # the last chunk: no query to find nothing after it
+        offset, index = chunk[-1][-2:]
+        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
 
 
 def locate_trunk(sid: str, project: str) -> SourceFile | None:

@@ -18,7 +18,7 @@ from operator import itemgetter
 from django.db.models import BinaryField, Case, F, Q, TextField, Value, When
 from django.db.models.functions import Substr
 
-from introspect.derive import fields, trunk_facts, turn_outcomes
+from introspect.derive import fields, session_inputs, trunk_facts, turn_outcomes
 from introspect.derive.session_inputs import TrunkLine
 from introspect.models import Session, SourceFile, TranscriptEntry, TurnOutcome
 from introspect.rules import outcome_signals as signals
@@ -74,17 +74,8 @@ def columns() -> tuple:
 
 
 def chunks(trunk: SourceFile, size: int) -> Iterator[list[tuple]]:
-    """The trunk's rows (`columns`) in file order, `size` at a time: a session of months holds
-    hundreds of thousands of lines, never all held at once."""
-    rows = TranscriptEntry.objects.filter(source=trunk).order_by("offset", "index")
-    page, read = rows, columns()
-    while chunk := list(page.values_list(*read)[:size]):
-        yield chunk
-        if len(chunk) < size:
-            return  # the last chunk: no query to find nothing after it
-        offset, index = chunk[-1][-2:]
-        # A range on the unique (source, offset, index) index: each page starts where the last ended.
-        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
+    """Every one of the trunk's rows (`columns`) in file order, `size` at a time."""
+    return session_inputs.in_file_order(TranscriptEntry.objects.filter(source=trunk), columns(), size)
 
 
 def trunk_line(row: tuple, parse) -> TrunkLine:

@@ -15,7 +15,7 @@ import orjson
 from django.db.models import BinaryField, Case, ExpressionWrapper, F, IntegerField, Q, TextField, Value, When
 from django.db.models.functions import Substr
 
-from introspect.derive import fields
+from introspect.derive import fields, session_inputs
 from introspect.models import Session, SourceFile, TranscriptEntry, TurnOutcome
 from introspect.rules import outcome_signals as signals
 from lib import linepack, stamps
@@ -87,18 +87,11 @@ def lines_of(
 ) -> Iterator[tuple[int, signals.Line]]:
     """(id, line) of the trunk's conversation lines in file order, from position `after` on (itself
     included), read CHUNK at a time."""
-    rows = TranscriptEntry.objects.filter(conversation_lines(trunk)).order_by("offset", "index")
-    page = rows
-    if after is not None:
-        page = rows.filter(offset__gte=after[0]).exclude(offset=after[0], index__lt=after[1])
-    read, parse = columns(), stamps.reader()
-    while chunk := list(page.values_list(*read)[:CHUNK]):
+    rows = TranscriptEntry.objects.filter(conversation_lines(trunk))
+    parse = stamps.reader()
+    for chunk in session_inputs.in_file_order(rows, columns(), CHUNK, after=after):
         for row in chunk:
             yield row[0], line_of(row, parse)
-        if len(chunk) < CHUNK:
-            return  # the last chunk: no query to find nothing after it
-        offset, index = chunk[-1][-2:]
-        page = rows.filter(offset__gte=offset).exclude(offset=offset, index__lte=index)
 
 
 def line_of(row: tuple, parse=None) -> signals.Line:
