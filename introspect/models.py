@@ -133,7 +133,8 @@ class SourceFile(models.Model):
 
 class RawLine(models.Model):
     """Every physical line read, so that each occurrence of a duplicated event is accounted for, but
-    the line a WaysEvent row stands for (its place): PhysicalLine reads the two together."""
+    the line a WaysEvent row or a whole transcript entry stands for (its place): PhysicalLine reads
+    them together."""
 
     # Indexed by rawline_position_unique, which starts with it: a second index only slows inserts.
     source = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="lines", db_index=False)
@@ -153,12 +154,15 @@ class RawLine(models.Model):
 
 class PhysicalLine(models.Model):
     """Every physical line read (a database view): its RawLine row, or, for the line that is an
-    event's stored place, the event itself (issue 29: the events store writes no RawLine for it).
+    event's stored place, the event itself, or, for a transcript line read as one whole entry, that
+    entry (issue 29: neither store writes a RawLine for such a line; migrations 0037, 0044).
 
     The place a WaysEvent row holds (source, order_offset, order_index) is the line it was read
     from; a RawLine row at the same place wins (a copy that moved an event there, or a line of an
-    older database, which wrote every line's RawLine). Read-only: the importer writes RawLine and
-    WaysEvent. `length` is NULL for an event's place (the event does not keep it).
+    older database, which wrote every line's RawLine). A transcript entry at index 0 is its line
+    unless a RawLine row shares its offset (a line of several records: those sit at index 1, 2…).
+    Read-only: the importer writes RawLine, WaysEvent and TranscriptEntry. `length` is NULL for an
+    event's or an entry's line (neither keeps it).
     """
 
     source = models.ForeignKey(SourceFile, on_delete=models.DO_NOTHING, related_name="+", db_index=False)

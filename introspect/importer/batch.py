@@ -4,8 +4,8 @@ The checkpoint update is a compare-and-set on the offset the batch started from 
 member: the member's start and how far into it), so a crash rolls rows and offset back together
 and a second importer can never move an offset backwards (importer-reliability.md §3, §9).
 What a line becomes is its kind's store's business (importer/stores.py); here every line gets its
-RawLine row with its outcome (but the line whose place a stored event holds: models.PhysicalLine),
-and what cannot be read its Quarantine row.
+RawLine row with its outcome (but the line whose place a stored event or whole transcript entry
+holds: models.PhysicalLine), and what cannot be read its Quarantine row.
 """
 
 from __future__ import annotations

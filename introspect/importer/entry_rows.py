@@ -22,7 +22,8 @@ entry_row = operator.itemgetter(*ENTRY_NAMES)
 
 
 def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -> EntryRows:
-    """Transcript lines as entries: every physical line kept, uuid repeats across files marked.
+    """Transcript lines as entries: every physical line kept, uuid repeats across files marked; a line
+    read as one whole record is placed (its entry stands for it: models.PhysicalLine).
 
     Each record is prepared (entry_prep: columns, secrets) unless the worker that read it did so
     already (importer/prefetch.py, which packs it too); what needs the database is done here. A record
@@ -46,7 +47,7 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
         known.update(bulk.chunked_in(others.values_list("session_key", "uuid"), "uuid", uuids))
     ids = stores.ensure_sessions({key for *_, key in built})
     sessions |= set(ids)
-    outcomes = lines.outcomes
+    outcomes, whole, placed = lines.outcomes, lines.whole, lines.placed
     kept: list[tuple[dict, entry_prep.Prepared, bytes, str | bytes | None]] = []
     scan = secret_rows.LineScan()
     parts: dict[tuple[int, int], int] = {}
@@ -61,6 +62,10 @@ def store_entries(row: SourceFile, lines: stores.NewLines, sessions: set[str]) -
                 continue  # no DAG node to keep: counted only
         elif outcomes.get(position) != "imported":
             outcomes[position] = "duplicate" if copy else "imported"
+        if position in whole:
+            # Its one record's row stands for the line (models.PhysicalLine, which reads the outcome
+            # given here from the row): no RawLine row beside it.
+            placed.add(position)
         data, text = record.data, fields["text"]
         if record.found:
             place = (row.pk, line.offset, line.index + part, ids.get(key))

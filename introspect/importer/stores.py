@@ -5,14 +5,16 @@ majordomus ledger in LedgerConfig.ready; the batch (importer/batch.py) asks for 
 A store's `build(row, lines, sessions)` turns the (line, record) pairs of `lines` (NewLines)
 not yet stored into rows, marks a line "imported" in its `outcomes` once one of its records is new,
 and adds the session ids it touched to `sessions`; its `write(row, rows)` inserts them inside the
-batch's transaction. A store whose row holds the place of the line it was read from (an event: source, order_offset,
-order_index) puts the line in `placed`, and the batch writes no RawLine row for it (models.PhysicalLine
-reads the two together); its `write` then returns the placed lines another importer's rows took
-first, which get their RawLine row after all. A store whose insert itself tells which rows are new
-(the events store: ON CONFLICT, event_rows.store_events) inserts them in `build`, and hands
-`write` only what follows from them (their secret findings). A store may bring its own `parse` (bytes of a line →
-parser.Parsed) where its format is not read as the generic parser reads JSON (the decision log:
-serde's rules, rules/decision_records.py).
+batch's transaction. A store whose row holds the place of the line it was read from (an event:
+source, order_offset, order_index; a transcript entry read as its line's one record: source,
+offset, index) puts the line in `placed`, and the batch writes no RawLine row for it
+(models.PhysicalLine reads them together); its `write` then returns the placed lines another
+importer's rows took first, which get their RawLine row after all (an entry's place is its unique
+key: whoever stored it stands for the line, so the transcripts store returns none). A store whose
+insert itself tells which rows are new (the events store: ON CONFLICT, event_rows.store_events)
+inserts them in `build`, and hands `write` only what follows from them (their secret findings). A
+store may bring its own `parse` (bytes of a line → parser.Parsed) where its format is not read as
+the generic parser reads JSON (the decision log: serde's rules, rules/decision_records.py).
 """
 
 from __future__ import annotations

@@ -251,10 +251,11 @@ def test_case_22_full_disk_during_an_import_with_spills_then_resumed_equals_a_cl
     clean = file_db()
     home, want = spilled_sessions(tmp_path, clean)
     grown = size_of(clean) - size_of(migrated_template)
-    # Room for the migrated database and what the import adds to it, then filled to half of that.
+    # Room for the migrated database and what the import adds to it, then filled to a quarter of that:
+    # with no RawLine row beside a whole line's entry, every entry fit in half of it.
     size = {"sqlite": "32m", "postgresql": f"{(grown * 3 >> 20) + 48}m"}[BACKEND]
     with database_on_a_small_disk(file_db, migrated_template, tmp_path, size) as (db, disk):
-        filler = fill(disk, leave=grown // 2)
+        filler = fill(disk, leave=grown // 4)
         figures = interrupted_then_resumed(db, db.env(home.root, tmp_path / "data"), filler, want)
     write_figures("full_disk_spills", figures)
 

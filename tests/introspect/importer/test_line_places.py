@@ -1,15 +1,17 @@
 """Every physical line is accounted for (models.PhysicalLine), though an event's own line has no
 RawLine row: the event stands for it, a place an event leaves gets one, and so does a line whose
-event another importer stored between this batch's look-up and its insert."""
+event another importer stored between this batch's look-up and its insert. A transcript line read
+as one whole entry has none either: the entry stands for it, with the outcome the store gave it."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from django.db import connection
 
 from introspect.importer import event_rows, loader
 from introspect.importer.discovery import LIVE_RANK, Source
-from introspect.models import PhysicalLine, RawLine, SourceFile, WaysEvent
+from introspect.models import PhysicalLine, RawLine, SourceFile, TranscriptEntry, WaysEvent
 from lib import bulk
 from lib.hashing import sha256
 from tests.conftest import append, line
@@ -160,4 +162,82 @@ def test_a_source_of_copies_is_looked_up_first_until_a_batch_holds_none(home, mo
     assert inserts == [1] and row.pk not in event_rows.COPIES  # none: the next is inserted first
     assert sorted(WaysEvent.objects.values_list("way", flat=True)) == [f"d/{i}" for i in range(5)]
     assert WaysEvent.objects.get(way="d/0").occurrences == 1  # its copies are in two sources
+    counts_add_up()
+
+
+def said(session: str, n: int, **fields) -> bytes:
+    """A transcript line: a user prompt with a uuid of its own, unless `fields` say otherwise."""
+    body = {
+        "type": "user",
+        "uuid": f"{session}-u{n}",
+        "sessionId": session,
+        "timestamp": f"2026-11-02T10:00:{n:02d}.000Z",
+        "message": {"role": "user", "content": f"prompt {n}"},
+    }
+    return orjson.dumps(body | fields)
+
+
+def transcript(home, session: str, *lines: bytes, project: str = "-p") -> Source:
+    projects = home.root / ".claude" / "projects"
+    append(projects / project / f"{session}.jsonl", *(data + b"\n" for data in lines))
+    return Source("transcript", projects, f"{project}/{session}.jsonl", 0, session)
+
+
+def test_a_transcript_line_read_as_one_entry_is_that_entry(home):
+    snapshot = orjson.dumps({"type": "file-history-snapshot", "uuid": "s-snap", "sessionId": "s"})
+    last_prompt = orjson.dumps({"type": "last-prompt", "sessionId": "s"})  # inert, no node to keep
+    spliced = said("s", 3) + said("s", 4)  # two records on one line
+    lines = [said("s", 1), said("s", 2), snapshot, last_prompt, spliced]
+    done = loader.import_file(transcript(home, "s", *lines))
+    assert (done.counts.lines, done.counts.imported, done.counts.inert) == (5, 3, 2)
+    offsets = [sum(len(data) + 1 for data in lines[:n]) for n in range(len(lines))]
+    # RawLine rows only where no one entry stands for the line: the inert line without a node,
+    # and the line of two records (whose entries sit at index 0 and 1 of its offset).
+    assert sorted(RawLine.objects.values_list("offset", "outcome")) == [
+        (offsets[3], "inert"),
+        (offsets[4], "imported"),
+    ]
+    assert sorted(TranscriptEntry.objects.values_list("offset", "index")) == [
+        (offsets[0], 0),
+        (offsets[1], 0),
+        (offsets[2], 0),
+        (offsets[4], 0),
+        (offsets[4], 1),
+    ]
+    assert lines_of("-p/s.jsonl") == [
+        (offsets[0], sha256(lines[0]), "imported"),
+        (offsets[1], sha256(lines[1]), "imported"),
+        (offsets[2], sha256(snapshot), "inert"),
+        (offsets[3], sha256(last_prompt), "inert"),
+        (offsets[4], sha256(spliced), "imported"),
+    ]
+    counts_add_up()
+    again = loader.import_file(transcript(home, "s"), ignore_checkpoint=True)
+    assert (again.counts.imported, again.counts.duplicate) == (0, 5)  # a replay: every line known
+    assert PhysicalLine.objects.count() == 5
+
+
+def test_a_transcript_line_whose_uuid_another_file_holds_is_a_duplicate_its_entry_stands_for(home):
+    loader.import_file(transcript(home, "s", said("s", 1)))
+    # The session's file in a second project folder, repeating the first file's line.
+    done = loader.import_file(transcript(home, "s", said("s", 1), said("s", 2), project="-q"))
+    assert (done.counts.imported, done.counts.duplicate) == (1, 1)
+    assert RawLine.objects.count() == 0
+    assert [outcome for *_, outcome in lines_of("-q/s.jsonl")] == ["duplicate", "imported"]
+    assert TranscriptEntry.objects.filter(source__rel_path="-q/s.jsonl", is_copy=True).count() == 1
+    counts_add_up()
+
+
+def test_a_transcript_line_of_an_older_database_is_its_raw_row_not_its_entry_again(home):
+    lines = [said("s", 1), said("s", 2)]
+    loader.import_file(transcript(home, "s", *lines))
+    want = lines_of("-p/s.jsonl")
+    row = SourceFile.objects.get(rel_path="-p/s.jsonl")
+    # Before 0044 every line had its RawLine row beside its entry.
+    RawLine.objects.bulk_create(
+        RawLine(source=row, offset=offset, index=0, sha256=sha, length=1, outcome=outcome)
+        for offset, sha, outcome in want
+    )
+    assert lines_of("-p/s.jsonl") == want
+    assert PhysicalLine.objects.filter(source=row).count() == 2
     counts_add_up()
