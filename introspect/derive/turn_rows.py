@@ -67,6 +67,17 @@ def utc_texts(values: list[datetime]) -> list[str]:
     return list(map(utc_text, values))
 
 
+def with_stored_stamps(turns: list[tuple]) -> list[tuple]:
+    """Turns (TURN_FIELDS values, as `turn_row` makes them) with their stamp as the database stores
+    it where that is text (bulk.stores_utc_text: SQLite), in C. The planner converts its turns before
+    handing them over (derive/planner.py): a text pickles in half the bytes of an aware datetime and
+    the writer then converts nothing; turns converted already are returned as they are."""
+    if not turns or type(turns[0][TS_AT]) is str or not bulk.stores_utc_text(Turn):
+        return turns
+    texts = utc_texts(list(map(itemgetter(TS_AT), turns)))
+    return list(map(add, map(add, map(BEFORE_TS, turns), zip(texts)), map(AFTER_TS, turns)))
+
+
 def pk_of(row) -> int | None:
     return row.pk if row is not None else None
 
@@ -111,15 +122,20 @@ def write_turns_of(groups: list[tuple[Session, list[tuple], list[turn_model.Turn
 
 def way_values(built: list[turn_model.TurnData]) -> list[list[tuple]]:
     """Each turn's `fired_ways` rows as TURN_WAY_FIELDS values without the turn: plain values, which
-    a derive planned in another process (derive/planner.py) hands over as they are."""
+    a derive planned in another process (derive/planner.py) hands over as they are. A way's id and
+    channel are one object each across the rows: the planner's pickle then names a repeat by
+    reference (a session's 600,000 rows have a few hundred distinct ids), and the writer makes one
+    string where it made one a row."""
+    names: dict[str, str] = {}
+    one = names.setdefault
     return [
         [
             (
                 position,
                 row.event.pk,
                 None if row.judge_event is None else row.judge_event.pk,
-                row.way_id,
-                row.trigger_channel,
+                one(row.way_id, row.way_id),
+                one(row.trigger_channel, row.trigger_channel),
                 row.gated,
                 row.suppressed,
                 row.redisclosed,
@@ -141,13 +157,9 @@ def write_planned(groups: list[tuple[Session, list[tuple], list[list[tuple]]]]) 
     # Plain tuples through bulk.insert_rows: only the stamp is converted (the per-value conversion of
     # insert_values cost more than the rows' writing; a COPY on PostgreSQL). No conflict is
     # possible: the session's turns from the first epoch written on were deleted in this transaction.
-    values = [values for _, turns, _ in groups for values in turns]
-    ready: frozenset[str] = frozenset()
-    if bulk.stores_utc_text(Turn):
-        # The stamp as SQLite stores it (bulk.stores_utc_text), put in each turn's values in C.
-        ready = frozenset({"ts"})
-        texts = utc_texts(list(map(itemgetter(TS_AT), values)))
-        values = list(map(add, map(add, map(BEFORE_TS, values), zip(texts)), map(AFTER_TS, values)))
+    # The stamp as SQLite stores it (bulk.stores_utc_text), converted by the planner already or here.
+    values = [values for _, turns, _ in groups for values in with_stored_stamps(turns)]
+    ready = frozenset({"ts"}) if bulk.stores_utc_text(Turn) else frozenset()
     bulk.insert_rows(bulk.Rows(Turn, TURN_FIELDS, values, ready=ready), ignore_conflicts=False)
     # From each session's first epoch written: a tail extension keeps the turns before it. A rebuild
     # writes from the first: those sessions in one IN list.

@@ -136,15 +136,18 @@ class Plan:
             return "raw_score"
         return None
 
-    def row(self, obj: dict, stored: bool = False) -> list | None:
+    def row(self, obj: dict, stored: bool = False, shared: dict[str, str] | None = None) -> list | None:
         """The row's columns read from the line's values; None: a value the plan does not take.
-        `stored`: as SQLite stores it (UNSET for the absent fields nothing reads)."""
+        `stored`: as SQLite stores it (UNSET for the absent fields nothing reads). `shared`: the
+        chunk's texts (Stamps.texts), each equal text one object."""
         values = self.take(obj)
         texts = values[: self.texts] if self.numbers or self.u64s else values
         if not all(map(operator.is_, map(type, texts), self.strs)):
             return None
         if not all(map(operator.ge, self.lengths, map(len, texts))):
             return None
+        if shared is not None:
+            texts = tuple(map(shared.setdefault, texts, texts))
         if self.numbers or self.u64s:
             try:
                 numbers = tuple(map(schema.plain_number, self.numbers, values[self.texts :]))
@@ -152,6 +155,8 @@ class Plan:
             except schema.NeedsModel:
                 return None
             values = (*texts, *numbers, *u64s)
+        else:
+            values = texts
         return list((self.spread_stored if stored else self.spread)((*values, None, 1, UNSET)))
 
 
@@ -179,6 +184,10 @@ class Stamps(dict):
     def __init__(self, *, as_text: bool = False) -> None:
         super().__init__()
         self.as_text = as_text
+        # The chunk's texts (event types, way ids, sessions, projects: a few hundred distinct in
+        # thousands of lines), each one object: the worker's pickle names a repeat by reference, and
+        # the writer makes one string where it made one a line.
+        self.texts: dict[str, str] = {}
         self.hours: dict[str, tuple[datetime, str | None] | None] = {}  # "YYYY-MM-DDTHH" → (hour, flag)
 
     def __missing__(self, ts_raw: str) -> tuple[datetime | str | None, str | None]:
@@ -268,7 +277,7 @@ def row_of(
     """`values_of` for a record's object, bytes and parser flags (a plain line's: its own bytes, no
     flags, no Record made: sort_lines)."""
     plan = plan_of(layout, obj)
-    values = plan.row(obj, stamps.as_text)
+    values = plan.row(obj, stamps.as_text, stamps.texts)
     if values is None:
         values = layout.blank.copy()
         try:

@@ -5,11 +5,13 @@ process itself, and a kill of it, are in tests/faults/test_planner_process.py.""
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
-from introspect.derive import planner, rebuild
+from introspect.derive import planner, rebuild, turn_rows
 from introspect.importer.run import Options
 from introspect.models import Session, WaysEvent
 from lib import locations
@@ -102,6 +104,13 @@ def test_plans_written_as_the_worker_made_them_equal_the_writers_own(derived):
     rebuild.rebuild_many(fresh(derived))
 
     assert snapshot() == from_worker
+
+
+def test_the_worker_hands_its_turns_over_with_the_stamps_the_writer_stores(derived):
+    item = planned_by_worker(derived)
+    stamps = [turn[turn_rows.TS_AT] for plan in item.plans for turn in plan.turns]
+    assert stamps
+    assert {type(stamp) for stamp in stamps} == ({str} if connection.vendor == "sqlite" else {datetime})
 
 
 def test_no_second_process_inside_a_transaction(derived):

@@ -55,6 +55,46 @@ def test_many_stamps_are_written_as_each_alone():
     assert turn_rows.utc_texts(mixed)[-1] == "2026-11-02 10:00:00.250000"
 
 
+@pytest.mark.django_db
+def test_turns_are_handed_over_with_the_stamp_the_database_stores_once_and_only_once():
+    stamps = [datetime(2026, 11, 2, 10, 0, tzinfo=UTC), datetime(2026, 11, 2, 10, 0, 7, 1500, tzinfo=UTC)]
+    turns = [
+        (1, epoch, 1, "raw", stamp, 0, "heuristic", "", "", None, None, None)
+        for epoch, stamp in enumerate(stamps)
+    ]
+    stored = turn_rows.with_stored_stamps(turns)
+    if connection.vendor == "sqlite":
+        assert [turn[turn_rows.TS_AT] for turn in stored] == [
+            "2026-11-02 10:00:00",
+            "2026-11-02 10:00:07.001500",
+        ]
+        assert [turn[: turn_rows.TS_AT] + turn[turn_rows.TS_AT + 1 :] for turn in stored] == [
+            turn[: turn_rows.TS_AT] + turn[turn_rows.TS_AT + 1 :] for turn in turns
+        ]
+    else:
+        assert stored is turns  # PostgreSQL takes the datetime
+    assert turn_rows.with_stored_stamps(stored) is stored  # converted already: as it is
+    assert turn_rows.with_stored_stamps([]) == []
+
+
+def test_a_ways_id_and_channel_are_one_object_across_its_rows():
+    stamp = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+
+    def row(order: int) -> turn_model.Row:
+        # Equal texts that are distinct objects, as each event's row read back gives them.
+        way, channel = "".join(["d/", "way"]), "".join(["key", "word"])
+        return turn_model.Row(SimpleNamespace(pk=order), way, channel, "raw", stamp, order)
+
+    turn = turn_model.TurnData(epoch=1, ts_raw="raw", ts=stamp, token_position=0, rows=[row(1), row(2)])
+    [[first, second]] = turn_rows.way_values([turn])
+    way_at, channel_at = (
+        turn_rows.TURN_WAY_FIELDS.index("way_id") - 1,
+        turn_rows.TURN_WAY_FIELDS.index("trigger_channel") - 1,
+    )
+    assert (first[way_at], first[channel_at]) == ("d/way", "keyword")
+    assert first[way_at] is second[way_at] and first[channel_at] is second[channel_at]
+
+
 def test_a_turns_values_come_in_turn_fields_order_with_ids_for_rows():
     stamp = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
     turn = turn_model.TurnData(epoch=3, ts_raw="2026-11-02T10:00:00Z", ts=stamp, token_position=1200)
