@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from introspect.importer import entry_prep, parser, schema, tailer
-from introspect.rules import timestamps
+from introspect.rules import secrets, timestamps
 from lib import hashing
 from lib.hashing import sha256
 
@@ -56,6 +56,9 @@ class Layout:
         self.read_at = tuple(at[name] for name in ("sha256", "order_offset", "order_index", "raw"))
         self.flags, self.empty = at["flags"], at["empty_fields"]
         self.texts = tuple(at[name] for name in texts)  # the texts the writer's secret scan reads
+        self.raw = at["raw"]
+        # Those of a row whose raw line holds no secret's anchor (Sorted.records' `clean`).
+        self.texts_but_raw = tuple(at[name] for name in texts if name != "raw")
         # The columns of a line's keys that nothing reads between the line and its insert (the
         # writer reads a row's session key, the stamp and event type are read here, the secret scan
         # reads its texts): a line without such a key may hold UNSET there in a stored row.
@@ -324,11 +327,13 @@ class Sorted(NamedTuple):
     keys: each line's (offset, index), in the chunk's order. outcomes: each line's outcome so far
     ("duplicate" for a line with records, until one of them turns out new; "inert", "quarantined").
     raw: each line's RawLine row but its source (batch.RAW_NAMES: offset, index, sha256, length, "").
-    records: (key, length, sha256, digest, row, whole) a record: its `digest` (hashing.digest64 of its
-    sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
+    records: (key, length, sha256, digest, row, whole, clean) a record: its `digest` (hashing.digest64
+    of its sha256: the event's key, models.WaysEvent.digest), its row in EVENT_NAMES order but for
     SOURCE_SET, or (line, record) where the plain reading does not take it (the writer decides it,
     event_rows.event_values); `whole` whether the record is its whole line (its row may stand for the
-    line: models.PhysicalLine). The secrets in its texts are the writer's to find (store_events).
+    line: models.PhysicalLine). The secrets in its texts are the writer's to find (store_events);
+    `clean` says its row's raw line holds no anchor any secret begins at (rules/secrets.anchor_hits),
+    so that the writer's scan, which would find nothing there, reads the row's other texts only.
     quarantined: (line with its bytes, reason, detail, sha256) for a quarantined line or part."""
 
     keys: list[tuple[int, int]]
@@ -370,7 +375,7 @@ def sort_lines(lines: list[tailer.Line], config: Config, parse=parser.parse_line
         values = row_of(layout, obj, line, data, (), sha, stamps)
         if values is None:
             values = (line, parser.Record(obj=obj, data=data))
-        records.append(record_of(key, line, sha, values, not line.nul_prefix))
+        records.append(record_of(key, line, sha, values, not line.nul_prefix, layout, data))
     return sorted_
 
 
@@ -396,13 +401,23 @@ def sort_line(
         values = row_of(layout, record.obj, line, record.data, record.flags, rsha, stamps)
         if values is None:
             values = (line, record)
-        sorted_.records.append(record_of(key, line, rsha, values, whole))
+        sorted_.records.append(record_of(key, line, rsha, values, whole, layout, record.data))
 
 
-def record_of(key: tuple[int, int], line: tailer.Line, sha: str, values: list | tuple, whole: bool) -> tuple:
-    """A record of Sorted.records: its row (a list) or (line, record) for the writer to read."""
-    # the event's key, found here once (not by the writer)
-    return (key, line.length, sha, hashing.digest64(sha), values, whole)
+def record_of(
+    key: tuple[int, int],
+    line: tailer.Line,
+    sha: str,
+    values: list | tuple,
+    whole: bool,
+    layout: Layout,
+    data: bytes,
+) -> tuple:
+    """A record of Sorted.records: its row (a list) or (line, record) for the writer to read. `data`:
+    the record's bytes, which its row's raw line decodes (the same characters where they are ASCII)."""
+    # The event's key and whether its raw line is clean of anchors, found here once (not by the writer).
+    clean = type(values) is list and not secrets.anchor_hits(values[layout.raw], data)
+    return (key, line.length, sha, hashing.digest64(sha), values, whole, clean)
 
 
 def prepare_chunk(chunk: tailer.Chunk, config: Config) -> tailer.Chunk:

@@ -98,7 +98,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     stamps = None  # a general-way row's (rare): the batch's stamps read as the rows hold them
     source_id, rank, generation = row.pk, row.rank, row.generation
     seen = event_repeats.SEEN  # a cold load without the digest key: its repeats settled after it
-    for key, _, sha, digest, values, whole in records:
+    clean: set[str] = set()  # the rows whose raw line holds no secret's anchor (event_prep.Sorted)
+    for key, _, sha, digest, values, whole, unanchored in records:
         new = fresh.get(sha)
         if new is not None:
             # The same bytes twice in this batch of one source: a genuinely repeated line (×N).
@@ -111,6 +112,8 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
         values[SOURCE_ID], values[ORDER_RANK], values[ORDER_GENERATION] = source_id, rank, generation
         values[DIGEST] = digest
         fresh[sha], places[sha] = values, key
+        if unanchored:
+            clean.add(sha)
         if seen is not None and seen.add(digest):
             whole = False  # may repeat an event of this load: its line keeps its RawLine row
         if whole:
@@ -124,14 +127,14 @@ def store_events(row: SourceFile, lines: stores.NewLines, sessions: set[str]) ->
     # The secrets in the events' texts, masked in team mode before the row is stored; the findings
     # are written for the events that turn out new. Found here, not by the worker: with the digest
     # key out of a cold load the writer waited for the worker 11 of the load's 26 s, 2 with this
-    # scan its own (bench/results/2026-12-05-stop51.txt).
+    # scan its own (bench/results/2026-12-05-stop51.txt). But the raw line, nearly all of the bytes
+    # scanned, is skipped where the worker found no anchor in it (`clean`): no secret begins there.
     noted: dict[str, list[tuple]] = {}
     scan = secret_rows.DocumentScan()
     for sha, values in fresh.items():
         found: list[tuple] = []
-        secret_rows.event_row(
-            values, LAYOUT.texts, (source_id, *places[sha], values[SESSION_ID]), found, scan
-        )
+        texts = LAYOUT.texts_but_raw if sha in clean else LAYOUT.texts
+        secret_rows.event_row(values, texts, (source_id, *places[sha], values[SESSION_ID]), found, scan)
         if found:
             noted[sha] = found
     rows = bulk.Rows(

@@ -21,7 +21,25 @@ from tests.conftest import Home
 from tests.faults.conftest import run_python
 from tests.processes import exited
 
-INGEST = """
+# Put into the planner's boot before it serves: each message sent, then a pause.
+PACED = """
+import time
+from lib import worker_pipes
+sender = worker_pipes.sender
+
+def paced(out):
+    send = sender(out)
+
+    def send_then_wait(message):
+        send(message)
+        time.sleep(0.5)
+
+    return send_then_wait
+
+worker_pipes.sender = paced
+"""
+INGEST = f"""
+PACED = {PACED!r}
 import os, signal, sys
 import django
 django.setup()
@@ -33,6 +51,10 @@ how = sys.argv[1]
 if how == "in process":
     planner.Planner.start = classmethod(lambda cls, chunks: None)
 elif how == "planner killed":
+    # The planner waits half a second after each chunk it sends: when the writer asks for its
+    # second chunk and kills it, it has sent its first and few more, however small a message (the
+    # pipe alone holds 64 KiB of them).
+    planner.BOOT = planner.BOOT.replace("planner.serve(", PACED + "planner.serve(")
     real = planner.Planner.plans
 
     def plans(self, index):

@@ -41,14 +41,35 @@ def test_every_line_gets_its_outcome_and_raw_row_and_each_record_its_row():
     assert sorted_.raw[5][2] == "a" * 64
     reasons = [reason for _, reason, _, _ in sorted_.quarantined]
     assert "too_long" in reasons and len(reasons) >= 2
-    key, length, sha, digest, row, whole = sorted_.records[0]
-    assert (key, length, sha, whole) == ((0, 0), len(EVENT), sha256(EVENT), True)
+    key, length, sha, digest, row, whole, clean = sorted_.records[0]
+    assert (key, length, sha, whole, clean) == ((0, 0), len(EVENT), sha256(EVENT), True, True)
     assert digest == hashing.digest64(sha)  # the event's key, found here for the writer
     assert row[event_rows.AT["session_key"]] == "s1" and row[event_rows.AT["raw"]] == EVENT.decode()
     assert row[event_rows.AT["source_id"]] is None  # the writer's
     odd = next(record for record in sorted_.records if record[0] == (read[3].offset, 0))
     assert odd[3] == hashing.digest64(odd[2])
     assert isinstance(odd[4], tuple)  # (line, record): the writer reads it the general way
+    assert odd[6] is False  # and scans all of it
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",  # a secret
+        "a GitHub token starts ghp_ and goes on",  # an anchor no secret follows
+        "AKIA" + "QWERTYUIOPASDFGH ünïcode",  # an anchor in a line that is not ASCII
+    ],
+)
+def test_a_line_is_clean_only_where_no_secret_could_begin_in_it(value):
+    data = json.dumps(
+        {"event": "way_fired", "ts": "2026-01-01T00:00:00Z", "surface": value}, ensure_ascii=False
+    ).encode()
+    lines = [
+        tailer.Line(offset=0, data=data, length=len(data)),
+        tailer.Line(offset=99, data=EVENT, length=len(EVENT)),
+    ]
+    anchored, plain = event_prep.sort_lines(lines, event_rows.prep_config()).records
+    assert (anchored[6], plain[6]) == (False, True)
 
 
 def test_a_chunk_crosses_to_the_writer_as_plain_values_but_its_odd_lines():

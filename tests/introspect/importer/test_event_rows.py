@@ -15,7 +15,7 @@ from django.db import connection
 
 from introspect.importer import event_prep, event_rows, loader, parser, schema, tailer
 from introspect.importer.discovery import LIVE_RANK, Source
-from introspect.models import PhysicalLine, WaysEvent
+from introspect.models import PhysicalLine, SecretFinding, WaysEvent
 from introspect.rules import timestamps
 from lib import bulk, hashing
 from tests.conftest import append, line
@@ -254,3 +254,17 @@ def test_the_fields_a_line_lacks_are_stored_null_and_its_own_as_read(home):
         row = event_rows.event_row(SOURCE, *read(lines[2]), "0" * 64, event_prep.Stamps(as_text=True))
         assert row[event_rows.AT["prob_en"]] is event_prep.UNSET and row[event_rows.AT["margin"]] == 0.5
         assert row[event_rows.SESSION_KEY] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("team", [False, True])
+def test_a_secret_only_the_raw_line_holds_is_found_there_and_in_team_mode_masked(home, settings, team):
+    settings.WAYSWEB_SECRETS_MASKED_ONLY = team
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    held = line(ts="2026-11-02T10:00:00Z", event="way_fired", way="d/w", session="s", note=f"use {token}")
+    append(home.live, held, line(ts="2026-11-02T10:00:01Z", event="way_fired", way="d/v", session="s"))
+    loader.import_file(live(home))
+    [finding] = SecretFinding.objects.values_list("place", "offset", "kind")
+    assert finding[:2] == (SecretFinding.Place.EVENT, 0)
+    raw = WaysEvent.objects.get(way="d/w").raw
+    assert (token in raw) is not team
