@@ -52,6 +52,23 @@ def test_every_line_gets_its_outcome_and_raw_row_and_each_record_its_row():
     assert odd[6] is False  # and scans all of it
 
 
+def test_equal_texts_of_a_chunk_are_one_object_in_its_rows():
+    # Equal texts the parser gave as distinct objects: a chunk's pickle then names a repeat by reference.
+    read = []
+    for n in range(3):
+        data = json.dumps(
+            {"event": "way_fired", "ts": f"2026-01-01T00:00:0{n}Z", "session": "s1", "way": "d/w"}
+        )
+        read.append(tailer.Line(offset=n * 200, data=data.encode(), length=len(data)))
+    rows = [record[4] for record in event_prep.sort_lines(read, event_rows.prep_config()).records]
+    for name in ("event", "session_key", "way"):
+        at = event_rows.AT[name]
+        assert rows[0][at] == rows[1][at] == rows[2][at]
+        assert rows[0][at] is rows[1][at] is rows[2][at], name
+    at = event_rows.AT["ts_raw"]
+    assert len({row[at] for row in rows}) == 3  # distinct texts stay distinct
+
+
 @pytest.mark.parametrize(
     "value",
     [
