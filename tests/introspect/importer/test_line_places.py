@@ -5,6 +5,8 @@ as one whole entry has none either: the entry stands for it, with the outcome th
 
 from __future__ import annotations
 
+import os
+
 import orjson
 import pytest
 from django.db import connection
@@ -241,3 +243,23 @@ def test_a_transcript_line_of_an_older_database_is_its_raw_row_not_its_entry_aga
     assert lines_of("-p/s.jsonl") == want
     assert PhysicalLine.objects.filter(source=row).count() == 2
     counts_add_up()
+
+
+def test_a_transcript_line_rewritten_in_place_is_caught_by_verify_through_its_entry(home):
+    lines = [said("s", n) for n in range(1, 40)]
+    source = transcript(home, "s", *lines)
+    loader.import_file(source)
+    assert RawLine.objects.count() == 0  # every line stands as its entry
+    assert loader.verify_file(source)  # nothing changed
+    stat = source.path.stat()
+    changed = lines[5].replace(b"prompt 6", b"prompt X")
+    assert len(changed) == len(lines[5])
+    with open(source.path, "r+b") as fh:
+        fh.seek(sum(len(data) + 1 for data in lines[:5]))
+        fh.write(changed)
+    os.utime(source.path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert not loader.verify_file(source)  # read again from 0, as a new generation
+    assert list(SourceFile.objects.order_by("generation").values_list("generation", "status")) == [
+        (1, SourceFile.Status.SUPERSEDED),
+        (2, SourceFile.Status.ACTIVE),
+    ]
