@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from introspect.importer import entry_prep, parser, schema, tailer
-from introspect.rules import secrets, timestamps
+from introspect.importer import entry_prep, parser, tailer
+from introspect.rules import event_fields, secrets, timestamps
 from lib import hashing
 from lib.hashing import sha256
 
@@ -36,10 +36,10 @@ class Layout:
         self.names = names
         self.at = at = {name: i for i, name in enumerate(names)}
         # A line's key → (its column's place in a row, how its value is read, the longest text its
-        # column takes or 0): schema.read_plain's places.
+        # column takes or 0): event_fields.read_plain's places.
         self.places = {
             key: (at[COLUMN_OF.get(key, key)], how, lengths.get(COLUMN_OF.get(key, key), 0))
-            for key, how in schema.READ_AS.items()
+            for key, how in event_fields.READ_AS.items()
         }
         self.plans: dict[tuple[str, ...], Plan] = {}  # a line's keys → how such lines are read
         self.occurrences = at["occurrences"]
@@ -49,8 +49,8 @@ class Layout:
             at["event"],
             at["schema_gen"],
         )
-        self.calibrated_at = tuple(at[name] for name in schema.CALIBRATED_FIELDS)
-        self.raw_score_at = tuple(at[name] for name in schema.RAW_SCORE_FIELDS)
+        self.calibrated_at = tuple(at[name] for name in event_fields.CALIBRATED_FIELDS)
+        self.raw_score_at = tuple(at[name] for name in event_fields.RAW_SCORE_FIELDS)
         self.blank = [None] * len(names)
         self.blank[at["occurrences"]] = 1
         self.read_at = tuple(at[name] for name in ("sha256", "order_offset", "order_index", "raw"))
@@ -70,11 +70,11 @@ class Layout:
         return {**vars(self), "plans": {}}
 
 
-# How a value is read (schema.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
+# How a value is read (event_fields.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
 KINDS = ("str", "num", "u64")
-# The score fields a line's key can be read into (all of them: schema.READ_AS holds every field).
-CALIBRATED_PLACED = frozenset(schema.CALIBRATED_FIELDS) & schema.READ_AS.keys()
-RAW_SCORE_PLACED = frozenset(schema.RAW_SCORE_FIELDS) & schema.READ_AS.keys()
+# The score fields a line's key can be read into (all of them: event_fields.READ_AS holds every field).
+CALIBRATED_PLACED = frozenset(event_fields.CALIBRATED_FIELDS) & event_fields.READ_AS.keys()
+RAW_SCORE_PLACED = frozenset(event_fields.RAW_SCORE_FIELDS) & event_fields.READ_AS.keys()
 EMPTY_JSON = json.dumps([])
 
 
@@ -102,7 +102,7 @@ class Plan:
     and their order) are read into a row: found once, then each such line's values taken at C speed
     (one itemgetter for the line's values, one for the row's fifty columns), its texts' types and
     lengths checked together. A line whose values are not all plain (a None, a number in a text's
-    place, a text past its column: rare) is read by schema.read_plain, which decides it."""
+    place, a text past its column: rare) is read by event_fields.read_plain, which decides it."""
 
     def __init__(self, layout: Layout, keys: tuple[str, ...]) -> None:
         by_kind = {
@@ -131,7 +131,7 @@ class Plan:
         self.raw_score_at = tuple(layout.places[key][0] for key in keys if key in RAW_SCORE_PLACED)
 
     def generation(self, values: list) -> str | None:
-        """The score fields' generation (schema.plain_fields' `schema_gen`), decided on the row
+        """The score fields' generation (event_fields.plain_fields' `schema_gen`), decided on the row
         however it was read (this plan or read_plain)."""
         if self.calibrated_at and any(values[at] is not None for at in self.calibrated_at):
             return "calibrated"
@@ -153,9 +153,9 @@ class Plan:
             texts = tuple(map(shared.setdefault, texts, texts))
         if self.numbers or self.u64s:
             try:
-                numbers = tuple(map(schema.plain_number, self.numbers, values[self.texts :]))
-                u64s = tuple(map(schema.plain_u64, self.u64s, values[self.texts + len(numbers) :]))
-            except schema.NeedsModel:
+                numbers = tuple(map(event_fields.plain_number, self.numbers, values[self.texts :]))
+                u64s = tuple(map(event_fields.plain_u64, self.u64s, values[self.texts + len(numbers) :]))
+            except event_fields.NeedsModel:
                 return None
             values = (*texts, *numbers, *u64s)
         else:
@@ -251,7 +251,7 @@ def values_of(
     """The new event's row for one events-log record, read from the line's own keys (a handful, of
     the model's fifty), but for the values of SOURCE_SET (left None); None for a line the plain
     reading does not take (the writer's event_rows.event_values decides it): a value that is not
-    text, a number or a numeric text, absent or "" (schema.NeedsModel), or a text longer than its
+    text, a number or a numeric text, absent or "" (event_fields.NeedsModel), or a text longer than its
     column. `stamps`: the batch's Stamps (None: a Stamps of datetimes, for this line alone)."""
     return row_of(
         layout, record.obj, line, record.data, record.flags, sha, Stamps() if stamps is None else stamps
@@ -284,13 +284,13 @@ def row_of(
     if values is None:
         values = layout.blank.copy()
         try:
-            schema.read_plain(obj, layout.places, values)
-        except (schema.NeedsModel, schema.Overlong):
+            event_fields.read_plain(obj, layout.places, values)
+        except (event_fields.NeedsModel, event_fields.Overlong):
             return None
     if (generation := plan.generation(values)) is not None:
         values[layout.schema_gen] = generation
     flags = [*read_flags] if read_flags else []
-    if values[layout.event] not in schema.KNOWN_EVENTS:
+    if values[layout.event] not in event_fields.KNOWN_EVENTS:
         flags.append("unknown_type")
     if line.nul_prefix:
         flags.append(f"nul_prefix={line.nul_prefix}")

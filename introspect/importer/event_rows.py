@@ -8,7 +8,7 @@ digest another line's event holds is stored with none (`settle`).
 Speed (issue 29: a million event lines in one cold pass): a new event's row is built as a list in
 `EVENT_NAMES` order straight from the line's own keys (`event_row`), without the dict of every
 field, the separate pass of column_fit over it, or a model instance for an event already stored.
-A line the plain reading does not take as it is (schema.NeedsModel) or with a value longer than
+A line the plain reading does not take as it is (event_fields.NeedsModel) or with a value longer than
 its column goes the general way (`event_values`), which decides the rare cases; the two give the
 same row (tests/introspect/importer/test_event_rows.py). The digest comes with the record, found
 by the worker (event_prep.sort_lines), and a batch's events are inserted first: stored events are
@@ -25,9 +25,9 @@ from itertools import batched
 
 from django.db import transaction
 
-from introspect.importer import event_prep, event_repeats, parser, schema, secret_rows, stores, tailer
+from introspect.importer import event_prep, event_repeats, parser, secret_rows, stores, tailer
 from introspect.models import Session, SourceFile, WaysEvent
-from introspect.rules import timestamps
+from introspect.rules import event_fields, timestamps
 from lib import bulk, column_fit, hashing
 
 EVENT_NAMES = tuple(f.attname for f in WaysEvent._meta.concrete_fields if not f.primary_key)
@@ -296,7 +296,7 @@ def stored(fields: dict) -> None:
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
     """The new event's column values (attname → value) for one events-log record: every line the
     direct row (`event_row`) does not take, and the specification it meets."""
-    fields, flags = schema.event_fields(record.obj)
+    fields, flags = event_fields.event_fields(record.obj)
     all_flags = [*record.flags, *flags]
     if line.nul_prefix:
         all_flags.append(f"nul_prefix={line.nul_prefix}")
@@ -323,7 +323,7 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         order_index=line.index,
         raw=record.data.decode("utf-8", "replace"),
         flags=[*all_flags, *overlong],
-        empty_fields=schema.empty_fields(record.obj),
+        empty_fields=event_fields.empty_fields(record.obj),
         ts=ts,
         session_id=None,
     )

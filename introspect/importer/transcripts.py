@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from introspect.importer import parser
-from introspect.importer.schema import MAX_STORED_INT
-from introspect.importer.schema import strict_text as lax_text  # text only: a number is not text
 from introspect.rules import entry_kinds
+from introspect.rules.event_fields import MAX_STORED_INT
+from introspect.rules.event_fields import strict_text as lax_text  # text only: a number is not text
 from introspect.rules.timestamps import OUT_OF_RANGE, in_range, parse_timestamp
 
 KNOWN_TYPES = frozenset(

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import orjson
 
-from introspect.importer import gzip_tail, parser, schema, transcripts, wayfiles
-from introspect.rules import timestamps
+from introspect.importer import gzip_tail, parser, transcripts, wayfiles
+from introspect.rules import event_fields, timestamps
 from introspect.rules.join import project_slug
 from ledger.importer import entries, majordomus_ledger
 from ledger.records import document, knowledge
@@ -62,7 +62,7 @@ def test_it_writes_an_events_line_with_ts_first_and_numbers_as_given():
     )
     assert line.startswith('{"ts":"2026-11-05T13:00:42Z","event":"way_fired",')  # rotation relies on it
     assert "\n" not in line
-    event, flags = schema.validate_event(parsed(line))
+    event, flags = event_fields.validate_event(parsed(line))
     assert flags == ()
     assert (event["event"], event["way"], event["session"], event["project"]) == (
         "way_fired",

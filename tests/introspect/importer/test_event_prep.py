@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from introspect.importer import event_prep, event_rows, parser, schema, tailer
+from introspect.importer import event_prep, event_rows, parser, tailer
+from introspect.rules import event_fields
 from lib import hashing
 from lib.hashing import sha256
 from tests.introspect.importer.test_parser import ODD_VALUES
@@ -132,7 +133,7 @@ PLAIN_VALUES = ["", "0", " 12 ", "x", "0.5", 7, 0.25, "token_position"]
 def odd_lines() -> list[tailer.Line]:
     """Plain lines and every kind of line the fast path leaves to the general way, in one chunk."""
     rng = random.Random(29)
-    names = list(schema.FIELDS)
+    names = list(event_fields.FIELDS)
     objs = [
         {"ts": "2026-10-01T07:07:23Z", "event": "judge_call", "input_tokens": "1082", "cost_usd": "0.001"},
         {"ts": "2026-10-01T07:07:23Z", "event": "way_fired", "way": "a/b", "session": "s", "reason": ""},

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 from django.db import connection
 
-from introspect.importer import event_prep, event_rows, loader, parser, schema, tailer
+from introspect.importer import event_prep, event_rows, loader, parser, tailer
 from introspect.importer.discovery import LIVE_RANK, Source
 from introspect.models import PhysicalLine, SecretFinding, WaysEvent
-from introspect.rules import timestamps
+from introspect.rules import event_fields, timestamps
 from lib import bulk, hashing
 from tests.conftest import append, line
 from tests.introspect.importer.test_parser import ODD_VALUES
@@ -53,7 +53,7 @@ def test_every_sample_event_line_gets_the_same_row_either_way():
 
 def test_odd_values_overlong_texts_and_odd_stamps_get_the_same_row_either_way():
     rng = random.Random(29)
-    names = [*schema.FIELDS, "unknown_key"]
+    names = [*event_fields.FIELDS, "unknown_key"]
     odd = [
         *ODD_VALUES,
         "s" * 65,
@@ -245,7 +245,7 @@ def test_the_fields_a_line_lacks_are_stored_null_and_its_own_as_read(home):
     for data in lines:
         general = event_rows.event_values(SOURCE, *read(data), "f" * 64)
         row = stored[general["way"]]
-        for name in schema.READ_AS:
+        for name in event_fields.READ_AS:
             column = event_prep.COLUMN_OF.get(name, name)
             assert row[column] == general[column], (name, row[column], general[column])
 

@@ -7,7 +7,8 @@ import json
 import random
 from pathlib import Path
 
-from introspect.importer import parser, schema
+from introspect.importer import parser
+from introspect.rules import event_fields
 from tests.introspect.importer.upstream_models import model_event
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -187,10 +188,10 @@ def test_it_recovers_exactly_what_a_parse_at_every_splice_point_would():
 
 
 def test_it_reads_numbers_from_strings_or_json_numbers():
-    from_text, _ = schema.validate_event(
+    from_text, _ = event_fields.validate_event(
         {"event": "way_fired", "token_position": "1204", "fire_score": "0.6220"}
     )
-    from_number, _ = schema.validate_event(
+    from_number, _ = event_fields.validate_event(
         {"event": "way_fired", "token_position": 1204, "fire_score": 0.622}
     )
     assert from_text["token_position"] == from_number["token_position"] == 1204
@@ -199,14 +200,14 @@ def test_it_reads_numbers_from_strings_or_json_numbers():
 
 def test_it_keeps_empty_fields_apart_from_absent_ones():
     obj = {"event": "way_nearmiss", "prob_en": "0.4791", "prob_multi": "", "tau_s": "0.5000"}
-    line, _ = schema.validate_event(obj)
+    line, _ = event_fields.validate_event(obj)
     assert line["prob_multi"] is None and line["prob_en"] == 0.4791
-    assert schema.empty_fields(obj) == ["prob_multi"]
-    assert schema.empty_fields({"event": "way_nearmiss", "prob_en": "0.4"}) == []
+    assert event_fields.empty_fields(obj) == ["prob_multi"]
+    assert event_fields.empty_fields({"event": "way_nearmiss", "prob_en": "0.4"}) == []
 
 
 def test_it_drops_a_mistyped_field_and_names_it():
-    line, flags = schema.validate_event(
+    line, flags = event_fields.validate_event(
         {"event": "way_fired", "way": 42, "token_position": "-3", "trigger": "bash"}
     )
     assert line["way"] is None and line["token_position"] is None and line["trigger"] == "bash"
@@ -214,15 +215,15 @@ def test_it_drops_a_mistyped_field_and_names_it():
 
 
 def test_it_flags_unknown_event_types():
-    _, flags = schema.validate_event({"event": "way_capped", "ts": "2026-01-01T00:00:00Z"})
+    _, flags = event_fields.validate_event({"event": "way_capped", "ts": "2026-01-01T00:00:00Z"})
     assert flags == ("unknown_type",)
-    _, known = schema.validate_event({"event": "judge_call"})
+    _, known = event_fields.validate_event({"event": "judge_call"})
     assert known == ()
 
 
 def test_it_labels_the_score_generation():
-    calibrated, _ = schema.validate_event({"event": "way_nearmiss", "prob_en": "0.47", "tau_s": "0.5"})
-    raw, _ = schema.validate_event({"event": "way_nearmiss", "score_en": "0.44", "thr_en": "0.46"})
+    calibrated, _ = event_fields.validate_event({"event": "way_nearmiss", "prob_en": "0.47", "tau_s": "0.5"})
+    raw, _ = event_fields.validate_event({"event": "way_nearmiss", "score_en": "0.44", "thr_en": "0.46"})
     assert calibrated["schema_gen"] == "calibrated" and raw["schema_gen"] == "raw_score"
 
 
@@ -281,18 +282,18 @@ def test_the_plain_reading_of_an_event_equals_the_models_for_every_sample_line()
     objs = [r.obj for line in lines for r in parser.parse_line(line.rstrip(b"\n")).records]
     assert len(objs) > 100
     for obj in objs:
-        assert plain(schema.event_fields(obj)) == model_fields(obj), obj
+        assert plain(event_fields.event_fields(obj)) == model_fields(obj), obj
 
 
 def test_the_plain_reading_of_an_event_equals_the_models_for_odd_values_in_every_field():
     rng = random.Random(29)
-    names = list(schema.FIELDS)
+    names = list(event_fields.FIELDS)
     for name in names:
         for value in ODD_VALUES:
             obj = {"event": "way_nearmiss", "ts": "2026-01-01T00:00:00Z", name: value}
-            assert plain(schema.event_fields(obj)) == model_fields(obj), obj
-            assert plain(schema.validate_event(obj)) == model_fields(obj), obj
+            assert plain(event_fields.event_fields(obj)) == model_fields(obj), obj
+            assert plain(event_fields.validate_event(obj)) == model_fields(obj), obj
     for _ in range(2000):  # several odd fields at once, mistyped ones among them
         obj = {name: rng.choice(ODD_VALUES) for name in rng.sample(names, 4)}
-        assert plain(schema.event_fields(obj)) == model_fields(obj), obj
-        assert plain(schema.validate_event(obj)) == model_fields(obj), obj
+        assert plain(event_fields.event_fields(obj)) == model_fields(obj), obj
+        assert plain(event_fields.validate_event(obj)) == model_fields(obj), obj

@@ -1,5 +1,5 @@
 """The pydantic models the importer read events-log and transcript lines with, kept here as the
-reference its plain readings (importer/schema.py, importer/transcripts.py) are compared against:
+reference its plain readings (rules/event_fields.py, importer/transcripts.py) are compared against:
 the importer no longer imports pydantic (a no-op `manage.py ingest` paid for it on every start)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, ValidationError
 
-from introspect.importer.schema import KNOWN_EVENTS, schema_gen, str_or_float, str_or_u64
+from introspect.rules.event_fields import KNOWN_EVENTS, schema_gen, str_or_float, str_or_u64
 
 Num = Annotated[float | None, BeforeValidator(str_or_float)]
 U64 = Annotated[int | None, BeforeValidator(str_or_u64)]
