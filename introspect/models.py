@@ -20,8 +20,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.functional import cached_property
 
-from introspect.rules import join
+from introspect.rules import event_fields, join
 from lib import hashing, linepack, safefs
 from lib.packed_text import PackedTextField
 from lib.viewers import Viewer
@@ -391,6 +392,22 @@ class Session(models.Model):
         return self.last_event_at is not None and low <= self.last_event_at <= high
 
 
+class LoggedField:
+    """A field of an event's line that its row does not hold (rules/event_fields.UNSTORED): read from
+    the raw line, once per event object (`WaysEvent.logged`), as the importer reads it."""
+
+    def __init__(self, key: str = "") -> None:
+        self.key = key
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = self.key or name
+
+    def __get__(self, event: WaysEvent | None, owner: type | None = None):
+        if event is None:
+            return self
+        return event.logged[self.key]
+
+
 class WaysEvent(models.Model):
     """One distinct line of the agent-ways events log (archives, live and legacy unioned).
 
@@ -416,7 +433,6 @@ class WaysEvent(models.Model):
     order_index = models.IntegerField()
     raw = models.TextField()
     flags = models.JSONField(default=list, blank=True)
-    empty_fields = models.JSONField(default=list, blank=True, help_text="fields logged as '' (not absent)")
 
     ts_raw = models.CharField(max_length=64, null=True, blank=True)
     ts = models.DateTimeField(null=True, blank=True, help_text="whole seconds; NULL when ts is not UTC Z")
@@ -428,32 +444,35 @@ class WaysEvent(models.Model):
     session_key = models.CharField(max_length=512, null=True, blank=True)
     project = models.TextField(null=True, blank=True)
     way = models.CharField(max_length=512, null=True, blank=True, db_index=True)
-    domain = models.CharField(max_length=255, null=True, blank=True)
     trigger = models.CharField(max_length=255, null=True, blank=True)
-    scope = models.CharField(max_length=64, null=True, blank=True)
-    agent_id = models.CharField(max_length=512, null=True, blank=True)
     model = models.CharField(max_length=255, null=True, blank=True)
     token_position = models.BigIntegerField(null=True, blank=True)
     fire_score = models.FloatField(null=True, blank=True)
-    surface = models.TextField(null=True, blank=True)
     matched_span = models.TextField(null=True, blank=True)
     reason = models.TextField(null=True, blank=True)
     verdict = models.CharField(max_length=32, null=True, blank=True)
     p_yes = models.FloatField(null=True, blank=True)
     threshold = models.FloatField(null=True, blank=True)
-    check_id = models.CharField(max_length=512, null=True, blank=True, db_column="check")
-    schema_gen = models.CharField(max_length=16, null=True, blank=True, help_text="raw_score or calibrated")
     prob_en = models.FloatField(null=True, blank=True)
-    prob_multi = models.FloatField(null=True, blank=True)
-    tau_s = models.FloatField(null=True, blank=True)
-    floor = models.FloatField(null=True, blank=True)
-    margin = models.FloatField(null=True, blank=True)
-    score_en = models.FloatField(null=True, blank=True)
-    score_multi = models.FloatField(null=True, blank=True)
-    thr_en = models.FloatField(null=True, blank=True)
-    thr_multi = models.FloatField(null=True, blank=True)
-    floor_en = models.FloatField(null=True, blank=True)
-    floor_multi = models.FloatField(null=True, blank=True)
+
+    # The fields kept in `raw` only (rules/event_fields.UNSTORED), read from it when a page shows one.
+    domain = LoggedField()
+    scope = LoggedField()
+    agent_id = LoggedField()
+    surface = LoggedField()
+    check_id = LoggedField("check")
+    schema_gen = LoggedField()
+    prob_multi = LoggedField()
+    tau_s = LoggedField()
+    floor = LoggedField()
+    margin = LoggedField()
+    score_en = LoggedField()
+    score_multi = LoggedField()
+    thr_en = LoggedField()
+    thr_multi = LoggedField()
+    floor_en = LoggedField()
+    floor_multi = LoggedField()
+    empty_fields = LoggedField()
 
     class Meta:
         indexes = [
@@ -485,6 +504,11 @@ class WaysEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
+
+    @cached_property
+    def logged(self) -> dict:
+        """The line's fields read from `raw` (rules/event_fields.logged): the LoggedFields'."""
+        return event_fields.logged(self.raw)
 
     @staticmethod
     def with_sha(shas: Collection[str], via: str = "") -> models.Q:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from django.conf import settings
@@ -18,7 +19,7 @@ from introspect.derive import session_inputs
 from introspect.documents import replay
 from introspect.documents import schema as m
 from introspect.models import Session, SourceFile, TranscriptEntry, Way, WaysEvent
-from introspect.rules import join
+from introspect.rules import event_fields, join
 from introspect.rules import turns as turn_model
 
 NO_EVENTS = "no events recorded yet"
@@ -294,13 +295,24 @@ class ReplayEvent:
     ts_raw: str | None
     way: str | None
     trigger: str | None
-    agent_id: str | None
     reason: str | None
     verdict: str | None
-    check_id: str | None
     project: str | None
     raw: str
     occurrences: int
+
+    @cached_property
+    def logged(self) -> dict:
+        """The fields the event's row does not hold, read from its raw line (models.WaysEvent.logged)."""
+        return event_fields.logged(self.raw)
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.logged["agent_id"]
+
+    @property
+    def check_id(self) -> str | None:
+        return self.logged["check"]
 
 
 def replay_events(session: Session) -> list[ReplayEvent]:
@@ -308,7 +320,7 @@ def replay_events(session: Session) -> list[ReplayEvent]:
     rows = (
         WaysEvent.objects.filter(session=session)
         .order_by(*session_inputs.EVENT_ORDER)
-        .values_list(*(name for name in ReplayEvent.__dataclass_fields__))
+        .values_list(*ReplayEvent.__dataclass_fields__)
     )
     return [ReplayEvent(*row) for row in rows]
 

@@ -23,7 +23,7 @@ from lib import hashing
 from lib.hashing import sha256
 
 # A line's key → the column it is stored in, where the two differ.
-COLUMN_OF = {"ts": "ts_raw", "session": "session_key", "check": "check_id"}
+COLUMN_OF = {"ts": "ts_raw", "session": "session_key"}
 # The values the writer sets, once it knows the source the line is read from.
 SOURCE_SET = ("source_id", "order_rank", "order_generation", "session_id")
 
@@ -36,25 +36,20 @@ class Layout:
         self.names = names
         self.at = at = {name: i for i, name in enumerate(names)}
         # A line's key → (its column's place in a row, how its value is read, the longest text its
-        # column takes or 0): event_fields.read_plain's places.
+        # column takes or 0): event_fields.read_plain's places. A field the row does not hold
+        # (event_fields.UNSTORED) has no place: its value is read, so that a line is flagged as
+        # before, and left in the raw line.
         self.places = {
-            key: (at[COLUMN_OF.get(key, key)], how, lengths.get(COLUMN_OF.get(key, key), 0))
+            key: (at.get(COLUMN_OF.get(key, key)), how, lengths.get(COLUMN_OF.get(key, key), 0))
             for key, how in event_fields.READ_AS.items()
         }
         self.plans: dict[tuple[str, ...], Plan] = {}  # a line's keys → how such lines are read
         self.occurrences = at["occurrences"]
-        self.ts, self.ts_raw, self.event, self.schema_gen = (
-            at["ts"],
-            at["ts_raw"],
-            at["event"],
-            at["schema_gen"],
-        )
-        self.calibrated_at = tuple(at[name] for name in event_fields.CALIBRATED_FIELDS)
-        self.raw_score_at = tuple(at[name] for name in event_fields.RAW_SCORE_FIELDS)
+        self.ts, self.ts_raw, self.event = at["ts"], at["ts_raw"], at["event"]
         self.blank = [None] * len(names)
         self.blank[at["occurrences"]] = 1
         self.read_at = tuple(at[name] for name in ("sha256", "order_offset", "order_index", "raw"))
-        self.flags, self.empty = at["flags"], at["empty_fields"]
+        self.flags = at["flags"]
         self.texts = tuple(at[name] for name in texts)  # the texts the writer's secret scan reads
         self.raw = at["raw"]
         # Those of a row whose raw line holds no secret's anchor (Sorted.records' `clean`).
@@ -63,7 +58,7 @@ class Layout:
         # writer reads a row's session key, the stamp and event type are read here, the secret scan
         # reads its texts): a line without such a key may hold UNSET there in a stored row.
         read = {self.event, self.ts_raw, at["session_key"], *self.texts}
-        self.unread = frozenset(place for place, _, _ in self.places.values()) - read
+        self.unread = frozenset(place for place, _, _ in self.places.values() if place is not None) - read
 
     def __getstate__(self) -> dict:
         # A worker finds its own plans (and a Plan's getters are no pickles).
@@ -72,9 +67,6 @@ class Layout:
 
 # How a value is read (event_fields.read_plain's `how`), and the kinds a Plan sorts a line's keys into.
 KINDS = ("str", "num", "u64")
-# The score fields a line's key can be read into (all of them: event_fields.READ_AS holds every field).
-CALIBRATED_PLACED = frozenset(event_fields.CALIBRATED_FIELDS) & event_fields.READ_AS.keys()
-RAW_SCORE_PLACED = frozenset(event_fields.RAW_SCORE_FIELDS) & event_fields.READ_AS.keys()
 EMPTY_JSON = json.dumps([])
 
 
@@ -114,8 +106,11 @@ class Plan:
         self.texts, self.numbers, self.u64s = len(texts), tuple(numbers), tuple(u64s)
         self.strs = (str,) * len(texts)
         self.lengths = tuple(layout.places[key][2] or sys.maxsize for key in texts)
-        # Each column's place in the values read (`taken`, then None, the occurrences' 1 and UNSET).
-        source = {layout.places[key][0]: i for i, key in enumerate(taken)}
+        # Each column's place in the values read (`taken`, then None, the occurrences' 1 and UNSET); a
+        # value read for a field with no column is checked and left out.
+        source = {
+            layout.places[key][0]: i for i, key in enumerate(taken) if layout.places[key][0] is not None
+        }
         absent, one, unset = len(taken), len(taken) + 1, len(taken) + 2
         places = [
             source.get(at, one if at == layout.occurrences else absent) for at in range(len(layout.names))
@@ -125,19 +120,6 @@ class Plan:
         self.spread_stored = operator.itemgetter(
             *(unset if place == absent and at in layout.unread else place for at, place in enumerate(places))
         )
-        # The score fields among the keys, by their columns: a row's values come from its line's keys
-        # alone (here or by read_plain), so only these columns can hold a score (`generation`).
-        self.calibrated_at = tuple(layout.places[key][0] for key in keys if key in CALIBRATED_PLACED)
-        self.raw_score_at = tuple(layout.places[key][0] for key in keys if key in RAW_SCORE_PLACED)
-
-    def generation(self, values: list) -> str | None:
-        """The score fields' generation (event_fields.plain_fields' `schema_gen`), decided on the row
-        however it was read (this plan or read_plain)."""
-        if self.calibrated_at and any(values[at] is not None for at in self.calibrated_at):
-            return "calibrated"
-        if self.raw_score_at and any(values[at] is not None for at in self.raw_score_at):
-            return "raw_score"
-        return None
 
     def row(self, obj: dict, stored: bool = False, shared: dict[str, str] | None = None) -> list | None:
         """The row's columns read from the line's values; None: a value the plan does not take.
@@ -238,7 +220,7 @@ class Stamps(dict):
 
 
 # The columns a row of Stamps(as_text=True) holds as stored (bulk.Rows.ready).
-STORED = frozenset({"ts", "flags", "empty_fields"})
+STORED = frozenset({"ts", "flags"})
 
 
 def values_of(
@@ -287,8 +269,6 @@ def row_of(
             event_fields.read_plain(obj, layout.places, values)
         except (event_fields.NeedsModel, event_fields.Overlong):
             return None
-    if (generation := plan.generation(values)) is not None:
-        values[layout.schema_gen] = generation
     flags = [*read_flags] if read_flags else []
     if values[layout.event] not in event_fields.KNOWN_EVENTS:
         flags.append("unknown_type")
@@ -302,12 +282,10 @@ def row_of(
     sha_at, offset_at, index_at, raw_at = layout.read_at
     values[sha_at], values[offset_at], values[index_at] = sha, line.offset, line.index
     values[raw_at] = data.decode("utf-8", "replace")
-    empty = sorted(key for key, value in obj.items() if value == "") if "" in obj.values() else []
     if stamps.as_text:
         values[layout.flags] = json.dumps(flags) if flags else EMPTY_JSON
-        values[layout.empty] = json.dumps(empty) if empty else EMPTY_JSON
     else:
-        values[layout.flags], values[layout.empty] = flags, empty
+        values[layout.flags] = flags
     return values
 
 

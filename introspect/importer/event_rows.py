@@ -290,7 +290,7 @@ def stored(fields: dict) -> None:
     stamp and the JSON columns as the text SQLite stores (lib/bulk.py's conversions)."""
     if fields["ts"] is not None:
         fields["ts"] = str(fields["ts"].replace(tzinfo=None))
-    fields["flags"], fields["empty_fields"] = json.dumps(fields["flags"]), json.dumps(fields["empty_fields"])
+    fields["flags"] = json.dumps(fields["flags"])
 
 
 def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha: str) -> dict:
@@ -308,7 +308,8 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         all_flags.append(timestamps.OUT_OF_RANGE)  # kept and placed by it; never joined by time
     fields["ts_raw"] = ts_raw
     fields["session_key"] = fields.pop("session")
-    fields["check_id"] = fields.pop("check")
+    for name in (*event_fields.UNSTORED, "schema_gen"):
+        del fields[name]  # read for its flag, kept in the raw line only
     overlong = column_fit.fit(WaysEvent, fields)
     if "overlong:ts_raw" in overlong:
         ts = None  # the raw line keeps the stamp; the row is placed as a line without one
@@ -323,7 +324,6 @@ def event_values(row: SourceFile, line: tailer.Line, record: parser.Record, sha:
         order_index=line.index,
         raw=record.data.decode("utf-8", "replace"),
         flags=[*all_flags, *overlong],
-        empty_fields=event_fields.empty_fields(record.obj),
         ts=ts,
         session_id=None,
     )

@@ -103,7 +103,7 @@ class ScannedRows(bulk.Rows):
     findings: bulk.Rows | None = None
 
 
-EVENT_TEXTS = ("raw", "surface", "matched_span", "reason")
+EVENT_TEXTS = ("raw", "matched_span", "reason")
 
 
 def event_row(

@@ -1,4 +1,5 @@
-"""The events-log line at the file boundary, typed leniently as upstream reads it.
+"""The events-log line's fields, typed leniently as upstream reads them: by the importer at the file
+boundary, and by the models for the fields an event keeps in its raw line only (`logged`).
 
 agent-ways writes numbers as strings (`"token_position":"1204"`) but a few rows carry native JSON
 numbers; upstream reads either (`str_or_num_f64`, `str_or_num_u64`), and so do we
@@ -13,6 +14,11 @@ compare against).
 """
 
 from __future__ import annotations
+
+import json
+import re
+
+import orjson
 
 KNOWN_EVENTS = frozenset(
     {
@@ -198,11 +204,12 @@ def read_plain(obj: dict, places: dict, into) -> None:
                 raise NeedsModel(name)
             if length and len(value) > length:
                 raise Overlong(name)
-            into[at] = value
         elif how == "num":
-            into[at] = plain_number(name, value)
+            value = plain_number(name, value)
         else:
-            into[at] = plain_u64(name, value)
+            value = plain_u64(name, value)
+        if at is not None:  # a field with no column (UNSTORED) is read, to be flagged, and not kept
+            into[at] = value
 
 
 def plain_fields(obj: dict) -> dict:
@@ -249,3 +256,54 @@ def plain_u64(name: str, value: object) -> int | None:
 def empty_fields(obj: dict) -> list[str]:
     """Keys logged with "" ("computed, empty"), kept distinct from absent keys."""
     return sorted(key for key, value in obj.items() if value == "")
+
+
+# The fields no query selects by, joins on, sorts or sums: an event keeps them in its raw line only,
+# and a page that shows one reads it from there (`logged`, models.WaysEvent). As columns they were
+# seventeen bindings a row for values most lines lack: the large tier's import pass 17.6 -> 15.5 s
+# (issue 29, bench/results/2026-12-05-stop53.txt).
+UNSTORED = frozenset(
+    {
+        "domain",
+        "scope",
+        "agent_id",
+        "surface",
+        "check",
+        "prob_multi",
+        "tau_s",
+        "floor",
+        "margin",
+        *RAW_SCORE_FIELDS,
+    }
+)
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def logged(raw: str) -> dict:
+    """The fields of an event's raw line as the importer reads them (`event_fields`), with their score
+    generation (`schema_gen`) and the keys logged as "" (`empty_fields`). Every field None for a line
+    that is no JSON object (an event's raw line always is one)."""
+    obj = line_object(raw)
+    if obj is None:
+        return {**ABSENT, "schema_gen": None, "empty_fields": []}
+    fields, _ = event_fields(obj)
+    fields["empty_fields"] = empty_fields(obj)
+    return fields
+
+
+def line_object(raw: str) -> dict | None:
+    """The raw line's object as the importer's parser read it: orjson, else the standard library
+    (a NaN read as no value, a lone surrogate as U+FFFD, as importer/parser.sanitise stores them)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            obj = json.loads(raw.removeprefix("\ufeff"), parse_constant=lambda _: None)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(obj, dict):
+            obj = {
+                key: SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+                for key, value in obj.items()
+            }
+    return obj if isinstance(obj, dict) else None

@@ -10,6 +10,7 @@ from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
 
+import orjson
 import pytest
 from django.db import connection
 
@@ -237,22 +238,30 @@ def test_the_fields_a_line_lacks_are_stored_null_and_its_own_as_read(home):
     lines = [
         line(ts="2026-11-02T10:00:00Z", event="way_nearmiss", way="d/a", session="s", prob_en=0.25),
         line(ts="2026-11-02T10:00:01Z", event="way_fired", way="d/b", token_position=12, surface="x y"),
-        line(event="gate_capped", way="d/c", check="c/1", margin="0.5"),
+        line(event="gate_capped", way="d/c", check="c/1", margin="0.5", threshold="0.5"),
     ]
     append(home.live, *lines)
     loader.import_file(live(home))
     stored = {row["way"]: row for row in WaysEvent.objects.values()}
+    events = {event.way: event for event in WaysEvent.objects.all()}
     for data in lines:
         general = event_rows.event_values(SOURCE, *read(data), "f" * 64)
         row = stored[general["way"]]
-        for name in event_fields.READ_AS:
+        for name in event_fields.READ_AS.keys() - event_fields.UNSTORED:
             column = event_prep.COLUMN_OF.get(name, name)
             assert row[column] == general[column], (name, row[column], general[column])
+        # The fields the row does not hold: read from its raw line as the importer reads the line.
+        fields, _ = event_fields.event_fields(orjson.loads(data))
+        for name in event_fields.UNSTORED:
+            assert name not in row and name not in general
+            assert events[general["way"]].logged[name] == fields[name], name
+    assert events["d/c"].check_id == "c/1" and events["d/c"].margin == 0.5
+    assert events["d/b"].surface == "x y" and events["d/a"].schema_gen == "calibrated"
 
     # SQLite: the row sent held UNSET for a field its line lacks, but where the writer reads it
     if bulk.stores_utc_text(WaysEvent):
         row = event_rows.event_row(SOURCE, *read(lines[2]), "0" * 64, event_prep.Stamps(as_text=True))
-        assert row[event_rows.AT["prob_en"]] is event_prep.UNSET and row[event_rows.AT["margin"]] == 0.5
+        assert row[event_rows.AT["prob_en"]] is event_prep.UNSET and row[event_rows.AT["threshold"]] == 0.5
         assert row[event_rows.SESSION_KEY] is None
 
 

@@ -37,3 +37,10 @@ def test_a_quarter_free_is_the_threshold():
     assert not migration.worth_vacuum(24, 100)
     assert migration.worth_vacuum(25, 100)
     assert not migration.worth_vacuum(0, 0)
+
+
+def test_the_events_rebuild_of_0045_gives_its_space_back_the_same_way():
+    [later] = MIGRATIONS.glob("*_return_event_rebuild_space.py")
+    again = importlib.import_module(f"introspect.migrations.{later.stem}")
+    [operation] = again.Migration.operations
+    assert again.Migration.atomic is False and operation.code is migration.forward

@@ -308,7 +308,7 @@ def test_it_imports_every_event_type_of_both_generations(home):
     assert "Imported 2 files" in output
     assert set(WaysEvent.objects.values_list("event", flat=True)) == EVERY_EVENT_TYPE
     assert WaysEvent.objects.count() == len(CURRENT) + len(OLDER)
-    gens = dict(WaysEvent.objects.filter(event="way_nearmiss").values_list("session_key", "schema_gen"))
+    gens = {event.session_key: event.schema_gen for event in WaysEvent.objects.filter(event="way_nearmiss")}
     assert gens == {S: "calibrated", "old-1": "raw_score"}
     gated_old = WaysEvent.objects.get(event="way_keyword_gated", session_key="old-1")
     assert (gated_old.score_en, gated_old.floor_multi, gated_old.schema_gen) == (0.07, 0.12, "raw_score")
