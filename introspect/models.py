@@ -394,7 +394,7 @@ class Session(models.Model):
 
 class LoggedField:
     """A field of an event's line that its row does not hold (rules/event_fields.UNSTORED): read from
-    the raw line, once per event object (`WaysEvent.logged`), as the importer reads it."""
+    the raw line as the importer reads it, the line parsed once per event object (`line_object`)."""
 
     def __init__(self, key: str = "") -> None:
         self.key = key
@@ -405,7 +405,7 @@ class LoggedField:
     def __get__(self, event: WaysEvent | None, owner: type | None = None):
         if event is None:
             return self
-        return event.logged[self.key]
+        return event_fields.logged_field(event.line_object, self.key)
 
 
 class WaysEvent(models.Model):
@@ -506,9 +506,9 @@ class WaysEvent(models.Model):
         return f"{self.ts_raw} {self.event} {self.way or ''}".strip()
 
     @cached_property
-    def logged(self) -> dict:
-        """The line's fields read from `raw` (rules/event_fields.logged): the LoggedFields'."""
-        return event_fields.logged(self.raw)
+    def line_object(self) -> dict | None:
+        """`raw` parsed once (rules/event_fields.line_object), for the LoggedFields to read."""
+        return event_fields.line_object(self.raw)
 
     @staticmethod
     def with_sha(shas: Collection[str], via: str = "") -> models.Q:

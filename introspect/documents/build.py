@@ -302,17 +302,17 @@ class ReplayEvent:
     occurrences: int
 
     @cached_property
-    def logged(self) -> dict:
-        """The fields the event's row does not hold, read from its raw line (models.WaysEvent.logged)."""
-        return event_fields.logged(self.raw)
+    def line_object(self) -> dict | None:
+        """The raw line parsed once, for the fields the event's row does not hold (models.LoggedField)."""
+        return event_fields.line_object(self.raw)
 
     @property
     def agent_id(self) -> str | None:
-        return self.logged["agent_id"]
+        return event_fields.logged_field(self.line_object, "agent_id")
 
     @property
     def check_id(self) -> str | None:
-        return self.logged["check"]
+        return event_fields.logged_field(self.line_object, "check")
 
 
 def replay_events(session: Session) -> list[ReplayEvent]:

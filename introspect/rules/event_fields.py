@@ -279,16 +279,44 @@ UNSTORED = frozenset(
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def logged(raw: str) -> dict:
-    """The fields of an event's raw line as the importer reads them (`event_fields`), with their score
-    generation (`schema_gen`) and the keys logged as "" (`empty_fields`). Every field None for a line
-    that is no JSON object (an event's raw line always is one)."""
-    obj = line_object(raw)
+def logged_field(obj: dict | None, name: str):
+    """One field of an event's raw line (its object: `line_object`) as the importer reads it: the
+    field's value as `validate_event` takes it, None where it is absent or not valid there, and for a
+    NaN (SQLite stores a NaN as NULL: a score of "nan" was never shown as one); the score generation
+    for `schema_gen`, the keys logged as "" for `empty_fields`. A field is read alone: the reading of
+    one never depends on another's (`validate_event`)."""
     if obj is None:
-        return {**ABSENT, "schema_gen": None, "empty_fields": []}
-    fields, _ = event_fields(obj)
-    fields["empty_fields"] = empty_fields(obj)
-    return fields
+        return [] if name == "empty_fields" else None
+    if name == "schema_gen":
+        return schema_gen(
+            {field: read_field(obj, field) for field in (*CALIBRATED_FIELDS, *RAW_SCORE_FIELDS)}
+        )
+    if name == "empty_fields":
+        return empty_fields(obj)
+    value = read_field(obj, name)
+    return None if value != value else value  # NaN
+
+
+def read_field(obj: dict, name: str):
+    """The field as `validate_event` reads it (a NaN kept: it decides the score generation)."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    try:
+        return FIELDS[name](value)
+    except ValueError:
+        return None
+
+
+# What `logged` reads of a line: every field, its score generation, its keys logged as "".
+LOGGED = (*FIELDS, "schema_gen", "empty_fields")
+
+
+def logged(raw: str) -> dict:
+    """Every field of an event's raw line as `logged_field` reads it (migration 0045's undo fills the
+    columns from it)."""
+    obj = line_object(raw)
+    return {name: logged_field(obj, name) for name in LOGGED}
 
 
 def line_object(raw: str) -> dict | None:
