@@ -92,7 +92,7 @@ MOST_PLANS = 4096
 class Plan:
     """How the lines with one tuple of keys (`tuple(obj)`: the lines of an event type share their keys
     and their order) are read into a row: found once, then each such line's values taken at C speed
-    (one itemgetter for the line's values, one for the row's fifty columns), its texts' types and
+    (one itemgetter for the line's values, one for the row's twenty-seven columns), its texts' types and
     lengths checked together. A line whose values are not all plain (a None, a number in a text's
     place, a text past its column: rare) is read by event_fields.read_plain, which decides it."""
 
@@ -231,7 +231,7 @@ def values_of(
     stamps: Stamps | None = None,
 ) -> list | None:
     """The new event's row for one events-log record, read from the line's own keys (a handful, of
-    the model's fifty), but for the values of SOURCE_SET (left None); None for a line the plain
+    the model's twenty-seven columns), but for the values of SOURCE_SET (left None); None for a line the plain
     reading does not take (the writer's event_rows.event_values decides it): a value that is not
     text, a number or a numeric text, absent or "" (event_fields.NeedsModel), or a text longer than its
     column. `stamps`: the batch's Stamps (None: a Stamps of datetimes, for this line alone)."""
