@@ -65,7 +65,8 @@ def rebuild_sqlite(connection):
         cursor.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s", [TABLE])
         (table_sql,) = cursor.fetchone()
         cursor.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL", [TABLE]
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL",
+            [TABLE],
         )
         indexes = [sql for (sql,) in cursor.fetchall()]
         cursor.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = %s", [VIEW])
@@ -85,7 +86,9 @@ def rebuild_sqlite(connection):
             cursor.execute(f"DROP VIEW {VIEW}")
         cursor.execute(new_sql)
         columns = ", ".join(f'"{name}"' for name in kept)
-        cursor.execute(f'INSERT INTO "new__{TABLE}" ({columns}) SELECT {columns} FROM "{TABLE}" ORDER BY "id"')
+        cursor.execute(
+            f'INSERT INTO "new__{TABLE}" ({columns}) SELECT {columns} FROM "{TABLE}" ORDER BY "id"'
+        )
         cursor.execute(f'DROP TABLE "{TABLE}"')
         cursor.execute(f'ALTER TABLE "new__{TABLE}" RENAME TO "{TABLE}"')
         if seq:

@@ -58,11 +58,9 @@ def columns() -> set[str]:
 
 def column_values(pk: int) -> dict:
     names = [column for column, _ in migration.DROPPED.values()]
+    selected = ", ".join(connection.ops.quote_name(name) for name in names)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(connection.ops.quote_name(n) for n in names)} FROM {migration.TABLE} WHERE id = %s",
-            [pk],
-        )
+        cursor.execute(f"SELECT {selected} FROM {migration.TABLE} WHERE id = %s", [pk])
         return dict(zip(names, cursor.fetchone(), strict=True))
 
 
