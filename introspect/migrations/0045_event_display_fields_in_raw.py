@@ -2,9 +2,9 @@
 on, sorts or sums (rules/event_fields.UNSTORED, with the score generation) and `empty_fields` go;
 the model reads each from `raw` when a page shows it (models.LoggedField).
 
-Most of these columns were NULL on most rows, but each was bound on every insert: the large tier's
-import pass 17.6 -> 15.5 s, its events table 1,071 -> 1,005 MB (issue 29,
-bench/results/2026-12-05-stop53.txt).
+Most of these columns were NULL on most rows, but each was bound on every insert: the events tier's
+import pass 26.5 -> 22.1 s, its database 1,071 -> 1,005 MB (issue 29,
+bench/results/2026-12-05-stop54.txt).
 
 SQLite rebuilds the table by hand, as 0038 does: one INSERT … SELECT of the kept columns into a table
 without indexes, then its indexes and the PhysicalLine view (which reads it) made again as they

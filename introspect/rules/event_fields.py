@@ -259,9 +259,9 @@ def empty_fields(obj: dict) -> list[str]:
 
 
 # The fields no query selects by, joins on, sorts or sums: an event keeps them in its raw line only,
-# and a page that shows one reads it from there (`logged`, models.WaysEvent). As columns they were
-# seventeen bindings a row for values most lines lack: the large tier's import pass 17.6 -> 15.5 s
-# (issue 29, bench/results/2026-12-05-stop53.txt).
+# and a page that shows one reads it from there (`logged_field`, models.LoggedField). As columns they
+# were bindings a row for values most lines lack: the events tier's import pass 26.5 -> 22.1 s, its
+# database 1,071 -> 1,005 MB (issue 29, bench/results/2026-12-05-stop54.txt).
 UNSTORED = frozenset(
     {
         "domain",
