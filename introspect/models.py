@@ -394,7 +394,8 @@ class Session(models.Model):
 
 class LoggedField:
     """A field of an event's line that its row does not hold (rules/event_fields.UNSTORED): read from
-    the raw line as the importer reads it, the line parsed once per event object (`line_object`)."""
+    the raw line as the importer reads it, the line parsed once per event object (its `line_object`:
+    a WaysEvent's, or the replay's plain event's, documents/build.ReplayEvent)."""
 
     def __init__(self, key: str = "") -> None:
         self.key = key
@@ -402,7 +403,7 @@ class LoggedField:
     def __set_name__(self, owner: type, name: str) -> None:
         self.key = self.key or name
 
-    def __get__(self, event: WaysEvent | None, owner: type | None = None):
+    def __get__(self, event, owner: type | None = None):
         if event is None:
             return self
         return event_fields.logged_field(event.line_object, self.key)

@@ -18,7 +18,7 @@ from django.conf import settings
 from introspect.derive import session_inputs
 from introspect.documents import replay
 from introspect.documents import schema as m
-from introspect.models import Session, SourceFile, TranscriptEntry, Way, WaysEvent
+from introspect.models import LoggedField, Session, SourceFile, TranscriptEntry, Way, WaysEvent
 from introspect.rules import event_fields, join
 from introspect.rules import turns as turn_model
 
@@ -303,16 +303,12 @@ class ReplayEvent:
 
     @cached_property
     def line_object(self) -> dict | None:
-        """The raw line parsed once, for the fields the event's row does not hold (models.LoggedField)."""
+        """The raw line parsed once, for the fields the event's row does not hold (LoggedField)."""
         return event_fields.line_object(self.raw)
 
-    @property
-    def agent_id(self) -> str | None:
-        return event_fields.logged_field(self.line_object, "agent_id")
-
-    @property
-    def check_id(self) -> str | None:
-        return event_fields.logged_field(self.line_object, "check")
+    # Read from the raw line as WaysEvent reads them (not dataclass fields: no annotation).
+    agent_id = LoggedField()
+    check_id = LoggedField("check")
 
 
 def replay_events(session: Session) -> list[ReplayEvent]:
